@@ -1,0 +1,199 @@
+"""Correlation coefficients, vectorised over leading batch axes, NaN-aware.
+
+Every function takes ``x`` and ``z`` of broadcastable shape ``(..., n)`` and
+returns the coefficient over the last axis for every leading index. Missing
+values (NaN) are dropped pairwise: a point counts only when both ``x`` and ``z``
+have it. A coefficient on fewer than 2 points or on a constant vector is
+undefined and comes back as NaN, never as an exception and never as 0.
+
+References: METHODS.md sec. 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Literal, get_args
+
+import numpy as np
+from scipy import stats
+
+Coefficient = Literal["pearson", "spearman", "kendall"]
+COEFFICIENTS: tuple[str, ...] = get_args(Coefficient)
+
+# Pairs materialised at once by the O(n^2) Kendall kernel; bounds its memory.
+_KENDALL_PAIR_BUDGET = 8_000_000
+# Beyond this many points per slice, scipy's O(n log n) Kendall is used per slice.
+_KENDALL_PAIRWISE_MAX_N = 3_000
+
+
+def _prepare(x: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    x = np.asarray(x, dtype=np.float64)
+    z = np.asarray(z, dtype=np.float64)
+    x, z = np.broadcast_arrays(x, z)
+    valid = ~(np.isnan(x) | np.isnan(z))
+    return x, z, valid
+
+
+def _is_constant(values: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    # Exact test on the valid values: a float mean of a constant vector need not
+    # equal the constant, so centred values cannot be trusted to be exactly 0.
+    high = np.where(valid, values, -np.inf).max(axis=-1)
+    low = np.where(valid, values, np.inf).min(axis=-1)
+    return ~(high > low)
+
+
+def pearson(x: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """Pearson's r over the last axis, pairwise-complete.
+
+    References: METHODS.md sec. 1.
+    """
+    x, z, valid = _prepare(x, z)
+    return _pearson_masked(x, z, valid)
+
+
+def _pearson_masked(x: np.ndarray, z: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    n = valid.sum(axis=-1)
+    safe_n = np.maximum(n, 1)
+    x0 = np.where(valid, x, 0.0)
+    z0 = np.where(valid, z, 0.0)
+    dx = np.where(valid, x0 - (x0.sum(axis=-1) / safe_n)[..., None], 0.0)
+    dz = np.where(valid, z0 - (z0.sum(axis=-1) / safe_n)[..., None], 0.0)
+    sxx = np.einsum("...i,...i->...", dx, dx)
+    szz = np.einsum("...i,...i->...", dz, dz)
+    sxz = np.einsum("...i,...i->...", dx, dz)
+    undefined = (n < 2) | _is_constant(x, valid) | _is_constant(z, valid)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = sxz / np.sqrt(sxx * szz)
+    r = np.clip(r, -1.0, 1.0)
+    return np.where(undefined, np.nan, r)
+
+
+def average_ranks(x: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """Average ranks (ties share their mean rank) over the last axis; NaN where not valid."""
+    masked = np.where(valid, x, np.nan)
+    return stats.rankdata(masked, axis=-1, nan_policy="omit")
+
+
+def spearman(x: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """Spearman's rho: Pearson's r on average ranks of the pairwise-complete points.
+
+    References: METHODS.md sec. 1.
+    """
+    x, z, valid = _prepare(x, z)
+    if x.size == 0:
+        return np.full(x.shape[:-1], np.nan)
+    return _pearson_masked(average_ranks(x, valid), average_ranks(z, valid), valid)
+
+
+@dataclass(frozen=True)
+class KendallCounts:
+    """Pair counts behind Kendall's tau-b.
+
+    ``concordant`` (P), ``discordant`` (Q), ``ties_x`` (T, tied in x only),
+    ``ties_z`` (U, tied in z only); pairs tied in both count in none.
+    """
+
+    concordant: np.ndarray
+    discordant: np.ndarray
+    ties_x: np.ndarray
+    ties_z: np.ndarray
+
+    @property
+    def tau(self) -> np.ndarray:
+        return tau_b_from_counts(self.concordant, self.discordant, self.ties_x, self.ties_z)
+
+
+def tau_b_from_counts(p, q, t, u) -> np.ndarray:
+    """``(P - Q) / sqrt((P + Q + T)(P + Q + U))``; NaN when a factor is 0."""
+    p, q, t, u = (np.asarray(a, dtype=np.float64) for a in (p, q, t, u))
+    denominator = (p + q + t) * (p + q + u)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tau = (p - q) / np.sqrt(denominator)
+    return np.where(denominator > 0, np.clip(tau, -1.0, 1.0), np.nan)
+
+
+def pair_signs(values: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """``sign(values[..., first] - values[..., second])`` as int8 (NaN compares as 0)."""
+    a = values[..., first]
+    b = values[..., second]
+    return (a > b).astype(np.int8) - (a < b).astype(np.int8)
+
+
+def kendall_counts_from_signs(sx: np.ndarray, sz: np.ndarray) -> KendallCounts:
+    """P, Q, T, U from pairwise sign arrays (0 = tie or excluded pair) over the last axis."""
+    product = sx.astype(np.int16) * sz
+    nx = sx != 0
+    nz = sz != 0
+    return KendallCounts(
+        concordant=(product > 0).sum(axis=-1),
+        discordant=(product < 0).sum(axis=-1),
+        ties_x=(~nx & nz).sum(axis=-1),
+        ties_z=(nx & ~nz).sum(axis=-1),
+    )
+
+
+def kendall(x: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """Kendall's tau-b over the last axis, pairwise-complete; equals ``scipy.stats.kendalltau``.
+
+    Uses an O(n^2) pair kernel vectorised over the batch axes (chunked to bound
+    memory), and scipy's O(n log n) routine per slice when ``n`` is large.
+
+    References: METHODS.md sec. 1.
+    """
+    x, z, valid = _prepare(x, z)
+    batch_shape = x.shape[:-1]
+    n = x.shape[-1]
+    x2 = x.reshape(-1, n)
+    z2 = z.reshape(-1, n)
+    v2 = valid.reshape(-1, n)
+    out = np.full(x2.shape[0], np.nan)
+    if n < 2 or x2.shape[0] == 0:
+        return out.reshape(batch_shape)
+    if n > _KENDALL_PAIRWISE_MAX_N:
+        for k in range(x2.shape[0]):
+            xs, zs = x2[k, v2[k]], z2[k, v2[k]]
+            if xs.size >= 2:
+                out[k] = stats.kendalltau(xs, zs).statistic
+        return out.reshape(batch_shape)
+    first, second = np.triu_indices(n, 1)
+    # Excluded points get a value that makes every pair involving them a tie in
+    # x *and* z, so they count in none of P, Q, T, U.
+    xf = np.where(v2, x2, 0.0)
+    zf = np.where(v2, z2, 0.0)
+    pair_valid = v2[:, first] & v2[:, second]
+    step = max(1, _KENDALL_PAIR_BUDGET // max(first.size, 1))
+    for start in range(0, x2.shape[0], step):
+        sl = slice(start, start + step)
+        sx = pair_signs(xf[sl], first, second) * pair_valid[sl]
+        sz = pair_signs(zf[sl], first, second) * pair_valid[sl]
+        out[sl] = kendall_counts_from_signs(sx, sz).tau
+    return out.reshape(batch_shape)
+
+
+def kendall_from_signs(sx: np.ndarray, sz: np.ndarray) -> np.ndarray:
+    """Kendall's tau-b from pairwise sign arrays over the last axis (fast path for resampling)."""
+    numerator = np.einsum("...p,...p->...", sx.astype(np.float64), sz.astype(np.float64))
+    nx = np.count_nonzero(sx, axis=-1).astype(np.float64)
+    nz = np.count_nonzero(sz, axis=-1).astype(np.float64)
+    denominator = nx * nz
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tau = numerator / np.sqrt(denominator)
+    return np.where(denominator > 0, np.clip(tau, -1.0, 1.0), np.nan)
+
+
+_FUNCTIONS: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "pearson": pearson,
+    "spearman": spearman,
+    "kendall": kendall,
+}
+
+
+def coefficient_function(coefficient: str) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """The vectorised function for a coefficient name."""
+    validate_coefficient(coefficient)
+    return _FUNCTIONS[coefficient]
+
+
+def validate_coefficient(coefficient: object) -> None:
+    if coefficient not in _FUNCTIONS:
+        raise ValueError(f"coefficient must be one of {', '.join(COEFFICIENTS)}; got {coefficient!r}")

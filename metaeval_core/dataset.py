@@ -1,0 +1,278 @@
+"""The data model: systems x inputs score matrices for named measures.
+
+References: METHODS.md sec. 0.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Literal, Mapping, Sequence
+
+import numpy as np
+
+MeasureKind = Literal["human", "metric"]
+Pool = Literal["judged", "all"]
+POOLS: tuple[str, ...] = ("judged", "all")
+
+
+class DatasetError(ValueError):
+    """A dataset (built-in or uploaded) cannot be built or queried as asked."""
+
+
+def _readonly(array: np.ndarray) -> np.ndarray:
+    array = np.array(array, dtype=np.float64, copy=True)
+    array.flags.writeable = False
+    return array
+
+
+@dataclass(frozen=True, eq=False)
+class Measure:
+    """One named measure: a score matrix ``scores[i, j]`` for system i, input j.
+
+    ``annotators`` optionally keeps per-annotator scores ``A[a, i, j]``; ``scores``
+    is then their NaN-ignoring mean (METHODS sec. 0).
+    """
+
+    name: str
+    kind: MeasureKind
+    scores: np.ndarray
+    annotators: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("human", "metric"):
+            raise DatasetError(f"measure {self.name!r}: kind must be 'human' or 'metric', got {self.kind!r}")
+        object.__setattr__(self, "scores", _readonly(self.scores))
+        if self.scores.ndim != 2:
+            raise DatasetError(f"measure {self.name!r}: scores must be a 2-D systems x inputs matrix")
+        if self.annotators is not None:
+            object.__setattr__(self, "annotators", _readonly(self.annotators))
+            if self.annotators.ndim != 3 or self.annotators.shape[1:] != self.scores.shape:
+                raise DatasetError(
+                    f"measure {self.name!r}: annotators must have shape (A, {self.scores.shape[0]}, {self.scores.shape[1]})"
+                )
+
+    @classmethod
+    def from_annotators(cls, name: str, kind: MeasureKind, annotators: np.ndarray) -> "Measure":
+        """Build a measure whose matrix is the mean over annotators, ignoring NaN."""
+        annotators = np.asarray(annotators, dtype=np.float64)
+        valid = ~np.isnan(annotators)
+        count = valid.sum(axis=0)
+        total = np.where(valid, annotators, 0.0).sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.where(count > 0, total / np.maximum(count, 1), np.nan)
+        return cls(name=name, kind=kind, scores=mean, annotators=annotators)
+
+
+@dataclass(frozen=True, eq=False)
+class Dataset:
+    """N systems, a pool of inputs and named measures over them.
+
+    Inputs are ordered; ``judged[j]`` is True when input j has at least one human
+    score. Human measures are always used on judged inputs only; a metric's input
+    pool is either ``judged`` (the standard definition) or ``all`` (judged plus
+    unjudged inputs, NAACL 2022).
+
+    References: METHODS.md sec. 0.
+    """
+
+    id: str
+    systems: tuple[str, ...]
+    inputs: tuple[str, ...]
+    measures: Mapping[str, Measure]
+    system_attributes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    title: str = ""
+    version: str = ""
+    citation: str = ""
+    licence: str = ""
+    description: str = ""
+    notes: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "systems", tuple(str(s) for s in self.systems))
+        object.__setattr__(self, "inputs", tuple(str(j) for j in self.inputs))
+        object.__setattr__(self, "measures", dict(self.measures))
+        object.__setattr__(
+            self, "system_attributes", {k: tuple(str(v) for v in vs) for k, vs in self.system_attributes.items()}
+        )
+        shape = (len(self.systems), len(self.inputs))
+        if len(set(self.systems)) != len(self.systems):
+            raise DatasetError(f"dataset {self.id!r}: system names must be unique")
+        if len(set(self.inputs)) != len(self.inputs):
+            raise DatasetError(f"dataset {self.id!r}: input ids must be unique")
+        for name, measure in self.measures.items():
+            if measure.name != name:
+                raise DatasetError(f"dataset {self.id!r}: measure key {name!r} differs from its name {measure.name!r}")
+            if measure.scores.shape != shape:
+                raise DatasetError(
+                    f"dataset {self.id!r}: measure {name!r} has shape {measure.scores.shape}, expected {shape}"
+                )
+        for attribute, values in self.system_attributes.items():
+            if len(values) != len(self.systems):
+                raise DatasetError(
+                    f"dataset {self.id!r}: attribute {attribute!r} has {len(values)} values for {len(self.systems)} systems"
+                )
+        judged = np.zeros(len(self.inputs), dtype=bool)
+        for measure in self.measures.values():
+            if measure.kind == "human":
+                judged |= ~np.all(np.isnan(measure.scores), axis=0)
+        judged.flags.writeable = False
+        object.__setattr__(self, "judged", judged)
+        if not self.version:
+            object.__setattr__(self, "version", self.fingerprint())
+
+    judged: np.ndarray = field(init=False, repr=False)
+
+    # -- shape -----------------------------------------------------------
+    @property
+    def n_systems(self) -> int:
+        return len(self.systems)
+
+    @property
+    def n_inputs(self) -> int:
+        return len(self.inputs)
+
+    @property
+    def n_judged(self) -> int:
+        return int(self.judged.sum())
+
+    @property
+    def n_unjudged(self) -> int:
+        return self.n_inputs - self.n_judged
+
+    @property
+    def has_unjudged_pool(self) -> bool:
+        """Whether some metric has scores on inputs that no human judged."""
+        unjudged = ~self.judged
+        if not unjudged.any():
+            return False
+        return any(
+            (~np.isnan(m.scores[:, unjudged])).any() for m in self.measures.values() if m.kind == "metric"
+        )
+
+    @property
+    def human_measures(self) -> tuple[str, ...]:
+        return tuple(n for n, m in self.measures.items() if m.kind == "human")
+
+    @property
+    def metric_measures(self) -> tuple[str, ...]:
+        return tuple(n for n, m in self.measures.items() if m.kind == "metric")
+
+    # -- access ----------------------------------------------------------
+    def measure(self, name: str) -> Measure:
+        """The measure called ``name``; a clear error names the known ones otherwise."""
+        try:
+            return self.measures[name]
+        except KeyError:
+            known = ", ".join(self.measures) or "none"
+            raise DatasetError(f"unknown measure {name!r} in dataset {self.id!r}; known measures: {known}") from None
+
+    def matrix(self, name: str, *, pool: Pool = "judged") -> np.ndarray:
+        """The (systems x inputs) matrix of a measure over its input pool.
+
+        Human measures always use the judged inputs; ``pool='all'`` applies to
+        metrics only and returns every input (judged then unjudged, in dataset order).
+        """
+        if pool not in POOLS:
+            raise DatasetError(f"pool must be one of {POOLS}, got {pool!r}")
+        measure = self.measure(name)
+        if pool == "judged" or measure.kind == "human":
+            return measure.scores[:, self.judged]
+        return measure.scores
+
+    def system_attribute(self, attribute: str) -> tuple[str, ...]:
+        try:
+            return self.system_attributes[attribute]
+        except KeyError:
+            known = ", ".join(self.system_attributes) or "none"
+            raise DatasetError(
+                f"unknown system attribute {attribute!r} in dataset {self.id!r}; known attributes: {known}"
+            ) from None
+
+    # -- derived datasets ------------------------------------------------
+    def subset(
+        self,
+        *,
+        systems: Sequence[str] | None = None,
+        inputs: Sequence[str] | None = None,
+        measures: Sequence[str] | None = None,
+        id: str | None = None,
+    ) -> "Dataset":
+        """A dataset restricted to some systems, inputs and measures (order kept as given)."""
+        sys_index = self._indices(self.systems, systems, "system")
+        inp_index = self._indices(self.inputs, inputs, "input")
+        names = list(self.measures) if measures is None else list(measures)
+        new_measures = {}
+        for name in names:
+            m = self.measure(name)
+            annotators = None if m.annotators is None else m.annotators[:, sys_index][:, :, inp_index]
+            new_measures[name] = Measure(name, m.kind, m.scores[np.ix_(sys_index, inp_index)], annotators)
+        return Dataset(
+            id=id or self.id,
+            systems=[self.systems[i] for i in sys_index],
+            inputs=[self.inputs[j] for j in inp_index],
+            measures=new_measures,
+            system_attributes={k: [v[i] for i in sys_index] for k, v in self.system_attributes.items()},
+            title=self.title,
+            citation=self.citation,
+            licence=self.licence,
+            description=self.description,
+            notes=self.notes,
+        )
+
+    def select_systems(self, selection: str | Mapping[str, str] | None) -> "Dataset":
+        """Systems whose attributes match ``ATTR=VALUE`` (several joined by ``,``)."""
+        criteria = parse_system_selection(selection)
+        if not criteria:
+            return self
+        keep = []
+        for i, name in enumerate(self.systems):
+            if all(self.system_attribute(attr)[i] == value for attr, value in criteria.items()):
+                keep.append(name)
+        if not keep:
+            wanted = ", ".join(f"{k}={v}" for k, v in criteria.items())
+            raise DatasetError(f"no system of dataset {self.id!r} matches {wanted}")
+        return self.subset(systems=keep)
+
+    def fingerprint(self) -> str:
+        """A short content hash: two datasets with equal fingerprints hold the same numbers."""
+        digest = hashlib.sha256()
+        digest.update("\x1f".join(self.systems).encode())
+        digest.update(b"\x1e")
+        digest.update("\x1f".join(self.inputs).encode())
+        for name, m in self.measures.items():
+            digest.update(f"\x1e{name}\x1f{m.kind}".encode())
+            digest.update(np.ascontiguousarray(m.scores).tobytes())
+            if m.annotators is not None:
+                digest.update(np.ascontiguousarray(m.annotators).tobytes())
+        for attr, values in sorted(self.system_attributes.items()):
+            digest.update(f"\x1e{attr}\x1f".encode() + "\x1f".join(values).encode())
+        return digest.hexdigest()[:16]
+
+    @staticmethod
+    def _indices(universe: tuple[str, ...], chosen: Sequence[str] | None, what: str) -> list[int]:
+        if chosen is None:
+            return list(range(len(universe)))
+        position = {name: k for k, name in enumerate(universe)}
+        missing = [c for c in chosen if c not in position]
+        if missing:
+            raise DatasetError(f"unknown {what}(s): {', '.join(map(str, missing[:5]))}")
+        return [position[c] for c in chosen]
+
+
+def parse_system_selection(selection: str | Mapping[str, str] | None) -> dict[str, str]:
+    """Parse ``"type=abs"`` or ``"type=abs,size=large"`` into a dict."""
+    if selection is None or selection == "":
+        return {}
+    if isinstance(selection, Mapping):
+        return {str(k): str(v) for k, v in selection.items()}
+    criteria = {}
+    for part in str(selection).split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if "=" not in part:
+            raise DatasetError(f"systems selection must look like ATTR=VALUE, got {part!r}")
+        key, value = part.split("=", 1)
+        criteria[key.strip()] = value.strip()
+    return criteria
