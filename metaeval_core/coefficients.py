@@ -37,8 +37,8 @@ def _prepare(x: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
 def _is_constant(values: np.ndarray, valid: np.ndarray) -> np.ndarray:
     # Exact test on the valid values: a float mean of a constant vector need not
     # equal the constant, so centred values cannot be trusted to be exactly 0.
-    high = np.where(valid, values, -np.inf).max(axis=-1)
-    low = np.where(valid, values, np.inf).min(axis=-1)
+    high = np.where(valid, values, -np.inf).max(axis=-1, initial=-np.inf)
+    low = np.where(valid, values, np.inf).min(axis=-1, initial=np.inf)
     return ~(high > low)
 
 
@@ -143,12 +143,12 @@ def kendall(x: np.ndarray, z: np.ndarray) -> np.ndarray:
     x, z, valid = _prepare(x, z)
     batch_shape = x.shape[:-1]
     n = x.shape[-1]
+    if n < 2 or x.size == 0:
+        return np.full(batch_shape, np.nan)
     x2 = x.reshape(-1, n)
     z2 = z.reshape(-1, n)
     v2 = valid.reshape(-1, n)
     out = np.full(x2.shape[0], np.nan)
-    if n < 2 or x2.shape[0] == 0:
-        return out.reshape(batch_shape)
     if n > _KENDALL_PAIRWISE_MAX_N:
         for k in range(x2.shape[0]):
             xs, zs = x2[k, v2[k]], z2[k, v2[k]]

@@ -1,0 +1,89 @@
+"""The command line: JSON shapes, readable output, one-line errors, no tracebacks."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from metaeval_core.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run_cli(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_correlate_json_shape(capsys):
+    code, out, err = run_cli(capsys, "correlate", "--dataset", "demo", "--metrics", "metric.strong,metric.weak",
+                             "--human", "human.quality", "--level", "system", "--coefficient", "kendall", "--json")
+    assert code == 0, err
+    rows = json.loads(out)
+    assert [r["metric"] for r in rows] == ["metric.strong", "metric.weak"]
+    for r in rows:
+        assert {"metric", "human", "level", "coefficient", "estimate", "n"} <= set(r)
+        assert r["n"] == 16 and -1 <= r["estimate"] <= 1
+
+
+def test_correlate_readable_table(capsys):
+    code, out, _ = run_cli(capsys, "correlate", "--dataset", "demo", "--metrics", "metric.good",
+                           "--human", "human.quality", "--level", "input")
+    assert code == 0
+    assert "metric.good" in out and "estimate" in out.splitlines()[0]
+
+
+def test_correlate_subset_and_pool(capsys):
+    code, out, _ = run_cli(capsys, "correlate", "--dataset", "demo", "--metrics", "metric.good", "--human",
+                           "human.quality", "--pool", "all", "--systems", "type=abs", "--json")
+    assert code == 0
+    row = json.loads(out)[0]
+    assert row["n"] == 12 and row["pool"] == "all" and row["systems"] == "type=abs"
+
+
+def test_describe_and_datasets(capsys, tmp_path):
+    code, out, _ = run_cli(capsys, "describe", "--dataset", "demo", "--json")
+    assert code == 0
+    info = json.loads(out)
+    assert info["n_judged"] == 100 and info["n_unjudged"] == 2000
+    assert info["human_measures"] == ["human.quality"]
+    code, out, _ = run_cli(capsys, "datasets", "--data-dir", str(tmp_path), "--json")
+    assert code == 0
+    listing = {d["id"]: d for d in json.loads(out)}
+    assert listing["demo"]["available"] and listing["demo"]["systems"] == 16
+    assert not listing["summeval"]["available"] and listing["summeval"]["reason"]
+
+
+@pytest.mark.parametrize(
+    "argv, fragment",
+    [
+        (["correlate", "--dataset", "demo", "--metrics", "rouge-9", "--human", "human.quality"], "unknown measure 'rouge-9'"),
+        (["correlate", "--dataset", "nope", "--metrics", "m", "--human", "h"], "nope"),
+        (["correlate", "--dataset", "demo", "--metrics", ",", "--human", "human.quality"], "--metrics needs"),
+        (["correlate", "--dataset", "demo", "--metrics", "metric.good", "--human", "metric.fair"], "not a human measure"),
+    ],
+)
+def test_errors_are_one_line(capsys, argv, fragment):
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 2
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1 and err.startswith("error: ")
+    assert fragment in err
+    assert "Traceback" not in err
+
+
+def test_subprocess_usage_error_and_help():
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    bad = subprocess.run([sys.executable, "-m", "metaeval_core", "correlate", "--level", "x"], capture_output=True,
+                         text=True, cwd=REPO, env=env)
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "Traceback" not in bad.stderr
+    for command in ["datasets", "describe", "correlate", "compare", "delta", "stability"]:
+        ok = subprocess.run([sys.executable, "-m", "metaeval_core", command, "--help"], capture_output=True,
+                            text=True, cwd=REPO, env=env)
+        assert ok.returncode == 0 and "--json" in ok.stdout
