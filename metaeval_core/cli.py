@@ -8,6 +8,7 @@ never a traceback (set ``METAEVAL_DEBUG=1`` to see one).
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import math
 import os
@@ -20,6 +21,11 @@ import numpy as np
 from .coefficients import COEFFICIENTS
 from .correlation import LEVELS, correlate
 from .dataset import POOLS, Dataset, DatasetError
+
+# Modules exposing ``add_commands(command)``; ``command(name, func, help)`` returns a subparser
+# that already has ``--json``; helpers ``add_dataset_args``/``add_selection_args``/``add_resampling_args``/``emit``
+# live here.
+_COMMAND_MODULES: tuple[str, ...] = ()
 
 EXIT_USAGE = 2
 EXIT_INTERNAL = 1
@@ -332,6 +338,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pool", choices=POOLS, default="judged")
     p.add_argument("--systems", default=None)
     add_resampling_args(p)
+
+    # Further analyses register their subcommands from their own modules.
+    for module_name in _COMMAND_MODULES:
+        module = importlib.import_module(module_name)
+        module.add_commands(command)
     return parser
 
 
