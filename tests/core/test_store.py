@@ -97,5 +97,5 @@ def test_killed_mid_save_leaves_old_or_new_never_torn(tmp_path):
         assert store.load("entry").n_inputs == 3100
     # Temporary files of killed writers may remain, but are never listed as datasets.
     assert all(p.suffix == ".npz" for p in tmp_path.glob("*.npz"))
-    assert store.remove_stale_temporaries(max_age_seconds=0) == len(list(tmp_path.glob(".*.tmp"))) or True
+    store.remove_stale_temporaries(max_age_seconds=0)
     assert not list(tmp_path.glob(".*.tmp"))
