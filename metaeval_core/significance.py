@@ -1,0 +1,780 @@
+"""Is metric X closer to the humans than metric Y? Permutation, paired-bootstrap and Williams tests.
+
+``H0: rho(X, Z) - rho(Y, Z) <= 0`` against ``H1: > 0`` (or two-sided), with
+``delta = r(X, Z) - r(Y, Z)`` at the system, input or global level.
+
+* Permutation (TACL 2021 Algorithm 2): X and Y are z-scored over all their cells,
+  then scores are swapped between them: whole system rows (PERM-SYSTEMS), whole
+  input columns (PERM-INPUTS) or every cell independently (PERM-BOTH), each with
+  probability 1/2. ``p = (1 + #{delta_s >= delta}) / (1 + k)``.
+* Paired bootstrap: X, Y and Z resampled with the same indices,
+  ``p = (1 + #{delta_s - delta >= delta}) / (1 + k)``.
+* Williams' test from the three pairwise correlations (system and global levels).
+
+``k`` counts the *defined* resamples; undefined ones are dropped and reported.
+Comparisons use an absolute tolerance of 1e-12 in the direction of the null, so a
+resample equal to the observed value up to rounding counts as at least as extreme
+(scipy's permutation_test does the same with a relative tolerance).
+
+Speed: the swap masks of PERM-SYSTEMS/INPUTS are drawn up front (k x N, k x M
+uniforms < 1/2); PERM-BOTH draws, per resample and in draw order, ``ceil(N M / 64)``
+raw 64-bit words whose bits are the cell swaps, so chunking never changes them.
+At the system level the means of a swapped matrix are ``mean(X) + mean(B * (Y - X))``
+along inputs; at the input level with Kendall the pair counts of every input under
+every swap pattern are a quadratic form ``const + B' Q B`` in the swap bits ``B``
+(pairs of cells swap in one of four ways), evaluated as one batched matrix product.
+
+References: METHODS.md sec. 3; Deutsch, Dror & Roth (TACL 2021) sec. 4 and App. B.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Iterator, Literal, Mapping, Sequence, get_args
+
+import numpy as np
+from scipy import stats
+
+from .coefficients import Coefficient, coefficient_function, validate_coefficient
+from .correlation import Level, correlate_matrices, correlation_inputs, system_means, validate_level
+from .dataset import Dataset, Pool, POOLS
+from .resampling import (
+    _as_matrix,
+    _auto_batch,
+    _bootstrap_correlations,
+    _check_choice,
+    _check_positive_int,
+    _check_rng,
+    _chunks,
+    _draw_bootstrap_indices,
+    _kendall_from_counts,
+    _rows_correlation,
+    _safe_divide,
+    _weighted_input_mean,
+)
+
+TestMethod = Literal["perm-both", "perm-systems", "perm-inputs", "boot-both", "boot-systems", "boot-inputs", "williams"]
+TEST_METHODS: tuple[str, ...] = get_args(TestMethod)
+PERMUTATION_METHODS: tuple[str, ...] = ("perm-both", "perm-systems", "perm-inputs")
+PAIRED_BOOTSTRAP_METHODS: tuple[str, ...] = ("boot-both", "boot-systems", "boot-inputs")
+Alternative = Literal["greater", "two-sided"]
+ALTERNATIVES: tuple[str, ...] = get_args(Alternative)
+Correction = Literal["bonferroni", "holm", "bh", "none"]
+CORRECTIONS: tuple[str, ...] = get_args(Correction)
+Family = Literal["row", "table", "none"]
+FAMILIES: tuple[str, ...] = get_args(Family)
+
+# Resampled deltas within this of the threshold count as reaching it (errs towards H0).
+_TOLERANCE = 1e-12
+
+
+@dataclass(frozen=True)
+class ComparisonResult:
+    """The outcome of testing whether metric ``x`` correlates better with the humans than ``y``.
+
+    Attributes
+    ----------
+    x, y : str
+        Names of the two metrics.
+    estimate_x, estimate_y : float
+        ``r(X, Z)`` and ``r(Y, Z)`` at the level (NaN when undefined).
+    delta : float
+        ``estimate_x - estimate_y``.
+    pvalue : float
+        Never 0 for resampling tests; NaN when ``delta`` or every resample is undefined.
+    method, alternative, level, coefficient : str
+    n_resamples : int
+        Resamples drawn (0 for Williams).
+    n_defined : int
+        Resamples whose ``delta_s`` was defined; the p-value's ``k`` (0 for Williams).
+    null_distribution : numpy.ndarray or None
+        With ``return_distribution=True``: the permutation ``delta_s`` or the bootstrap
+        ``delta_s - delta`` in draw order (NaN where undefined).
+    statistic : float
+        ``delta`` for resampling tests; Williams' ``t`` for ``'williams'``.
+    approximate : bool
+        True for Williams' test on Spearman or Kendall (it assumes Pearson and normality).
+    """
+
+    x: str
+    y: str
+    estimate_x: float
+    estimate_y: float
+    delta: float
+    pvalue: float
+    method: str
+    alternative: str
+    n_resamples: int
+    n_defined: int
+    null_distribution: np.ndarray | None = None
+    level: str = ""
+    coefficient: str = ""
+    statistic: float = math.nan
+    approximate: bool = False
+
+    def to_dict(self) -> dict:
+        def num(v):
+            return None if not np.isfinite(v) else float(v)
+
+        return {
+            "x": self.x, "y": self.y, "estimate_x": num(self.estimate_x), "estimate_y": num(self.estimate_y),
+            "delta": num(self.delta), "pvalue": num(self.pvalue), "method": self.method,
+            "alternative": self.alternative, "level": self.level, "coefficient": self.coefficient,
+            "n_resamples": self.n_resamples, "n_defined": self.n_defined, "statistic": num(self.statistic),
+            "approximate": self.approximate,
+        }
+
+
+# ---------------------------------------------------------------------------
+# Swap masks (shared with the oracles)
+# ---------------------------------------------------------------------------
+def _iter_swap_masks(
+    rng: np.random.Generator, method: str, n_resamples: int, n_systems: int, n_inputs: int, batch: int
+) -> Iterator[tuple[slice, np.ndarray]]:
+    """Yield ``(slice, mask)`` per chunk; ``mask`` is True where X and Y swap.
+
+    Shapes broadcast to (b, N, M): (b, N, 1) for PERM-SYSTEMS, (b, 1, M) for PERM-INPUTS,
+    (b, N, M) for PERM-BOTH. The bits of resample ``s`` do not depend on ``batch``.
+    """
+    if method == "perm-systems":
+        rows = rng.random((n_resamples, n_systems)) < 0.5
+        for sl in _chunks(n_resamples, batch):
+            yield sl, rows[sl, :, None]
+    elif method == "perm-inputs":
+        cols = rng.random((n_resamples, n_inputs)) < 0.5
+        for sl in _chunks(n_resamples, batch):
+            yield sl, cols[sl, None, :]
+    elif method == "perm-both":
+        cells = n_systems * n_inputs
+        words = -(-cells // 64)
+        for sl in _chunks(n_resamples, batch):
+            b = sl.stop - sl.start
+            # Full-range uint64 draws are the generator's raw outputs, one per word, in order:
+            # a chunk of b resamples consumes exactly b * words outputs. Explicit little-endian
+            # byte order makes the bits platform independent.
+            raw = rng.integers(0, 2**64, size=(b, words), dtype=np.uint64).astype("<u8", copy=False)
+            bits = np.unpackbits(raw.view(np.uint8).reshape(b, words * 8), axis=1, bitorder="little")
+            yield sl, bits[:, :cells].reshape(b, n_systems, n_inputs).astype(bool)
+    else:  # pragma: no cover - validated by the callers
+        raise ValueError(f"not a permutation method: {method!r}")
+
+
+def _draw_swap_masks(
+    rng: np.random.Generator, method: str, n_resamples: int, n_systems: int, n_inputs: int, batch: int | None = None
+) -> np.ndarray:
+    """All swap masks as one (k, N, M) boolean array (for tests and oracles)."""
+    batch = n_resamples if batch is None else batch
+    parts = [np.broadcast_to(m, (m.shape[0], n_systems, n_inputs))
+             for _, m in _iter_swap_masks(rng, method, n_resamples, n_systems, n_inputs, batch)]
+    return np.concatenate(parts, axis=0)
+
+
+def _zscore(x: np.ndarray) -> np.ndarray:
+    """Standardise over all cells (population std), ignoring NaN; a constant matrix is only centred."""
+    valid = ~np.isnan(x)
+    if not valid.any():
+        return x.copy()
+    values = x[valid]
+    mean = values.mean()
+    std = values.std()
+    centred = x - mean
+    return centred / std if std > 0 and np.isfinite(std) else centred
+
+
+# ---------------------------------------------------------------------------
+# Permutation engine
+# ---------------------------------------------------------------------------
+def _kendall_swap_forms(unswapped: np.ndarray, swapped: np.ndarray, human: np.ndarray):
+    """Quadratic forms giving, per input, Kendall's pair counts of a cell-swapped column.
+
+    For input j and system pair (a, a') (a < a'), the swapped column takes cell a from
+    ``swapped`` when B_a = 1 (else ``unswapped``), likewise for a'. The pair's contribution
+    T_c to each count (c = 2 B_a + B_a') expands to
+    ``T_0 + B_a (T_2 - T_0) + B_a' (T_1 - T_0) + B_a B_a' (T_0 - T_1 - T_2 + T_3)``; since
+    ``B^2 = B`` the linear terms sit on the diagonal, so the count is ``const_j + B_j' Q_j B_j``.
+
+    Returns ``const`` (3, M) and ``Q`` (M, N, N, 3) for the counts P-Q, P+Q+T, P+Q+U.
+    """
+    n, m = human.shape
+    first, second = np.triu_indices(n, 1)
+    vz = ~np.isnan(human)
+    with np.errstate(invalid="ignore"):
+        sz = np.sign(human[first] - human[second])  # (P, M)
+    tables = []
+    for c in range(4):
+        ba, bb = c >> 1, c & 1
+        xa = (swapped if ba else unswapped)[first]
+        xb = (swapped if bb else unswapped)[second]
+        valid = ~np.isnan(xa) & ~np.isnan(xb) & vz[first] & vz[second]
+        with np.errstate(invalid="ignore"):
+            sx = np.where(valid, np.sign(xa - xb), 0.0)
+        szv = np.where(valid, sz, 0.0)
+        tables.append(np.stack([sx * szv, np.abs(sx), np.abs(szv)], axis=1))  # (P, 3, M)
+    t0, t1, t2, t3 = tables
+    const = t0.sum(axis=0)  # (3, M)
+    q = np.zeros((n, n, 3, m))
+    np.add.at(q, (first, first), t2 - t0)
+    np.add.at(q, (second, second), t1 - t0)
+    half = 0.5 * (t0 - t1 - t2 + t3)
+    q[first, second] += half
+    q[second, first] += half
+    return const, q.transpose(3, 0, 1, 2)
+
+
+class _PermutationEngine:
+    """delta_s = r(Xs, Z) - r(Ys, Z) for batches of swap masks, on z-scored X and Y."""
+
+    def __init__(self, x: np.ndarray, y: np.ndarray, z: np.ndarray, level: str, coefficient: str, method: str):
+        self.x, self.y, self.z = x, y, z
+        self.level, self.coefficient, self.method = level, coefficient, method
+        n, m = x.shape
+        self.per_resample = n * m
+        if level == "system":
+            self.has_nan = bool(np.isnan(x).any() or np.isnan(y).any())
+            vx, vy = ~np.isnan(x), ~np.isnan(y)
+            x0, y0 = np.where(vx, x, 0.0), np.where(vy, y, 0.0)
+            self.sum_x, self.sum_y = x0.sum(axis=1), y0.sum(axis=1)
+            self.cnt_x, self.cnt_y = vx.sum(axis=1).astype(float), vy.sum(axis=1).astype(float)
+            self.diff = y0 - x0
+            self.diff_valid = vy.astype(float) - vx.astype(float)
+            self.z_means = system_means(z)[None, :]
+        elif level == "input":
+            corr = coefficient_function(coefficient)
+            self.tau_x = corr(x.T, z.T)
+            self.tau_y = corr(y.T, z.T)
+            if coefficient == "kendall" and method != "perm-inputs":
+                cx, qx = _kendall_swap_forms(x, y, z)
+                cy, qy = _kendall_swap_forms(y, x, z)
+                const = np.concatenate([cx, cy], axis=0)  # (6, M)
+                q = np.concatenate([qx, qy], axis=3)  # (M, N, N, 6)
+                # Counts that no swap pattern changes (e.g. P+Q+U without NaN) need no product.
+                self.active = np.flatnonzero(np.abs(q).reshape(-1, 6).sum(axis=0) > 0)
+                self.const = const
+                # Half-integers of magnitude <= N^2 summed exactly in float32 for moderate N.
+                dtype = np.float32 if n <= 1000 else np.float64
+                self.q = np.ascontiguousarray(q[..., self.active].reshape(m, n, n * self.active.size)).astype(dtype)
+                self.dtype = dtype
+
+    def deltas(self, mask: np.ndarray) -> np.ndarray:
+        b = mask.shape[0]
+        n, m = self.x.shape
+        if self.level == "system":
+            mx, my = self._system_means(mask, b)
+            return _rows_correlation(mx, self.z_means, self.coefficient) - _rows_correlation(
+                my, self.z_means, self.coefficient)
+        if self.level == "input":
+            if self.method == "perm-inputs":
+                cols = mask[:, 0, :]
+                per_x = np.where(cols, self.tau_y, self.tau_x)
+                per_y = np.where(cols, self.tau_x, self.tau_y)
+            elif self.coefficient == "kendall":
+                counts = self._kendall_counts(np.broadcast_to(mask, (b, n, m)))
+                per_x = _kendall_from_counts(counts[:, 0], counts[:, 1], counts[:, 2])
+                per_y = _kendall_from_counts(counts[:, 3], counts[:, 4], counts[:, 5])
+            else:
+                corr = coefficient_function(self.coefficient)
+                xs = np.where(mask, self.y, self.x)
+                ys = np.where(mask, self.x, self.y)
+                zt = self.z.T
+                per_x = corr(np.swapaxes(xs, 1, 2), zt)
+                per_y = corr(np.swapaxes(ys, 1, 2), zt)
+            return _weighted_input_mean(per_x, None) - _weighted_input_mean(per_y, None)
+        xs = np.where(mask, self.y, self.x).reshape(b, -1)
+        ys = np.where(mask, self.x, self.y).reshape(b, -1)
+        zf = self.z.reshape(1, -1)
+        return _rows_correlation(xs, zf, self.coefficient) - _rows_correlation(ys, zf, self.coefficient)
+
+    def _system_means(self, mask: np.ndarray, b: int) -> tuple[np.ndarray, np.ndarray]:
+        if self.method == "perm-systems":
+            rows = mask[:, :, 0]
+            sum_x = np.where(rows, self.sum_y, self.sum_x)
+            sum_y = np.where(rows, self.sum_x, self.sum_y)
+            cnt_x = np.where(rows, self.cnt_y, self.cnt_x)
+            cnt_y = np.where(rows, self.cnt_x, self.cnt_y)
+        else:
+            if self.method == "perm-inputs":
+                cols = mask[:, 0, :].astype(np.float64)
+                moved = np.einsum("sj,ij->si", cols, self.diff)
+                moved_cnt = np.einsum("sj,ij->si", cols, self.diff_valid) if self.has_nan else 0.0
+            else:
+                cells = mask.astype(np.float64)
+                # einsum keeps the per-element reduction order independent of the batch size.
+                moved = np.einsum("sij,ij->si", cells, self.diff)
+                moved_cnt = np.einsum("sij,ij->si", cells, self.diff_valid) if self.has_nan else 0.0
+            sum_x, sum_y = self.sum_x + moved, self.sum_y - moved
+            cnt_x, cnt_y = self.cnt_x + moved_cnt, self.cnt_y - moved_cnt
+            cnt_x, cnt_y = np.broadcast_to(cnt_x, sum_x.shape), np.broadcast_to(cnt_y, sum_y.shape)
+        return _safe_divide(sum_x, cnt_x), _safe_divide(sum_y, cnt_y)
+
+    def _kendall_counts(self, mask: np.ndarray) -> np.ndarray:
+        b = mask.shape[0]
+        n, m = self.x.shape
+        bits = np.ascontiguousarray(mask.transpose(2, 0, 1), dtype=self.dtype)  # (M, b, N)
+        k = self.active.size
+        half = (bits @ self.q).reshape(m, b, n, k)  # (M, b, N, k): Q_j B_j per resample
+        forms = np.einsum("jsak,jsa->sjk", half, bits)  # (b, M, k): B_j' Q_j B_j
+        counts = np.broadcast_to(self.const.T[None], (b, m, 6)).copy()
+        counts[:, :, self.active] += forms
+        return counts.transpose(0, 2, 1)  # (b, 6, M)
+
+
+def _permutation_null(x, y, z, *, level, coefficient, method, rng, n_resamples, batch) -> np.ndarray:
+    engine = _PermutationEngine(x, y, z, level, coefficient, method)
+    b = _auto_batch(batch, engine.per_resample * 4, n_resamples)
+    out = np.full(n_resamples, np.nan)
+    for sl, mask in _iter_swap_masks(rng, method, n_resamples, x.shape[0], x.shape[1], b):
+        out[sl] = engine.deltas(mask)
+    return out
+
+
+def _count_pvalue(values: np.ndarray, threshold: float, alternative: str) -> tuple[float, int]:
+    """``(1 + #{values >= threshold}) / (1 + k)`` over the defined values (|.| when two-sided)."""
+    defined = values[~np.isnan(values)]
+    if defined.size == 0 or not np.isfinite(threshold):
+        return math.nan, int(defined.size)
+    if alternative == "two-sided":
+        hits = np.count_nonzero(np.abs(defined) >= abs(threshold) - _TOLERANCE)
+    else:
+        hits = np.count_nonzero(defined >= threshold - _TOLERANCE)
+    return (1.0 + hits) / (1.0 + defined.size), int(defined.size)
+
+
+def _williams(x, y, z, *, level, coefficient, alternative) -> tuple[float, float]:
+    """Williams' t and p on the points where X, Y and Z all exist."""
+    if level == "system":
+        a, b, c = system_means(x), system_means(y), system_means(z)
+    else:
+        a, b, c = x.ravel(), y.ravel(), z.ravel()
+    keep = ~(np.isnan(a) | np.isnan(b) | np.isnan(c))
+    a, b, c = a[keep], b[keep], c[keep]
+    n = int(keep.sum())
+    if n <= 3:
+        return math.nan, math.nan
+    corr = coefficient_function(coefficient)
+    r13, r23, r12 = float(corr(a, c)), float(corr(b, c)), float(corr(a, b))
+    if not all(np.isfinite([r13, r23, r12])):
+        return math.nan, math.nan
+    k = 1.0 - r12**2 - r13**2 - r23**2 + 2.0 * r12 * r13 * r23
+    denominator = 2.0 * k * (n - 1) / (n - 3) + ((r23 + r13) ** 2 / 4.0) * (1.0 - r12) ** 3
+    if not denominator > 0:
+        return math.nan, math.nan
+    t = (r13 - r23) * math.sqrt((n - 1) * (1.0 + r12)) / math.sqrt(denominator)
+    if alternative == "two-sided":
+        p = min(1.0, 2.0 * stats.t.sf(abs(t), n - 3))
+    else:
+        p = float(stats.t.sf(t, n - 3))
+    # A p-value is never reported as exactly 0 (it would underflow only for enormous t).
+    return t, max(p, np.finfo(float).tiny)
+
+
+def _compare_core(x, y, z, *, level, coefficient, method, alternative, n_resamples, rng, batch):
+    """(estimate_x, estimate_y, delta, pvalue, n_defined, distribution, statistic) for validated arrays."""
+    est_x = float(correlate_matrices(x, z, level=level, coefficient=coefficient).estimate)
+    est_y = float(correlate_matrices(y, z, level=level, coefficient=coefficient).estimate)
+    delta = est_x - est_y
+    if method == "williams":
+        t, p = _williams(x, y, z, level=level, coefficient=coefficient, alternative=alternative)
+        return est_x, est_y, delta, p, 0, None, t
+    if method in PERMUTATION_METHODS:
+        xs, ys = _zscore(x), _zscore(y)
+        null = _permutation_null(xs, ys, z, level=level, coefficient=coefficient, method=method, rng=rng,
+                                 n_resamples=n_resamples, batch=batch)
+        # The observed delta of the standardised data (equal to ``delta``: correlations are
+        # invariant to each metric's affine rescaling) is the threshold.
+        p, n_defined = _count_pvalue(null, delta, alternative)
+        return est_x, est_y, delta, p, n_defined, null, delta
+    separate = x.shape[1] != z.shape[1]
+    indices = _draw_bootstrap_indices(rng, method, n_resamples, x.shape[0], x.shape[1],
+                                      z.shape[1] if separate else None)
+    values = _bootstrap_correlations([x, y], z, level=level, coefficient=coefficient, indices=indices, batch=batch)
+    centred = (values[:, 0] - values[:, 1]) - delta
+    p, n_defined = _count_pvalue(centred, delta, alternative)
+    return est_x, est_y, delta, p, n_defined, centred, delta
+
+
+def _compare_metrics_iv(x, y, human, level, coefficient, method, alternative, n_resamples, rng, batch,
+                        return_distribution, names):
+    x = _as_matrix(x, "x")
+    y = _as_matrix(y, "y")
+    human = _as_matrix(human, "human")
+    validate_level(level)
+    validate_coefficient(coefficient)
+    method = _check_choice(method, "method", TEST_METHODS)
+    alternative = _check_choice(alternative, "alternative", ALTERNATIVES)
+    n_resamples = _check_positive_int(n_resamples, "n_resamples")
+    batch = _check_positive_int(batch, "batch", allow_none=True)
+    rng = _check_rng(rng)
+    if return_distribution not in (True, False):
+        raise TypeError(f"return_distribution must be True or False; got {return_distribution!r}")
+    if x.shape != y.shape:
+        raise ValueError(f"x and y must have the same shape; got {x.shape} and {y.shape}")
+    if x.shape[0] != human.shape[0]:
+        raise ValueError(
+            f"x, y and human must have the same number of systems; got {x.shape[0]} and {human.shape[0]}"
+        )
+    if x.shape[1] != human.shape[1] and level != "system":
+        raise ValueError(
+            f"at the {level} level x, y and human must share their inputs; got {x.shape[1]} and {human.shape[1]} "
+            "(a wider metric pool applies at the system level only)"
+        )
+    if x.shape[1] < human.shape[1]:
+        raise ValueError(f"x and y must cover at least the human's {human.shape[1]} inputs; got {x.shape[1]}")
+    if method == "williams" and level == "input":
+        raise ValueError(
+            "method 'williams' is defined at the system and global levels only (METHODS sec. 3); got level='input'"
+        )
+    if not (isinstance(names, tuple) and len(names) == 2 and all(isinstance(v, str) for v in names)):
+        raise TypeError(f"names must be a tuple of two strings; got {names!r}")
+    return x, y, human, method, alternative, n_resamples, rng, batch
+
+
+def compare_metrics(
+    x: np.ndarray,
+    y: np.ndarray,
+    human: np.ndarray,
+    *,
+    level: Level,
+    coefficient: Coefficient,
+    method: TestMethod,
+    alternative: Alternative = "greater",
+    n_resamples: int = 1000,
+    rng: np.random.Generator | int | None = None,
+    batch: int | None = None,
+    return_distribution: bool = False,
+    names: tuple[str, str] = ("x", "y"),
+) -> ComparisonResult:
+    """Test ``H0: rho(X, Z) - rho(Y, Z) <= 0`` (or ``= 0`` two-sided) for two metrics.
+
+    Parameters
+    ----------
+    x, y : array_like, shape (N, M)
+        The two metrics' scores, systems x inputs, NaN where missing. At the system level
+        they may hold a wider input pool than ``human`` (pool ``all``); the paired bootstrap
+        then resamples their inputs jointly and the human's separately.
+    human : array_like, shape (N, M)
+    level : {'system', 'input', 'global'}
+    coefficient : {'pearson', 'spearman', 'kendall'}
+    method : {'perm-both', 'perm-systems', 'perm-inputs', 'boot-both', 'boot-systems', 'boot-inputs', 'williams'}
+        Permutation test (TACL Algorithm 2; PERM-BOTH swaps each cell independently),
+        paired bootstrap, or Williams' test (system and global levels; approximate for
+        Spearman and Kendall, which it labels).
+    alternative : {'greater', 'two-sided'}, default 'greater'
+        ``'two-sided'`` compares ``|delta_s|`` with ``|delta|`` (permutation),
+        ``|delta_s - delta|`` with ``|delta|`` (bootstrap), or doubles Williams' tail.
+    n_resamples : int, default 1000
+    rng : numpy.random.Generator, int or None
+    batch : int, optional
+        Resamples evaluated at once; results do not depend on it.
+    return_distribution : bool, default False
+    names : (str, str), default ('x', 'y')
+        Labels of the two metrics in the result.
+
+    Returns
+    -------
+    ComparisonResult
+
+    Notes
+    -----
+    Permutation: ``p = (1 + #{delta_s >= delta}) / (1 + k)``; paired bootstrap:
+    ``p = (1 + #{delta_s - delta >= delta}) / (1 + k)``; ``k`` is the number of defined
+    resamples. Williams uses ``r13 = r(X,Z)``, ``r23 = r(Y,Z)``, ``r12 = r(X,Y)`` on the
+    ``n`` points (systems or cells) where all three exist and Student's t with ``n - 3``
+    degrees of freedom.
+
+    References
+    ----------
+    METHODS.md sec. 3; Deutsch, Dror & Roth (TACL 2021) sec. 4; Williams (1959); Graham & Baldwin (2014).
+    """
+    x, y, human, method, alternative, n_resamples, rng, batch = _compare_metrics_iv(
+        x, y, human, level, coefficient, method, alternative, n_resamples, rng, batch, return_distribution, names
+    )
+    est_x, est_y, delta, p, n_defined, dist, statistic = _compare_core(
+        x, y, human, level=level, coefficient=coefficient, method=method, alternative=alternative,
+        n_resamples=n_resamples, rng=rng, batch=batch,
+    )
+    return ComparisonResult(
+        x=names[0], y=names[1], estimate_x=est_x, estimate_y=est_y, delta=delta, pvalue=p, method=method,
+        alternative=alternative, n_resamples=0 if method == "williams" else n_resamples, n_defined=n_defined,
+        null_distribution=dist if return_distribution else None, level=level, coefficient=coefficient,
+        statistic=statistic, approximate=method == "williams" and coefficient != "pearson",
+    )
+
+
+# ---------------------------------------------------------------------------
+# Multiple comparisons
+# ---------------------------------------------------------------------------
+def _correct_pvalues_iv(pvalues, method):
+    method = _check_choice(method, "method", CORRECTIONS)
+    try:
+        p = np.array(pvalues, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError("pvalues must be numeric") from None
+    finite = p[~np.isnan(p)]
+    if ((finite < 0) | (finite > 1)).any():
+        raise ValueError("pvalues must lie in [0, 1] (NaN allowed)")
+    return p, method
+
+
+def correct_pvalues(pvalues: np.ndarray, *, method: Correction) -> np.ndarray:
+    """Adjusted p-values for one family of tests (any shape; NaN entries are not tests).
+
+    * ``'bonferroni'``: ``min(1, m p)``.
+    * ``'holm'``: step-down, ``max_{j <= i} min(1, (m - j + 1) p_(j))`` in ascending order.
+    * ``'bh'``: Benjamini-Hochberg step-up, ``min_{j >= i} min(1, m p_(j) / j)``
+      (equal to ``scipy.stats.false_discovery_control``).
+    * ``'none'``: unchanged.
+
+    ``m`` is the number of non-NaN p-values; a test is significant after correction at
+    level ``alpha`` when its adjusted p-value is below ``alpha``.
+
+    References
+    ----------
+    METHODS.md sec. 3; TACL 2021 sec. 6.2 and App. B (Bonferroni); Holm (1979);
+    Benjamini & Hochberg (1995).
+    """
+    p, method = _correct_pvalues_iv(pvalues, method)
+    flat = p.ravel()
+    out = flat.copy()
+    idx = np.flatnonzero(~np.isnan(flat))
+    m = idx.size
+    if method == "none" or m == 0:
+        return out.reshape(p.shape)
+    values = flat[idx]
+    if method == "bonferroni":
+        adjusted = np.minimum(1.0, m * values)
+    else:
+        order = np.argsort(values, kind="stable")
+        ranked = values[order]
+        rank = np.arange(1, m + 1)
+        if method == "holm":
+            stepped = np.maximum.accumulate((m - rank + 1) * ranked)
+        else:
+            stepped = np.minimum.accumulate((m * ranked / rank)[::-1])[::-1]
+        adjusted = np.empty(m)
+        adjusted[order] = np.minimum(1.0, stepped)
+    out[idx] = adjusted
+    return out.reshape(p.shape)
+
+
+@dataclass(frozen=True)
+class PairwiseTable:
+    """All ordered pairwise comparisons of a set of metrics (row X better than column Y?).
+
+    ``delta[i, j] = r(metric_i) - r(metric_j)``; ``pvalue[i, j]`` tests "row i better than
+    column j" (NaN on the diagonal); ``pvalue_corrected`` is adjusted within each family;
+    ``significant`` is ``pvalue < alpha`` (the filled heatmap cell) and
+    ``significant_corrected`` is ``pvalue_corrected < alpha`` (the outlined cell).
+
+    References
+    ----------
+    METHODS.md sec. 3; TACL 2021 Fig. 5 and App. B.
+    """
+
+    metrics: tuple[str, ...]
+    human: str
+    estimates: np.ndarray
+    delta: np.ndarray
+    pvalue: np.ndarray
+    pvalue_corrected: np.ndarray
+    significant: np.ndarray
+    significant_corrected: np.ndarray
+    alpha: float
+    correction: str
+    family: str
+    method: str
+    alternative: str
+    level: str
+    coefficient: str
+    n_resamples: int
+    n_defined: np.ndarray
+    approximate: bool = False
+
+    def to_records(self) -> list[dict]:
+        """One dict per ordered pair (x, y), x != y, in row-major order."""
+        def num(v):
+            return None if not np.isfinite(v) else float(v)
+
+        records = []
+        for i, x in enumerate(self.metrics):
+            for j, y in enumerate(self.metrics):
+                if i == j:
+                    continue
+                records.append({
+                    "x": x, "y": y, "delta": num(self.delta[i, j]), "pvalue": num(self.pvalue[i, j]),
+                    "pvalue_corrected": num(self.pvalue_corrected[i, j]),
+                    "significant": bool(self.significant[i, j]),
+                    "significant_corrected": bool(self.significant_corrected[i, j]),
+                    "n_defined": int(self.n_defined[i, j]),
+                })
+        return records
+
+
+def _compare_all_pairs_iv(data, metrics, human, level, coefficient, method, alternative, correction, family,
+                          alpha, n_resamples, rng, batch, pool, systems, progress):
+    validate_level(level)
+    validate_coefficient(coefficient)
+    method = _check_choice(method, "method", TEST_METHODS)
+    alternative = _check_choice(alternative, "alternative", ALTERNATIVES)
+    correction = _check_choice(correction, "correction", CORRECTIONS)
+    family = _check_choice(family, "family", FAMILIES)
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) or not 0.0 < float(alpha) < 1.0:
+        raise ValueError(f"alpha must lie strictly between 0 and 1; got {alpha!r}")
+    n_resamples = _check_positive_int(n_resamples, "n_resamples")
+    batch = _check_positive_int(batch, "batch", allow_none=True)
+    rng = _check_rng(rng)
+    if pool not in POOLS:
+        raise ValueError(f"pool must be one of {', '.join(POOLS)}; got {pool!r}")
+    if progress is not None and not callable(progress):
+        raise TypeError("progress must be a callable taking a fraction in [0, 1], or None")
+    if isinstance(metrics, str) or not isinstance(metrics, Sequence):
+        raise TypeError("metrics must be a sequence of measure names")
+    metrics = tuple(metrics)
+    if len(metrics) < 2:
+        raise ValueError(f"metrics must name at least two measures; got {len(metrics)}")
+    if len(set(metrics)) != len(metrics):
+        raise ValueError("metrics must not repeat a name")
+    if method == "williams" and level == "input":
+        raise ValueError(
+            "method 'williams' is defined at the system and global levels only (METHODS sec. 3); got level='input'"
+        )
+    if isinstance(data, Dataset):
+        subset = data.select_systems(systems)
+        matrices = {}
+        for name in metrics:
+            matrices[name], z = correlation_inputs(subset, name, human, level=level, pool=pool)
+    elif isinstance(data, Mapping):
+        if pool != "judged" or systems is not None:
+            raise ValueError("pool and systems apply to a Dataset only; pass the matrices you want to compare")
+        missing = [k for k in (*metrics, human) if k not in data]
+        if missing:
+            raise ValueError(f"data has no matrix for {', '.join(map(repr, missing))}")
+        matrices = {name: _as_matrix(data[name], name) for name in metrics}
+        z = _as_matrix(data[human], human)
+    else:
+        raise TypeError(f"data must be a Dataset or a mapping of name -> matrix; got {type(data).__name__}")
+    return (matrices, np.asarray(z, dtype=np.float64), metrics, method, alternative, correction, family, float(alpha),
+            n_resamples, rng, batch)
+
+
+def compare_all_pairs(
+    data: Dataset | Mapping[str, np.ndarray],
+    metrics: Sequence[str],
+    human: str,
+    *,
+    level: Level,
+    coefficient: Coefficient,
+    method: TestMethod,
+    alternative: Alternative = "greater",
+    correction: Correction = "bonferroni",
+    family: Family = "row",
+    alpha: float = 0.05,
+    n_resamples: int = 1000,
+    rng: np.random.Generator | int | None = None,
+    batch: int | None = None,
+    pool: Pool = "judged",
+    systems: str | None = None,
+    progress: Callable[[float], None] | None = None,
+) -> PairwiseTable:
+    """Test every ordered pair of metrics and correct for multiple comparisons.
+
+    Parameters
+    ----------
+    data : Dataset or mapping of name -> (N, M) matrix
+        A dataset (measures looked up by name, ``pool`` and ``systems`` applied) or the
+        matrices themselves (``human`` included).
+    metrics : sequence of str
+        At least two metric names; the table's rows and columns in this order.
+    human : str
+    level, coefficient, method, alternative, n_resamples, batch
+        As in :func:`compare_metrics`.
+    correction : {'bonferroni', 'holm', 'bh', 'none'}, default 'bonferroni'
+    family : {'row', 'table', 'none'}, default 'row'
+        The family a correction runs over: each row metric's ``k - 1`` tests (TACL Fig. 5),
+        all ``k (k - 1)`` tests of the table (TACL App. B), or none (no correction).
+    alpha : float, default 0.05
+    rng : numpy.random.Generator, int or None
+        The unordered pair ``(metrics[a], metrics[b])``, ``a < b``, number ``u`` in
+        ``itertools.combinations`` order, uses child generator ``rng.spawn(n_pairs)[u]``;
+        its reverse cell reuses the same resamples (``delta_s`` negated), so
+        ``pvalue[a, b]`` equals ``compare_metrics(X_a, X_b, ..., rng=child)`` and
+        ``pvalue[b, a]`` equals ``compare_metrics(X_b, X_a, ..., rng=child)``.
+    pool : {'judged', 'all'}
+        The metrics' input pool (system level only; Dataset input only).
+    systems : str, optional
+        System subset such as ``"type=abs"`` (Dataset input only).
+    progress : callable, optional
+        Called with the fraction of pairs done (0 to 1).
+
+    Returns
+    -------
+    PairwiseTable
+
+    References
+    ----------
+    METHODS.md sec. 3; Deutsch, Dror & Roth (TACL 2021) sec. 6.2, Fig. 5 and App. B.
+    """
+    (matrices, z, metrics, method, alternative, correction, family, alpha, n_resamples, rng,
+     batch) = _compare_all_pairs_iv(data, metrics, human, level, coefficient, method, alternative, correction,
+                                    family, alpha, n_resamples, rng, batch, pool, systems, progress)
+    first_shape = next(iter(matrices.values())).shape
+    for name, mat in matrices.items():
+        if mat.shape != first_shape:
+            raise ValueError(f"metric {name!r} has shape {mat.shape}, expected {first_shape} like the others")
+    if first_shape[0] != z.shape[0] or (level != "system" and first_shape[1] != z.shape[1]):
+        raise ValueError(f"metric matrices {first_shape} do not match human {human!r} of shape {z.shape}")
+    k = len(metrics)
+    pairs = list(itertools.combinations(range(k), 2))
+    children = rng.spawn(len(pairs)) if method != "williams" else [None] * len(pairs)
+    estimates = np.array([
+        float(correlate_matrices(matrices[m], z, level=level, coefficient=coefficient).estimate) for m in metrics
+    ])
+    delta = estimates[:, None] - estimates[None, :]
+    pvalue = np.full((k, k), np.nan)
+    n_defined = np.zeros((k, k), dtype=int)
+    if progress is not None:
+        progress(0.0)
+    for u, (a, b) in enumerate(pairs):
+        xa, xb = matrices[metrics[a]], matrices[metrics[b]]
+        if method == "williams":
+            for i, j, xi, xj in ((a, b, xa, xb), (b, a, xb, xa)):
+                _, p = _williams(xi, xj, z, level=level, coefficient=coefficient, alternative=alternative)
+                pvalue[i, j] = p
+        else:
+            _, _, d, p, nd, dist, _ = _compare_core(
+                xa, xb, z, level=level, coefficient=coefficient, method=method, alternative=alternative,
+                n_resamples=n_resamples, rng=children[u], batch=batch,
+            )
+            pvalue[a, b], n_defined[a, b] = p, nd
+            # Reverse cell from the same resamples: swapping the roles of X and Y negates
+            # delta and every delta_s (and every centred bootstrap delta_s - delta).
+            pvalue[b, a], n_defined[b, a] = _count_pvalue(-dist, -d, alternative)
+        if progress is not None:
+            progress((u + 1) / len(pairs))
+    corrected = _correct_table(pvalue, correction, family)
+    with np.errstate(invalid="ignore"):
+        significant = np.nan_to_num(pvalue, nan=1.0) < alpha
+        significant_corrected = np.nan_to_num(corrected, nan=1.0) < alpha
+    return PairwiseTable(
+        metrics=metrics, human=human, estimates=estimates, delta=delta, pvalue=pvalue, pvalue_corrected=corrected,
+        significant=significant, significant_corrected=significant_corrected, alpha=alpha, correction=correction,
+        family=family, method=method, alternative=alternative, level=level, coefficient=coefficient,
+        n_resamples=0 if method == "williams" else n_resamples, n_defined=n_defined,
+        approximate=method == "williams" and coefficient != "pearson",
+    )
+
+
+def _correct_table(pvalue: np.ndarray, correction: str, family: str) -> np.ndarray:
+    if correction == "none" or family == "none":
+        return pvalue.copy()
+    k = pvalue.shape[0]
+    off = ~np.eye(k, dtype=bool)
+    out = np.full_like(pvalue, np.nan)
+    if family == "table":
+        out[off] = correct_pvalues(pvalue[off], method=correction)
+    else:
+        for i in range(k):
+            cols = off[i]
+            out[i, cols] = correct_pvalues(pvalue[i, cols], method=correction)
+    return out
