@@ -1,0 +1,27 @@
+"""metaeval dashboard: can I trust this evaluation metric?
+
+Run with ``bash run.sh app`` (or ``streamlit run app.py``). Pages live in ``pages/``; this entry point only
+sets up the page and the navigation. Every view-defining choice is mirrored in the URL (see ui/state.py).
+"""
+
+from pathlib import Path
+
+import streamlit as st
+
+from ui import data
+
+st.set_page_config(page_title="metaeval — can I trust this metric?", page_icon=":material/balance:", layout="wide")
+
+HERE = Path(__file__).parent
+PAGES = [  # (file, title, icon, url path, needs)
+    ("pages/home.py", "Overview", ":material/home:", "overview", True),
+    ("pages/correlations.py", "Correlations", ":material/scatter_plot:", "correlations", True),
+    ("pages/confidence.py", "Confidence intervals", ":material/straighten:", "confidence", data.has_resampling()),
+    ("pages/significance.py", "Significance", ":material/compare_arrows:", "significance", data.has_significance()),
+]
+pages = [
+    st.Page(file, title=title, icon=icon, url_path=url, default=(k == 0))
+    for k, (file, title, icon, url, ready) in enumerate(PAGES)
+    if ready and (HERE / file).is_file()
+]
+st.navigation(pages).run()

@@ -1,0 +1,81 @@
+"""Correlations: how well each chosen metric agrees with a human dimension."""
+
+import streamlit as st
+
+from ui import data, figures, state, widgets
+from ui.errors import escape_markdown, guard
+
+st.title("Correlations with human judgments")
+
+ctx = widgets.sidebar()
+if ctx is None:
+    widgets.finish()
+    st.stop()
+ds = ctx.dataset
+level, coefficient, pool, systems = widgets.correlation_settings(ds)
+
+key = state.prepare("corr_layout", options=("chosen", "all"), fallback="chosen")
+layout = state.commit("corr_layout", st.radio(
+    "Human dimensions", ("chosen", "all"), key=key, horizontal=True,
+    format_func=lambda v: "the chosen one" if v == "chosen" else "all of this dataset's"))
+
+if not ctx.metrics:
+    st.info("Pick at least one metric in the sidebar.", icon=":material/touch_app:")
+    widgets.finish()
+    st.stop()
+if not ctx.human:
+    st.warning("This dataset has no human measure to correlate with.")
+    widgets.finish()
+    st.stop()
+
+humans = (ctx.human,) if layout == "chosen" else tuple(ds.human_measures)
+table = None
+with guard("Could not compute the correlations"):
+    table = data.correlation_table(ds, ctx.key, tuple(ctx.metrics), humans, level, coefficient, pool, systems)
+if table is None:
+    widgets.finish()
+    st.stop()
+
+n_systems = ds.select_systems(systems or None).n_systems if systems else ds.n_systems
+explain = {
+    "system": f"correlation across the {n_systems} systems of their mean scores (metric means over the {pool} "
+              "pool, human means over judged inputs); n = systems with both means.",
+    "input": "for every judged input, the correlation across systems; the value is the **mean of the defined "
+             "per-input correlations**. n = inputs used; skipped = inputs where it was undefined (fewer than "
+             "2 systems scored, or constant scores).",
+    "global": "one correlation over every (system, input) cell holding both scores; n = cells used.",
+}[level]
+st.caption(escape_markdown(f"{coefficient.capitalize()} at the {level} level") + ": " + explain
+           + (" Systems: " + escape_markdown(systems) + "." if systems else ""))
+
+view = table.rename(columns={"n_undefined": "skipped"})
+shown = ["metric", "human", "estimate", "n", "skipped"] + (["systems"] if systems else [])
+st.dataframe(
+    view[shown], hide_index=True, width="stretch",
+    column_config={
+        "estimate": st.column_config.NumberColumn(f"{coefficient} ({level})", format="%.4f",
+                                                  help="empty = undefined (never silently 0)"),
+        "n": st.column_config.NumberColumn("n used", help={"system": "systems", "input": "inputs",
+                                                            "global": "cells"}[level]),
+        "skipped": st.column_config.NumberColumn("undefined skipped",
+                                                 help="input level: inputs whose correlation was undefined"),
+    },
+)
+undefined = view[view["estimate"].isna()]
+if not undefined.empty:
+    st.warning(escape_markdown(
+        "Undefined (fewer than 2 points or constant scores): " + ", ".join(undefined["metric"].astype(str))))
+
+if layout == "all" and len(humans) > 1:
+    st.markdown("**Metric x human dimension**")
+    st.dataframe(table.pivot(index="metric", columns="human", values="estimate").reindex(list(ctx.metrics)),
+                 width="stretch")
+
+st.plotly_chart(figures.correlation_bar(table, title=f"{coefficient} correlation, {level} level"),
+                width="stretch", key="correlation_bar")
+
+file_name = f"correlations_{ds.id}_{level}_{coefficient}_{pool}.csv".replace(":", "-").replace("/", "-")
+st.download_button("Download CSV", table.to_csv(index=False).encode("utf-8"), file_name=file_name,
+                   mime="text/csv", icon=":material/download:", on_click="ignore")
+
+widgets.finish()

@@ -1,0 +1,145 @@
+"""AppTest smoke and interaction tests of the dashboard pages (demo and, when present, the real mirror)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from ui_helpers import assert_clean, new_app, page_files
+
+
+def open_page(at, page: str):
+    if page != "pages/home.py":
+        at.switch_page(page)
+    return at.run()
+
+
+@pytest.mark.parametrize("page", page_files())
+def test_every_page_opens_on_the_demo(demo_env, page):
+    at = new_app().run()
+    assert_clean(at)
+    open_page(at, page)
+    assert_clean(at)
+    assert at.title, "every page has a title"
+    assert at.sidebar.selectbox(key="w:dataset").value == "demo"
+    assert at.query_params["dataset"] == "demo"
+
+
+def test_overview_shows_counts_tables_and_figures(demo_env):
+    at = new_app().run()
+    assert_clean(at)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["systems"] == "16" and metrics["judged inputs"] == "100" and metrics["unjudged inputs"] == "2,000"
+    assert metrics["human measures"] == "1" and metrics["metric measures"] == "5"
+    headers = [h.value for h in at.subheader]
+    assert {"Per-system means", "Score distributions", "Missing data"} <= set(headers)
+    means = next(df.value for df in at.dataframe if "metric.strong" in df.value.columns)
+    assert len(means) == 16
+    at.radio(key="w:dist_kind").set_value("box").run()
+    assert_clean(at)
+    assert at.query_params["dist"] == "box"
+
+
+def test_registry_datasets_without_files_are_listed_with_their_reason(demo_env):
+    at = new_app().run()
+    picker = at.sidebar.selectbox(key="w:dataset")
+    if len(picker.options) == 1:
+        pytest.skip("no registry in this build: only the demo is offered")
+    assert any("unavailable" in label for label in picker.options)
+    unavailable = next(opt for opt in ("summeval", "realsumm") if any(f"[{opt}]" in o for o in picker.options))
+    picker.set_value(unavailable).run()
+    assert not at.exception
+    assert at.warning and "not available" in at.warning[0].value
+    assert any("METAEVAL_DATA_DIR" in c.value for c in at.caption)
+
+
+def correlations(at) -> pd.DataFrame:
+    return at.dataframe[0].value
+
+
+def test_correlation_table_follows_coefficient_and_level(demo_env):
+    at = new_app({"dataset": "demo"}).run()
+    at.switch_page("pages/correlations.py").run()
+    assert_clean(at)
+    first = correlations(at)
+    assert list(first["metric"]) == ["metric.strong", "metric.good", "metric.fair", "metric.weak", "metric.noise"]
+    assert (first["n"] == 16).all()
+    # Stronger metrics correlate better on the synthetic truth.
+    assert first["estimate"].iloc[0] > first["estimate"].iloc[-1]
+
+    at.sidebar.radio(key="w:coefficient").set_value("pearson").run()
+    assert_clean(at)
+    pearson = correlations(at)
+    assert not pearson["estimate"].equals(first["estimate"])
+    assert at.query_params["coef"] == "pearson"
+
+    at.sidebar.radio(key="w:level").set_value("input").run()
+    assert_clean(at)
+    per_input = correlations(at)
+    assert (per_input["n"] + per_input["skipped"] == 100).all()  # inputs used + skipped = judged inputs
+    assert any("mean of the defined per-input correlations" in c.value for c in at.caption)
+    assert at.query_params["level"] == "input"
+
+    at.sidebar.radio(key="w:level").set_value("global").run()
+    assert (correlations(at)["n"] == 1600).all()
+
+
+def test_pool_and_system_subset_and_download(demo_env):
+    at = new_app({"dataset": "demo"}).run()
+    at.switch_page("pages/correlations.py").run()
+    judged = correlations(at)
+    pool = at.sidebar.radio(key="w:pool")
+    assert not pool.disabled
+    pool.set_value("all").run()
+    assert_clean(at)
+    assert not correlations(at)["estimate"].equals(judged["estimate"])
+    at.sidebar.selectbox(key="w:systems").set_value("type=abs").run()
+    assert_clean(at)
+    table = correlations(at)
+    assert (table["n"] == 12).all() and (table["systems"] == "type=abs").all()
+    assert at.download_button, "CSV download present"
+    assert at.query_params["systems"] == "type=abs" and at.query_params["pool"] == "all"
+
+
+def test_empty_metric_choice_shows_an_empty_state(demo_env):
+    at = new_app({"dataset": "demo"}).run()
+    at.switch_page("pages/correlations.py").run()
+    at.sidebar.multiselect(key="w:metrics").set_value([]).run()
+    assert_clean(at)
+    assert any("at least one metric" in i.value for i in at.info)
+    assert not at.dataframe
+
+
+def test_all_human_dimensions_layout(demo_env):
+    at = new_app({"dataset": "demo", "layout": "all"}).run()
+    at.switch_page("pages/correlations.py").run()
+    assert_clean(at)
+    assert set(correlations(at)["human"]) == {"human.quality"}
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("page", page_files())
+def test_every_page_opens_on_summeval(real_env, page):
+    at = new_app().run()
+    assert_clean(at)
+    assert at.sidebar.selectbox(key="w:dataset").value == "summeval", "summeval is the default when present"
+    assert at.sidebar.selectbox(key="w:human").value == "expert.relevance"
+    assert at.sidebar.multiselect(key="w:metrics").value == [
+        "rouge-1.f1", "rouge-2.f1", "rouge-l.f1", "bertscore.recall", "qa-eval.f1"]
+    open_page(at, page)
+    assert_clean(at)
+
+
+@pytest.mark.realdata
+def test_summeval_pool_is_disabled_with_a_reason(real_env):
+    at = new_app().run()
+    at.switch_page("pages/correlations.py").run()
+    assert_clean(at)
+    assert at.sidebar.radio(key="w:pool").disabled
+    assert any("no unjudged inputs" in c.value for c in at.sidebar.caption)
+    table = correlations(at).set_index("metric")
+    # Deutsch et al. (TACL 2021) Table 2 territory: system-level Kendall of QAEval-F1 above ROUGE-2.
+    assert table.loc["qa-eval.f1", "estimate"] > table.loc["rouge-2.f1", "estimate"]
+    at.sidebar.radio(key="w:level").set_value("input").run()
+    assert_clean(at)
+    assert (correlations(at)["n"] + correlations(at)["skipped"] == 100).all()

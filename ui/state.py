@@ -1,0 +1,230 @@
+"""Session state and URL query-parameter sync of every view-defining choice.
+
+Each choice (dataset, measures, level, coefficient, pool, systems subset, CI and test settings) has a
+*permanent* session-state key ``s:<name>`` that survives page switches, and a *widget* key ``w:<name>``
+that Streamlit may drop when a widget is not rendered. Widgets are created through :func:`prepare` /
+:func:`commit`, so a value chosen on one page is still there on the next.
+
+On the first run of a session the permanent keys are read from the URL (``?dataset=summeval&metric=rouge-1.f1
+&metric=rouge-2.f1&level=input``); on every run :func:`sync_url` writes them back, so opening a copied URL
+reproduces the view. Values that do not fit the chosen dataset are dropped (and reported) by the widgets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+
+import streamlit as st
+
+_PERM = "s:"
+_WIDGET = "w:"
+_INIT_FLAG = "_state_initialised"
+_NOTES = "_state_notes"
+
+
+@dataclass(frozen=True)
+class Field:
+    """One view-defining choice: its URL parameter, value type and default (None: chosen per dataset)."""
+
+    param: str
+    kind: str  # 'str' | 'list' | 'int' | 'float' | 'bool'
+    default: Any = None
+
+
+FIELDS: dict[str, Field] = {
+    "dataset": Field("dataset", "str"),
+    "human": Field("human", "str"),
+    "metrics": Field("metric", "list"),
+    "level": Field("level", "str", "system"),
+    "coefficient": Field("coef", "str", "kendall"),
+    "pool": Field("pool", "str", "judged"),
+    "systems": Field("systems", "str", ""),
+    "dist_kind": Field("dist", "str", "histogram"),
+    "corr_layout": Field("layout", "str", "chosen"),
+    # confidence intervals
+    "ci_methods": Field("ci", "list", ("BOOT-BOTH",)),
+    "ci_k": Field("ci_k", "int", 1000),
+    "ci_conf": Field("conf", "float", 0.95),
+    "ci_seed": Field("ci_seed", "int", 0),
+    "ci_sort": Field("sort", "str", "estimate"),
+    # significance
+    "sig_method": Field("test", "str", "PERM-BOTH"),
+    "sig_family": Field("family", "str", "row"),
+    "sig_correction": Field("correction", "str", "bonferroni"),
+    "sig_alpha": Field("alpha", "float", 0.05),
+    "sig_alternative": Field("alternative", "str", "greater"),
+    "sig_k": Field("sig_k", "int", 1000),
+    "sig_seed": Field("sig_seed", "int", 0),
+}
+
+
+def perm_key(name: str) -> str:
+    return _PERM + name
+
+
+def widget_key(name: str) -> str:
+    return _WIDGET + name
+
+
+def parse_param(field: Field, raw: str | list[str]) -> Any:
+    """A URL value (one string, or several for repeated keys) as the field's type; ValueError if malformed."""
+    values = [raw] if isinstance(raw, str) else list(raw)
+    if field.kind == "list":
+        out: list[str] = []
+        for value in values:
+            # Repeated keys (?metric=a&metric=b) or one comma list (?metric=a,b); "" is an explicit empty list.
+            out.extend(part for part in value.split(",") if part)
+        return out
+    value = values[-1] if values else ""
+    if field.kind == "int":
+        return int(value)
+    if field.kind == "float":
+        number = float(value)
+        if number != number:  # NaN
+            raise ValueError("not a number")
+        return number
+    if field.kind == "bool":
+        if value.lower() in ("1", "true", "yes", "on"):
+            return True
+        if value.lower() in ("0", "false", "no", "off"):
+            return False
+        raise ValueError("expected true or false")
+    return value
+
+
+def format_param(field: Field, value: Any) -> str | list[str]:
+    if field.kind == "list":
+        items = [str(v) for v in value]
+        return items if items else ""
+    if field.kind == "bool":
+        return "true" if value else "false"
+    if field.kind == "float":
+        return f"{float(value):g}"
+    return str(value)
+
+
+def init(query_params: Any = None) -> None:
+    """Read the URL into the permanent keys once per session (the first run)."""
+    ss = st.session_state
+    if ss.get(_INIT_FLAG):
+        return
+    params = st.query_params if query_params is None else query_params
+    notes: list[str] = []
+    for name, field in FIELDS.items():
+        if field.param not in params:
+            continue
+        raw = params.get_all(field.param) if hasattr(params, "get_all") else params[field.param]
+        try:
+            ss[perm_key(name)] = parse_param(field, raw)
+        except ValueError:
+            notes.append(f"ignored URL parameter {field.param}={raw!r}: expected a {field.kind}")
+    ss[_NOTES] = notes
+    ss[_INIT_FLAG] = True
+
+
+def notes() -> list[str]:
+    """Problems found in the URL or in restored choices, for display (and then forgotten)."""
+    return list(st.session_state.get(_NOTES, []))
+
+
+def add_note(text: str) -> None:
+    st.session_state.setdefault(_NOTES, []).append(text)
+
+
+def clear_notes() -> None:
+    st.session_state[_NOTES] = []
+
+
+def get(name: str, default: Any = None) -> Any:
+    """The current value of a choice: the permanent key, else ``default``, else the field's default."""
+    value = st.session_state.get(perm_key(name))
+    if value is None:
+        return default if default is not None else FIELDS[name].default
+    return value
+
+
+def is_set(name: str) -> bool:
+    return st.session_state.get(perm_key(name)) is not None
+
+
+def put(name: str, value: Any) -> None:
+    """Set a choice (and the widget showing it, if that widget has not been drawn in this run yet)."""
+    st.session_state[perm_key(name)] = value
+    st.session_state.pop(widget_key(name), None)
+
+
+def prepare(
+    name: str,
+    *,
+    options: Sequence[Any] | None = None,
+    multi: bool = False,
+    fallback: Any = None,
+    coerce: Any = None,
+) -> str:
+    """Make the widget key of ``name`` hold a valid value before the widget is drawn; return the key.
+
+    The value comes from the widget key if Streamlit kept it, else from the permanent key (restored
+    after a page switch or from the URL), else ``fallback``. With ``options`` the value is checked:
+    unknown single values become ``fallback``; unknown list items are dropped (and noted).
+    """
+    ss = st.session_state
+    wkey = widget_key(name)
+    value = ss[wkey] if wkey in ss else get(name, fallback)
+    if value is None:
+        value = fallback
+    if coerce is not None and value is not None:
+        try:
+            value = coerce(value)
+        except (TypeError, ValueError):
+            value = fallback
+    if options is not None:
+        allowed = list(options)
+        if multi:
+            items = list(value or [])
+            kept = [v for v in items if v in allowed]
+            dropped = [v for v in items if v not in allowed]
+            if dropped:
+                add_note(f"{FIELDS[name].param}: not in this dataset, dropped: {', '.join(map(str, dropped))}")
+            value = kept
+        elif value not in allowed:
+            if value not in (None, "") and fallback is not None and value != fallback:
+                add_note(f"{FIELDS[name].param}={value!s} is not available here; using {fallback!s}")
+            value = fallback if fallback in allowed else (allowed[0] if allowed else None)
+    elif multi:
+        value = list(value or [])
+    ss[wkey] = value
+    return wkey
+
+
+def commit(name: str, value: Any) -> Any:
+    """Record a widget's value as the choice (call right after drawing the widget)."""
+    st.session_state[perm_key(name)] = list(value) if isinstance(value, (list, tuple)) else value
+    return value
+
+
+def current() -> dict[str, Any]:
+    """Every choice set in this session (name -> value)."""
+    ss = st.session_state
+    return {name: ss[perm_key(name)] for name in FIELDS if ss.get(perm_key(name)) is not None}
+
+
+def url_params(choices: dict[str, Any] | None = None, *, only: Iterable[str] | None = None) -> dict[str, Any]:
+    """The query parameters describing ``choices`` (default: the session's), in FIELDS order."""
+    choices = current() if choices is None else choices
+    wanted = set(only) if only is not None else None
+    out: dict[str, Any] = {}
+    for name, field in FIELDS.items():
+        if name in choices and (wanted is None or name in wanted):
+            out[field.param] = format_param(field, choices[name])
+    return out
+
+
+def sync_url(*, only: Iterable[str] | None = None) -> None:
+    """Write the session's choices to the URL (only when they differ, to avoid needless messages)."""
+    wanted = url_params(only=only)
+    present = {key: (st.query_params.get_all(key) if len(st.query_params.get_all(key)) > 1 else st.query_params[key])
+               for key in st.query_params}
+    normalised = {k: (v if isinstance(v, str) or len(v) != 1 else v[0]) for k, v in wanted.items()}
+    if present != normalised:
+        st.query_params.from_dict(wanted)
