@@ -171,16 +171,14 @@ def _draw_swap_masks(
     return np.concatenate(parts, axis=0)
 
 
-def _zscore(x: np.ndarray) -> np.ndarray:
-    """Standardise over all cells (population std), ignoring NaN; a constant matrix is only centred."""
-    valid = ~np.isnan(x)
-    if not valid.any():
-        return x.copy()
-    values = x[valid]
-    mean = values.mean()
-    std = values.std()
-    centred = x - mean
-    return centred / std if std > 0 and np.isfinite(std) else centred
+def _zscore_params(x: np.ndarray) -> tuple[float, float]:
+    """Mean and population std over all cells, ignoring NaN; std 1 for a constant matrix (only centred)."""
+    values = x[~np.isnan(x)]
+    if values.size == 0:
+        return 0.0, 1.0
+    mean = float(values.mean())
+    std = float(values.std())
+    return mean, (std if std > 0 and np.isfinite(std) else 1.0)
 
 
 # ---------------------------------------------------------------------------
@@ -227,18 +225,24 @@ class _PermutationEngine:
     """delta_s = r(Xs, Z) - r(Ys, Z) for batches of swap masks, on z-scored X and Y."""
 
     def __init__(self, x: np.ndarray, y: np.ndarray, z: np.ndarray, level: str, coefficient: str, method: str):
-        self.x, self.y, self.z = x, y, z
+        # x and y are the raw scores; the swaps act on their z-scores (Algorithm 2, step 1).
+        (self.mu_x, self.sd_x), (self.mu_y, self.sd_y) = _zscore_params(x), _zscore_params(y)
         self.level, self.coefficient, self.method = level, coefficient, method
+        self.z = z
+        self.x = (x - self.mu_x) / self.sd_x
+        self.y = (y - self.mu_y) / self.sd_y
         n, m = x.shape
         self.per_resample = n * m
         if level == "system":
+            # Swapped sums are assembled from *raw* partial sums, z-scored afterwards:
+            # sum_j zX = (sum_j X - c mu) / sd. Equal raw sums (integer scores) then give
+            # bit-identical means, so ties between systems survive as in the raw data.
             self.has_nan = bool(np.isnan(x).any() or np.isnan(y).any())
             vx, vy = ~np.isnan(x), ~np.isnan(y)
-            x0, y0 = np.where(vx, x, 0.0), np.where(vy, y, 0.0)
-            self.sum_x, self.sum_y = x0.sum(axis=1), y0.sum(axis=1)
-            self.cnt_x, self.cnt_y = vx.sum(axis=1).astype(float), vy.sum(axis=1).astype(float)
-            self.diff = y0 - x0
-            self.diff_valid = vy.astype(float) - vx.astype(float)
+            self.x0, self.y0 = np.where(vx, x, 0.0), np.where(vy, y, 0.0)
+            self.vx, self.vy = vx.astype(np.float64), vy.astype(np.float64)
+            self.sum_x, self.sum_y = self.x0.sum(axis=1), self.y0.sum(axis=1)
+            self.cnt_x, self.cnt_y = self.vx.sum(axis=1), self.vy.sum(axis=1)
             self.z_means = system_means(z)[None, :]
         elif level == "input":
             corr = coefficient_function(coefficient)
@@ -287,26 +291,31 @@ class _PermutationEngine:
         return _rows_correlation(xs, zf, self.coefficient) - _rows_correlation(ys, zf, self.coefficient)
 
     def _system_means(self, mask: np.ndarray, b: int) -> tuple[np.ndarray, np.ndarray]:
+        n = self.x.shape[0]
         if self.method == "perm-systems":
-            rows = mask[:, :, 0]
-            sum_x = np.where(rows, self.sum_y, self.sum_x)
-            sum_y = np.where(rows, self.sum_x, self.sum_y)
-            cnt_x = np.where(rows, self.cnt_y, self.cnt_x)
-            cnt_y = np.where(rows, self.cnt_x, self.cnt_y)
+            rows = mask[:, :, 0].astype(np.float64)
+            moved_x, moved_y = rows * self.sum_x, rows * self.sum_y
+            moved_cx, moved_cy = rows * self.cnt_x, rows * self.cnt_y
         else:
             if self.method == "perm-inputs":
-                cols = mask[:, 0, :].astype(np.float64)
-                moved = np.einsum("sj,ij->si", cols, self.diff)
-                moved_cnt = np.einsum("sj,ij->si", cols, self.diff_valid) if self.has_nan else 0.0
+                weights, spec = mask[:, 0, :].astype(np.float64), "sj,ij->si"
             else:
-                cells = mask.astype(np.float64)
-                # einsum keeps the per-element reduction order independent of the batch size.
-                moved = np.einsum("sij,ij->si", cells, self.diff)
-                moved_cnt = np.einsum("sij,ij->si", cells, self.diff_valid) if self.has_nan else 0.0
-            sum_x, sum_y = self.sum_x + moved, self.sum_y - moved
-            cnt_x, cnt_y = self.cnt_x + moved_cnt, self.cnt_y - moved_cnt
-            cnt_x, cnt_y = np.broadcast_to(cnt_x, sum_x.shape), np.broadcast_to(cnt_y, sum_y.shape)
-        return _safe_divide(sum_x, cnt_x), _safe_divide(sum_y, cnt_y)
+                weights, spec = mask.astype(np.float64), "sij,ij->si"
+            # einsum, not BLAS: the per-element reduction order does not depend on the batch size.
+            moved_x = np.einsum(spec, weights, self.x0)
+            moved_y = np.einsum(spec, weights, self.y0)
+            if self.has_nan:
+                moved_cx = np.einsum(spec, weights, self.vx)
+                moved_cy = np.einsum(spec, weights, self.vy)
+            else:
+                moved_cx = moved_cy = weights.sum(axis=-1) if weights.ndim == 3 else np.broadcast_to(
+                    weights.sum(axis=-1)[:, None], (b, n))
+        # Xs keeps X's unmoved cells and receives Y's moved ones; Ys the reverse.
+        kept_x, kept_cx = self.sum_x - moved_x, self.cnt_x - moved_cx
+        kept_y, kept_cy = self.sum_y - moved_y, self.cnt_y - moved_cy
+        zsum_xs = (kept_x - kept_cx * self.mu_x) / self.sd_x + (moved_y - moved_cy * self.mu_y) / self.sd_y
+        zsum_ys = (kept_y - kept_cy * self.mu_y) / self.sd_y + (moved_x - moved_cx * self.mu_x) / self.sd_x
+        return _safe_divide(zsum_xs, kept_cx + moved_cy), _safe_divide(zsum_ys, kept_cy + moved_cx)
 
     def _kendall_counts(self, mask: np.ndarray) -> np.ndarray:
         b = mask.shape[0]
@@ -378,8 +387,7 @@ def _compare_core(x, y, z, *, level, coefficient, method, alternative, n_resampl
         t, p = _williams(x, y, z, level=level, coefficient=coefficient, alternative=alternative)
         return est_x, est_y, delta, p, 0, None, t
     if method in PERMUTATION_METHODS:
-        xs, ys = _zscore(x), _zscore(y)
-        null = _permutation_null(xs, ys, z, level=level, coefficient=coefficient, method=method, rng=rng,
+        null = _permutation_null(x, y, z, level=level, coefficient=coefficient, method=method, rng=rng,
                                  n_resamples=n_resamples, batch=batch)
         # The observed delta of the standardised data (equal to ``delta``: correlations are
         # invariant to each metric's affine rescaling) is the threshold.
