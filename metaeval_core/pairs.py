@@ -10,6 +10,8 @@ References: METHODS.md sec. 1 and 4; Deutsch, Dror & Roth (NAACL 2022) sec. 4, F
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 from typing import Literal, get_args
 
@@ -308,17 +310,16 @@ def decile_thresholds(abs_dx) -> tuple[np.ndarray, int]:
     """``t_1..t_10`` of METHODS sec. 4 and the bucket size ``b = ceil(0.1 * #pairs)``.
 
     ``t_k`` is the ``|dx|`` at 0-based sorted position ``min(k b, #pairs) - 1``. With
-    no pair the thresholds are NaN and ``b = 0``. ``b`` is computed in exact integer
-    arithmetic: ``ceil(#pairs / 10)``. (The NAACL 2022 authors' script evaluates
-    ``math.ceil(#pairs * 0.1)`` in floating point, which gives one more whenever
-    ``#pairs`` is a multiple of 10 whose float product rounds up, e.g. 13 instead of 12
-    for SummEval's 120 pairs and 31 instead of 30 for 300 pairs.)
+    no pair the thresholds are NaN and ``b = 0``. ``b`` is evaluated exactly as the
+    NAACL 2022 authors' script (``plot_heatmaps.py``) does, ``math.ceil(#pairs * 0.1)``
+    in floating point, so the grid follows the paper's procedure to the letter (for
+    120 pairs ``b = 12``, for 276 pairs ``b = 28``).
     """
     values = np.sort(np.asarray(abs_dx, dtype=np.float64).ravel())
     n = values.size
     if n == 0:
         return np.full(N_DECILES, np.nan), 0
-    b = -(-n // N_DECILES)  # ceil(0.1 * n) in exact integer arithmetic
+    b = math.ceil(n * 0.1)  # the paper's script's own expression (see docstring)
     positions = np.minimum(np.arange(1, N_DECILES + 1) * b, n) - 1
     return values[positions], b
 

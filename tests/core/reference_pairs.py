@@ -7,7 +7,6 @@ metaeval_core.stability and metaeval_core.pools.
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 import numpy as np
 
@@ -62,7 +61,7 @@ def decile_grid(x, z, min_pairs: int):
         nan_row = [float("nan")] * 10
         return nan_row, nan_row, [[float("nan")] * 10 for _ in range(10)], [[0] * 10 for _ in range(10)]
     ordered = sorted(abs(dx) for dx, _ in pairs)
-    b = math.ceil(Fraction(n, 10))  # b = ceil(0.1 * #pairs), in exact arithmetic
+    b = math.ceil(n * 0.1)  # b = ceil(0.1 * #pairs), as the paper's script evaluates it
     t = [ordered[min(k * b, n) - 1] for k in range(1, 11)]
     uppers = t
     lowers = [0.0] + t[:9]
