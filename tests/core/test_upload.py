@@ -1,0 +1,722 @@
+"""Tests of metaeval_core.upload: round trips, the bad-file corpus, edge cases and fuzzing."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import math
+import pickle
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from metaeval_core.dataset import Dataset, DatasetError
+from metaeval_core.synthetic import SyntheticSpec, synthetic_dataset
+from metaeval_core.upload import (
+    UPLOAD_ERROR_KINDS,
+    UploadError,
+    UploadLimits,
+    detect_layout,
+    looks_human,
+    read_user_file,
+)
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+BAD = DATA / "bad_uploads"
+GOOD = DATA / "good_uploads"
+
+
+# -- writers: a Dataset as each supported file --------------------------------------------
+@pytest.fixture(scope="module")
+def small() -> Dataset:
+    return synthetic_dataset(SyntheticSpec(n_systems=5, n_judged=8, n_unjudged=6, n_annotators=3), id="small")
+
+
+def long_frame(ds: Dataset, *, annotators: bool = True, attributes: bool = True) -> pd.DataFrame:
+    """One row per score (per annotator for annotated measures); missing metric cells as empty scores."""
+    rows = []
+    for name, m in ds.measures.items():
+        for i, s in enumerate(ds.systems):
+            for j, d in enumerate(ds.inputs):
+                if annotators and m.annotators is not None:
+                    for a in range(m.annotators.shape[0]):
+                        if not np.isnan(m.annotators[a, i, j]):
+                            rows.append((s, d, name, m.annotators[a, i, j], f"ann{a}"))
+                elif m.kind == "metric" or not np.isnan(m.scores[i, j]):
+                    rows.append((s, d, name, m.scores[i, j], ""))
+    frame = pd.DataFrame(rows, columns=["system", "input", "measure", "score", "annotator"])
+    if not annotators:
+        frame = frame.drop(columns="annotator")
+    if attributes:
+        types = dict(zip(ds.systems, ds.system_attributes["type"]))
+        frame["system_type"] = frame["system"].map(types)
+    return frame
+
+
+def wide_frame(ds: Dataset) -> pd.DataFrame:
+    grid_s, grid_i = np.meshgrid(np.arange(ds.n_systems), np.arange(ds.n_inputs), indexing="ij")
+    frame = pd.DataFrame({
+        "system": np.asarray(ds.systems)[grid_s.ravel()],
+        "input": np.asarray(ds.inputs)[grid_i.ravel()],
+        "system_type": np.asarray(ds.system_attributes["type"])[grid_s.ravel()],
+    })
+    for name, m in ds.measures.items():
+        frame[name] = m.scores.ravel()
+    return frame
+
+
+def sacrerouge_bytes(ds: Dataset) -> bytes:
+    """SacreROUGE JSONL: nested metric dicts (``a.b`` -> {"a": {"b": ...}}), annotator lists, reference lines."""
+    lines = []
+    for j, d in enumerate(ds.inputs):
+        lines.append(json.dumps({"instance_id": d, "summarizer_id": "reference-0", "summarizer_type": "reference",
+                                 "metrics": {"metric": {"strong": 100.0}}}))
+        for i, s in enumerate(ds.systems):
+            metrics: dict = {}
+            for name, m in ds.measures.items():
+                group, leaf = name.split(".", 1)
+                if m.annotators is not None:
+                    column = m.annotators[:, i, j]
+                    value = [] if np.isnan(column).all() else [None if np.isnan(v) else float(v) for v in column]
+                else:
+                    value = None if np.isnan(m.scores[i, j]) else float(m.scores[i, j])
+                metrics.setdefault(group, {})[leaf] = value
+            lines.append(json.dumps({"instance_id": d, "summarizer_id": s, "summarizer_type": "peer",
+                                     "metrics": metrics}))
+    return ("\n".join(lines) + "\n").encode()
+
+
+def parquet_bytes(frame: pd.DataFrame) -> bytes:
+    buffer = io.BytesIO()
+    frame.to_parquet(buffer, index=False, engine="pyarrow")
+    return buffer.getvalue()
+
+
+def csv_bytes(frame: pd.DataFrame, sep: str = ",") -> bytes:
+    return frame.to_csv(index=False, sep=sep).encode()
+
+
+def assert_same(original: Dataset, back: Dataset, *, annotators: bool = True, attributes: bool = True) -> None:
+    assert back.systems == original.systems
+    assert back.inputs == original.inputs
+    assert list(back.measures) == list(original.measures)
+    for name, m in original.measures.items():
+        got = back.measures[name]
+        assert got.kind == m.kind, name
+        np.testing.assert_array_equal(got.scores, m.scores, err_msg=name)  # NaN-aware, exact
+        if annotators and m.annotators is not None:
+            assert got.annotators is not None
+            np.testing.assert_array_equal(got.annotators, m.annotators, err_msg=name)
+    np.testing.assert_array_equal(back.judged, original.judged)
+    assert back.human_measures == original.human_measures
+    assert back.metric_measures == original.metric_measures
+    if attributes:
+        assert dict(back.system_attributes) == dict(original.system_attributes)
+        if annotators:
+            assert back.fingerprint() == original.fingerprint()
+
+
+# -- round trips ----------------------------------------------------------------------------
+def test_long_csv_with_annotators_round_trip(small):
+    back = read_user_file(csv_bytes(long_frame(small)), name="long.csv")
+    assert_same(small, back)
+    assert back.n_judged == 8 and back.n_unjudged == 6 and back.has_unjudged_pool
+    assert back.measures["human.quality"].annotators.shape == (3, 5, 14)
+
+
+def test_long_csv_without_annotators_round_trip(small):
+    back = read_user_file(csv_bytes(long_frame(small, annotators=False)), name="long.csv")
+    assert_same(small, back, annotators=False)
+    assert back.measures["human.quality"].annotators is None
+
+
+def test_wide_csv_round_trip(small):
+    back = read_user_file(csv_bytes(wide_frame(small)), name="wide.csv")
+    assert_same(small, back, annotators=False)
+
+
+def test_wide_tsv_round_trip(small):
+    back = read_user_file(csv_bytes(wide_frame(small), sep="\t"), name="wide.tsv")
+    assert_same(small, back, annotators=False)
+
+
+def test_sacrerouge_jsonl_round_trip(small):
+    back = read_user_file(sacrerouge_bytes(small), name="metrics.jsonl")
+    assert_same(small, back, attributes=False)
+    assert any("reference" in note for note in back.notes)
+    assert "reference-0" not in back.systems
+
+
+@pytest.mark.parametrize("layout", ["long", "wide"])
+def test_parquet_round_trip(small, layout):
+    frame = long_frame(small) if layout == "long" else wide_frame(small)
+    back = read_user_file(parquet_bytes(frame), name=f"{layout}.parquet")
+    assert_same(small, back, annotators=layout == "long")
+
+
+@pytest.mark.parametrize("which", ["csv", "jsonl"])
+def test_gzip_round_trip(small, which, tmp_path):
+    raw = csv_bytes(long_frame(small)) if which == "csv" else sacrerouge_bytes(small)
+    path = tmp_path / f"scores.{which}.gz"
+    path.write_bytes(gzip.compress(raw))
+    back = read_user_file(path)
+    assert_same(small, back, attributes=which == "csv")
+
+
+def test_gzip_recognised_by_magic_bytes_without_gz_name(small):
+    back = read_user_file(gzip.compress(csv_bytes(wide_frame(small))), name="wide.csv")
+    assert_same(small, back, annotators=False)
+
+
+def test_format_argument_overrides_the_extension(small):
+    back = read_user_file(sacrerouge_bytes(small), name="export.dat", format="jsonl")
+    assert_same(small, back, attributes=False)
+
+
+def test_content_sniffed_without_a_name(small):
+    assert read_user_file(sacrerouge_bytes(small)).n_systems == 5
+    assert read_user_file(parquet_bytes(wide_frame(small))).n_systems == 5
+    assert read_user_file(csv_bytes(wide_frame(small))).n_systems == 5
+
+
+def test_streamlit_like_uploaded_file(small):
+    class UploadedFile(io.BytesIO):
+        name = "from_browser.csv"
+        size = 0
+
+    upload = UploadedFile(csv_bytes(long_frame(small)))
+    upload.size = len(upload.getvalue())
+    back = read_user_file(upload)
+    assert_same(small, back)
+    assert back.id == "upload-from_browser" and back.title == "from_browser.csv"
+
+
+def test_path_source_and_dataset_id(small, tmp_path):
+    path = tmp_path / "my scores (v2).csv"
+    path.write_bytes(csv_bytes(wide_frame(small)))
+    assert read_user_file(path).id == "upload-my-scores-v2"
+    assert read_user_file(str(path), dataset_id="mine").id == "mine"
+
+
+def test_200k_row_long_csv_parses_fast():
+    big = synthetic_dataset(SyntheticSpec(n_systems=16, n_judged=100, n_unjudged=1900))
+    grid_s, grid_i = np.meshgrid(np.arange(16), np.arange(2000), indexing="ij")
+    parts = [
+        pd.DataFrame({"system": np.asarray(big.systems)[grid_s.ravel()],
+                      "input": np.asarray(big.inputs)[grid_i.ravel()], "measure": name, "score": m.scores.ravel()})
+        for name, m in big.measures.items()
+    ]
+    raw = csv_bytes(pd.concat(parts))
+    assert raw.count(b"\n") > 190_000
+    start = time.perf_counter()
+    back = read_user_file(raw, name="big.csv")
+    elapsed = time.perf_counter() - start
+    assert elapsed < 2.0, f"parsing took {elapsed:.2f} s"
+    for name, m in big.measures.items():
+        np.testing.assert_array_equal(back.measures[name].scores, m.scores)
+    assert back.n_judged == 100 and back.n_inputs == 2000
+
+
+# -- the good-file corpus -----------------------------------------------------------------------
+def test_good_long_with_annotators():
+    ds = read_user_file(GOOD / "long_with_annotators.csv")
+    assert ds.systems == ("A", "B", "C") and ds.inputs == ("d1", "d2", "d3")
+    rel = ds.measures["relevance"]
+    assert rel.kind == "human" and rel.annotators.shape == (2, 3, 3)
+    assert np.isnan(rel.annotators[1, 2, 0]) and rel.scores[2, 0] == 5.0 and rel.scores[0, 0] == 3.5
+    np.testing.assert_array_equal(ds.judged, [True, True, False])
+    assert ds.measures["rouge-1"].kind == "metric" and np.isnan(ds.measures["rouge-1"].scores[2, 2])
+
+
+def test_good_wide_tsv_with_attribute_and_case_insensitive_headers():
+    ds = read_user_file(GOOD / "wide.tsv")
+    assert ds.human_measures == ("human.overall",) and ds.metric_measures == ("rouge-2", "bertscore")
+    assert ds.system_attributes == {"size": ("small", "large")}
+    np.testing.assert_array_equal(ds.judged, [True, True, False])
+
+
+def test_good_sacrerouge_jsonl():
+    ds = read_user_file(GOOD / "sacrerouge.jsonl")
+    assert set(ds.measures) == {"expert.relevance", "rouge-2.f1", "rouge-2.recall", "ground-truth"}
+    assert ds.systems == ("M1", "M2")
+    assert ds.human_measures == ("expert.relevance", "ground-truth")
+    assert ds.measures["expert.relevance"].annotators.shape == (3, 2, 3)
+    assert ds.measures["expert.relevance"].scores[0, 1] == 4.5  # [5, 4, null]
+    assert np.isnan(ds.measures["rouge-2.recall"].scores[0, 2])  # NaN token
+    np.testing.assert_array_equal(ds.judged, [True, True, False])
+    assert any("reference" in n for n in ds.notes)
+
+
+def test_good_realsumm_style_long_with_aliases():
+    ds = read_user_file(GOOD / "realsumm_style_long.csv")
+    assert ds.inputs == ("0", "1") and ds.systems == ("bart_out", "lead3")
+    assert ds.system_attributes == {"type": ("abs", "ext")}
+    assert ds.human_measures == ("litepyramid_recall",)
+    assert any("scale" in n for n in ds.notes) is False  # both within [0, 1]
+
+
+def test_good_bom_semicolon_crlf():
+    ds = read_user_file(GOOD / "bom_semicolon_crlf.csv")
+    assert ds.systems == ("A", "B") and ds.inputs == ("d1", "d2")
+    assert ds.measures["rouge"].scores[1, 1] == 0.6
+
+
+def test_html_and_formula_names_are_kept_verbatim():
+    ds = read_user_file(GOOD / "html_and_formula_names.csv")
+    assert ds.systems == ("<script>alert(1)</script>", '=HYPERLINK("http://x")')
+    assert ds.inputs == ("=cmd|' /C calc'!A0", "@SUM(A1:A9)")
+    assert any("verbatim" in n for n in ds.notes)
+
+
+def test_formula_names_in_jsonl_and_parquet_are_verbatim():
+    frame = pd.DataFrame({"system": ["=1+1", "<img src=x onerror=alert(1)>"] * 2,
+                          "input": ["@x", "@x", "+y", "+y"], "human.q": [1.0, 2, 3, 4], "m": [0.1, 0.2, 0.3, 0.5]})
+    ds = read_user_file(parquet_bytes(frame), name="f.parquet")
+    assert ds.systems == ("=1+1", "<img src=x onerror=alert(1)>") and ds.inputs == ("@x", "+y")
+
+
+def test_mixed_scales_are_a_note_not_an_error():
+    raw = b"system,input,human.q,rouge,bert\nA,d1,3,41.5,0.8\nB,d1,4,30.2,0.9\nA,d2,2,22.1,0.7\nB,d2,5,35,0.85\n"
+    ds = read_user_file(raw, name="scales.csv")
+    assert any("different scales" in n for n in ds.notes)
+
+
+def test_unjudged_inputs_and_ties_and_missing_tokens():
+    raw = (b"system,input,human.q,rouge\n"
+           b"A,d1,3,0.5\nB,d1,3,0.5\nA,d2,N/A,0.5\nB,d2,null,0.5\nA,d3,2, 0.5 \nB,d3,None,\n")
+    ds = read_user_file(raw, name="ties.csv")
+    np.testing.assert_array_equal(ds.judged, [True, False, True])
+    assert ds.n_unjudged == 1 and np.isnan(ds.measures["rouge"].scores[1, 2])
+
+
+def test_human_measures_argument_overrides_the_naming_rule():
+    ds = read_user_file(BAD / "no_human_measure.csv", human_measures=["bertscore"])
+    assert ds.human_measures == ("bertscore",) and ds.metric_measures == ("rouge-1",)
+    # an empty selection means "automatic", which finds none here
+    with pytest.raises(UploadError) as info:
+        read_user_file(BAD / "no_human_measure.csv", human_measures=[])
+    assert info.value.kind == "no-human-measure"
+
+
+def test_human_measures_can_demote_a_conventional_name():
+    raw = b"system,input,relevance,coherence\nA,d1,3,4\nB,d1,4,5\nA,d2,2,3\nB,d2,5,4\n"
+    ds = read_user_file(raw, name="x.csv", human_measures=["relevance"])
+    assert ds.metric_measures == ("coherence",)
+
+
+@pytest.mark.parametrize("name, human", [
+    ("human.relevance", True), ("Human:overall", True), ("expert.coherence", True), ("turker.fluency", True),
+    ("ground-truth", True), ("litepyramid.recall", True), ("Factuality", True), ("score_human", True),
+    ("relevance", True), ("consistency", True), ("rouge-2.f1", False), ("bertscore", False),
+    ("humanity_score", False), ("QAEval", False),
+])
+def test_looks_human(name, human):
+    assert looks_human(name) is human
+
+
+@pytest.mark.parametrize("columns, layout", [
+    (["system", "input", "measure", "score"], "long"),
+    (["System", "Doc_ID", "Metric", "Value", "system_type"], "long"),
+    (["system", "input", "score"], "wide"),  # a lone 'score' is a measure
+    (["system", "input", "rouge", "human.q"], "wide"),
+])
+def test_detect_layout(columns, layout):
+    assert detect_layout(pd.DataFrame(columns=columns)) == layout
+    assert detect_layout(columns) == layout
+
+
+def test_detect_layout_rejects_non_frames():
+    with pytest.raises(TypeError, match="frame"):
+        detect_layout(42)
+
+
+def test_argument_type_errors_name_the_parameter():
+    with pytest.raises(TypeError, match="source"):
+        read_user_file(12345)
+    with pytest.raises(TypeError, match="human_measures"):
+        read_user_file(b"x", human_measures="relevance")
+    with pytest.raises(TypeError, match="limits"):
+        read_user_file(b"x", limits={"max_bytes": 3})
+    with pytest.raises(ValueError, match="max_rows"):
+        UploadLimits(max_rows=0)
+
+
+def test_upload_error_contract():
+    with pytest.raises(UploadError) as info:
+        read_user_file(BAD / "one_system.csv")
+    error = info.value
+    assert isinstance(error, DatasetError) and isinstance(error, ValueError)
+    assert error.kind == "too-few-systems" and error.file == "one_system.csv"
+    copy = pickle.loads(pickle.dumps(error))
+    assert copy.kind == error.kind and str(copy) == str(error)
+
+
+def test_nothing_is_executed_or_unpickled(tmp_path):
+    # a real pickle named .pkl is refused by extension, and pickle bytes named .csv are just bad text
+    payload = pickle.dumps({"a": 1})
+    with pytest.raises(UploadError) as info:
+        read_user_file(payload, name="x.pkl")
+    assert info.value.kind == "unknown-format"
+    with pytest.raises(UploadError):
+        read_user_file(payload, name="x.csv")
+
+
+# -- the bad-file corpus ----------------------------------------------------------------------
+def _good_wide(n_rows: int = 4) -> bytes:
+    rows = [f"{'AB'[r % 2]},d{r // 2},{r % 5 + 1},{0.1 * r:.1f}" for r in range(n_rows)]
+    return ("system,input,human.q,rouge\n" + "\n".join(rows) + "\n").encode()
+
+
+def _parquet(frame: pd.DataFrame) -> bytes:
+    return parquet_bytes(frame)
+
+
+_LONG4 = pd.DataFrame({"system": ["A", "B", "A", "B"], "input": ["d1", "d1", "d2", "d2"],
+                       "measure": ["human.q"] * 4, "score": [1.0, 2.0, 3.0, 4.0]})
+
+# (id, source: file name in bad_uploads or a callable giving (bytes, name), kind, needles, read_user_file kwargs)
+CASES = [
+    # empty
+    ("empty", "empty.csv", "empty-file", ["empty.csv", "empty"], {}),
+    ("whitespace-only", "whitespace_only.csv", "empty-file", ["whitespace_only.csv"], {}),
+    ("header-only", "header_only.csv", "empty-file", ["no data rows"], {}),
+    ("empty-bytes", lambda: (b"", "x.jsonl"), "empty-file", ["x.jsonl"], {}),
+    ("bom-only", lambda: (b"\xef\xbb\xbf\n", "x.csv"), "empty-file", ["x.csv"], {}),
+    ("jsonl-only-references", "only_references.jsonl", "empty-file", ["reference"], {}),
+    # encoding
+    ("latin1", lambda: (b"system,input,human.q,rouge\nA,d1,3,0.4\nB,caf\xe9,4,0.5\n", "latin.csv"), "encoding",
+     ["latin.csv", "line 3", "offset 43", "0xe9"], {}),
+    ("utf16", lambda: ("system,input,human.q,rouge\nA,d1,3,0.4\n".encode("utf-16"), "u16.csv"), "encoding",
+     ["UTF-16"], {}),
+    ("nul-bytes", lambda: (b"system,input,human.q\nA,d\x001,3\n", "nul.csv"), "encoding", ["NUL", "line 2"], {}),
+    ("latin1-jsonl", lambda: (b'{"instance_id": "caf\xe9"}\n', "l.jsonl"), "encoding", ["line 1"], {}),
+    # structure
+    ("missing-input-column", "missing_input_column.csv", "missing-column",
+     ["missing input", "found 'system', 'measure', 'score'", "doc_id"], {}),
+    ("wide-no-measures", "wide_no_measure_columns.csv", "missing-column", ["no measure columns"], {}),
+    ("duplicate-columns", "duplicate_columns.csv", "duplicate-column", ["'rouge'", "'ROUGE '"], {}),
+    ("unnamed-column-with-values", "unnamed_column_with_values.csv", "bad-header", ["column 4", "line 1"], {}),
+    ("unclosed-quote", "unclosed_quote.csv", "broken-csv", ["unclosed_quote.csv", "EOF", "line 3"], {}),
+    ("too-many-fields", "too_many_fields.csv", "broken-csv", ["line 3"], {}),
+    ("long-with-extra-columns", "long_with_extra_columns.csv", "mixed-format", ["'bleu'", "long"], {}),
+    ("annotator-in-wide", "annotator_in_wide.csv", "mixed-format", ["'annotator'"], {}),
+    ("jsonl-in-csv", "jsonl_in_csv.csv", "mixed-format", ["line 1", ".jsonl"], {}),
+    ("csv-in-jsonl", "csv_in_jsonl.jsonl", "mixed-format", ["line 1", "CSV"], {}),
+    ("json-array", "json_array.json", "mixed-format", ["array"], {}),
+    ("parquet-bytes-in-csv", lambda: (_parquet(_LONG4), "looks.csv"), "mixed-format", ["Parquet"], {}),
+    ("zip-in-csv", lambda: (b"PK\x03\x04" + b"\x00" * 40, "book.csv"), "mixed-format", ["ZIP"], {}),
+    # values
+    ("non-numeric-long", "non_numeric_long.csv", "non-numeric", ["line 5", "'score'", "'abc'"], {}),
+    ("non-numeric-wide-html", "non_numeric_wide.csv", "non-numeric", ["line 4", "'rouge'", "'<b>high</b>'"], {}),
+    ("decimal-comma", "decimal_comma.csv", "non-numeric", ["line 2", "'0,4'", "decimal separator"], {}),
+    ("long-bad-value-truncated", lambda: (b"system,input,measure,score\nA,d1,q,x" + b"y" * 500 + b"\n", "t.csv"),
+     "non-numeric", ["line 2", "..."], {}),
+    ("inf-long", "inf_long.csv", "non-finite", ["line 3", "'score'", "'inf'"], {}),
+    ("neg-inf-wide", "neg_inf_wide.csv", "non-finite", ["line 3", "'rouge'", "'-Infinity'"], {}),
+    ("jsonl-string-score", "string_score.jsonl", "non-numeric", ["line 2", "'rouge'", "'n.a.=1'"], {}),
+    ("jsonl-bool-score", "bool_score.jsonl", "non-numeric", ["line 1", "'faithful'", "true"], {}),
+    ("jsonl-nested-list", "nested_list_score.jsonl", "non-numeric", ["line 1", "'ground-truth'"], {}),
+    ("jsonl-infinity", "infinity_score.jsonl", "non-finite", ["line 2", "'rouge'"], {}),
+    ("jsonl-huge-int", lambda: (b'{"instance_id": "d", "summarizer_id": "A", "metrics": {"r": 1' + b"0" * 400
+                                + b"}}\n", "big.jsonl"), "non-finite", ["line 1", "'r'"], {}),
+    # cells
+    ("duplicate-cell-long", "duplicate_cell_long.csv", "duplicate-cell", ["line 2 and line 6", "'human.q'"], {}),
+    ("duplicate-cell-wide", "duplicate_cell_wide.csv", "duplicate-cell", ["line 3 and line 5", "'B'", "'d1'"], {}),
+    ("duplicate-annotator", "duplicate_annotator.csv", "duplicate-cell", ["line 4 and line 5", "same annotator"], {}),
+    ("duplicate-jsonl-line", "duplicate_line.jsonl", "duplicate-cell", ["line 1 and line 4"], {}),
+    ("duplicate-cell-parquet", lambda: (_parquet(pd.concat([_LONG4, _LONG4.iloc[[2]]])), "dup.parquet"),
+     "duplicate-cell", ["row 3 and row 5"], {}),
+    ("inconsistent-attribute", "inconsistent_system_type.csv", "inconsistent-attribute",
+     ["'B'", "'ext'", "'abs'", "line 3", "line 5"], {}),
+    # names
+    ("empty-system-name", "empty_system_name.csv", "missing-value", ["line 4", "'system'"], {}),
+    ("annotator-missing", "annotator_missing_on_human_row.csv", "missing-value", ["line 4", "'quality'"], {}),
+    ("control-char-name", "control_char_name.csv", "bad-name", ["line 3", "'input'", "\\x01"], {}),
+    ("jsonl-float-id", "float_instance_id.jsonl", "bad-name", ["line 1", "'instance_id'"], {}),
+    ("long-system-name", lambda: (_good_wide().replace(b"\nB,d0,", b"\n" + b"S" * 300 + b",d0,"), "n.csv"),
+     "name-too-long", ["line 3", "'system'", "300 characters", "limit is 200"], {}),
+    ("long-measure-header", lambda: (b"system,input," + b"m" * 250 + b",human.q\nA,d,1,2\nB,d,2,3\n", "h.csv"),
+     "name-too-long", ["250 characters"], {}),
+    ("long-jsonl-key", lambda: (b'{"instance_id": "d", "summarizer_id": "A", "metrics": {"' + b"k" * 30 + b'": 1}}\n',
+                                "k.jsonl"), "name-too-long", ["line 1", "30 characters"],
+     {"limits": UploadLimits(max_name_length=20)}),
+    ("missing-summarizer-id", "missing_summarizer_id.jsonl", "missing-column", ["line 2", "'summarizer_id'"], {}),
+    ("missing-metrics", "missing_metrics.jsonl", "missing-column", ["line 1", "'metrics'", "'scores'"], {}),
+    # JSONL lines
+    ("broken-jsonl-line", "broken_line.jsonl", "broken-jsonl", ["broken_line.jsonl", "line 3"], {}),
+    ("jsonl-line-not-object", "line_not_object.jsonl", "broken-jsonl", ["line 3", "list"], {}),
+    ("jsonl-metrics-not-object", "metrics_not_object.jsonl", "broken-jsonl", ["line 2", "'metrics'"], {}),
+    # parquet
+    ("garbage-parquet", "garbage.parquet", "bad-parquet", ["garbage.parquet"], {}),
+    ("not-parquet-bytes", lambda: (b"system,input\nA,d\n", "x.parquet"), "bad-parquet", ["PAR1"], {}),
+    ("truncated-parquet", lambda: (_parquet(_LONG4)[:-30] + b"PAR1", "cut.parquet"), "bad-parquet", ["cut.parquet"],
+     {}),
+    ("parquet-string-scores", lambda: (_parquet(_LONG4.astype({"score": str})), "s.parquet"), "bad-parquet",
+     ["'score'", "string"], {}),
+    ("parquet-bool-measure", lambda: (_parquet(pd.DataFrame({"system": ["A", "B"], "input": ["d", "d"],
+                                                              "human.q": [1.0, 2.0], "flag": [True, False]})),
+                                      "b.parquet"), "bad-parquet", ["'flag'", "bool"], {}),
+    ("parquet-float-system-names", lambda: (_parquet(_LONG4.assign(system=[1.5, 2.5, 1.5, 2.5])), "f.parquet"),
+     "bad-parquet", ["'system'", "double"], {}),
+    ("parquet-inf", lambda: (_parquet(_LONG4.assign(score=[1.0, np.inf, 2.0, 3.0])), "i.parquet"), "non-finite",
+     ["row 2", "'score'"], {}),
+    # formats
+    ("xlsx", "scores.xlsx", "unknown-format", ["'.xlsx'", "CSV"], {}),
+    ("pickle", "scores.pkl", "unknown-format", ["'.pkl'"], {}),
+    ("format-argument", lambda: (_good_wide(), "x.csv"), "unknown-format", ["'xml'"], {"format": "xml"}),
+    ("corrupt-gzip", "corrupt.csv.gz", "bad-gzip", ["corrupt.csv.gz"], {}),
+    # limits
+    ("too-large-bytes", lambda: (_good_wide(), "big.csv"), "too-large", ["big.csv", "limit is 50 bytes"],
+     {"limits": UploadLimits(max_bytes=50)}),
+    ("too-large-gzip-bomb", lambda: (gzip.compress(b"system,input\n" + b"0" * 200_000), "bomb.csv.gz"),
+     "too-large", ["decompresses"], {"limits": UploadLimits(max_bytes=10_000)}),
+    ("too-many-rows-csv", lambda: (_good_wide(8), "rows.csv"), "too-many-rows", ["5"],
+     {"limits": UploadLimits(max_rows=5)}),
+    ("too-many-rows-jsonl", lambda: (GOOD.joinpath("sacrerouge.jsonl").read_bytes(), "r.jsonl"), "too-many-rows",
+     ["line 3"], {"limits": UploadLimits(max_rows=2)}),
+    ("too-many-rows-parquet", lambda: (_parquet(_LONG4), "r.parquet"), "too-many-rows", ["4 rows"],
+     {"limits": UploadLimits(max_rows=3)}),
+    ("too-many-cells", lambda: (_good_wide(8), "cells.csv"), "too-many-cells", ["16 score cells"],
+     {"limits": UploadLimits(max_cells=10)}),
+    # dataset rules
+    ("one-system", "one_system.csv", "too-few-systems", ["only 1 system", "'A'"], {}),
+    ("one-judged-input", "one_judged_input.csv", "too-few-inputs", ["only 1 input"], {}),
+    ("no-human-measure", "no_human_measure.csv", "no-human-measure", ["'rouge-1'", "human.", "human_measures"], {}),
+    ("no-metric-measure", "no_metric_measure.csv", "no-metric-measure", ["'relevance'", "'coherence'"], {}),
+    ("all-nan-metric", "all_nan_metric.csv", "all-nan-measure", ["'bleu'"], {}),
+    ("human-without-scores", "human_without_scores.csv", "no-judged-inputs", ["'human.q'"], {}),
+    ("unknown-human-measure", lambda: (_good_wide(), "u.csv"), "unknown-measure", ["'nope'", "'rouge'"],
+     {"human_measures": ["nope"]}),
+]
+
+
+def _source(spec):
+    if callable(spec):
+        raw, name = spec()
+        return raw, {"name": name}, name
+    return BAD / spec, {}, spec
+
+
+@pytest.mark.parametrize("case_id, spec, kind, needles, kwargs", CASES, ids=[c[0] for c in CASES])
+def test_bad_upload(case_id, spec, kind, needles, kwargs):
+    source, extra, file_name = _source(spec)
+    with pytest.raises(UploadError) as info:
+        read_user_file(source, **extra, **kwargs)
+    error = info.value
+    message = str(error)
+    assert error.kind == kind, message
+    assert error.kind in UPLOAD_ERROR_KINDS
+    assert file_name in message, message
+    for needle in needles:
+        assert needle in message, f"{needle!r} not in {message!r}"
+
+
+def test_corpus_is_large_and_covers_the_kinds():
+    assert len(CASES) >= 40
+    covered = {c[2] for c in CASES}
+    # every kind except the safety net and 'not-found' (tested separately) has a corpus case
+    assert set(UPLOAD_ERROR_KINDS) - covered == {"not-found", "invalid-dataset"}
+
+
+def test_every_bad_file_on_disk_is_in_the_corpus():
+    listed = {c[1] for c in CASES if isinstance(c[1], str)}
+    on_disk = {p.name for p in BAD.iterdir() if p.is_file()}
+    assert on_disk <= listed | {"no_human_measure.csv"}, on_disk - listed
+
+
+def test_not_found(tmp_path):
+    with pytest.raises(UploadError) as info:
+        read_user_file(tmp_path / "nope.csv")
+    assert info.value.kind == "not-found" and "nope.csv" in str(info.value)
+
+
+def test_size_is_checked_before_reading(tmp_path):
+    class Unreadable(io.BytesIO):
+        name = "huge.csv"
+
+        def read(self, *args):  # pragma: no cover - must not be called
+            raise AssertionError("read before the size check")
+
+    with pytest.raises(UploadError) as info:
+        read_user_file(Unreadable(b"x" * 1000), limits=UploadLimits(max_bytes=100))
+    assert info.value.kind == "too-large" and "1,000 bytes" in str(info.value)
+    path = tmp_path / "huge.csv"
+    path.write_bytes(b"x" * 1000)
+    with pytest.raises(UploadError) as info:
+        read_user_file(path, limits=UploadLimits(max_bytes=100))
+    assert info.value.kind == "too-large"
+
+
+def test_bom_prefixed_utf8_is_accepted_in_csv_and_jsonl(small):
+    assert read_user_file(b"\xef\xbb\xbf" + csv_bytes(wide_frame(small)), name="b.csv").n_systems == 5
+    assert read_user_file(b"\xef\xbb\xbf" + sacrerouge_bytes(small), name="b.jsonl").n_systems == 5
+
+
+# -- property-based fuzzing ----------------------------------------------------------------------
+_RESERVED = {a for aliases in (
+    ("system", "system_id", "summarizer_id", "summarizer", "model", "model_id"),
+    ("input", "input_id", "doc", "doc_id", "document", "document_id", "instance_id", "example_id", "item", "item_id"),
+    ("measure", "metric", "measure_name", "metric_name"), ("score", "value"),
+    ("annotator", "annotator_id", "rater", "rater_id", "judge", "worker", "worker_id"),
+    ("system_type", "summarizer_type"),
+) for a in aliases}
+
+_SPECIAL_NAMES = ["A", "B", "d1", " A ", "nan", "NA", "None", "<script>x</script>", "=1+1", "@SUM(A1)", "a,b", 'q"t',
+                  "a;b", "tab\tname", "é", "\u202e", "x" * 201, "", "line\nbreak"]
+_clean_names = st.one_of(
+    st.text(st.characters(categories=("L", "N", "P", "S", "Zs")), min_size=1, max_size=6).filter(str.strip),
+    st.sampled_from(_SPECIAL_NAMES[:12]),
+)
+_messy_names = st.one_of(st.sampled_from(_SPECIAL_NAMES),
+                         st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=6))
+_finite = st.one_of(st.sampled_from([0.0, 1.0, 3.0, -2.5]), st.floats(allow_nan=False, allow_infinity=False))
+
+
+def _is_reserved(name: str) -> bool:
+    key = name.strip().lower()
+    return key in _RESERVED or key.startswith(("attr.", "attr:"))
+
+
+@st.composite
+def _tables(draw):
+    """A long or wide table; mostly valid (unique clean names, finite values), sometimes messy."""
+    messy = draw(st.integers(0, 3)) == 0
+    names = _messy_names if messy else _clean_names
+    values = st.one_of(_finite, st.just(math.nan), *([st.just(math.inf)] if messy else []))
+    unique = {} if messy else {"unique_by": lambda n: n.strip()}
+    systems = draw(st.lists(names, min_size=1 if messy else 2, max_size=4, **unique))
+    inputs = draw(st.lists(names, min_size=1 if messy else 2, max_size=4, **unique))
+    metric_names = names.filter(lambda n: not _is_reserved(n) and (messy or not looks_human(n)))
+    extra = draw(st.lists(metric_names, min_size=0 if messy else 1, max_size=3,
+                          unique_by=lambda n: n.strip().lower()))
+    measures = ["human.h"] + [m for m in extra if m.strip().lower() != "human.h"]
+    layout = draw(st.sampled_from(["long", "wide"]))
+    rows = []
+    for s in systems:
+        for i in inputs:
+            if messy and not draw(st.booleans()):
+                continue
+            rows.append((s, i, [draw(values) for _ in measures]))
+    return layout, measures, rows
+
+
+def _expected_cells(layout, measures, rows):
+    cells = {}
+    for s, i, values in rows:
+        for m, v in zip(measures, values):
+            if not math.isnan(v):
+                cells[(s.strip(), i.strip(), m.strip())] = v
+    return cells
+
+
+def _to_frame(layout, measures, rows):
+    if layout == "wide":
+        data = [[s, i, *values] for s, i, values in rows]
+        return pd.DataFrame(data, columns=["system", "input", *measures])
+    data = [(s, i, m, v) for s, i, values in rows for m, v in zip(measures, values)]
+    return pd.DataFrame(data, columns=["system", "input", "measure", "score"])
+
+
+def _check_against(ds: Dataset, cells):
+    got = {}
+    for name, m in ds.measures.items():
+        for a, s in enumerate(ds.systems):
+            for b, i in enumerate(ds.inputs):
+                if not np.isnan(m.scores[a, b]):
+                    got[(s, i, name)] = m.scores[a, b]
+    assert got == cells
+    assert ds.n_systems >= 2 and ds.n_judged >= 2 and ds.human_measures
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_tables(), st.sampled_from(["csv", "tsv", "parquet"]))
+def test_fuzz_tables_round_trip_or_upload_error(table, fmt):
+    layout, measures, rows = table
+    frame = _to_frame(layout, measures, rows)
+    if fmt == "parquet":
+        try:
+            raw = parquet_bytes(frame)
+        except Exception:  # pyarrow cannot write some frames (e.g. duplicate column names); not our concern
+            return
+    else:
+        raw = csv_bytes(frame, sep="\t" if fmt == "tsv" else ",")
+    try:
+        ds = read_user_file(raw, name=f"fuzz.{fmt}")
+    except UploadError as error:
+        assert error.kind in UPLOAD_ERROR_KINDS and "fuzz." in str(error)
+        return
+    _check_against(ds, _expected_cells(layout, measures, rows))
+
+
+_json_leaf = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=5))
+_json = st.recursive(_json_leaf, lambda kids: st.one_of(st.lists(kids, max_size=3),
+                                                        st.dictionaries(st.text(max_size=4), kids, max_size=3)),
+                     max_leaves=8)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.fixed_dictionaries(
+    {"instance_id": st.one_of(st.sampled_from(["d1", "d2"]), st.integers(0, 2), _json_leaf),
+     "summarizer_id": st.one_of(st.sampled_from(["A", "B"]), _json_leaf),
+     "metrics": st.one_of(st.fixed_dictionaries({"ground-truth": _json, "rouge": _json}), _json)},
+    optional={"summarizer_type": st.sampled_from(["peer", "reference"])}), min_size=1, max_size=6))
+def test_fuzz_jsonl_records(records):
+    raw = "\n".join(json.dumps(r) for r in records).encode()
+    try:
+        ds = read_user_file(raw, name="fuzz.jsonl")
+    except UploadError as error:
+        assert error.kind in UPLOAD_ERROR_KINDS
+        return
+    assert ds.n_systems >= 2 and ds.n_judged >= 2
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_fuzz_corrupted_bytes(data):
+    base = data.draw(st.sampled_from([
+        _good_wide(6), (GOOD / "sacrerouge.jsonl").read_bytes(), (GOOD / "long_with_annotators.csv").read_bytes(),
+        _parquet(_LONG4), gzip.compress(_good_wide(6)),
+    ]))
+    raw = bytearray(base)
+    for _ in range(data.draw(st.integers(0, 4))):
+        if not raw:
+            break
+        position = data.draw(st.integers(0, len(raw) - 1))
+        action = data.draw(st.sampled_from(["flip", "cut", "insert"]))
+        if action == "flip":
+            raw[position] = data.draw(st.integers(0, 255))
+        elif action == "cut":
+            del raw[position:]
+        else:
+            raw[position:position] = data.draw(st.binary(min_size=1, max_size=4))
+    name = data.draw(st.sampled_from(["f.csv", "f.jsonl", "f.parquet", "f.tsv", "f.csv.gz", None]))
+    try:
+        read_user_file(bytes(raw), name=name)
+    except UploadError as error:
+        assert error.kind in UPLOAD_ERROR_KINDS
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.binary(max_size=200), st.sampled_from(["f.csv", "f.jsonl", "f.parquet", None]))
+def test_fuzz_random_bytes(raw, name):
+    try:
+        read_user_file(raw, name=name)
+    except UploadError as error:
+        assert error.kind in UPLOAD_ERROR_KINDS
+
+
+@pytest.mark.realdata
+def test_real_sacrerouge_file_reads_as_an_upload(data_dir):
+    path = data_dir / "summeval" / "deutsch2022_reexamining" / "judged" / "metrics.jsonl.gz"
+    if not path.is_file():
+        pytest.skip(f"{path} is not in the mirror")
+    ds = read_user_file(path)
+    assert (ds.n_systems, ds.n_inputs, ds.n_judged) == (16, 100, 100)
+    assert ds.human_measures == ("ground-truth",)
+    assert ds.measures["ground-truth"].annotators.shape[0] == 3
