@@ -54,6 +54,8 @@ NORMALISATIONS: tuple[str, ...] = get_args(Normalise)
 
 # Resamples processed at once by the pairwise bootstrap when ``batch`` is None.
 _DEFAULT_BATCH = 250
+# Two resampled means closer than this (relative) are a tie, not a win: floating-point noise.
+_TIE_RTOL = 1e-10
 
 
 # ---------------------------------------------------------------------------
@@ -458,8 +460,10 @@ def pairwise_f1(
             means = np.where(counts > 0, totals / np.maximum(counts, 1.0), np.nan)  # (Q, rows, N)
         first = means[:, :, pair_a]
         second = means[:, :, pair_b]
-        wins_a += (first > second).sum(axis=1)
-        wins_b += (first < second).sum(axis=1)
+        # Means equal up to floating-point noise are ties (Likert averages tie often).
+        apart = np.abs(first - second) > _TIE_RTOL * np.maximum(np.abs(first), np.abs(second))
+        wins_a += (apart & (first > second)).sum(axis=1)
+        wins_b += (apart & (first < second)).sum(axis=1)
         defined += (~np.isnan(first) & ~np.isnan(second)).sum(axis=1)
     labels, share_a, share_b = _pair_labels(wins_a, wins_b, defined, confidence)
     f1 = weighted_f1(labels[0], labels[1:])
@@ -839,9 +843,9 @@ def annotator_agreement(
             padded = np.full((width, units.shape[1]), np.nan)
             padded[: units.shape[0]] = units
             pooled.append(padded)
-        if len(pooled) > 1:
-            alpha, n_units, n_values = krippendorff_interval(np.concatenate(pooled, axis=1))
-            alphas.append(AlphaRow(group, "all", alpha, n_units, n_values, width))
+        # Always present (equal to the single dimension's alpha when a group has one dimension).
+        alpha, n_units, n_values = krippendorff_interval(np.concatenate(pooled, axis=1))
+        alphas.append(AlphaRow(group, "all", alpha, n_units, n_values, width))
     correlations = []
     dimensions = list(dict.fromkeys(d for g in chosen for d, _ in by_group[g]))
     for dimension in dimensions:
