@@ -197,3 +197,91 @@ def coefficient_function(coefficient: str) -> Callable[[np.ndarray, np.ndarray],
 def validate_coefficient(coefficient: object) -> None:
     if coefficient not in _FUNCTIONS:
         raise ValueError(f"coefficient must be one of {', '.join(COEFFICIENTS)}; got {coefficient!r}")
+
+
+# -- pairwise accuracy (Deutsch, Foster & Freitag, 2023, "Ties Matter") ----------
+@dataclass(frozen=True)
+class AccuracyResult:
+    """Pairwise accuracy per slice, and the tie threshold epsilon it used (0 for plain accuracy)."""
+
+    accuracy: np.ndarray
+    epsilon: np.ndarray
+    n_pairs: np.ndarray
+
+
+def _pair_differences(x: np.ndarray, z: np.ndarray):
+    x, z, valid = _prepare(x, z)
+    batch_shape = x.shape[:-1]
+    n = x.shape[-1]
+    first, second = np.triu_indices(n, 1)
+    x2 = np.where(valid, x, 0.0).reshape(-1, n)
+    z2 = np.where(valid, z, 0.0).reshape(-1, n)
+    v2 = valid.reshape(-1, n)
+    pair_valid = v2[:, first] & v2[:, second]
+    return batch_shape, x2, z2, first, second, pair_valid
+
+
+def pairwise_accuracy(x: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """Pairwise accuracy with ties: the share of pairs that x and z order the same way.
+
+    A pair agrees when both differences have the same sign, or when both are tied
+    (``acc_eq`` of Deutsch et al., 2023): ``(P + T_both) / (P + Q + T + U + T_both)``.
+    Without ties it equals ``(1 + tau) / 2``. Undefined (NaN) with no valid pair.
+
+    References: METHODS.md sec. 10; Deutsch, Foster & Freitag (2023) sec. 3.
+    """
+    return tie_calibrated_accuracy(x, z, calibrate=False).accuracy
+
+
+def tie_calibrated_accuracy(x: np.ndarray, z: np.ndarray, *, calibrate: bool = True) -> AccuracyResult:
+    """Tie-calibrated pairwise accuracy: metric differences ``|dx| <= epsilon`` count as ties.
+
+    ``epsilon`` is chosen per slice to maximise the accuracy, over 0 and every
+    observed ``|dx|`` (the smallest maximiser is reported). Because epsilon is tuned
+    on the same pairs it is scored on, the value is optimistic; it answers "how
+    well could this metric rank with the best tie threshold", not "how well does
+    it rank with a fixed one".
+
+    References: METHODS.md sec. 10; Deutsch, Foster & Freitag (2023) sec. 4.
+    """
+    batch_shape, x2, z2, first, second, pair_valid = _pair_differences(x, z)
+    slices = x2.shape[0]
+    accuracy = np.full(slices, np.nan)
+    epsilon = np.zeros(slices)
+    n_pairs = pair_valid.sum(axis=1)
+    if first.size == 0 or slices == 0:
+        return AccuracyResult(accuracy.reshape(batch_shape), epsilon.reshape(batch_shape),
+                              n_pairs.reshape(batch_shape))
+    step = max(1, _KENDALL_PAIR_BUDGET // first.size)
+    for start in range(0, slices, step):
+        sl = slice(start, start + step)
+        dx = x2[sl][:, first] - x2[sl][:, second]
+        dz = z2[sl][:, first] - z2[sl][:, second]
+        valid = pair_valid[sl]
+        count = valid.sum(axis=1)
+        # What each pair scores if the metric calls it a tie, and if it does not.
+        if_tie = (dz == 0) & valid
+        if_ordered = (np.sign(dx) == np.sign(dz)) & (dx != 0) & valid
+        if_ordered |= (dx == 0) & (dz == 0) & valid
+        with np.errstate(invalid="ignore", divide="ignore"):
+            base = if_ordered.sum(axis=1) / count
+        if not calibrate:
+            accuracy[sl] = np.where(count > 0, base, np.nan)
+            continue
+        adx = np.where(valid, np.abs(dx), np.inf)
+        order = np.argsort(adx, axis=1, kind="stable")
+        sorted_adx = np.take_along_axis(adx, order, axis=1)
+        gain = np.take_along_axis(if_tie.astype(np.int64) - if_ordered.astype(np.int64), order, axis=1)
+        cumulative = np.cumsum(gain, axis=1)
+        # Only the last pair of a run of equal |dx| is a possible threshold.
+        last_of_run = np.ones_like(sorted_adx, dtype=bool)
+        last_of_run[:, :-1] = sorted_adx[:, 1:] != sorted_adx[:, :-1]
+        candidate = np.where(last_of_run & np.isfinite(sorted_adx), cumulative, np.iinfo(np.int64).min)
+        best = candidate.max(axis=1)
+        best_at = candidate.argmax(axis=1)  # first maximiser = smallest epsilon
+        use = best > 0
+        rows = np.arange(dx.shape[0])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            accuracy[sl] = np.where(count > 0, base + np.where(use, best, 0) / count, np.nan)
+        epsilon[sl] = np.where(use, sorted_adx[rows, best_at], 0.0)
+    return AccuracyResult(accuracy.reshape(batch_shape), epsilon.reshape(batch_shape), n_pairs.reshape(batch_shape))
