@@ -246,11 +246,11 @@ class _PermutationEngine:
             self.z_means = system_means(z)[None, :]
         elif level == "input":
             corr = coefficient_function(coefficient)
-            self.tau_x = corr(x.T, z.T)
-            self.tau_y = corr(y.T, z.T)
+            self.tau_x = corr(self.x.T, z.T)
+            self.tau_y = corr(self.y.T, z.T)
             if coefficient == "kendall" and method != "perm-inputs":
-                cx, qx = _kendall_swap_forms(x, y, z)
-                cy, qy = _kendall_swap_forms(y, x, z)
+                cx, qx = _kendall_swap_forms(self.x, self.y, z)
+                cy, qy = _kendall_swap_forms(self.y, self.x, z)
                 const = np.concatenate([cx, cy], axis=0)  # (6, M)
                 q = np.concatenate([qx, qy], axis=3)  # (M, N, N, 6)
                 # Counts that no swap pattern changes (e.g. P+Q+U without NaN) need no product.
