@@ -151,7 +151,7 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--labels", action="store_true", help="include the per-pair labels")
     cli.add_resampling_args(p)
 
-    p = command("matrix", cmd_matrix, "measure-by-measure correlation matrix, humans included (SummEval Fig. 2)")
+    p = command("matrix", cmd_matrix, "measure-by-measure correlation matrix, humans included (SummEval Fig. 1)")
     cli.add_dataset_args(p)
     p.add_argument("--measures", required=True, help="comma-separated measure ids (metrics and humans)")
     p.add_argument("--level", choices=LEVELS, default="system")
