@@ -18,6 +18,9 @@ PAGES = [  # (file, title, icon, url path, needs)
     ("pages/correlations.py", "Correlations", ":material/scatter_plot:", "correlations", True),
     ("pages/confidence.py", "Confidence intervals", ":material/straighten:", "confidence", data.has_resampling()),
     ("pages/significance.py", "Significance", ":material/compare_arrows:", "significance", data.has_significance()),
+    ("pages/pairs.py", "Realistic pairs", ":material/join_inner:", "pairs", True),
+    ("pages/stability.py", "Ranking stability", ":material/stacked_line_chart:", "stability", True),
+    ("pages/pools.py", "Judged vs all", ":material/data_thresholding:", "pools", True),
 ]
 pages = [
     st.Page(file, title=title, icon=icon, url_path=url, default=(k == 0))

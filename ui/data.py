@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -216,3 +218,97 @@ def _subset(dataset: Dataset, systems: str) -> Dataset:
 
 def finite_or_none(value: float) -> float | None:
     return float(value) if value is not None and np.isfinite(value) else None
+
+
+# -- resampling: confidence intervals and significance ------------------------------------------------------
+
+MAX_RESAMPLES = 10_000  # k beyond this takes minutes at the global level and shifts percentiles by < 0.005
+
+
+@st.cache_data(max_entries=512, show_spinner=False)
+def confidence_interval(
+    _dataset: Dataset,
+    key: DatasetKey,
+    metric: str,
+    human: str,
+    level: str,
+    coefficient: str,
+    method: str,
+    pool: str,
+    systems: str,
+    confidence_level: float,
+    n_resamples: int,
+    seed: int,
+) -> dict:
+    """One interval as a plain dict (``ConfidenceInterval.to_dict()`` plus the metric and human)."""
+    if _resampling is None:
+        raise DatasetError("confidence intervals need metaeval_core.resampling, which this build does not have yet")
+    ci = _resampling.dataset_confidence_interval(
+        _dataset, metric, human, level=level, coefficient=coefficient, method=method, pool=pool,
+        systems=systems or None, confidence_level=confidence_level, n_resamples=n_resamples, rng=seed,
+    )
+    out = ci.to_dict()
+    out.update(metric=metric, human=human)
+    return out
+
+
+class _ResultStore:
+    """A small thread-safe LRU shared by all sessions, for results computed with a progress callback.
+
+    (``st.cache_data`` would record the progress-bar updates made inside the cached call and try to replay
+    them on the bar of a later run.) Keys are small tuples that include the dataset's (id, version).
+    """
+
+    def __init__(self, max_entries: int) -> None:
+        self._items: OrderedDict[tuple, Any] = OrderedDict()
+        self._lock = threading.Lock()
+        self.max_entries = max_entries
+
+    def get(self, key: tuple) -> Any:
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+        return None
+
+    def put(self, key: tuple, value: Any) -> None:
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self.max_entries:
+                self._items.popitem(last=False)
+
+
+@st.cache_resource
+def _store() -> _ResultStore:
+    return _ResultStore(max_entries=48)
+
+
+def pairwise_is_cached(key: tuple) -> bool:
+    return _store().get(key) is not None
+
+
+def pairwise_key(dataset_key: DatasetKey, metrics: tuple[str, ...], human: str, level: str, coefficient: str,
+                 method: str, alternative: str, pool: str, systems: str, n_resamples: int, seed: int) -> tuple:
+    return ("pairs", dataset_key, metrics, human, level, coefficient, method, alternative, pool, systems,
+            n_resamples, seed)
+
+
+def pairwise_uncorrected(_dataset: Dataset, key: tuple, *, progress: Callable[[float], None] | None = None):
+    """``compare_all_pairs`` without correction (alpha/correction/family are applied afterwards, cheaply).
+
+    ``key`` comes from :func:`pairwise_key`; results are cached in a bounded LRU shared by sessions.
+    """
+    if _significance is None:
+        raise DatasetError("significance tests need metaeval_core.significance, which this build does not have yet")
+    found = _store().get(key)
+    if found is not None:
+        return found
+    (_, _, metrics, human, level, coefficient, method, alternative, pool, systems, n_resamples, seed) = key
+    table = _significance.compare_all_pairs(
+        _dataset, list(metrics), human, level=level, coefficient=coefficient, method=method,
+        alternative=alternative, correction="none", family="none", alpha=0.05, n_resamples=n_resamples, rng=seed,
+        pool=pool, systems=systems or None, progress=progress,
+    )
+    _store().put(key, table)
+    return table

@@ -43,13 +43,13 @@ FIELDS: dict[str, Field] = {
     "dist_kind": Field("dist", "str", "histogram"),
     "corr_layout": Field("layout", "str", "chosen"),
     # confidence intervals
-    "ci_methods": Field("ci", "list", ("BOOT-BOTH",)),
+    "ci_methods": Field("ci", "list", ("boot-both",)),
     "ci_k": Field("ci_k", "int", 1000),
     "ci_conf": Field("conf", "float", 0.95),
     "ci_seed": Field("ci_seed", "int", 0),
     "ci_sort": Field("sort", "str", "estimate"),
     # significance
-    "sig_method": Field("test", "str", "PERM-BOTH"),
+    "sig_method": Field("test", "str", "perm-both"),
     "sig_family": Field("family", "str", "row"),
     "sig_correction": Field("correction", "str", "bonferroni"),
     "sig_alpha": Field("alpha", "float", 0.05),

@@ -133,3 +133,47 @@ def missing_summary(dataset: Dataset) -> pd.DataFrame:
             row["scored unjudged inputs"] = int((~np.isnan(unjudged)).any(axis=0).sum())
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+# -- significance ------------------------------------------------------------------------------------------
+
+
+def correct_table(pvalue: np.ndarray, correction: str, family: str) -> np.ndarray:
+    """Adjust a metric x metric p-value table within each family (METHODS.md sec. 3).
+
+    ``family``: 'row' (each row metric's k-1 tests, TACL Fig. 5), 'table' (all k(k-1) tests, TACL App. B)
+    or 'none'. The diagonal stays NaN. Uses ``metaeval_core.significance.correct_pvalues``.
+    """
+    from metaeval_core.significance import correct_pvalues
+
+    p = np.asarray(pvalue, dtype=float)
+    if correction == "none" or family == "none":
+        return p.copy()
+    k = p.shape[0]
+    off = ~np.eye(k, dtype=bool)
+    out = np.full_like(p, np.nan)
+    if family == "table":
+        out[off] = correct_pvalues(p[off], method=correction)
+    elif family == "row":
+        for i in range(k):
+            out[i, off[i]] = correct_pvalues(p[i, off[i]], method=correction)
+    else:
+        raise ValueError(f"family must be row, table or none; got {family!r}")
+    return out
+
+
+def pairwise_records(metrics, delta, pvalue, corrected, alpha: float, n_defined) -> pd.DataFrame:
+    """One row per ordered pair (row metric X, column metric Y), X != Y."""
+    rows = []
+    for i, x in enumerate(metrics):
+        for j, y in enumerate(metrics):
+            if i == j:
+                continue
+            p, pc = float(pvalue[i, j]), float(corrected[i, j])
+            rows.append({
+                "X (better?)": x, "Y": y, "delta": float(delta[i, j]), "p": p, "p corrected": pc,
+                "significant": bool(np.isfinite(p) and p < alpha),
+                "significant corrected": bool(np.isfinite(pc) and pc < alpha),
+                "defined resamples": int(n_defined[i, j]),
+            })
+    return pd.DataFrame(rows)

@@ -34,3 +34,14 @@ def assert_clean(at) -> None:
     """No exception element and no error box."""
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
+
+
+def plotly_specs(at) -> dict:
+    """The plotly figures on the page as dicts, by chart key (numeric arrays may be base64-encoded)."""
+    import json
+
+    out = {}
+    for element in at.get("plotly_chart"):
+        key = element.proto.id.rsplit("-", 1)[-1]
+        out[key] = json.loads(element.proto.spec)
+    return out

@@ -1,0 +1,84 @@
+"""Confidence intervals: how certain is each metric's correlation? (TACL 2021 sec. 3)"""
+
+import pandas as pd
+import streamlit as st
+
+from ui import data, figures, state, widgets
+from ui.errors import escape_markdown, guard
+
+st.title("Confidence intervals")
+
+ctx = widgets.sidebar()
+if ctx is None:
+    widgets.finish()
+    st.stop()
+ds = ctx.dataset
+level, coefficient, pool, systems = widgets.correlation_settings(ds)
+methods_all = data.resampling_module().CI_METHODS
+
+left, middle, right = st.columns([2, 1, 1])
+key = state.prepare("ci_methods", options=methods_all, multi=True, fallback=["boot-both"])
+methods = state.commit("ci_methods", left.multiselect(
+    "CI methods", methods_all, key=key, format_func=widgets.upper,
+    help="FISHER: analytic (assumes normality); BOOT-SYSTEMS / BOOT-INPUTS / BOOT-BOTH: percentile bootstrap "
+         "resampling systems, inputs or both (BOOT-BOTH is the best calibrated, TACL 2021 Table 1)."))
+key = state.prepare("ci_conf", fallback=0.95, coerce=lambda v: min(max(float(v), 0.5), 0.999))
+confidence = state.commit("ci_conf", middle.number_input(
+    "Confidence level", min_value=0.5, max_value=0.999, step=0.01, format="%.3f", key=key))
+with right:
+    k, seed = widgets.resamples_and_seed("ci_k", "ci_seed", disabled=methods == ["fisher"])
+
+if not ctx.metrics or not methods or not ctx.human:
+    st.info("Pick at least one metric (sidebar) and one CI method.", icon=":material/touch_app:")
+    widgets.finish()
+    st.stop()
+
+rows = []
+jobs = [(m, method) for m in ctx.metrics for method in methods]
+bar = st.progress(0.0, text="Computing intervals…")
+with guard("Could not compute the intervals"), st.spinner(f"Resampling ({k:,} per interval)…"):
+    for done, (metric, method) in enumerate(jobs, start=1):
+        rows.append(data.confidence_interval(ds, ctx.key, metric, ctx.human, level, coefficient, method, pool,
+                                             systems, float(confidence), int(k), int(seed)))
+        bar.progress(done / len(jobs), text=f"{done} of {len(jobs)} intervals")
+bar.empty()
+if len(rows) < len(jobs):
+    widgets.finish()
+    st.stop()
+frame = pd.DataFrame(rows)
+frame["method"] = frame["method"].map(widgets.upper)
+frame["width"] = frame["high"] - frame["low"]
+
+
+@st.fragment
+def results(frame: pd.DataFrame) -> None:
+    key = state.prepare("ci_sort", options=figures.SORTS, fallback="estimate")
+    sort = state.commit("ci_sort", st.radio("Sort by", figures.SORTS, key=key, horizontal=True))
+    title = f"{coefficient} correlation with {ctx.human}, {level} level, {100 * confidence:g}% intervals"
+    st.plotly_chart(figures.forest_plot(frame, sort=sort, title=title), width="stretch", key="forest")
+    state.sync_url()
+
+
+results(frame)
+st.caption(
+    "Each marker is the correlation on the full data; the bar is its interval. Bootstrap: the "
+    f"[{(1 - confidence) / 2:.3g}, {1 - (1 - confidence) / 2:.3g}] percentiles of the **defined** resampled "
+    f"correlations (k = {k:,}, seed {seed}); resamples where the correlation is undefined are dropped and counted. "
+    "Fisher: tanh(arctanh(r) ± z·c/√(n−b)), with n = systems (system level), the most systems in any input "
+    "(input level) or cells (global level). With pool 'all', the metric's inputs are resampled separately "
+    "from the human's."
+)
+table = frame[["metric", "method", "estimate", "low", "high", "width", "n_defined", "n_resamples", "n"]]
+st.dataframe(table, hide_index=True, width="stretch",
+             column_config={c: st.column_config.NumberColumn(c, format="%.4f")
+                            for c in ("estimate", "low", "high", "width")})
+undefined = frame[frame["low"].isna()]
+if not undefined.empty:
+    st.warning(escape_markdown("No interval (estimate or every resample undefined): "
+                               + ", ".join(f"{m} ({meth})" for m, meth in zip(undefined["metric"],
+                                                                              undefined["method"]))))
+st.download_button("Download CSV", frame.to_csv(index=False).encode("utf-8"),
+                   file_name=f"intervals_{ds.id}_{level}_{coefficient}.csv".replace(":", "-"),
+                   mime="text/csv", icon=":material/download:", on_click="ignore")
+
+widgets.finish()

@@ -1,0 +1,107 @@
+"""Significance: is metric X really closer to the humans than metric Y? (TACL 2021 sec. 4)"""
+
+import numpy as np
+import streamlit as st
+
+from ui import data, figures, state, tables, widgets
+from ui.errors import escape_markdown, guard
+
+st.title("Which metric is better? Pairwise significance")
+
+ctx = widgets.sidebar()
+if ctx is None:
+    widgets.finish()
+    st.stop()
+ds = ctx.dataset
+level, coefficient, pool, systems = widgets.correlation_settings(ds)
+sig = data.significance_module()
+
+methods = [m for m in sig.TEST_METHODS if not (m == "williams" and level == "input")]
+c1, c2, c3, c4 = st.columns(4)
+key = state.prepare("sig_method", options=methods, fallback="perm-both")
+method = state.commit("sig_method", c1.selectbox(
+    "Test", methods, key=key, format_func=widgets.upper,
+    help="PERM-*: permutation (swap X and Y scores by system, input or cell); BOOT-*: paired bootstrap; "
+         "WILLIAMS: analytic, assumes normality (system and global levels only)."))
+key = state.prepare("sig_alternative", options=sig.ALTERNATIVES, fallback="greater")
+alternative = state.commit("sig_alternative", c1.radio(
+    "Alternative", sig.ALTERNATIVES, key=key, horizontal=True,
+    help="greater: H1 is 'row X correlates better than column Y'; two-sided: 'they differ'."))
+key = state.prepare("sig_family", options=sig.FAMILIES, fallback="row")
+family = state.commit("sig_family", c2.selectbox(
+    "Family", sig.FAMILIES, key=key,
+    format_func={"row": "per row metric (TACL Fig. 5)", "table": "whole table (TACL App. B)",
+                 "none": "none"}.get))
+key = state.prepare("sig_correction", options=sig.CORRECTIONS, fallback="bonferroni")
+correction = state.commit("sig_correction", c2.selectbox("Correction", sig.CORRECTIONS, key=key,
+                                                         format_func=figures.correction_label))
+key = state.prepare("sig_alpha", fallback=0.05, coerce=lambda v: min(max(float(v), 0.001), 0.5))
+alpha = state.commit("sig_alpha", c3.number_input("alpha", min_value=0.001, max_value=0.5, step=0.01,
+                                                  format="%.3f", key=key))
+with c4:
+    k, seed = widgets.resamples_and_seed("sig_k", "sig_seed", disabled=method == "williams")
+if level == "input":
+    st.caption("Williams' test is defined at the system and global levels only, so it is not offered here.")
+
+if len(ctx.metrics) < 2 or not ctx.human:
+    st.info("Pick at least two metrics in the sidebar to compare them.", icon=":material/touch_app:")
+    widgets.finish()
+    st.stop()
+
+metrics = tuple(ctx.metrics)
+key = data.pairwise_key(ctx.key, metrics, ctx.human, level, coefficient, method, alternative, pool, systems,
+                        int(k), int(seed))
+table = None
+with guard("Could not run the tests"):
+    if data.pairwise_is_cached(key):
+        table = data.pairwise_uncorrected(ds, key)
+    else:
+        n_pairs = len(metrics) * (len(metrics) - 1) // 2
+        bar = st.progress(0.0, text=f"Testing {n_pairs} metric pairs…")
+        with st.spinner(f"{widgets.upper(method)} on {n_pairs} pairs" + ("" if method == "williams" else
+                                                                        f", {k:,} resamples each") + "…"):
+            table = data.pairwise_uncorrected(
+                ds, key, progress=lambda f: bar.progress(min(max(f, 0.0), 1.0), text=f"{f:.0%} of {n_pairs} pairs"))
+        bar.empty()
+if table is None:
+    widgets.finish()
+    st.stop()
+
+corrected = tables.correct_table(table.pvalue, correction, family)
+significant = np.nan_to_num(table.pvalue, nan=1.0) < alpha
+still = np.nan_to_num(corrected, nan=1.0) < alpha
+label = widgets.upper(method)
+n_res = None if method == "williams" else int(k)
+hover = [[figures.comparison_sentence(
+    x, y, ctx.human, delta=table.delta[i, j], pvalue=table.pvalue[i, j], method=label, n_resamples=n_res,
+    significant=bool(significant[i, j]), significant_corrected=bool(still[i, j]), alpha=alpha,
+    correction=correction, family=family, alternative=alternative) if i != j else x
+    for j, y in enumerate(metrics)] for i, x in enumerate(metrics)]
+st.plotly_chart(figures.pvalue_heatmap(metrics, table.pvalue, significant, still, hover=hover, alpha=alpha,
+                                       title=f"{label}: is the row metric better than the column metric?"),
+                width="stretch", key="heatmap")
+st.caption(
+    f"Cell (X, Y): p-value of H1 '{'X and Y differ' if alternative == 'two-sided' else 'X correlates better with'}"
+    f" {escape_markdown(ctx.human)}{'' if alternative == 'two-sided' else ' than Y'}' ({coefficient}, {level} "
+    f"level). **Filled**: p < {alpha:g}. **Outlined**: still below {alpha:g} after "
+    f"{figures.correction_label(correction)} over "
+    f"{'each row' if family == 'row' else 'the whole table' if family == 'table' else 'no family'}. "
+    "Hover a cell for the comparison in words. Permutation p = (1 + #{delta_s ≥ delta}) / (1 + k), never 0."
+)
+if table.approximate:
+    st.caption("Williams' test assumes normality; with Spearman or Kendall its p-values are approximate.")
+
+records = tables.pairwise_records(metrics, table.delta, table.pvalue, corrected, alpha, table.n_defined)
+winners = records[records["significant corrected"]]
+if winners.empty:
+    st.info("No comparison stays significant after the correction.")
+else:
+    st.markdown("**Still significant after correction:** " + escape_markdown(
+        "; ".join(f"{x} > {y}" for x, y in zip(winners["X (better?)"], winners["Y"]))))
+st.dataframe(records, hide_index=True, width="stretch",
+             column_config={c: st.column_config.NumberColumn(c, format="%.4f") for c in ("delta", "p", "p corrected")})
+st.download_button("Download CSV", records.to_csv(index=False).encode("utf-8"),
+                   file_name=f"significance_{ds.id}_{level}_{coefficient}_{method}.csv".replace(":", "-"),
+                   mime="text/csv", icon=":material/download:", on_click="ignore")
+
+widgets.finish()

@@ -1,0 +1,126 @@
+"""Confidence-interval and significance pages (small k to keep them fast)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ui import data, tables
+from ui_helpers import assert_clean, new_app, plotly_specs
+
+needs_ci = pytest.mark.skipif(not data.has_resampling(), reason="metaeval_core.resampling not in this build")
+needs_sig = pytest.mark.skipif(not data.has_significance(), reason="metaeval_core.significance not in this build")
+DEMO_METRICS = ["metric.strong", "metric.good", "metric.fair", "metric.weak", "metric.noise"]
+
+
+def open_ci(query):
+    at = new_app({"dataset": "demo", **query}).run()
+    at.switch_page("pages/confidence.py").run()
+    assert_clean(at)
+    return at
+
+
+@needs_ci
+def test_ci_page_forest_plot_table_and_methods(demo_env):
+    at = open_ci({"ci": ["fisher", "boot-both"], "ci_k": "60", "ci_seed": "7"})
+    table = at.dataframe[0].value
+    assert len(table) == 2 * len(DEMO_METRICS)
+    boot = table[table["method"] == "BOOT-BOTH"]
+    assert (boot["n_resamples"] == 60).all() and (boot["n_defined"] <= 60).all()
+    assert (table["low"] <= table["estimate"]).all() and (table["estimate"] <= table["high"]).all()
+    forest = plotly_specs(at)["forest"]
+    assert [t["name"] for t in forest["data"]] == ["BOOT-BOTH", "FISHER"] or \
+        [t["name"] for t in forest["data"]] == ["FISHER", "BOOT-BOTH"]
+    hover = forest["data"][0]["hovertext"][0]
+    assert "interval = [" in hover and "estimate = " in hover
+    assert at.download_button
+    # Same seed, same numbers: a fresh session reproduces the table exactly.
+    again = open_ci({"ci": ["fisher", "boot-both"], "ci_k": "60", "ci_seed": "7"}).dataframe[0].value
+    np.testing.assert_allclose(again["low"], table["low"])
+    # Another seed moves the bootstrap bounds, never the estimates.
+    at.number_input(key="w:ci_seed").set_value(8).run()
+    other = at.dataframe[0].value
+    np.testing.assert_allclose(other["estimate"], table["estimate"])
+    assert not np.allclose(other[other["method"] == "BOOT-BOTH"]["low"], boot["low"])
+
+
+@needs_ci
+def test_ci_sort_order_and_cap(demo_env):
+    at = open_ci({"ci": "fisher", "metric": ["metric.noise", "metric.strong"], "ci_k": "50000", "sort": "name"})
+    assert at.number_input(key="w:ci_k").value == data.MAX_RESAMPLES
+    assert any("capped" in c.value for c in at.caption)
+    ticks = plotly_specs(at)["forest"]["layout"]["yaxis"]["ticktext"]
+    assert ticks == ["metric.noise", "metric.strong"]
+    at.radio(key="w:ci_sort").set_value("estimate").run()  # a fragment rerun
+    assert_clean(at)
+    assert plotly_specs(at)["forest"]["layout"]["yaxis"]["ticktext"] == ["metric.strong", "metric.noise"]
+    assert at.query_params["sort"] == "estimate"
+
+
+@needs_ci
+def test_ci_empty_state(demo_env):
+    at = open_ci({"ci": ""})
+    assert any("one CI method" in i.value for i in at.info)
+    assert not at.dataframe
+
+
+def open_sig(query):
+    at = new_app({"dataset": "demo", **query}).run()
+    at.switch_page("pages/significance.py").run()
+    assert_clean(at)
+    return at
+
+
+@needs_sig
+def test_significance_heatmap_fill_outline_and_words(demo_env):
+    at = open_sig({"sig_k": "99", "test": "perm-both", "correction": "bonferroni", "family": "row"})
+    records = at.dataframe[0].value
+    assert len(records) == 5 * 4
+    heat = plotly_specs(at)["heatmap"]
+    shapes = heat["layout"].get("shapes", [])
+    assert len(shapes) == int(records["significant corrected"].sum()) > 0
+    words = heat["data"][0]["customdata"][0][1]
+    assert words.startswith("H1: metric.strong correlates better with human.quality than metric.good")
+    assert "PERM-BOTH, 99 resamples" in words
+    # The page's correction equals the core's own corrected table.
+    from metaeval_core.significance import compare_all_pairs
+    from metaeval_core.synthetic import synthetic_dataset
+
+    core = compare_all_pairs(synthetic_dataset(), DEMO_METRICS, "human.quality", level="system",
+                             coefficient="kendall", method="perm-both", n_resamples=99, rng=0,
+                             correction="bonferroni", family="row")
+    expected = [r["pvalue_corrected"] for r in core.to_records()]
+    np.testing.assert_allclose(records["p corrected"], expected)
+
+    at.selectbox(key="w:sig_correction").set_value("none").run()
+    assert_clean(at)
+    none = at.dataframe[0].value
+    np.testing.assert_allclose(none["p corrected"], none["p"])
+    assert int(none["significant corrected"].sum()) >= int(records["significant corrected"].sum())
+    assert at.query_params["correction"] == "none"
+
+
+@needs_sig
+def test_significance_williams_only_where_defined_and_empty_state(demo_env):
+    at = open_sig({"test": "williams", "level": "input", "sig_k": "20"})
+    assert "williams" not in at.selectbox(key="w:sig_method").options
+    assert at.selectbox(key="w:sig_method").value == "perm-both"
+    at.sidebar.radio(key="w:level").set_value("system").run()
+    at.selectbox(key="w:sig_method").set_value("williams").run()
+    assert_clean(at)
+    assert at.number_input(key="w:sig_k").disabled
+    assert any("approximate" in c.value for c in at.caption)  # Kendall: Williams is approximate
+    at.sidebar.multiselect(key="w:metrics").set_value(["metric.good"]).run()
+    assert any("at least two metrics" in i.value for i in at.info)
+
+
+def test_correct_table_families():
+    p = np.array([[np.nan, 0.01, 0.04], [0.02, np.nan, 0.5], [0.3, 0.01, np.nan]])
+    row = tables.correct_table(p, "bonferroni", "row")
+    np.testing.assert_allclose(row[0, 1:], [0.02, 0.08])
+    table = tables.correct_table(p, "bonferroni", "table")
+    assert table[0, 1] == pytest.approx(0.06)
+    assert np.isnan(table[1, 1])
+    np.testing.assert_allclose(tables.correct_table(p, "holm", "none"), p)
+    with pytest.raises(ValueError):
+        tables.correct_table(p, "holm", "galaxy")
