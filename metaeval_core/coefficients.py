@@ -54,8 +54,10 @@ def pearson(x: np.ndarray, z: np.ndarray) -> np.ndarray:
 def _pearson_masked(x: np.ndarray, z: np.ndarray, valid: np.ndarray) -> np.ndarray:
     n = valid.sum(axis=-1)
     safe_n = np.maximum(n, 1)
-    x0 = np.where(valid, x, 0.0)
-    z0 = np.where(valid, z, 0.0)
+    # r is scale-invariant; rescaling by the largest magnitude keeps squares of tiny
+    # (even subnormal) or huge values from underflowing or overflowing.
+    x0 = _rescaled(np.where(valid, x, 0.0))
+    z0 = _rescaled(np.where(valid, z, 0.0))
     dx = np.where(valid, x0 - (x0.sum(axis=-1) / safe_n)[..., None], 0.0)
     dz = np.where(valid, z0 - (z0.sum(axis=-1) / safe_n)[..., None], 0.0)
     sxx = np.einsum("...i,...i->...", dx, dx)
@@ -66,6 +68,11 @@ def _pearson_masked(x: np.ndarray, z: np.ndarray, valid: np.ndarray) -> np.ndarr
         r = sxz / np.sqrt(sxx * szz)
     r = np.clip(r, -1.0, 1.0)
     return np.where(undefined, np.nan, r)
+
+
+def _rescaled(values: np.ndarray) -> np.ndarray:
+    scale = np.abs(values).max(axis=-1, keepdims=True, initial=0.0)
+    return values / np.where(scale > 0, scale, 1.0)
 
 
 def average_ranks(x: np.ndarray, valid: np.ndarray) -> np.ndarray:

@@ -111,7 +111,7 @@ def test_unknown_coefficient_message_names_parameter():
         coefficient_function("tau")
 
 
-finite = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)
+finite = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False, allow_subnormal=False)
 maybe_nan = st.one_of(st.integers(-3, 3).map(float), finite, st.just(np.nan))
 
 
