@@ -221,6 +221,85 @@ def _kendall_swap_forms(unswapped: np.ndarray, swapped: np.ndarray, human: np.nd
     return const, q.transpose(3, 0, 1, 2)
 
 
+class _SystemPermutation:
+    """System-level permutation for K metrics sharing one sequence of swap masks.
+
+    Swapped sums are assembled from *raw* partial sums and z-scored afterwards,
+    ``sum_j zX = (sum_j X - c mu) / sd``: equal raw sums (integer scores) then give
+    bit-identical means, so ties between systems survive as in the raw data. Every
+    quantity is computed per metric by the same operations whatever K and the batch
+    size, so a pair's result inside a table equals its result alone.
+    """
+
+    def __init__(self, matrices: Sequence[np.ndarray], z: np.ndarray, coefficient: str, method: str):
+        self.coefficient, self.method = coefficient, method
+        raw = np.stack([np.asarray(m, dtype=np.float64) for m in matrices])  # (K, N, M)
+        params = [_zscore_params(m) for m in raw]
+        self.mu = np.array([p[0] for p in params])[:, None]  # (K, 1)
+        self.sd = np.array([p[1] for p in params])[:, None]
+        valid = ~np.isnan(raw)
+        self.has_nan = not bool(valid.all())
+        self.x0 = np.where(valid, raw, 0.0)
+        self.valid = valid.astype(np.float64)
+        self.sums = self.x0.sum(axis=-1)  # (K, N)
+        self.counts = self.valid.sum(axis=-1)
+        self.z_means = system_means(z)
+        n = raw.shape[1]
+        self.first, self.second = np.triu_indices(n, 1)
+        if coefficient == "kendall":
+            zm = self.z_means
+            self.sz = (zm[self.first] > zm[self.second]).astype(np.int8) - (zm[self.first] < zm[self.second])
+            self.z_pair_valid = ~(np.isnan(zm[self.first]) | np.isnan(zm[self.second]))
+
+    def moved(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Raw sums and valid counts of the swapped cells of every metric: (b, K, N) each."""
+        b = mask.shape[0]
+        k, n, m = self.x0.shape
+        if self.method == "perm-systems":
+            rows = mask[:, None, :, 0].astype(np.float64)  # (b, 1, N)
+            return rows * self.sums, rows * self.counts
+        weights = np.broadcast_to(mask, (b, n, m)).astype(np.float64)  # (b, N, M)
+        # Per metric, a product then a sum over the contiguous last axis: numpy reduces each row
+        # by the same pairwise summation whatever the leading shape, so results depend neither
+        # on the batch size nor on how many metrics share the masks.
+        moved = np.stack([(weights * self.x0[i]).sum(axis=-1) for i in range(k)], axis=1)
+        if self.has_nan:
+            moved_counts = np.stack([(weights * self.valid[i]).sum(axis=-1) for i in range(k)], axis=1)
+        else:
+            moved_counts = np.broadcast_to(weights.sum(axis=-1)[:, None, :], moved.shape)
+        return moved, moved_counts
+
+    def deltas(self, moved: tuple[np.ndarray, np.ndarray], a: int, b: int) -> np.ndarray:
+        """delta_s for metric a as X and metric b as Y."""
+        mv, mc = moved
+        kept_x, kept_cx = self.sums[a] - mv[:, a], self.counts[a] - mc[:, a]
+        kept_y, kept_cy = self.sums[b] - mv[:, b], self.counts[b] - mc[:, b]
+        mu_x, sd_x, mu_y, sd_y = self.mu[a], self.sd[a], self.mu[b], self.sd[b]
+        # Xs keeps X's unmoved cells and receives Y's moved ones; Ys the reverse.
+        zsum_xs = (kept_x - kept_cx * mu_x) / sd_x + (mv[:, b] - mc[:, b] * mu_y) / sd_y
+        zsum_ys = (kept_y - kept_cy * mu_y) / sd_y + (mv[:, a] - mc[:, a] * mu_x) / sd_x
+        mean_xs = _safe_divide(zsum_xs, kept_cx + mc[:, b])
+        mean_ys = _safe_divide(zsum_ys, kept_cy + mc[:, a])
+        return self._corr(mean_xs) - self._corr(mean_ys)
+
+    def _corr(self, means: np.ndarray) -> np.ndarray:
+        if self.coefficient != "kendall":
+            return _rows_correlation(means, self.z_means[None, :], self.coefficient)
+        # Kendall against the fixed human means: their pair signs are computed once.
+        f, s = self.first, self.second
+        if self.z_pair_valid.all() and not np.isnan(means).any():
+            sx = np.sign(means[:, f] - means[:, s])  # exact: equal means subtract to 0
+            numerator = sx @ self.sz.astype(np.float64)  # integer-valued: exact in any order
+            nx = np.count_nonzero(sx, axis=1)
+            nz = np.full(means.shape[0], np.count_nonzero(self.sz))
+            return _kendall_from_counts(numerator, nx, nz)
+        valid = self.z_pair_valid & ~(np.isnan(means[:, f]) | np.isnan(means[:, s]))
+        sx = ((means[:, f] > means[:, s]).astype(np.int8) - (means[:, f] < means[:, s])) * valid
+        sz = self.sz * valid
+        numerator = np.einsum("sp,sp->s", sx.astype(np.float64), sz.astype(np.float64))
+        return _kendall_from_counts(numerator, np.count_nonzero(sx, axis=1), np.count_nonzero(sz, axis=1))
+
+
 class _PermutationEngine:
     """delta_s = r(Xs, Z) - r(Ys, Z) for batches of swap masks, on z-scored X and Y."""
 
@@ -234,16 +313,7 @@ class _PermutationEngine:
         n, m = x.shape
         self.per_resample = n * m
         if level == "system":
-            # Swapped sums are assembled from *raw* partial sums, z-scored afterwards:
-            # sum_j zX = (sum_j X - c mu) / sd. Equal raw sums (integer scores) then give
-            # bit-identical means, so ties between systems survive as in the raw data.
-            self.has_nan = bool(np.isnan(x).any() or np.isnan(y).any())
-            vx, vy = ~np.isnan(x), ~np.isnan(y)
-            self.x0, self.y0 = np.where(vx, x, 0.0), np.where(vy, y, 0.0)
-            self.vx, self.vy = vx.astype(np.float64), vy.astype(np.float64)
-            self.sum_x, self.sum_y = self.x0.sum(axis=1), self.y0.sum(axis=1)
-            self.cnt_x, self.cnt_y = self.vx.sum(axis=1), self.vy.sum(axis=1)
-            self.z_means = system_means(z)[None, :]
+            self.system = _SystemPermutation([x, y], z, coefficient, method)
         elif level == "input":
             corr = coefficient_function(coefficient)
             self.tau_x = corr(self.x.T, z.T)
@@ -265,9 +335,7 @@ class _PermutationEngine:
         b = mask.shape[0]
         n, m = self.x.shape
         if self.level == "system":
-            mx, my = self._system_means(mask, b)
-            return _rows_correlation(mx, self.z_means, self.coefficient) - _rows_correlation(
-                my, self.z_means, self.coefficient)
+            return self.system.deltas(self.system.moved(mask), 0, 1)
         if self.level == "input":
             if self.method == "perm-inputs":
                 cols = mask[:, 0, :]
@@ -289,33 +357,6 @@ class _PermutationEngine:
         ys = np.where(mask, self.x, self.y).reshape(b, -1)
         zf = self.z.reshape(1, -1)
         return _rows_correlation(xs, zf, self.coefficient) - _rows_correlation(ys, zf, self.coefficient)
-
-    def _system_means(self, mask: np.ndarray, b: int) -> tuple[np.ndarray, np.ndarray]:
-        n = self.x.shape[0]
-        if self.method == "perm-systems":
-            rows = mask[:, :, 0].astype(np.float64)
-            moved_x, moved_y = rows * self.sum_x, rows * self.sum_y
-            moved_cx, moved_cy = rows * self.cnt_x, rows * self.cnt_y
-        else:
-            if self.method == "perm-inputs":
-                weights, spec = mask[:, 0, :].astype(np.float64), "sj,ij->si"
-            else:
-                weights, spec = mask.astype(np.float64), "sij,ij->si"
-            # einsum, not BLAS: the per-element reduction order does not depend on the batch size.
-            moved_x = np.einsum(spec, weights, self.x0)
-            moved_y = np.einsum(spec, weights, self.y0)
-            if self.has_nan:
-                moved_cx = np.einsum(spec, weights, self.vx)
-                moved_cy = np.einsum(spec, weights, self.vy)
-            else:
-                moved_cx = moved_cy = weights.sum(axis=-1) if weights.ndim == 3 else np.broadcast_to(
-                    weights.sum(axis=-1)[:, None], (b, n))
-        # Xs keeps X's unmoved cells and receives Y's moved ones; Ys the reverse.
-        kept_x, kept_cx = self.sum_x - moved_x, self.cnt_x - moved_cx
-        kept_y, kept_cy = self.sum_y - moved_y, self.cnt_y - moved_cy
-        zsum_xs = (kept_x - kept_cx * self.mu_x) / self.sd_x + (moved_y - moved_cy * self.mu_y) / self.sd_y
-        zsum_ys = (kept_y - kept_cy * self.mu_y) / self.sd_y + (moved_x - moved_cx * self.mu_x) / self.sd_x
-        return _safe_divide(zsum_xs, kept_cx + moved_cy), _safe_divide(zsum_ys, kept_cy + moved_cx)
 
     def _kendall_counts(self, mask: np.ndarray) -> np.ndarray:
         b = mask.shape[0]
@@ -619,6 +660,18 @@ class PairwiseTable:
         return records
 
 
+def _shared_seed(rng: object) -> np.random.SeedSequence:
+    """The seed every pair of a table starts from (common random numbers).
+
+    An int seed ``s`` gives ``SeedSequence(s)``, so a pair's generator equals
+    ``numpy.random.default_rng(s)``; a Generator contributes 128 bits of entropy (and advances).
+    """
+    generator = _check_rng(rng)
+    if isinstance(rng, (int, np.integer)) and not isinstance(rng, (bool, np.bool_)):
+        return np.random.SeedSequence(int(rng))
+    return np.random.SeedSequence([int(v) for v in generator.integers(0, 2**32, size=4)])
+
+
 def _compare_all_pairs_iv(data, metrics, human, level, coefficient, method, alternative, correction, family,
                           alpha, n_resamples, rng, batch, pool, systems, progress):
     validate_level(level)
@@ -631,7 +684,7 @@ def _compare_all_pairs_iv(data, metrics, human, level, coefficient, method, alte
         raise ValueError(f"alpha must lie strictly between 0 and 1; got {alpha!r}")
     n_resamples = _check_positive_int(n_resamples, "n_resamples")
     batch = _check_positive_int(batch, "batch", allow_none=True)
-    rng = _check_rng(rng)
+    rng = _shared_seed(rng)
     if pool not in POOLS:
         raise ValueError(f"pool must be one of {', '.join(POOLS)}; got {pool!r}")
     if progress is not None and not callable(progress):
@@ -703,11 +756,13 @@ def compare_all_pairs(
         all ``k (k - 1)`` tests of the table (TACL App. B), or none (no correction).
     alpha : float, default 0.05
     rng : numpy.random.Generator, int or None
-        The unordered pair ``(metrics[a], metrics[b])``, ``a < b``, number ``u`` in
-        ``itertools.combinations`` order, uses child generator ``rng.spawn(n_pairs)[u]``;
-        its reverse cell reuses the same resamples (``delta_s`` negated), so
-        ``pvalue[a, b]`` equals ``compare_metrics(X_a, X_b, ..., rng=child)`` and
-        ``pvalue[b, a]`` equals ``compare_metrics(X_b, X_a, ..., rng=child)``.
+        Common random numbers: every pair is tested on the same resamples, drawn from one
+        seed (an int ``s`` gives exactly ``compare_metrics(..., rng=s)`` for every cell; a
+        Generator contributes the seed). Shared resamples keep the table internally
+        consistent and let each metric's resampled sums be computed once; each test is
+        still a valid test on its own, and Bonferroni and Holm hold under any dependence.
+        The reverse cell ``(b, a)`` reuses the resamples of ``(a, b)`` with ``delta_s``
+        negated.
     pool : {'judged', 'all'}
         The metrics' input pool (system level only; Dataset input only).
     systems : str, optional
@@ -734,32 +789,60 @@ def compare_all_pairs(
         raise ValueError(f"metric matrices {first_shape} do not match human {human!r} of shape {z.shape}")
     k = len(metrics)
     pairs = list(itertools.combinations(range(k), 2))
-    children = rng.spawn(len(pairs)) if method != "williams" else [None] * len(pairs)
     estimates = np.array([
         float(correlate_matrices(matrices[m], z, level=level, coefficient=coefficient).estimate) for m in metrics
     ])
     delta = estimates[:, None] - estimates[None, :]
     pvalue = np.full((k, k), np.nan)
     n_defined = np.zeros((k, k), dtype=int)
-    if progress is not None:
-        progress(0.0)
-    for u, (a, b) in enumerate(pairs):
-        xa, xb = matrices[metrics[a]], matrices[metrics[b]]
-        if method == "williams":
-            for i, j, xi, xj in ((a, b, xa, xb), (b, a, xb, xa)):
-                _, p = _williams(xi, xj, z, level=level, coefficient=coefficient, alternative=alternative)
-                pvalue[i, j] = p
-        else:
-            _, _, d, p, nd, dist, _ = _compare_core(
-                xa, xb, z, level=level, coefficient=coefficient, method=method, alternative=alternative,
-                n_resamples=n_resamples, rng=children[u], batch=batch,
-            )
-            pvalue[a, b], n_defined[a, b] = p, nd
-            # Reverse cell from the same resamples: swapping the roles of X and Y negates
-            # delta and every delta_s (and every centred bootstrap delta_s - delta).
-            pvalue[b, a], n_defined[b, a] = _count_pvalue(-dist, -d, alternative)
-        if progress is not None:
-            progress((u + 1) / len(pairs))
+    report = progress if progress is not None else (lambda fraction: None)
+    report(0.0)
+
+    def fill(u: int, a: int, b: int, null: np.ndarray | None, threshold: float) -> None:
+        pvalue[a, b], n_defined[a, b] = _count_pvalue(null, threshold, alternative)
+        # Reverse cell from the same resamples: swapping the roles of X and Y negates
+        # delta and every delta_s (and every centred bootstrap delta_s - delta).
+        pvalue[b, a], n_defined[b, a] = _count_pvalue(-null, -threshold, alternative)
+
+    stack = [matrices[m] for m in metrics]
+    if method == "williams":
+        for u, (a, b) in enumerate(pairs):
+            for i, j in ((a, b), (b, a)):
+                pvalue[i, j] = _williams(stack[i], stack[j], z, level=level, coefficient=coefficient,
+                                         alternative=alternative)[1]
+            report((u + 1) / len(pairs))
+    elif method in PAIRED_BOOTSTRAP_METHODS:
+        # One set of indices for all metrics: each metric's resampled correlation once.
+        n, m = stack[0].shape
+        separate = m != z.shape[1]
+        indices = _draw_bootstrap_indices(np.random.default_rng(rng), method, n_resamples, n, m,
+                                          z.shape[1] if separate else None)
+        values = _bootstrap_correlations(stack, z, level=level, coefficient=coefficient, indices=indices,
+                                         batch=batch)
+        report(0.5)
+        for u, (a, b) in enumerate(pairs):
+            centred = (values[:, a] - values[:, b]) - delta[a, b]
+            fill(u, a, b, centred, delta[a, b])
+        report(1.0)
+    elif level == "system":
+        # Shared swap masks: every metric's swapped partial sums once per chunk, then pairs.
+        engine = _SystemPermutation(stack, z, coefficient, method)
+        n, m = stack[0].shape
+        nulls = np.full((len(pairs), n_resamples), np.nan)
+        size = _auto_batch(batch, n * m * 4, n_resamples)
+        for sl, mask in _iter_swap_masks(np.random.default_rng(rng), method, n_resamples, n, m, size):
+            moved = engine.moved(mask)
+            for u, (a, b) in enumerate(pairs):
+                nulls[u, sl] = engine.deltas(moved, a, b)
+            report(sl.stop / n_resamples)
+        for u, (a, b) in enumerate(pairs):
+            fill(u, a, b, nulls[u], delta[a, b])
+    else:
+        for u, (a, b) in enumerate(pairs):
+            null = _permutation_null(stack[a], stack[b], z, level=level, coefficient=coefficient, method=method,
+                                     rng=np.random.default_rng(rng), n_resamples=n_resamples, batch=batch)
+            fill(u, a, b, null, delta[a, b])
+            report((u + 1) / len(pairs))
     corrected = _correct_table(pvalue, correction, family)
     with np.errstate(invalid="ignore"):
         significant = np.nan_to_num(pvalue, nan=1.0) < alpha

@@ -303,23 +303,31 @@ def demo():
 METRICS = ("metric.strong", "metric.good", "metric.fair", "metric.noise")
 
 
-def test_all_pairs_cells_equal_single_comparisons_with_child_generators(demo):
-    table = compare_all_pairs(demo, METRICS, "human.quality", level="system", coefficient="kendall",
-                              method="perm-both", n_resamples=100, rng=12)
-    children = np.random.default_rng(12).spawn(6)
-    pairs = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
+@pytest.mark.parametrize("level, method", [
+    ("system", "perm-both"), ("system", "perm-systems"), ("system", "perm-inputs"), ("system", "boot-both"),
+    ("input", "perm-both"), ("input", "boot-both"), ("global", "boot-inputs"),
+])
+def test_all_pairs_cells_equal_single_comparisons_with_the_same_seed(demo, level, method):
+    # Common random numbers: every cell is exactly compare_metrics(..., rng=seed).
+    table = compare_all_pairs(demo, METRICS, "human.quality", level=level, coefficient="kendall",
+                              method=method, n_resamples=60, rng=12, batch=25)
     z = demo.matrix("human.quality")
-    for u, (a, b) in enumerate(pairs):
-        xa, xb = demo.matrix(METRICS[a]), demo.matrix(METRICS[b])
-        forward = compare_metrics(xa, xb, z, level="system", coefficient="kendall", method="perm-both",
-                                  n_resamples=100, rng=children[u])
-        children_again = np.random.default_rng(12).spawn(6)
-        backward = compare_metrics(xb, xa, z, level="system", coefficient="kendall", method="perm-both",
-                                   n_resamples=100, rng=children_again[u])
-        assert table.pvalue[a, b] == forward.pvalue
-        assert table.pvalue[b, a] == backward.pvalue
-        assert table.delta[a, b] == pytest.approx(forward.delta)
+    for a in range(4):
+        for b in range(4):
+            if a == b:
+                continue
+            single = compare_metrics(demo.matrix(METRICS[a]), demo.matrix(METRICS[b]), z, level=level,
+                                     coefficient="kendall", method=method, n_resamples=60, rng=12)
+            assert table.pvalue[a, b] == single.pvalue, (a, b)
+            assert table.n_defined[a, b] == single.n_defined
+            assert table.delta[a, b] == pytest.approx(single.delta, abs=1e-15)
     assert np.isnan(np.diag(table.pvalue)).all()
+
+
+def test_all_pairs_with_a_generator_is_reproducible(demo):
+    runs = [compare_all_pairs(demo, METRICS, "human.quality", level="system", coefficient="kendall",
+                              method="perm-both", n_resamples=50, rng=np.random.default_rng(3)) for _ in range(2)]
+    np.testing.assert_array_equal(runs[0].pvalue, runs[1].pvalue)
 
 
 @pytest.mark.parametrize("family", ["row", "table", "none"])
