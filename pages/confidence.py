@@ -28,8 +28,9 @@ confidence = state.commit("ci_conf", middle.number_input(
 with right:
     k, seed = widgets.resamples_and_seed("ci_k", "ci_seed", disabled=methods == ["fisher"])
 
-if not ctx.metrics or not methods or not ctx.human:
-    st.info("Pick at least one metric (sidebar) and one CI method.", icon=":material/touch_app:")
+if not widgets.need_measures(ctx) or not methods:
+    if not methods:
+        st.info("Pick at least one CI method.", icon=":material/touch_app:")
     widgets.finish()
     st.stop()
 

@@ -19,12 +19,7 @@ layout = state.commit("corr_layout", st.radio(
     "Human dimensions", ("chosen", "all"), key=key, horizontal=True,
     format_func=lambda v: "the chosen one" if v == "chosen" else "all of this dataset's"))
 
-if not ctx.metrics:
-    st.info("Pick at least one metric in the sidebar.", icon=":material/touch_app:")
-    widgets.finish()
-    st.stop()
-if not ctx.human:
-    st.warning("This dataset has no human measure to correlate with.")
+if not widgets.need_measures(ctx):
     widgets.finish()
     st.stop()
 

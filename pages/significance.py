@@ -43,8 +43,7 @@ with c4:
 if level == "input":
     st.caption("Williams' test is defined at the system and global levels only, so it is not offered here.")
 
-if len(ctx.metrics) < 2 or not ctx.human:
-    st.info("Pick at least two metrics in the sidebar to compare them.", icon=":material/touch_app:")
+if not widgets.need_measures(ctx, min_metrics=2, what=" to compare them"):
     widgets.finish()
     st.stop()
 

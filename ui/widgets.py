@@ -207,6 +207,8 @@ def correlation_settings(dataset: Dataset) -> tuple[str, str, str, str]:
                                                          help="Kendall = tau-b (ties handled as in scipy)."))
     has_pool = dataset.has_unjudged_pool
     if not has_pool:
+        if state.get("pool") == "all":
+            state.add_note("pool=all is not available: this dataset has no unjudged inputs; using judged")
         state.put("pool", "judged")
     key = state.prepare("pool", options=("judged", "all"), fallback="judged")
     pool = state.commit("pool", side.radio(
@@ -225,6 +227,29 @@ def correlation_settings(dataset: Dataset) -> tuple[str, str, str, str]:
         "Systems", subsets, key=key, format_func=lambda s: s or "all systems",
         help="Restrict to systems with a given attribute (e.g. type=abs: abstractive)."))
     return level, coefficient, pool, systems
+
+
+def need_measures(ctx: Context, *, min_metrics: int = 1, what: str = "") -> bool:
+    """Whether the page can run; otherwise show the right empty state (and the caller stops)."""
+    ds = ctx.dataset
+    if not ds.metric_measures:
+        st.info("This dataset has no automatic-metric scores (only human judgments), so there is nothing to "
+                "meta-evaluate here. The Overview page still describes it.", icon=":material/info:")
+        return False
+    if len(ds.metric_measures) < min_metrics:
+        st.info(f"This dataset has fewer than {min_metrics} metrics.", icon=":material/info:")
+        return False
+    if not ctx.human:
+        st.warning("This dataset has no human measure to compare the metrics with.")
+        return False
+    if len(ctx.metrics) < min_metrics:
+        need = "at least one metric" if min_metrics == 1 else f"at least {_WORDS.get(min_metrics, min_metrics)} metrics"
+        st.info(f"Pick {need} in the sidebar{what}.", icon=":material/touch_app:")
+        return False
+    return True
+
+
+_WORDS = {2: "two", 3: "three"}
 
 
 def sidebar(*, human: bool = True, metrics: bool = True) -> Context | None:

@@ -143,3 +143,23 @@ def test_summeval_pool_is_disabled_with_a_reason(real_env):
     at.sidebar.radio(key="w:level").set_value("input").run()
     assert_clean(at)
     assert (correlations(at)["n"] + correlations(at)["skipped"] == 100).all()
+
+
+@pytest.mark.realdata
+def test_a_dataset_without_metrics_explains_itself(real_env):
+    at = new_app({"dataset": "rose"}).run()
+    assert_clean(at)
+    if at.sidebar.selectbox(key="w:dataset").value != "rose":
+        pytest.skip("rose not available in this mirror")
+    at.switch_page("pages/correlations.py").run()
+    assert_clean(at)
+    assert any("no automatic-metric scores" in i.value for i in at.info)
+
+
+@pytest.mark.realdata
+def test_pool_all_in_a_link_to_a_dataset_without_unjudged_inputs_is_noted(real_env):
+    at = new_app({"dataset": "summeval", "pool": "all"}).run()
+    at.switch_page("pages/correlations.py").run()
+    assert_clean(at)
+    assert at.sidebar.radio(key="w:pool").value == "judged"
+    assert any("pool=all is not available" in c.value.replace("\\", "") for c in at.caption)

@@ -60,7 +60,7 @@ def test_ci_sort_order_and_cap(demo_env):
 @needs_ci
 def test_ci_empty_state(demo_env):
     at = open_ci({"ci": ""})
-    assert any("one CI method" in i.value for i in at.info)
+    assert any("at least one CI method" in i.value for i in at.info)
     assert not at.dataframe
 
 
