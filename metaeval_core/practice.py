@@ -612,7 +612,7 @@ def plan_judgments(
     (subset, inputs, sys_sizes, target_width, target_power, alpha, noise, confidence_level, n_resamples, n_trials,
      rng) = _plan_iv(dataset, metric, human, input_sizes, system_sizes, target_width, target_power, versus, noise,
                      coefficient, ci_method, confidence_level, alpha, n_resamples, n_trials, rng, systems)
-    if power not in (True, False):
+    if not isinstance(power, (bool, np.bool_)):
         raise TypeError(f"power must be True or False; got {power!r}")
     if target_power is not None and not power:
         raise ValueError("target_power needs power=True")
@@ -731,7 +731,7 @@ class SignificanceClusters:
 def _clusters_iv(table, use_corrected, estimates):
     if not isinstance(table, PairwiseTable):
         raise TypeError(f"table must be a PairwiseTable (from compare_all_pairs); got {type(table).__name__}")
-    if use_corrected not in (True, False):
+    if not isinstance(use_corrected, (bool, np.bool_)):
         raise TypeError(f"use_corrected must be True or False; got {use_corrected!r}")
     k = len(table.metrics)
     values = table.estimates if estimates is None else estimates
@@ -866,7 +866,7 @@ def _influence_iv(dataset, metric, human, level, coefficient, pool, systems, thr
     if isinstance(threshold, (bool, np.bool_)) or not isinstance(threshold, numbers.Real) \
             or not 0 <= float(threshold) or not math.isfinite(float(threshold)):
         raise ValueError(f"threshold must be a finite number >= 0 (a change in correlation); got {threshold!r}")
-    if with_intervals not in (True, False):
+    if not isinstance(with_intervals, (bool, np.bool_)):
         raise TypeError(f"with_intervals must be True or False; got {with_intervals!r}")
     _check_choice(method, "method", ("fisher", *BOOTSTRAP_METHODS))
     confidence_level = _check_confidence_level(confidence_level)

@@ -1,0 +1,103 @@
+"""CLI subcommands of METHODS sec. 10: JSON shapes, readable output, one-line errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from metaeval_core.cli import main
+
+
+def run_cli(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_improvement_json(capsys):
+    argv = ["improvement", "--dataset", "demo", "--metric", "metric.strong", "--human", "human.quality",
+            "--delta", "1.5", "--n-resamples", "100", "--seed", "3", "--json"]
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 0, err
+    payload = json.loads(out)
+    assert isinstance(payload, dict)
+    assert {"probability", "low", "high", "n_pairs", "window_pairs", "total_pairs", "extrapolated"} <= set(payload)
+    assert 0 <= payload["low"] <= payload["probability"] <= payload["high"] <= 1
+    assert isinstance(payload["n_pairs"], int) and payload["total_pairs"] == 120
+    code, again, _ = run_cli(capsys, *argv)
+    assert again == out  # same seed, same numbers
+    code, out, _ = run_cli(capsys, *argv, "--curve", "--pool", "all")
+    payload = json.loads(out)
+    assert len(payload["curve"]) == 101 and len(payload["pairs"]) == payload["total_pairs"]
+    assert payload["pool"] == "all"
+
+
+def test_improvement_text_and_errors(capsys):
+    code, out, err = run_cli(capsys, "improvement", "--dataset", "demo", "--metric", "metric.good", "--human",
+                             "human.quality", "--delta", "2", "--n-resamples", "50")
+    assert code == 0, err
+    assert "probability" in out and "pairs support it" in out
+    code, out, err = run_cli(capsys, "improvement", "--dataset", "demo", "--metric", "metric.good", "--human",
+                             "human.quality", "--delta", "0")
+    assert code == 2 and err.startswith("error: delta") and len(err.strip().splitlines()) == 1
+
+
+def test_plan_json(capsys):
+    code, out, err = run_cli(capsys, "plan", "--dataset", "demo", "--metric", "metric.strong", "--human",
+                             "human.quality", "--sizes", "10,50", "--target-width", "0.5", "--n-trials", "4",
+                             "--n-resamples", "60", "--json")
+    assert code == 0, err
+    payload = json.loads(out)
+    assert [row["n_inputs"] for row in payload["table"]] == [10, 50]
+    assert {"n_inputs", "n_systems", "width_mean", "power"} <= set(payload["table"][0])
+    assert set(payload["recommendation"]) == {"reached", "n_inputs", "n_systems", "message"}
+    assert payload["target_width"] == 0.5 and payload["target_power"] is None
+
+
+def test_plan_defaults_text_and_errors(capsys):
+    code, out, err = run_cli(capsys, "plan", "--dataset", "demo", "--metric", "metric.strong", "--human",
+                             "human.quality", "--target-power", "0.8", "--n-trials", "2", "--n-resamples", "40")
+    assert code == 0, err
+    assert "recommendation:" in out
+    assert [line.split()[0] for line in out.splitlines()[1:5]] == ["10", "20", "50", "100"]
+    code, _, err = run_cli(capsys, "plan", "--dataset", "demo", "--metric", "metric.strong", "--human",
+                           "human.quality", "--sizes", "10,500")
+    assert code == 2 and "input_sizes" in err
+    with pytest.raises(SystemExit) as exit_info:  # argparse usage error: one line, exit 2
+        main(["plan", "--dataset", "demo", "--metric", "metric.strong", "--human", "human.quality",
+              "--target-width", "0.3", "--target-power", "0.8"])
+    assert exit_info.value.code == 2 and "not allowed with" in capsys.readouterr().err
+
+
+def test_clusters_json(capsys):
+    code, out, err = run_cli(capsys, "clusters", "--dataset", "demo", "--metrics",
+                             "metric.noise,metric.strong,metric.good", "--human", "human.quality",
+                             "--n-resamples", "200", "--json")
+    assert code == 0, err
+    payload = json.loads(out)
+    assert payload["metrics"][0]["metric"] == "metric.strong" and payload["metrics"][0]["rank"] == 1
+    assert sorted(m for c in payload["clusters"] for m in c) == sorted(
+        ["metric.noise", "metric.strong", "metric.good"])
+    assert payload["use_corrected"] is True
+    code, out, _ = run_cli(capsys, "clusters", "--dataset", "demo", "--metrics", "metric.noise,metric.strong",
+                           "--human", "human.quality", "--n-resamples", "100", "--uncorrected", "--json")
+    assert json.loads(out)["use_corrected"] is False
+    code, _, err = run_cli(capsys, "clusters", "--dataset", "demo", "--metrics", "metric.strong", "--human",
+                           "human.quality")
+    assert code == 2 and "at least two" in err
+
+
+def test_influence_json(capsys):
+    code, out, err = run_cli(capsys, "influence", "--dataset", "demo", "--metric", "metric.good", "--human",
+                             "human.quality", "--json")
+    assert code == 0, err
+    payload = json.loads(out)
+    assert len(payload["systems"]) == 16
+    assert {"system", "without", "change", "flagged", "reason"} <= set(payload["systems"][0])
+    assert payload["most_influential"] in {row["system"] for row in payload["systems"]}
+    assert payload["low"] is None and payload["ci_method"] is None
+    code, out, err = run_cli(capsys, "influence", "--dataset", "demo", "--metric", "metric.good", "--human",
+                             "human.quality", "--intervals", "--n-resamples", "50", "--level", "input")
+    assert code == 0, err
+    assert "low_without" in out.splitlines()[0] and "most influential" in out
