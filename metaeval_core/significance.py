@@ -259,12 +259,11 @@ class _SystemPermutation:
             rows = mask[:, None, :, 0].astype(np.float64)  # (b, 1, N)
             return rows * self.sums, rows * self.counts
         weights = np.broadcast_to(mask, (b, n, m)).astype(np.float64)  # (b, N, M)
-        # Per metric, a product then a sum over the contiguous last axis: numpy reduces each row
-        # by the same pairwise summation whatever the leading shape, so results depend neither
-        # on the batch size nor on how many metrics share the masks.
-        moved = np.stack([(weights * self.x0[i]).sum(axis=-1) for i in range(k)], axis=1)
+        # One einsum per metric with the same operand shapes whatever K: its per-element
+        # reduction order depends on neither the batch size nor how many metrics share the masks.
+        moved = np.stack([np.einsum("sij,ij->si", weights, self.x0[i]) for i in range(k)], axis=1)
         if self.has_nan:
-            moved_counts = np.stack([(weights * self.valid[i]).sum(axis=-1) for i in range(k)], axis=1)
+            moved_counts = np.stack([np.einsum("sij,ij->si", weights, self.valid[i]) for i in range(k)], axis=1)
         else:
             moved_counts = np.broadcast_to(weights.sum(axis=-1)[:, None, :], moved.shape)
         return moved, moved_counts
