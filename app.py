@@ -21,10 +21,22 @@ PAGES = [  # (file, title, icon, url path, needs)
     ("pages/pairs.py", "Realistic pairs", ":material/join_inner:", "pairs", True),
     ("pages/stability.py", "Ranking stability", ":material/stacked_line_chart:", "stability", True),
     ("pages/pools.py", "Judged vs all", ":material/data_thresholding:", "pools", True),
+    ("pages/topk.py", "Top-k systems", ":material/leaderboard:", "topk", True),
+    ("pages/pairwise.py", "Pairwise F1", ":material/rule:", "pairwise", True),
+    ("pages/matrix.py", "Correlation matrix", ":material/grid_on:", "matrix", True),
+    ("pages/annotators.py", "Annotators", ":material/groups:", "annotators", True),
+    ("pages/highrange.py", "High-scoring range", ":material/trending_up:", "highrange", True),
+    ("pages/normality.py", "Normality", ":material/area_chart:", "normality", True),
 ]
-pages = [
-    st.Page(file, title=title, icon=icon, url_path=url, default=(k == 0))
-    for k, (file, title, icon, url, ready) in enumerate(PAGES)
-    if ready and (HERE / file).is_file()
-]
-st.navigation(pages).run()
+# Navigation sections by url path; pages not listed go to the first section.
+SECTIONS = {
+    "Correlations": ("overview", "correlations", "confidence", "significance"),
+    "Reliability": ("pairs", "stability", "pools"),
+    "Paper analyses": ("topk", "pairwise", "matrix", "annotators", "highrange", "normality", "simulations"),
+}
+sections: dict[str, list] = {name: [] for name in SECTIONS}
+for k, (file, title, icon, url, ready) in enumerate(PAGES):
+    if ready and (HERE / file).is_file():
+        section = next((name for name, urls in SECTIONS.items() if url in urls), next(iter(SECTIONS)))
+        sections[section].append(st.Page(file, title=title, icon=icon, url_path=url, default=(k == 0)))
+st.navigation({name: pages for name, pages in sections.items() if pages}).run()

@@ -56,6 +56,24 @@ FIELDS: dict[str, Field] = {
     "sig_alternative": Field("alternative", "str", "greater"),
     "sig_k": Field("sig_k", "int", 1000),
     "sig_seed": Field("sig_seed", "int", 0),
+    # paper analyses (METHODS sec. 7-8) and simulations (sec. 9)
+    "f1_k": Field("f1_k", "int", 1000),
+    "f1_seed": Field("f1_seed", "int", 0),
+    "f1_metric": Field("f1_metric", "str"),
+    "f1_only": Field("f1_only", "bool", False),
+    "mx_humans": Field("mx_h", "list"),
+    "mx_order": Field("order", "str", "given"),
+    "ann_coef": Field("ann_coef", "str", "kendall"),
+    "hr_baseline": Field("baseline", "str"),
+    "hr_bins": Field("bins", "int", 10),
+    "hr_norm": Field("norm", "str", "input"),
+    "norm_alpha": Field("norm_alpha", "float", 0.05),
+    "sim_metric": Field("smetric", "str"),
+    "sim_trials": Field("trials", "int", 100),
+    "sim_k": Field("sim_k", "int", 200),
+    "sim_seed": Field("sim_seed", "int", 0),
+    "sim_methods": Field("sim_ci", "list"),
+    "sim_tests": Field("sim_test", "list"),
 }
 
 

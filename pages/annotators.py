@@ -1,0 +1,78 @@
+"""Annotators: how much do the human judges agree with each other? (SummEval sec. 4-5, METHODS sec. 8)"""
+
+import streamlit as st
+
+from ui import data_analyses as da, figures_analyses as fa, widgets, widgets_analyses as wa
+from ui.errors import escape_markdown, guard
+
+st.title("Annotator agreement")
+ctx = widgets.sidebar(human=False, metrics=False)
+if ctx is None:
+    widgets.finish()
+    st.stop()
+ds = ctx.dataset
+systems = wa.systems(ds)
+
+if not ds.human_measures:
+    wa.stop("This dataset has no human measure.")
+if not da.has_annotators(ds):
+    wa.stop(escape_markdown(
+        f"{ds.title or ds.id} keeps only the mean human score per summary, not each annotator's score, so "
+        "inter-annotator agreement cannot be computed here. (SummEval keeps them: 3 experts and 5 crowd workers "
+        "per summary.)"), icon=":material/group_off:")
+if da.n_systems(ds, systems) < 1:
+    wa.stop(escape_markdown(f"The subset {systems} has no systems."))
+
+result = None
+with guard("Could not compute the annotator agreement"), st.spinner("Krippendorff's alpha…"):
+    result = da.annotators(ds, ctx.key, systems)
+if result is None:
+    widgets.finish()
+    st.stop()
+alphas, corr, note = result
+
+st.subheader("Krippendorff's alpha (interval)")
+st.caption(
+    "Agreement among the annotators of each group beyond what chance would give: 1 = identical scores, "
+    "0 = no better than chance, below 0 = systematic disagreement. Each summary is a unit; 'all' pools the "
+    "dimensions. High alpha means the annotators are consistent with each other, not that they are right, "
+    "and a low alpha bounds how well any metric can correlate with their mean.")
+st.plotly_chart(fa.alpha_bar(alphas), width="stretch", key="alpha")
+with st.expander("How units and coders are formed"):
+    st.markdown(escape_markdown(note))
+undefined = alphas[alphas["alpha"].isna()]
+if not undefined.empty:
+    st.warning(escape_markdown("Undefined alpha (fewer than 2 units with two scores, or no variation): "
+                               + ", ".join(f"{g}.{d}" for g, d in zip(undefined["group"], undefined["dimension"]))))
+st.dataframe(alphas, hide_index=True, width="stretch", column_config={
+    "alpha": st.column_config.NumberColumn("alpha", format="%.4f"),
+    "n_units": st.column_config.NumberColumn("units", help="summaries with at least two scores"),
+    "n_values": st.column_config.NumberColumn("values"),
+    "n_annotators": st.column_config.NumberColumn("annotator slots")})
+
+st.subheader("Group means against each other")
+if corr.empty:
+    groups = sorted(set(alphas["group"]))
+    st.info(escape_markdown(f"Annotator groups here: {', '.join(groups)}. No dimension is scored by two groups, "
+                            "so there is no expert-vs-crowd comparison."), icon=":material/info:")
+else:
+    coefficient = wa.coefficient("ann_coef", container=st)
+    st.caption(
+        "Correlation of one group's mean score with the other's, per dimension, at each level (global = over "
+        "all summaries, the paper's summary-level comparison). A low value means the two groups would rank "
+        "summaries differently: a metric cannot please both.")
+    st.plotly_chart(fa.group_correlation_bar(corr, coefficient=coefficient), width="stretch", key="groups")
+    wide = corr[corr["coefficient"] == coefficient].pivot(
+        index=["dimension", "group_a", "group_b"], columns="level", values="estimate").reset_index()
+    st.dataframe(wide, hide_index=True, width="stretch",
+                 column_config={lv: st.column_config.NumberColumn(lv, format="%.3f") for lv in ("system", "input",
+                                                                                                "global")})
+left, right = st.columns(2)
+left.download_button("Download alphas (CSV)", alphas.to_csv(index=False).encode("utf-8"),
+                     file_name=f"alpha_{ds.id}.csv".replace(":", "-").replace("/", "-"), mime="text/csv",
+                     icon=":material/download:", on_click="ignore")
+if not corr.empty:
+    right.download_button("Download group correlations (CSV)", corr.to_csv(index=False).encode("utf-8"),
+                          file_name=f"groups_{ds.id}.csv".replace(":", "-").replace("/", "-"), mime="text/csv",
+                          icon=":material/download:", on_click="ignore")
+widgets.finish()

@@ -1,0 +1,58 @@
+"""Normality: are the scores normal enough for Fisher intervals and Williams' test? (METHODS sec. 8)"""
+
+import streamlit as st
+
+from ui import data_analyses as da, figures_analyses as fa, state, widgets, widgets_analyses as wa
+from ui.errors import escape_markdown, guard
+
+st.title("Normality of the scores")
+ctx = widgets.sidebar(human=False)
+if ctx is None:
+    widgets.finish()
+    st.stop()
+ds = ctx.dataset
+pool = wa.pool(ds)
+systems = wa.systems(ds)
+alphas = (0.01, 0.05, 0.1)
+key = state.prepare("norm_alpha", options=alphas, fallback=0.05, coerce=float)
+alpha = state.commit("norm_alpha", st.sidebar.radio(
+    "Significance level α", alphas, key=key, horizontal=True, format_func=lambda a: f"{a:g}",
+    help="An input counts as rejecting normality when its Shapiro-Wilk p is below α."))
+
+measures = tuple(dict.fromkeys(list(ctx.metrics) + list(ds.human_measures)))
+if not measures:
+    wa.stop("This dataset has no measures to test.")
+
+frame = None
+with guard("Could not run the Shapiro-Wilk tests"), st.spinner(f"Shapiro-Wilk on {len(measures)} measures…"):
+    frame = da.normality(ds, ctx.key, measures, pool, systems, alpha)
+if frame is None:
+    widgets.finish()
+    st.stop()
+
+n_sys = da.n_systems(ds, systems)
+st.caption(
+    f"Shapiro-Wilk tests of normality. **System means p**: one test on the {n_sys} system means of each measure "
+    f"(metrics over the {pool} pool, humans over judged inputs); a small p says the means are not normal. "
+    f"**Share rejecting**: the share of inputs whose scores across systems give p < {alpha:g}; about {alpha:g} "
+    "is expected when scores are normal. Pearson-based Fisher intervals and Williams' test assume normality; "
+    "a high share flags where to prefer the bootstrap or permutation. With few systems the test has little "
+    "power: a large p is not evidence of normality."
+    + (f" Systems: {escape_markdown(systems)}." if systems else ""))
+st.dataframe(frame, hide_index=True, width="stretch", column_config={
+    "system_p": st.column_config.NumberColumn("system means p", format="%.4f", help="empty = undefined"),
+    "system_n": st.column_config.NumberColumn("systems"),
+    "input_share": st.column_config.ProgressColumn(f"share of inputs with p < {alpha:g}", format="%.2f",
+                                                   min_value=0.0, max_value=1.0),
+    "input_tested": st.column_config.NumberColumn("inputs tested"),
+    "input_skipped": st.column_config.NumberColumn("inputs skipped", help="fewer than 3 scores, or constant")})
+st.plotly_chart(fa.normality_bar(frame, alpha=alpha), width="stretch", key="normality")
+if n_sys < 3:
+    st.warning("Fewer than 3 systems: the Shapiro-Wilk test is undefined on system means and per input.")
+elif frame["input_tested"].eq(0).any():
+    st.warning(escape_markdown("No input could be tested (fewer than 3 scores or constant) for: "
+                               + ", ".join(frame.loc[frame["input_tested"] == 0, "measure"])))
+st.download_button("Download CSV", frame.to_csv(index=False).encode("utf-8"),
+                   file_name=f"normality_{ds.id}_{pool}.csv".replace(":", "-").replace("/", "-"),
+                   mime="text/csv", icon=":material/download:", on_click="ignore")
+widgets.finish()

@@ -1,0 +1,80 @@
+"""Pairwise comparison F1: can a metric tell which of two systems is significantly better? (METHODS sec. 7)"""
+
+import pandas as pd
+import streamlit as st
+
+from ui import data_analyses as da, figures_analyses as fa, state, widgets, widgets_analyses as wa
+from ui.errors import escape_markdown, guard
+
+st.title("Pairwise comparison F1")
+ctx = widgets.sidebar()
+if ctx is None:
+    widgets.finish()
+    st.stop()
+ds = ctx.dataset
+systems = wa.systems(ds)
+with st.sidebar.expander("Bootstrap", expanded=True):
+    k = wa.bounded_int("f1_k", "Resamples (k)", low=10, high=da.MAX_F1_RESAMPLES, default=1000, step=100,
+                       reason="time grows linearly in k, while the 95% labels of all but borderline pairs are "
+                              "settled well before", container=st)
+    seed = wa.seed("f1_seed", container=st)
+
+if not widgets.need_measures(ctx):
+    widgets.finish()
+    st.stop()
+if da.n_systems(ds, systems) < 2:
+    wa.stop(escape_markdown(f"The subset {systems} has fewer than 2 systems: there is no pair to compare."))
+
+result = None
+with guard("Could not compute the pairwise F1"), st.spinner(f"Paired bootstrap, {k:,} resamples…"):
+    result = da.pairwise(ds, ctx.key, tuple(ctx.metrics), ctx.human, systems, k, seed)
+if result is None:
+    widgets.finish()
+    st.stop()
+
+st.caption(
+    f"For each of the {result.n_pairs:,} system pairs (A, B), {k:,} paired bootstrap resamples of the judged "
+    "inputs: label **A better** if A's mean beats B's in at least 95% of them, **B better** likewise, else "
+    f"**no significant difference**; human ({escape_markdown(ctx.human)}) and metric labels come from the same "
+    "resamples. The score is the support-weighted F1 of the metric's labels against the human's (1 = the "
+    "metric reaches the same significant verdict on every pair). It rewards agreeing on *confident* verdicts, "
+    f"not on the size of differences; with few inputs most labels are 'no difference'. Seed {seed}."
+    + (f" Systems: {escape_markdown(systems)}." if systems else ""))
+
+scores = pd.DataFrame(result.to_records(), columns=["metric", "f1"]).astype({"f1": float})
+options = list(result.metrics)
+fallback = max(options, key=lambda m: scores.set_index("metric")["f1"].fillna(-1)[m])
+key = state.prepare("f1_metric", options=options, fallback=fallback)
+left, right = st.columns([2, 3])
+with right:
+    metric = state.commit("f1_metric", st.selectbox("Per-pair labels of", options, key=key,
+                                                    help="The metric whose pair labels are listed below."))
+    key = state.prepare("f1_only")
+    only = state.commit("f1_only", st.toggle("Disagreements only", key=key))
+    labels = da.label_frame(result, metric)
+    n_disagree = int((~labels["agree"]).sum()) if not labels.empty else 0
+    st.caption(escape_markdown(f"{metric}: weighted F1 {fa.fmt(scores.set_index('metric')['f1'][metric])}; "
+                               f"{n_disagree} of {len(labels)} pairs labelled differently from the humans "
+                               "(highlighted)."))
+    shown = labels[~labels["agree"]] if only else labels
+    if shown.empty:
+        st.info("No pair is labelled differently from the humans." if only else "No system pairs.")
+    else:
+        styled = shown.style.apply(
+            lambda row: ["background-color: rgba(214, 39, 40, 0.15)" if not row["agree"] else ""] * len(row), axis=1)
+        share = {"format": "%.3f"}
+        st.dataframe(styled, hide_index=True, width="stretch", height=420, column_config={
+            "system_a": "system A", "system_b": "system B", "human_label": "human label",
+            "metric_label": "metric label", "agree": st.column_config.CheckboxColumn("same label"),
+            "human_share": st.column_config.NumberColumn("human: A wins", help="share of resamples", **share),
+            "human_share_b": st.column_config.NumberColumn("human: B wins", **share),
+            "metric_share": st.column_config.NumberColumn("metric: A wins", **share),
+            "metric_share_b": st.column_config.NumberColumn("metric: B wins", **share)})
+with left:
+    st.plotly_chart(fa.f1_bar(scores, selected=metric), width="stretch", key="f1_bar")
+    human_counts = pd.Series(result.human_labels).map(da.LABEL_NAMES).value_counts()
+    st.caption("Human labels: " + ", ".join(f"{name} {human_counts.get(name, 0)}" for name in da.LABEL_NAMES.values()))
+st.download_button("Download pair labels (CSV)", pd.DataFrame(result.label_records()).to_csv(index=False).encode(),
+                   file_name=f"pairwise_{ds.id}_k{k}_seed{seed}.csv".replace(":", "-").replace("/", "-"),
+                   mime="text/csv", icon=":material/download:", on_click="ignore")
+widgets.finish()

@@ -1,0 +1,65 @@
+"""Top-k systems: does a metric still rank the best systems well? (Bhandari et al. 2020, METHODS sec. 7)"""
+
+import streamlit as st
+
+from ui import data_analyses as da, figures_analyses as fa, widgets, widgets_analyses as wa
+from ui.errors import escape_markdown, guard
+
+st.title("Top-k systems")
+ctx = widgets.sidebar()
+if ctx is None:
+    widgets.finish()
+    st.stop()
+ds = ctx.dataset
+st.sidebar.markdown("**Correlation**")
+coefficient = wa.coefficient()
+pool = wa.pool(ds)
+systems = wa.systems(ds)
+
+if not widgets.need_measures(ctx):
+    widgets.finish()
+    st.stop()
+n_sys = da.n_systems(ds, systems)
+if n_sys < 3:
+    wa.stop(escape_markdown(f"The subset {systems or 'all systems'} has {n_sys} systems; top-k needs at least 3."))
+
+result = None
+with guard("Could not compute the top-k correlations"), st.spinner("Correlating the top-k systems…"):
+    result = da.topk(ds, ctx.key, tuple(ctx.metrics), ctx.human, coefficient, pool, systems)
+if result is None:
+    widgets.finish()
+    st.stop()
+frame, ranking, unranked = result
+
+st.caption(
+    f"Systems are sorted by their mean **{escape_markdown(ctx.human)}** score; for each k from "
+    f"{len(ranking)} down to 3 the {coefficient} correlation of the system means is computed on the top k "
+    "systems only. A curve that falls as k shrinks means the metric separates good from bad systems but not "
+    "the best systems from each other. Few systems make the right end noisy (3 points!), and a low value "
+    "there does not say the metric is wrong about any particular pair."
+    + (f" Systems: {escape_markdown(systems)}." if systems else ""))
+st.plotly_chart(fa.topk_figure(frame, coefficient=coefficient, human=ctx.human), width="stretch", key="topk")
+
+undefined = frame[frame["estimate"].isna()]
+if not undefined.empty:
+    st.warning(escape_markdown(
+        f"{len(undefined)} correlations are undefined (constant scores among the top k) and are shown as gaps: "
+        + ", ".join(sorted(set(undefined["metric"].astype(str))))))
+if unranked:
+    st.caption(escape_markdown(f"Left out (no {ctx.human} mean): {', '.join(unranked)}"))
+
+wide = frame.pivot(index="k", columns="metric", values="estimate").sort_index(ascending=False)
+wide = wide[[m for m in ctx.metrics if m in wide.columns]]
+left, right = st.columns([3, 2])
+with left:
+    st.markdown("**Correlation by k**")
+    st.dataframe(wide, width="stretch", column_config={m: st.column_config.NumberColumn(m, format="%.3f")
+                                                       for m in wide.columns})
+with right:
+    st.markdown("**Ranking by the human score**")
+    st.dataframe({"rank": list(range(1, len(ranking) + 1)), "system": list(ranking)}, hide_index=True,
+                 width="stretch")
+st.download_button("Download CSV", frame.to_csv(index=False).encode("utf-8"),
+                   file_name=f"topk_{ds.id}_{coefficient}_{pool}.csv".replace(":", "-").replace("/", "-"),
+                   mime="text/csv", icon=":material/download:", on_click="ignore")
+widgets.finish()

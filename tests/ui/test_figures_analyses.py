@@ -1,0 +1,123 @@
+"""Unit tests of the paper-analysis figure builders (pure plotly, no streamlit)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from ui import figures_analyses as fa
+
+EVIL = "<b>x</b>&y"
+
+
+def _annotation_texts(fig: go.Figure) -> list[str]:
+    return [a.text for a in fig.layout.annotations]
+
+
+def topk_frame() -> pd.DataFrame:
+    rows = []
+    for metric, base in (("m1", 0.9), (EVIL, 0.5)):
+        for k in (6, 5, 4, 3):
+            rows.append({"metric": metric, "k": k, "estimate": base - 0.1 * (6 - k) if k != 3 or metric == "m1"
+                         else math.nan, "n": k})
+    return pd.DataFrame(rows)
+
+
+def test_topk_one_line_per_metric_reversed_axis_and_gaps():
+    fig = fa.topk_figure(topk_frame(), coefficient="kendall", human="h")
+    assert [t.name for t in fig.data] == ["m1", "&lt;b&gt;x&lt;/b&gt;&amp;y"]
+    assert list(fig.data[0].x) == [6, 5, 4, 3]
+    assert fig.data[1].y[-1] is None  # undefined: a gap, never 0
+    assert fig.layout.xaxis.autorange == "reversed"
+    assert "top 3: undefined" in fig.data[1].hovertext[-1]
+    assert "<b>" not in fig.data[1].hovertext[0]
+
+
+def test_topk_empty():
+    fig = fa.topk_figure(pd.DataFrame(columns=["metric", "k", "estimate", "n"]))
+    assert _annotation_texts(fig) and not fig.data
+
+
+def test_f1_bar_sorted_selected_and_undefined():
+    frame = pd.DataFrame({"metric": ["a", "b", EVIL], "f1": [0.4, 0.8, math.nan]})
+    fig = fa.f1_bar(frame, selected="a")
+    bar = fig.data[0]
+    assert list(bar.y) == ["&lt;b&gt;x&lt;/b&gt;&amp;y", "a", "b"]  # ascending: best at the top
+    assert list(bar.text) == ["undefined", "0.400", "0.800"]
+    assert list(bar.marker.opacity) == [0.0, 1.0, 1.0]
+    assert bar.marker.color[1] == fa.TOP_COLOUR and bar.marker.color[2] == fa.ALL_COLOUR
+    assert fa.f1_bar(frame.iloc[:0]).layout.annotations
+
+
+def test_matrix_heatmap_values_blanks_and_humans_bold():
+    m = np.array([[1.0, 0.5, np.nan], [0.5, 1.0, -0.2], [np.nan, -0.2, 1.0]])
+    fig = fa.matrix_heatmap(["a", "h", EVIL], m, n=np.full((3, 3), 7), humans=["h"], title="t")
+    heat = fig.data[0]
+    assert heat.zmin == -1 and heat.zmax == 1 and heat.zmid == 0
+    assert heat.z[0][2] is None and heat.text[0][2] == ""
+    assert heat.text[0][1] == "0.50"
+    assert list(heat.x)[1] == "<b>h</b>" and list(heat.x)[2] == "&lt;b&gt;x&lt;/b&gt;&amp;y"
+    assert "undefined (n = 7)" in heat.hovertext[0][2]
+    many = fa.matrix_heatmap([f"m{i}" for i in range(25)], np.eye(25))
+    assert many.data[0].text is None  # no cell labels on big matrices
+    assert fa.matrix_heatmap([], np.zeros((0, 0))).layout.annotations
+
+
+def test_alpha_and_group_bars():
+    alphas = pd.DataFrame({"group": ["expert", "expert", "turker", "turker"],
+                           "dimension": ["all", "coherence", "coherence", "all"],
+                           "alpha": [0.7, 0.6, math.nan, 0.4], "n_units": [10, 5, 5, 10],
+                           "n_values": [30, 15, 15, 30], "n_annotators": [3, 3, 5, 5]})
+    fig = fa.alpha_bar(alphas)
+    assert [t.name for t in fig.data] == ["expert", "turker"]
+    assert list(fig.data[0].x) == ["coherence", "all"]  # 'all' last
+    assert list(fig.data[1].y) == [None, 0.4]
+    assert fig.data[1].text[0] == "undefined"
+    corr = pd.DataFrame({"dimension": ["coherence"] * 4, "group_a": ["expert"] * 4, "group_b": ["turker"] * 4,
+                         "level": ["system", "global", "system", "global"],
+                         "coefficient": ["kendall", "kendall", "pearson", "pearson"],
+                         "estimate": [0.5, 0.3, 0.6, 0.4], "n": [16, 1600, 16, 1600], "n_undefined": [0] * 4})
+    bars = fa.group_correlation_bar(corr, coefficient="pearson")
+    assert [t.name for t in bars.data] == ["system", "global"]
+    assert list(bars.data[0].y) == [0.6]
+    assert fa.group_correlation_bar(corr.iloc[:0], coefficient="kendall").layout.annotations
+    assert fa.alpha_bar(alphas.iloc[:0]).layout.annotations
+
+
+def test_dumbbell_and_disagreement_curve():
+    taus = pd.DataFrame({"metric_a": ["a", "a"], "metric_b": ["b", EVIL], "tau_all": [0.6, 0.5],
+                         "tau_top": [0.2, math.nan], "n_inputs_all": [100, 100], "n_inputs_top": [90, 0]})
+    fig = fa.dumbbell(taus)
+    names = [t.name for t in fig.data]
+    assert names[1:] == ["all summaries", "high-scoring range"]
+    assert list(fig.data[0].x) == [0.6, 0.2, None]  # a connector only where both ends exist
+    assert list(fig.data[2].y) == ["a · b", "a · &lt;b&gt;x&lt;/b&gt;&amp;y"]
+    curve = pd.DataFrame({"metric_a": ["a"] * 2 + ["a"] * 2, "metric_b": ["b"] * 2 + ["c"] * 2,
+                          "bin_low": [0.0, 0.5] * 2, "bin_high": [0.5, 1.0] * 2,
+                          "disagreement": [0.1, 0.4, 0.3, math.nan], "n_pairs": [10, 10, 30, 0]})
+    fig = fa.disagreement_figure(curve)
+    pooled = fig.data[-1]
+    assert pooled.name == "all metric pairs"
+    assert list(pooled.x) == [0.25, 0.75]
+    np.testing.assert_allclose(pooled.y, [(0.1 * 10 + 0.3 * 30) / 40, 0.4])  # weighted by pairs
+    assert fig.data[1].y[1] is None
+    assert fa.dumbbell(taus.iloc[:0]).layout.annotations and fa.disagreement_figure(curve.iloc[:0]).layout.annotations
+
+
+def test_normality_coverage_and_power():
+    frame = pd.DataFrame({"measure": ["m", "h"], "kind": ["metric", "human"], "input_share": [0.3, math.nan],
+                          "input_tested": [100, 0]})
+    fig = fa.normality_bar(frame, alpha=0.05)
+    assert list(fig.data[0].marker.color) == [fa.ALL_COLOUR, fa.HUMAN_COLOUR]
+    assert list(fig.data[0].marker.opacity) == [1.0, 0.0]
+    assert fig.layout.shapes[0].y0 == 0.05
+    cov = fa.coverage_figure(pd.DataFrame({"method": ["FISHER", "BOOT-BOTH"], "coverage": [0.7, 0.93]}))
+    assert list(cov.data[0].text) == ["0.700", "0.930"] and cov.layout.shapes[0].y0 == 0.95
+    power = fa.power_figure(pd.DataFrame({"test": ["PERM-BOTH", "PERM-BOTH", "WILLIAMS"], "k": [0.5, 0.1, 0.1],
+                                          "power": [0.9, 0.2, math.nan]}))
+    assert [t.name for t in power.data] == ["PERM-BOTH", "WILLIAMS"]
+    assert list(power.data[0].x) == [0.1, 0.5] and power.data[1].y[0] is None
+    assert fa.coverage_figure(None).layout.annotations and fa.power_figure(pd.DataFrame()).layout.annotations
