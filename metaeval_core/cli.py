@@ -25,7 +25,8 @@ from .dataset import POOLS, Dataset, DatasetError
 # Modules exposing ``add_commands(command)``; ``command(name, func, help)`` returns a subparser
 # that already has ``--json``; helpers ``add_dataset_args``/``add_selection_args``/``add_resampling_args``/``emit``
 # live here.
-_COMMAND_MODULES: tuple[str, ...] = ("metaeval_core.cli_analyses", "metaeval_core.cli_practice")
+_COMMAND_MODULES: tuple[str, ...] = ("metaeval_core.cli_analyses", "metaeval_core.cli_practice",
+                                     "metaeval_core.cli_simulations")
 
 EXIT_USAGE = 2
 EXIT_INTERNAL = 1
