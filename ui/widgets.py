@@ -13,7 +13,7 @@ from metaeval_core.coefficients import COEFFICIENTS
 from metaeval_core.correlation import LEVELS
 from metaeval_core.dataset import Dataset
 
-from . import data, state
+from . import data, exports, state, userdata
 from .errors import EXPECTED, escape_markdown, guard, message_of, show_error
 
 DEFAULT_DATASET = "summeval"
@@ -95,11 +95,14 @@ def dataset_picker() -> tuple[Dataset, data.DatasetKey] | None:
     uploads = _uploads()
     for key, ds in uploads.items():
         choices[key] = data.DatasetChoice(key, f"Uploaded: {ds.title or ds.id}")
+    choices.update(userdata.extra_choices())  # the session's what-if dataset and the local store
     options = list(choices) + ([UPLOAD_OPTION] if data.has_upload() else [])
     wanted = state.get("dataset")
     if wanted and wanted.startswith(data.UPLOAD_PREFIX) and wanted not in choices:
         state.add_note(f"The link refers to an uploaded file ({wanted}) that is not loaded in this session: "
                        "upload it again to reproduce the view.")
+    elif userdata.missing_note(wanted, choices):
+        state.add_note(userdata.missing_note(wanted, choices))
     default = DEFAULT_DATASET if choices.get(DEFAULT_DATASET, None) and choices[DEFAULT_DATASET].available \
         else data.DEMO_ID
     key = state.prepare("dataset", options=options, fallback=default)
@@ -129,6 +132,9 @@ def dataset_picker() -> tuple[Dataset, data.DatasetKey] | None:
     dataset = None
     if chosen in uploads:
         dataset = uploads[chosen]
+    elif userdata.owns(chosen):
+        with guard(f"Could not load dataset {chosen}"):
+            dataset = userdata.load_choice(chosen)
     else:
         with guard(f"Could not load dataset {chosen}"):
             dataset = data.load_registered(chosen, data_dir)
@@ -169,7 +175,7 @@ def default_metrics(dataset: Dataset) -> list[str]:
 def measure_pickers(dataset: Dataset, *, human: bool = True, metrics: bool = True) -> tuple[str | None, tuple[str, ...]]:
     """Human dimension (single) and metrics (multi); reset to the dataset's defaults when the dataset changes."""
     ss = st.session_state
-    current = dataset.id
+    current = userdata.family(dataset.id)  # a what-if copy keeps its base's choices
     if ss.get(_LAST_DATASET) not in (None, current):
         for name in ("human", "metrics", "systems"):
             state.put(name, None)
@@ -255,10 +261,13 @@ _WORDS = {2: "two", 3: "three"}
 def sidebar(*, human: bool = True, metrics: bool = True) -> Context | None:
     """Dataset + measure pickers; None when there is no usable dataset (the reason is already shown)."""
     state.init()
+    exports.begin()
     picked = dataset_picker()
     if picked is None:
         return None
     dataset, key = picked
+    exports.set_dataset(dataset)
+    userdata.banner(dataset)
     chosen_human, chosen_metrics = measure_pickers(dataset, human=human, metrics=metrics)
     return Context(dataset, key, chosen_human, chosen_metrics)
 
@@ -274,6 +283,7 @@ def finish() -> None:
     """End of every page: show notes and write the choices into the URL."""
     show_notes()
     state.sync_url()
+    exports.report_button()
 
 
 # -- resampling controls -----------------------------------------------------------------------------------
