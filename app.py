@@ -27,12 +27,16 @@ PAGES = [  # (file, title, icon, url path, needs)
     ("pages/annotators.py", "Annotators", ":material/groups:", "annotators", True),
     ("pages/highrange.py", "High-scoring range", ":material/trending_up:", "highrange", True),
     ("pages/normality.py", "Normality", ":material/area_chart:", "normality", True),
+    ("pages/improvement.py", "Is my improvement real?", ":material/thumb_up:", "improvement", True),
+    ("pages/planning.py", "How many judgments?", ":material/calculate:", "planning", True),
+    ("pages/influence.py", "Leave one system out", ":material/person_remove:", "influence", True),
 ]
 # Navigation sections by url path; pages not listed go to the first section.
 SECTIONS = {
     "Correlations": ("overview", "correlations", "confidence", "significance"),
     "Reliability": ("pairs", "stability", "pools"),
     "Paper analyses": ("topk", "pairwise", "matrix", "annotators", "highrange", "normality", "simulations"),
+    "Practitioner's questions": ("improvement", "planning", "influence"),
 }
 sections: dict[str, list] = {name: [] for name in SECTIONS}
 for k, (file, title, icon, url, ready) in enumerate(PAGES):

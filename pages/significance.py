@@ -3,7 +3,8 @@
 import numpy as np
 import streamlit as st
 
-from ui import data, figures, state, tables, widgets
+from ui import data, exports, figures, state, tables, widgets
+from ui import data_practice as practice_data, figures_practice as practice_figures
 from ui.errors import escape_markdown, guard
 
 st.title("Which metric is better? Pairwise significance")
@@ -76,9 +77,9 @@ hover = [[figures.comparison_sentence(
     significant=bool(significant[i, j]), significant_corrected=bool(still[i, j]), alpha=alpha,
     correction=correction, family=family, alternative=alternative) if i != j else x
     for j, y in enumerate(metrics)] for i, x in enumerate(metrics)]
-st.plotly_chart(figures.pvalue_heatmap(metrics, table.pvalue, significant, still, hover=hover, alpha=alpha,
-                                       title=f"{label}: is the row metric better than the column metric?"),
-                width="stretch", key="heatmap")
+exports.chart(figures.pvalue_heatmap(metrics, table.pvalue, significant, still, hover=hover, alpha=alpha,
+                                     title=f"{label}: is the row metric better than the column metric?"),
+              key="heatmap", name=exports.file_name("significance", ds.id, level, coefficient, method))
 st.caption(
     f"Cell (X, Y): p-value of H1 '{'X and Y differ' if alternative == 'two-sided' else 'X correlates better with'}"
     f" {escape_markdown(ctx.human)}{'' if alternative == 'two-sided' else ' than Y'}' ({coefficient}, {level} "
@@ -99,8 +100,31 @@ else:
         "; ".join(f"{x} > {y}" for x, y in zip(winners["X (better?)"], winners["Y"]))))
 st.dataframe(records, hide_index=True, width="stretch",
              column_config={c: st.column_config.NumberColumn(c, format="%.4f") for c in ("delta", "p", "p corrected")})
-st.download_button("Download CSV", records.to_csv(index=False).encode("utf-8"),
-                   file_name=f"significance_{ds.id}_{level}_{coefficient}_{method}.csv".replace(":", "-"),
-                   mime="text/csv", icon=":material/download:", on_click="ignore")
+exports.table_download(records, exports.file_name("significance", ds.id, level, coefficient, method),
+                       title=f"Pairwise comparisons ({label}, {correction}, alpha {alpha:g})")
+
+# -- significance clusters (METHODS sec. 10): ranks of metrics not significantly different, as in WMT ----------
+st.subheader("Significance clusters")
+key = state.prepare("clu_raw")
+raw = state.commit("clu_raw", st.toggle("Use uncorrected p-values", key=key,
+                                        help="Off: a cell counts as significant only after the correction above."))
+grouped = practice_data.clusters(table, significant if raw else still, alpha,
+                                 "none" if raw else correction)
+ranks = practice_data.cluster_frame(grouped)
+st.caption(
+    f"Metrics sorted by their {coefficient} with {escape_markdown(ctx.human)}, best first. Cluster 1 opens with the "
+    "best metric; walking down, a metric joins the current cluster unless a metric already in it is "
+    f"significantly better ({label}, p < {alpha:g}" + ("" if raw else f" after {figures.correction_label(correction)}")
+    + "), and then opens the next cluster. So a cluster's first metric is significantly worse than some metric "
+    "above, and no metric is beaten by one of its own cluster: within a cluster the data cannot tell the metrics "
+    "apart. Clusters are ranks, not equivalence classes (metrics of neighbouring clusters need not differ). "
+    f"{len(grouped.clusters)} cluster{'s' if len(grouped.clusters) != 1 else ''} from {len(metrics)} metrics.")
+if alternative == "two-sided":
+    st.caption("Two-sided tests: a significant cell means 'different', and the higher correlation is the better one.")
+left, right = st.columns([3, 2])
+left.plotly_chart(practice_figures.clusters_figure(ranks, coefficient=coefficient, human=ctx.human),
+                  width="stretch", key="clusters")
+right.dataframe(ranks, hide_index=True, width="stretch",
+                column_config={"estimate": st.column_config.NumberColumn(coefficient, format="%.4f")})
 
 widgets.finish()

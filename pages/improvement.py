@@ -1,0 +1,125 @@
+"""Is my improvement real? How likely humans agree with a metric gain of size d (METHODS sec. 10)."""
+
+import math
+
+import streamlit as st
+
+from metaeval_core.pairs import DELTA_METHODS
+from metaeval_core.practice import HUMAN_TIES
+from ui import data_practice as dp, figures_practice as fp, state, widgets, widgets_analyses as wa
+from ui import widgets_practice as wpr
+from ui.errors import escape_markdown, guard
+
+UNITS = "_improvement_units"
+
+st.title("Is my improvement real?")
+ctx = widgets.sidebar(metrics=False)
+if ctx is None:
+    widgets.finish()
+    st.stop()
+ds = ctx.dataset
+metric = wpr.metric_picker("imp_metric", ds, help="The metric in which you measured your gain.")
+pool = wa.pool(ds)
+systems = wa.systems(ds)
+with st.sidebar.expander("Bootstrap band", expanded=False):
+    key = state.prepare("imp_method", options=DELTA_METHODS, fallback="boot-both")
+    method = state.commit("imp_method", st.selectbox(
+        "Resample", DELTA_METHODS, key=key, format_func=widgets.upper,
+        help="What the band resamples: systems, judged inputs, or both (TACL 2021 sec. 3)."))
+    key = state.prepare("imp_ties", options=HUMAN_TIES, fallback="half")
+    ties = state.commit("imp_ties", st.radio(
+        "Pairs tied in the human", HUMAN_TIES, key=key, horizontal=True,
+        format_func={"half": "count as 1/2", "exclude": "leave out"}.get,
+        help="A human tie prefers neither system: worth a coin flip (1/2), or left out."))
+    k = wa.bounded_int("imp_k", "Resamples (k)", low=50, high=dp.MAX_IMPROVEMENT_RESAMPLES, default=1000, step=100,
+                       reason="the band's ends move by under 0.01 beyond that, while the time grows linearly",
+                       container=st)
+    seed = wa.seed("imp_seed", container=st)
+
+n_sys = dp.n_systems(ds, systems)
+if not wpr.gate(ds, metric, ctx.human, min_systems=3, n_systems=n_sys, why="the curve is fitted to system pairs"):
+    widgets.finish()
+    st.stop()
+
+gaps = None
+with guard("Could not read the metric's system means"):
+    gaps = dp.metric_gaps(ds, ctx.key, metric, pool, systems)
+if gaps is None or gaps["n"] == 0:
+    if gaps is not None:
+        st.info("Every pair of systems is tied in this metric: there is no direction to check.")
+    widgets.finish()
+    st.stop()
+
+# d is in the metric's units: forget it when the units change (another dataset, metric or pool).
+ss = st.session_state
+if ss.get(UNITS) not in (None, (ds.id, metric, pool)):
+    state.put("imp_delta", None)
+ss[UNITS] = (ds.id, metric, pool)
+default = dp.nice(gaps["median"])
+digits = max(0, 2 - math.floor(math.log10(default))) if default > 0 else 3
+key = state.prepare("imp_delta", fallback=default, coerce=lambda v: abs(float(v)))
+left, right = st.columns([1, 2])
+delta = state.commit("imp_delta", left.number_input(
+    f"Your metric gain d ({metric})", min_value=0.0, step=float(10 ** -digits * 10) if digits else 1.0,
+    format=f"%.{digits}f", key=key,
+    help=f"In the metric's own units; its sign does not matter. Default: the median gap between two of this "
+         f"dataset's systems ({default:g}); the largest gap is {gaps['max']:.{digits}g}."))
+if not delta or not math.isfinite(delta):
+    right.info("Type a non-zero gain d.", icon=":material/edit:")
+    widgets.finish()
+    st.stop()
+
+result = None
+with guard("Could not estimate the probability"), st.spinner(f"Fitting the curve, {k:,} bootstrap resamples…"):
+    result = dp.improvement(ds, ctx.key, metric, ctx.human, float(delta), pool, systems, method, ties, k, seed)
+if result is None:
+    widgets.finish()
+    st.stop()
+
+p, low, high = result.probability, result.low, result.high
+with right:
+    c1, c2, c3 = st.columns(3)
+    c1.metric("P(humans agree with the direction)", "undefined" if math.isnan(p) else f"{p:.0%}",
+              help="Fitted share of system pairs this far apart in the metric that the humans order the same way.")
+    c2.metric(f"{result.confidence_level:.0%} band", "undefined" if math.isnan(low) else f"{low:.0%} – {high:.0%}",
+              help=f"{widgets.upper(method)} percentile band over {result.n_defined:,} of {k:,} resamples.")
+    c3.metric("Pairs supporting it", f"{result.n_pairs} of {result.total_pairs}",
+              help="Pairs in the isotonic block(s) whose value gives the curve at d.")
+    st.caption(escape_markdown(
+        f"If a system beats another by {abs(delta):g} {metric}, {ctx.human} judges prefer it "
+        f"{'with probability about ' + format(p, '.2f') if not math.isnan(p) else '(undefined)'} "
+        f"(band {low:.2f} to {high:.2f}), judging from the {result.total_pairs} system pairs of {ds.id}"
+        + (f" ({systems})" if systems else "") + f"; {result.window_pairs} of them differ by between d/2 and 2d."))
+if result.extrapolated:
+    st.warning(escape_markdown(
+        f"d = {abs(delta):g} lies outside the observed gaps (up to {gaps['max']:.4g}): the curve is held constant "
+        "there, so this is an extrapolation."), icon=":material/warning:")
+elif result.window_pairs < 5:
+    st.warning(f"Only {result.window_pairs} pairs of this dataset differ by about d (between d/2 and 2d): the "
+               "estimate leans on the monotone fit more than on data.", icon=":material/warning:")
+
+labels = [f"{result.system_names[a]} vs {result.system_names[b]}"
+          for a, b in zip(result.pair_first, result.pair_second)]
+st.plotly_chart(fp.improvement_figure(
+    result.grid, result.curve, result.curve_low, result.curve_high, result.pair_abs_dx, result.pair_agreement,
+    delta=delta, probability=p, low=low, high=high, pair_labels=labels, metric=metric, human=ctx.human,
+    confidence_level=result.confidence_level), width="stretch", key="improvement")
+
+st.markdown(
+    "**What the number means.** Every pair of this dataset's systems is a small experiment: the metric says "
+    "one system is better by |dx|, and the human means either agree (1), disagree (0) or tie (½). A curve that "
+    "never decreases with |dx| (isotonic regression) is fitted to these outcomes and read at your d. The band "
+    "redoes everything on bootstrap resamples of systems and/or judged inputs.\n\n"
+    "**What it does not mean.** It is not a guarantee, nor a significance test of *your* result: it describes "
+    "systems like this dataset's (same kind of inputs, systems and annotation protocol), compared on the "
+    f"dataset's {ds.n_judged} judged inputs. Your systems, domain or test set may behave differently, and a "
+    "gain measured on few inputs may itself be noise (test your own outputs with a paired bootstrap). With "
+    "few system pairs the curve is coarse, and beyond the largest observed gap it is only held constant.")
+with st.expander(f"The {result.total_pairs} system pairs behind the curve"):
+    frame = dp.pair_frame(result)
+    st.dataframe(frame, hide_index=True, width="stretch",
+                 column_config={"|dx|": st.column_config.NumberColumn(format="%.4g")})
+    st.download_button("Download pairs (CSV)", frame.to_csv(index=False).encode("utf-8"),
+                       file_name=f"improvement_{ds.id}_{metric}.csv".replace(":", "-").replace("/", "-"),
+                       mime="text/csv", icon=":material/download:", on_click="ignore")
+widgets.finish()

@@ -1,0 +1,93 @@
+"""Leave one system out: does a single system drive the metric-human correlation? (METHODS sec. 10)"""
+
+import math
+
+import streamlit as st
+
+from ui import data_practice as dp, figures_practice as fp, state, widgets, widgets_analyses as wa
+from ui import widgets_practice as wpr
+from ui.errors import escape_markdown, guard
+
+st.title("Leave one system out")
+ctx = widgets.sidebar(metrics=False)
+if ctx is None:
+    widgets.finish()
+    st.stop()
+ds = ctx.dataset
+metric = wpr.metric_picker("infl_metric", ds)
+level, coefficient, pool, systems = widgets.correlation_settings(ds)
+with st.sidebar.expander("Flags and intervals", expanded=False):
+    key = state.prepare("infl_threshold", fallback=0.1, coerce=lambda v: min(max(float(v), 0.0), 2.0))
+    threshold = state.commit("infl_threshold", st.number_input(
+        "Flag a change larger than", min_value=0.0, max_value=2.0, step=0.05, format="%.2f", key=key,
+        help="In correlation units: flag a system whose removal moves the correlation by more than this."))
+    key = state.prepare("infl_ci")
+    intervals = state.commit("infl_ci", st.toggle(
+        "Bootstrap intervals (BOOT-BOTH)", key=key,
+        help="Also compute the interval on all systems and on each leave-one-out set; a removal that leaves the "
+             "full interval is flagged too. N + 1 bootstraps: slower."))
+    k = wa.bounded_int("infl_k", "Resamples (k)", low=50, high=dp.MAX_INFLUENCE_RESAMPLES, default=500, step=100,
+                       reason="there are N + 1 intervals to bootstrap", container=st) if intervals else 500
+    seed = wa.seed("infl_seed", container=st) if intervals else 0
+
+n_sys = dp.n_systems(ds, systems)
+if not wpr.gate(ds, metric, ctx.human, min_systems=3, n_systems=n_sys,
+                why="two must remain after leaving one out"):
+    widgets.finish()
+    st.stop()
+if n_sys < 5:
+    st.caption(f"With {n_sys} systems, every leave-one-out correlation rests on {n_sys - 1} points: expect large "
+               "changes whatever the metric.")
+
+result = None
+with guard("Could not compute the leave-one-out correlations"), st.spinner(
+        f"{n_sys + 1} correlations" + (f" with {k:,}-resample intervals…" if intervals else "…")):
+    result = dp.influence(ds, ctx.key, metric, ctx.human, level, coefficient, pool, systems, float(threshold),
+                          bool(intervals), int(k), int(seed))
+if result is None:
+    widgets.finish()
+    st.stop()
+
+frame = dp.influence_frame(result)
+flagged = frame[frame["flagged"]]
+top = result.most_influential
+c1, c2, c3 = st.columns(3)
+c1.metric(f"{coefficient} on all {n_sys} systems", "undefined" if math.isnan(result.estimate) else
+          f"{result.estimate:.3f}", help=f"{level} level, metric pool {result.pool}")
+if intervals:
+    c1.caption(f"95% BOOT-BOTH interval [{result.low:.3f}, {result.high:.3f}]")
+if top is not None:
+    change = float(frame.loc[frame["system"] == top, "change"].iloc[0])
+    c2.metric("Most influential system", top, f"{change:+.3f} when left out", delta_color="off")
+c3.metric("Flagged systems", f"{len(flagged)} of {n_sys}")
+
+st.plotly_chart(fp.influence_figure(frame, estimate=result.estimate, threshold=result.threshold, low=result.low,
+                                    high=result.high, intervals=intervals, coefficient=coefficient, level=level),
+                width="stretch", key="influence")
+st.caption(escape_markdown(
+    f"Each bar: the {coefficient} correlation ({level} level) between {metric} and {ctx.human} recomputed without "
+    f"that system, minus the one on all systems. Red: flagged (|change| > {threshold:g}"
+    + (", or the leave-one-out value falls outside the full interval" if intervals else "") + ")."
+    + (f" Whiskers: each leave-one-out {k:,}-resample BOOT-BOTH interval (seed {seed}); grey band: the full one."
+       if intervals else "")))
+if flagged.empty:
+    st.info(f"No single system moves the correlation by more than {threshold:g}: the result does not hinge on "
+            "one system.", icon=":material/check_circle:")
+else:
+    st.warning(escape_markdown(
+        "The correlation hinges on " + ", ".join(f"{s} ({c:+.3f})" for s, c in zip(flagged["system"],
+                                                                                  flagged["change"]))
+        + ". Report the correlation with and without them, and look at what sets them apart (an outlier system "
+          "can make a metric look good or bad on its own; Mathur et al., 2020)."), icon=":material/warning:")
+st.dataframe(frame, hide_index=True, width="stretch", column_config={
+    "without": st.column_config.NumberColumn(f"{coefficient} without", format="%.4f"),
+    "change": st.column_config.NumberColumn("change", format="%+.4f"),
+    "low_without": st.column_config.NumberColumn("low", format="%.4f"),
+    "high_without": st.column_config.NumberColumn("high", format="%.4f"),
+    "flagged": st.column_config.CheckboxColumn("flagged")},
+    column_order=["system", "without", "change"] + (["low_without", "high_without"] if intervals else [])
+    + ["flagged", "reason"])
+st.download_button("Download (CSV)", frame.to_csv(index=False).encode("utf-8"),
+                   file_name=f"influence_{ds.id}_{metric}_{level}_{coefficient}.csv".replace(":", "-").replace("/", "-"),
+                   mime="text/csv", icon=":material/download:", on_click="ignore")
+widgets.finish()
