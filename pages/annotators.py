@@ -63,7 +63,8 @@ else:
         "summaries differently: a metric cannot please both.")
     st.plotly_chart(fa.group_correlation_bar(corr, coefficient=coefficient), width="stretch", key="groups")
     wide = corr[corr["coefficient"] == coefficient].pivot(
-        index=["dimension", "group_a", "group_b"], columns="level", values="estimate").reset_index()
+        index=["dimension", "group_a", "group_b"], columns="level", values="estimate")
+    wide = wide[[lv for lv in ("system", "input", "global") if lv in wide.columns]].reset_index()
     st.dataframe(wide, hide_index=True, width="stretch",
                  column_config={lv: st.column_config.NumberColumn(lv, format="%.3f") for lv in ("system", "input",
                                                                                                 "global")})

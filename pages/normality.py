@@ -40,7 +40,7 @@ st.caption(
     "power: a large p is not evidence of normality."
     + (f" Systems: {escape_markdown(systems)}." if systems else ""))
 st.dataframe(frame, hide_index=True, width="stretch", column_config={
-    "system_p": st.column_config.NumberColumn("system means p", format="%.4f", help="empty = undefined"),
+    "system_p": st.column_config.NumberColumn("system means p", format="%.3g", help="empty = undefined"),
     "system_n": st.column_config.NumberColumn("systems"),
     "input_share": st.column_config.ProgressColumn(f"share of inputs with p < {alpha:g}", format="%.2f",
                                                    min_value=0.0, max_value=1.0),

@@ -35,7 +35,7 @@ if result is None:
 st.caption(
     f"For each of the {result.n_pairs:,} system pairs (A, B), {k:,} paired bootstrap resamples of the judged "
     "inputs: label **A better** if A's mean beats B's in at least 95% of them, **B better** likewise, else "
-    f"**no significant difference**; human ({escape_markdown(ctx.human)}) and metric labels come from the same "
+    f"**no difference** (not significant); human ({escape_markdown(ctx.human)}) and metric labels come from the same "
     "resamples. The score is the support-weighted F1 of the metric's labels against the human's (1 = the "
     "metric reaches the same significant verdict on every pair). It rewards agreeing on *confident* verdicts, "
     f"not on the size of differences; with few inputs most labels are 'no difference'. Seed {seed}."
@@ -45,8 +45,9 @@ scores = pd.DataFrame(result.to_records(), columns=["metric", "f1"]).astype({"f1
 options = list(result.metrics)
 fallback = max(options, key=lambda m: scores.set_index("metric")["f1"].fillna(-1)[m])
 key = state.prepare("f1_metric", options=options, fallback=fallback)
-left, right = st.columns([2, 3])
-with right:
+chart, controls = st.columns([3, 2])
+with controls:
+    st.markdown("**Drill down**")
     metric = state.commit("f1_metric", st.selectbox("Per-pair labels of", options, key=key,
                                                     help="The metric whose pair labels are listed below."))
     key = state.prepare("f1_only")
@@ -55,25 +56,26 @@ with right:
     n_disagree = int((~labels["agree"]).sum()) if not labels.empty else 0
     st.caption(escape_markdown(f"{metric}: weighted F1 {fa.fmt(scores.set_index('metric')['f1'][metric])}; "
                                f"{n_disagree} of {len(labels)} pairs labelled differently from the humans "
-                               "(highlighted)."))
-    shown = labels[~labels["agree"]] if only else labels
-    if shown.empty:
-        st.info("No pair is labelled differently from the humans." if only else "No system pairs.")
-    else:
-        styled = shown.style.apply(
-            lambda row: ["background-color: rgba(214, 39, 40, 0.15)" if not row["agree"] else ""] * len(row), axis=1)
-        share = {"format": "%.3f"}
-        st.dataframe(styled, hide_index=True, width="stretch", height=420, column_config={
-            "system_a": "system A", "system_b": "system B", "human_label": "human label",
-            "metric_label": "metric label", "agree": st.column_config.CheckboxColumn("same label"),
-            "human_share": st.column_config.NumberColumn("human: A wins", help="share of resamples", **share),
-            "human_share_b": st.column_config.NumberColumn("human: B wins", **share),
-            "metric_share": st.column_config.NumberColumn("metric: A wins", **share),
-            "metric_share_b": st.column_config.NumberColumn("metric: B wins", **share)})
-with left:
-    st.plotly_chart(fa.f1_bar(scores, selected=metric), width="stretch", key="f1_bar")
+                               "(highlighted below)."))
     human_counts = pd.Series(result.human_labels).map(da.LABEL_NAMES).value_counts()
-    st.caption("Human labels: " + ", ".join(f"{name} {human_counts.get(name, 0)}" for name in da.LABEL_NAMES.values()))
+    st.caption("Human labels: " + "; ".join(f"{name} {human_counts.get(name, 0)}"
+                                            for name in da.LABEL_NAMES.values()) + ".")
+with chart:
+    st.plotly_chart(fa.f1_bar(scores, selected=metric), width="stretch", key="f1_bar")
+shown = labels[~labels["agree"]] if only else labels
+if shown.empty:
+    st.info("No pair is labelled differently from the humans." if only else "No system pairs.")
+else:
+    styled = shown.style.apply(
+        lambda row: ["background-color: rgba(214, 39, 40, 0.15)" if not row["agree"] else ""] * len(row), axis=1)
+    share = {"format": "%.3f"}
+    st.dataframe(styled, hide_index=True, width="stretch", height=420, column_config={
+        "system_a": "system A", "system_b": "system B", "human_label": "human label",
+        "metric_label": "metric label", "agree": st.column_config.CheckboxColumn("same label"),
+        "human_share": st.column_config.NumberColumn("human: A wins", help="share of resamples", **share),
+        "human_share_b": st.column_config.NumberColumn("human: B wins", **share),
+        "metric_share": st.column_config.NumberColumn("metric: A wins", **share),
+        "metric_share_b": st.column_config.NumberColumn("metric: B wins", **share)})
 st.download_button("Download pair labels (CSV)", pd.DataFrame(result.label_records()).to_csv(index=False).encode(),
                    file_name=f"pairwise_{ds.id}_k{k}_seed{seed}.csv".replace(":", "-").replace("/", "-"),
                    mime="text/csv", icon=":material/download:", on_click="ignore")

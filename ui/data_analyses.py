@@ -52,7 +52,7 @@ def pairwise(_dataset: Dataset, key: DatasetKey, metrics: tuple[str, ...], human
                                 systems=_subset(systems), rng=int(seed))
 
 
-LABEL_NAMES = {0: "no significant difference", 1: "A better", 2: "B better"}
+LABEL_NAMES = {0: "no difference", 1: "A better", 2: "B better"}  # 0: not significant at 95%
 
 
 def label_frame(result: analyses.PairwiseF1Result, metric: str) -> pd.DataFrame:

@@ -47,9 +47,10 @@ def topk_figure(frame: pd.DataFrame, *, coefficient: str = "", human: str = "") 
         fig.add_trace(go.Scatter(x=part["k"].tolist(), y=_none_for_nan(part["estimate"]), mode="lines+markers",
                                  name=esc(metric), line=dict(color=_colour(q)), marker=dict(size=5),
                                  hovertext=hover, hoverinfo="text", connectgaps=False))
-    kmax = int(frame["k"].max())
+    kmax, kmin = int(frame["k"].max()), int(frame["k"].min())
     fig.update_layout(
-        xaxis=dict(title="k (top systems by mean human score)", autorange="reversed", dtick=1 if kmax <= 30 else None),
+        xaxis=dict(title="k (top systems by mean human score)", range=[kmax + 0.5, kmin - 0.5],  # N on the left
+                   dtick=1 if kmax <= 30 else None),
         yaxis=dict(title=f"{esc(coefficient)} with {esc(human)}" if coefficient else "correlation", **CORR_AXIS),
         legend=dict(orientation="h", y=-0.2), margin=dict(t=40, b=60), height=460)
     return fig
@@ -73,7 +74,7 @@ def f1_bar(frame: pd.DataFrame, *, selected: str | None = None) -> go.Figure:
                            marker=dict(color=colours, opacity=[1.0 if v is not None else 0.0 for v in values]),
                            text=[fmt(v) for v in values], textposition="outside", hoverinfo="text",
                            hovertext=[f"{n}: weighted F1 = {fmt(v)}" for n, v in zip(names, values)]))
-    fig.update_layout(xaxis=dict(title="weighted F1 of the metric's pair labels vs the human's", range=[0, 1.1]),
+    fig.update_layout(xaxis=dict(title="weighted F1 vs the human pair labels", range=[0, 1.1]),
                       yaxis=dict(title=None, type="category"), margin=dict(t=20, b=50, l=10),
                       height=max(220, 26 * len(ordered) + 90), showlegend=False)
     return fig
@@ -232,9 +233,9 @@ def normality_bar(frame: pd.DataFrame, *, alpha: float = 0.05) -> go.Figure:
                            marker_opacity=[1.0 if v is not None else 0.0 for v in values],
                            hoverinfo="text", hovertext=[f"{n}: {fmt(v)} of {t} inputs" for n, v, t in
                                                         zip(names, values, frame["input_tested"])]))
-    fig.add_hline(y=alpha, line=dict(dash="dot", color="#555"), annotation_text=f"α = {alpha:g} (expected if normal)",
-                  annotation_position="top right")
-    fig.update_layout(yaxis=dict(title=f"share of inputs with p < {alpha:g}", range=[0, 1.05]),
+    fig.add_hline(y=alpha, line=dict(dash="dot", color="#555"))
+    fig.update_layout(yaxis=dict(title=f"share of inputs with p < {alpha:g}<br>(dotted: {alpha:g}, expected if normal)",
+                                 range=[0, 1.05]),
                       xaxis=dict(type="category", tickangle=-45), margin=dict(t=30, b=60), height=380,
                       showlegend=False)
     return fig

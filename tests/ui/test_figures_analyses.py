@@ -31,7 +31,7 @@ def test_topk_one_line_per_metric_reversed_axis_and_gaps():
     assert [t.name for t in fig.data] == ["m1", "&lt;b&gt;x&lt;/b&gt;&amp;y"]
     assert list(fig.data[0].x) == [6, 5, 4, 3]
     assert fig.data[1].y[-1] is None  # undefined: a gap, never 0
-    assert fig.layout.xaxis.autorange == "reversed"
+    assert tuple(fig.layout.xaxis.range) == (6.5, 2.5)  # reversed: all systems on the left
     assert "top 3: undefined" in fig.data[1].hovertext[-1]
     assert "<b>" not in fig.data[1].hovertext[0]
 
