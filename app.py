@@ -30,6 +30,7 @@ PAGES = [  # (file, title, icon, url path, needs)
     ("pages/improvement.py", "Is my improvement real?", ":material/thumb_up:", "improvement", True),
     ("pages/planning.py", "How many judgments?", ":material/calculate:", "planning", True),
     ("pages/influence.py", "Leave one system out", ":material/person_remove:", "influence", True),
+    ("pages/whatif.py", "What if…", ":material/science:", "whatif", True),
 ]
 # Navigation sections by url path; pages not listed go to the first section.
 SECTIONS = {
@@ -37,6 +38,7 @@ SECTIONS = {
     "Reliability": ("pairs", "stability", "pools"),
     "Paper analyses": ("topk", "pairwise", "matrix", "annotators", "highrange", "normality", "simulations"),
     "Practitioner's questions": ("improvement", "planning", "influence"),
+    "Your data": ("whatif",),
 }
 sections: dict[str, list] = {name: [] for name in SECTIONS}
 for k, (file, title, icon, url, ready) in enumerate(PAGES):

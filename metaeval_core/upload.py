@@ -1048,8 +1048,15 @@ def _classify(parsed: _Parsed, human_measures: list[str] | None, ctx: _Context) 
     return {n: ("human" if n in chosen else "metric") for n in names}
 
 
-def _check_dataset(parsed: _Parsed, kinds: Mapping[str, str], measures: Mapping[str, Measure], ctx: _Context) -> None:
-    """The rules a usable dataset must meet, in a fixed order."""
+def _check_dataset(parsed: _Parsed, kinds: Mapping[str, str], measures: Mapping[str, Measure], ctx: _Context,
+                   *, partial: bool = False) -> None:
+    """The rules a usable dataset must meet, in a fixed order (``partial``: only that no measure is empty)."""
+    if partial:
+        for name, measure in measures.items():
+            if np.isnan(measure.scores).all():
+                ctx.fail("all-nan-measure", f"the measure {name!r} has no score at all (every cell is empty/NaN); "
+                         f"fill it in or drop the column", column=name)
+        return
     if len(parsed.systems) < 2:
         ctx.fail("too-few-systems", f"only {len(parsed.systems)} system ({_list_names(parsed.systems)}); at least 2 "
                  f"are needed to correlate a metric with human judgments")
@@ -1113,6 +1120,7 @@ def read_user_file(
     human_measures: Sequence[str] | None = None,
     limits: UploadLimits = UploadLimits(),
     dataset_id: str | None = None,
+    partial: bool = False,
 ) -> Dataset:
     """Read a user's score file into a :class:`Dataset`, or explain exactly what is wrong with it.
 
@@ -1141,6 +1149,10 @@ def read_user_file(
         Size limits; the byte limit is checked before anything is parsed.
     dataset_id : str, optional
         The dataset's id; default ``upload-<file stem>``.
+    partial : bool
+        Read a file meant to be merged into another dataset (the what-if page): it may hold a single
+        system, only human or only metric measures, and fewer than 2 judged inputs. Empty measures are
+        still rejected.
 
     Returns
     -------
@@ -1194,12 +1206,12 @@ def read_user_file(
             measures[measure_name] = Measure.from_annotators(measure_name, kind, parsed.annotators[measure_name])
         else:
             measures[measure_name] = Measure(measure_name, kind, parsed.matrices[measure_name])
-    _check_dataset(parsed, kinds, measures, ctx)
+    _check_dataset(parsed, kinds, measures, ctx, partial=partial)
     judged = np.zeros(len(parsed.inputs), dtype=bool)
     for measure in measures.values():
         if measure.kind == "human":
             judged |= ~np.isnan(measure.scores).all(axis=0)
-    if judged.sum() < 2:
+    if judged.sum() < 2 and not partial:
         ctx.fail("too-few-inputs", f"only {int(judged.sum())} input(s) have human scores (judged) out of "
                  f"{len(parsed.inputs)}; at least 2 judged inputs are needed")
     _notes(measures, parsed, ctx)

@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from ui import data, figures, state, widgets
+from ui import data, exports, figures, state, widgets
 from ui.errors import escape_markdown, guard
 
 st.title("Confidence intervals")
@@ -56,7 +56,8 @@ def results(frame: pd.DataFrame) -> None:
     key = state.prepare("ci_sort", options=figures.SORTS, fallback="estimate")
     sort = state.commit("ci_sort", st.radio("Sort by", figures.SORTS, key=key, horizontal=True))
     title = f"{coefficient} correlation with {ctx.human}, {level} level, {100 * confidence:g}% intervals"
-    st.plotly_chart(figures.forest_plot(frame, sort=sort, title=title), width="stretch", key="forest")
+    exports.chart(figures.forest_plot(frame, sort=sort, title=title), key="forest",
+                  name=exports.file_name("intervals", ds.id, level, coefficient))
     state.sync_url()
 
 
@@ -78,8 +79,7 @@ if not undefined.empty:
     st.warning(escape_markdown("No interval (estimate or every resample undefined): "
                                + ", ".join(f"{m} ({meth})" for m, meth in zip(undefined["metric"],
                                                                               undefined["method"]))))
-st.download_button("Download CSV", frame.to_csv(index=False).encode("utf-8"),
-                   file_name=f"intervals_{ds.id}_{level}_{coefficient}.csv".replace(":", "-"),
-                   mime="text/csv", icon=":material/download:", on_click="ignore")
+exports.table_download(frame, exports.file_name("intervals", ds.id, level, coefficient),
+                       title=f"Confidence intervals ({100 * confidence:g}%, k = {k:,}, seed {seed})")
 
 widgets.finish()

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui import data, figures, state, widgets
+from ui import data, exports, figures, state, widgets
 from ui.errors import escape_markdown, guard
 
 st.title("Correlations with human judgments")
@@ -63,14 +63,13 @@ if not undefined.empty:
 
 if layout == "all" and len(humans) > 1:
     st.markdown("**Metric x human dimension**")
-    st.dataframe(table.pivot(index="metric", columns="human", values="estimate").reindex(list(ctx.metrics)),
-                 width="stretch")
+    pivot = table.pivot(index="metric", columns="human", values="estimate").reindex(list(ctx.metrics))
+    st.dataframe(pivot, width="stretch")
+    exports.collect("Metric x human dimension", table=pivot.reset_index())
 
-st.plotly_chart(figures.correlation_bar(table, title=f"{coefficient} correlation, {level} level"),
-                width="stretch", key="correlation_bar")
-
-file_name = f"correlations_{ds.id}_{level}_{coefficient}_{pool}.csv".replace(":", "-").replace("/", "-")
-st.download_button("Download CSV", table.to_csv(index=False).encode("utf-8"), file_name=file_name,
-                   mime="text/csv", icon=":material/download:", on_click="ignore")
+exports.chart(figures.correlation_bar(table, title=f"{coefficient} correlation, {level} level"),
+              key="correlation_bar", name=exports.file_name("correlations", ds.id, level, coefficient, pool))
+exports.table_download(table, exports.file_name("correlations", ds.id, level, coefficient, pool),
+                       title=f"Correlations ({coefficient}, {level} level, {pool} pool)")
 
 widgets.finish()

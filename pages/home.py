@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui import data, figures, state, tables, widgets
+from ui import data, exports, figures, state, tables, widgets
 from ui.errors import escape_markdown, guard
 
 st.title("metaeval — can I trust this evaluation metric?")
@@ -56,6 +56,8 @@ else:
         means = data.system_means(ds, ctx.key, measures, pool, "")
         st.dataframe(means, width="stretch",
                      column_config={m: st.column_config.NumberColumn(m, format="%.3f") for m in measures})
+        exports.table_download(means, exports.file_name("system-means", ds.id, pool), index=True,
+                               title="Per-system means")
         st.caption(
             f"Mean of each measure over its inputs, missing scores ignored: human measures over the "
             f"{ds.n_judged} judged inputs; metrics over the {pool} pool"
@@ -71,13 +73,16 @@ if measures:
             fig = figures.histogram_grid(data.distribution_stats(ds, ctx.key, measures, pool, 30))
         else:
             fig = figures.box_grid(data.box_stats(ds, ctx.key, measures, pool))
-        st.plotly_chart(fig, width="stretch", key="distributions")
+        exports.chart(fig, key="distributions", name=exports.file_name("distributions", ds.id, kind),
+                      title=f"Score distributions ({kind})")
     st.caption("Every (system, input) score of each measure, each on its own scale (red: human, blue: metric). "
                "Box: quartiles, whiskers at 1.5 IQR.")
 
 st.subheader("Missing data")
 with guard("Could not summarise missing data"):
-    st.dataframe(data.missing_summary(ds, ctx.key), hide_index=True, width="stretch")
+    missing = data.missing_summary(ds, ctx.key)
+    st.dataframe(missing, hide_index=True, width="stretch")
+    exports.collect("Missing data", table=missing)
 st.caption("Missing cells among the judged inputs per measure; 'scored unjudged inputs' counts the unjudged "
            "inputs a metric has scores for. Correlations drop missing cells pairwise and report how many "
            "points they used.")

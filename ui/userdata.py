@@ -236,3 +236,16 @@ def banner(dataset: Dataset) -> None:
                     key="whatif_revert_confirm")
         st.button(f"Revert to {found.base_id}", key="whatif_revert", on_click=_revert,
                   disabled=not st.session_state.get("whatif_revert_confirm"), icon=":material/undo:")
+
+
+# -- extra files for merging -----------------------------------------------------------------------------
+
+
+def parse_extra(raw: bytes, name: str, *, human_measures=None) -> Dataset:
+    """Parse a file to merge into the current dataset (it may hold one system, or only human/metric scores)."""
+    from metaeval_core import upload
+
+    options = {"name": name, "dataset_id": f"{data.UPLOAD_PREFIX}{data.content_sha256(raw)[:12]}", "partial": True}
+    if human_measures:
+        options["human_measures"] = list(human_measures)
+    return upload.read_user_file(raw, **options)
