@@ -6,7 +6,7 @@ import streamlit as st
 
 from metaeval_core.pairs import DELTA_METHODS
 from metaeval_core.practice import HUMAN_TIES
-from ui import data_practice as dp, figures_practice as fp, state, widgets, widgets_analyses as wa
+from ui import data_practice as dp, exports, figures_practice as fp, state, widgets, widgets_analyses as wa
 from ui import widgets_practice as wpr
 from ui.errors import escape_markdown, guard
 
@@ -100,10 +100,12 @@ elif result.window_pairs < 5:
 
 labels = [f"{result.system_names[a]} vs {result.system_names[b]}"
           for a, b in zip(result.pair_first, result.pair_second)]
-st.plotly_chart(fp.improvement_figure(
+name = exports.file_name("improvement", ds.id, metric, f"d{abs(delta):g}", method, f"seed{seed}")
+exports.chart(fp.improvement_figure(
     result.grid, result.curve, result.curve_low, result.curve_high, result.pair_abs_dx, result.pair_agreement,
     delta=delta, probability=p, low=low, high=high, pair_labels=labels, metric=metric, human=ctx.human,
-    confidence_level=result.confidence_level), width="stretch", key="improvement")
+    confidence_level=result.confidence_level), key="improvement", name=name,
+    title=f"P(humans agree with a {metric} gain of {abs(delta):g})")
 
 st.markdown(
     "**What the number means.** Every pair of this dataset's systems is a small experiment: the metric says "
@@ -119,7 +121,6 @@ with st.expander(f"The {result.total_pairs} system pairs behind the curve"):
     frame = dp.pair_frame(result)
     st.dataframe(frame, hide_index=True, width="stretch",
                  column_config={"|dx|": st.column_config.NumberColumn(format="%.4g")})
-    st.download_button("Download pairs (CSV)", frame.to_csv(index=False).encode("utf-8"),
-                       file_name=f"improvement_{ds.id}_{metric}.csv".replace(":", "-").replace("/", "-"),
-                       mime="text/csv", icon=":material/download:", on_click="ignore")
+    exports.table_download(frame, exports.file_name("improvement_pairs", ds.id, metric), label="Download pairs (CSV)",
+                           title="System pairs behind the curve")
 widgets.finish()

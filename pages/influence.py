@@ -4,7 +4,7 @@ import math
 
 import streamlit as st
 
-from ui import data_practice as dp, figures_practice as fp, state, widgets, widgets_analyses as wa
+from ui import data_practice as dp, exports, figures_practice as fp, state, widgets, widgets_analyses as wa
 from ui import widgets_practice as wpr
 from ui.errors import escape_markdown, guard
 
@@ -61,9 +61,10 @@ if top is not None:
     c2.metric("Most influential system", top, f"{change:+.3f} when left out", delta_color="off")
 c3.metric("Flagged systems", f"{len(flagged)} of {n_sys}")
 
-st.plotly_chart(fp.influence_figure(frame, estimate=result.estimate, threshold=result.threshold, low=result.low,
-                                    high=result.high, intervals=intervals, coefficient=coefficient, level=level),
-                width="stretch", key="influence")
+name = exports.file_name("influence", ds.id, metric, level, coefficient)
+exports.chart(fp.influence_figure(frame, estimate=result.estimate, threshold=result.threshold, low=result.low,
+                                  high=result.high, intervals=intervals, coefficient=coefficient, level=level),
+              key="influence", name=name, title=f"Change in {coefficient} when each system is left out")
 st.caption(escape_markdown(
     f"Each bar: the {coefficient} correlation ({level} level) between {metric} and {ctx.human} recomputed without "
     f"that system, minus the one on all systems. Red: flagged (|change| > {threshold:g}"
@@ -87,7 +88,5 @@ st.dataframe(frame, hide_index=True, width="stretch", column_config={
     "flagged": st.column_config.CheckboxColumn("flagged")},
     column_order=["system", "without", "change"] + (["low_without", "high_without"] if intervals else [])
     + ["flagged", "reason"])
-st.download_button("Download (CSV)", frame.to_csv(index=False).encode("utf-8"),
-                   file_name=f"influence_{ds.id}_{metric}_{level}_{coefficient}.csv".replace(":", "-").replace("/", "-"),
-                   mime="text/csv", icon=":material/download:", on_click="ignore")
+exports.table_download(frame, name, title="Leave-one-system-out correlations")
 widgets.finish()

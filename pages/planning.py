@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from metaeval_core.practice import PLAN_METHODS
-from ui import data_practice as dp, figures_practice as fp, state, widgets, widgets_analyses as wa
+from ui import data_practice as dp, exports, figures_practice as fp, state, widgets, widgets_analyses as wa
 from ui import widgets_practice as wpr
 from ui.errors import escape_markdown, guard
 
@@ -100,9 +100,12 @@ rec = result.recommendation
     (f"Judge {rec.n_inputs} inputs on {rec.n_systems} systems: " if rec.reached else "") + rec.message + "."),
     icon=":material/check_circle:" if rec.reached else ":material/warning:")
 table = pd.DataFrame(result.table)
-st.plotly_chart(fp.plan_figure(table, target_width=result.target_width, target_power=result.target_power,
-                               recommended=(rec.n_inputs, rec.n_systems) if rec.reached else None,
-                               confidence_level=result.confidence_level), width="stretch", key="plan")
+name = exports.file_name("plan", ds.id, metric, coefficient, ci_method, f"seed{seed}")
+exports.collect("Recommendation", text=rec.message)
+exports.chart(fp.plan_figure(table, target_width=result.target_width, target_power=result.target_power,
+                             recommended=(rec.n_inputs, rec.n_systems) if rec.reached else None,
+                             confidence_level=result.confidence_level), key="plan", name=name,
+              title="Interval width and power by design")
 st.caption(escape_markdown(
     f"Each point: {trials} trials drawing that many systems and judged inputs without replacement from {ds.id}"
     + (f" ({systems})" if systems else "") + f". Width: the {widgets.upper(ci_method)} {result.confidence_level:.0%} "
@@ -119,7 +122,5 @@ st.dataframe(table, hide_index=True, width="stretch", column_config={
     "power": st.column_config.NumberColumn("power", format="%.2f"),
     "estimate_mean": st.column_config.NumberColumn(f"mean {coefficient}", format="%.3f"),
     "n_trials": "trials", "n_width_defined": "defined widths"})
-st.download_button("Download plan (CSV)", table.to_csv(index=False).encode("utf-8"),
-                   file_name=f"plan_{ds.id}_{metric}.csv".replace(":", "-").replace("/", "-"), mime="text/csv",
-                   icon=":material/download:", on_click="ignore")
+exports.table_download(table, name, label="Download plan (CSV)", title="Designs")
 widgets.finish()

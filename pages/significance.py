@@ -122,9 +122,11 @@ st.caption(
 if alternative == "two-sided":
     st.caption("Two-sided tests: a significant cell means 'different', and the higher correlation is the better one.")
 left, right = st.columns([3, 2])
-left.plotly_chart(practice_figures.clusters_figure(ranks, coefficient=coefficient, human=ctx.human),
-                  width="stretch", key="clusters")
+exports.chart(practice_figures.clusters_figure(ranks, coefficient=coefficient, human=ctx.human), key="clusters",
+              name=exports.file_name("clusters", ds.id, level, coefficient, method), container=left,
+              title="Significance clusters")
 right.dataframe(ranks, hide_index=True, width="stretch",
                 column_config={"estimate": st.column_config.NumberColumn(coefficient, format="%.4f")})
+exports.collect("Significance clusters (table)", table=ranks)
 
 widgets.finish()

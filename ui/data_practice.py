@@ -28,7 +28,7 @@ MAX_INFLUENCE_RESAMPLES = 2_000  # N + 1 intervals: 2,000 resamples x 25 interva
 MAX_PLAN_RESAMPLES = 1_000
 MAX_PLAN_TRIALS = 100
 MAX_PLAN_DESIGNS = 40
-AUTO_RUN_BUDGET = 25_000  # designs x trials x resamples below which the plan runs without a button (~1 s)
+AUTO_RUN_BUDGET = 15_000  # designs x trials x resamples below which the plan runs without a button (~1 s)
 DEFAULT_INPUT_SIZES = (10, 20, 50, 100)
 CANDIDATE_INPUT_SIZES = (5, 10, 20, 30, 50, 75, 100, 150, 200, 300, 500, 1000)
 

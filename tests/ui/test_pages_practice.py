@@ -1,0 +1,194 @@
+"""AppTest of the practitioner's pages (METHODS sec. 10) and the significance clusters, on the demo and, when
+present, the real mirror."""
+
+from __future__ import annotations
+
+import pytest
+
+from ui_helpers import assert_clean, new_app, plotly_specs
+
+PAGES = ["pages/improvement.py", "pages/planning.py", "pages/influence.py"]
+FAST_PLAN = {"plan_trials": "2", "plan_k": "50", "sizes": "10,50", "nsys": "8,16"}
+
+
+def open_page(page: str, query: dict | None = None, dataset: str = "demo"):
+    at = new_app({"dataset": dataset, **(query or {})}).run()
+    at.switch_page(page).run()
+    assert_clean(at)
+    return at
+
+
+def texts(elements) -> str:
+    return " ".join(e.value for e in elements).replace("\\", "")
+
+
+def metrics(at) -> dict:
+    return {m.label: m.value for m in at.metric}
+
+
+# -- is my improvement real? ----------------------------------------------------------------------------------
+
+
+def test_improvement_on_the_demo_reacts_to_d_and_metric(demo_env):
+    at = open_page("pages/improvement.py", {"imp_k": "100"})
+    assert at.title[0].value == "Is my improvement real?"
+    shown = metrics(at)
+    assert {"P(humans agree with the direction)", "95% band", "Pairs supporting it"} <= set(shown)
+    fig = plotly_specs(at)["improvement"]
+    names = [t.get("name", "") for t in fig["data"]]
+    assert "fitted P(humans agree)" in names and any(n.startswith("your d = ") for n in names)
+    assert "What it does not mean" in texts(at.markdown)
+    default = at.number_input(key="w:imp_delta").value
+    assert default > 0 and at.query_params["d"] == f"{default:g}"
+
+    at.selectbox(key="w:imp_metric").set_value("metric.noise").run()
+    assert_clean(at)
+    assert at.query_params["imetric"] == "metric.noise"
+    assert at.number_input(key="w:imp_delta").value != default  # d is in the new metric's units
+    at.number_input(key="w:imp_delta").set_value(0.0001).run()
+    assert_clean(at)
+    assert at.query_params["d"] == "0.0001"
+    assert "lies outside the observed gaps" in texts(at.warning)
+
+
+def test_improvement_zero_gain_and_url_choices(demo_env):
+    at = open_page("pages/improvement.py", {"imetric": "metric.weak", "d": "-2.5", "imethod": "boot-systems",
+                                            "ties": "exclude", "imp_k": "999999", "imp_seed": "3"})
+    assert at.number_input(key="w:imp_delta").value == 2.5  # the sign is ignored
+    assert at.number_input(key="w:imp_k").value == 5000
+    assert "capped" in texts(at.caption)
+    assert at.radio(key="w:imp_ties").value == "exclude"
+    first = metrics(at)["P(humans agree with the direction)"]
+    at.number_input(key="w:imp_delta").set_value(0.0).run()
+    assert_clean(at)
+    assert "Type a non-zero gain" in texts(at.info)
+    assert first
+
+
+# -- how many judgments? --------------------------------------------------------------------------------------
+
+
+def test_planning_runs_small_plans_at_once_and_follows_the_target(demo_env):
+    at = open_page("pages/planning.py", FAST_PLAN)
+    assert not at.button, "a small plan needs no Run button"
+    fig = plotly_specs(at)["plan"]
+    lines = {t["name"] for t in fig["data"] if t.get("name", "").endswith("systems")}
+    assert lines == {"8 systems", "16 systems"}
+    table = at.dataframe[0].value
+    assert sorted(zip(table["n_inputs"], table["n_systems"])) == [(10, 8), (10, 16), (50, 8), (50, 16)]
+    assert at.success or at.warning
+    at.radio(key="w:plan_target").set_value("width").run()
+    assert_clean(at)
+    assert at.query_params["target"] == "width"
+    at.slider(key="w:plan_width").set_value(1.5).run()  # every design is narrower than 1.5
+    assert_clean(at)
+    assert at.success and "Judge 10 inputs on 8 systems" in texts(at.success)
+
+
+def test_planning_large_plans_wait_for_run_with_progress(demo_env):
+    at = open_page("pages/planning.py", {"plan_trials": "10", "plan_k": "250", "sizes": "10,20,50,100",
+                                         "nsys": "8,12,16"})
+    assert "press Run" in texts(at.info) and not plotly_specs(at)
+    at.button[0].click().run()
+    assert_clean(at)
+    assert "plan" in plotly_specs(at)
+    assert len(at.dataframe[0].value) == 12
+    at.run()  # cached now: shown without pressing Run again
+    assert "plan" in plotly_specs(at)
+
+
+def test_planning_needs_sizes(demo_env):
+    at = open_page("pages/planning.py", {**FAST_PLAN, "sizes": ""})
+    assert "Pick at least one number of inputs" in texts(at.info)
+
+
+# -- leave one system out -------------------------------------------------------------------------------------
+
+
+def test_influence_on_the_demo_threshold_and_intervals(demo_env):
+    at = open_page("pages/influence.py", {"lmetric": "metric.weak"})
+    assert "influence" in plotly_specs(at)
+    table = at.dataframe[0].value
+    assert len(table) == 16 and {"system", "without", "change", "flagged"} <= set(table.columns)
+    assert metrics(at)["Most influential system"] == table["system"].iloc[0]
+    before = metrics(at)["Flagged systems"]
+    at.number_input(key="w:infl_threshold").set_value(0.0).run()
+    assert_clean(at)
+    assert at.query_params["thr"] == "0"
+    assert metrics(at)["Flagged systems"] != before and "hinges on" in texts(at.warning)
+    at.toggle(key="w:infl_ci").set_value(True).run()
+    at.number_input(key="w:infl_k").set_value(50).run()
+    assert_clean(at)
+    bar = plotly_specs(at)["influence"]["data"][0]
+    assert "error_x" in bar
+    assert at.dataframe[0].value["low_without"].notna().all()
+
+
+def test_influence_on_a_small_subset(demo_env):
+    at = open_page("pages/influence.py", {"systems": "type=ext"})
+    assert len(at.dataframe[0].value) == 4
+    assert "rests on 3 points" in texts(at.caption)
+
+
+# -- significance clusters ------------------------------------------------------------------------------------
+
+
+def test_significance_page_shows_clusters(demo_env):
+    at = open_page("pages/significance.py", {"sig_k": "200"})
+    assert "Significance clusters" in [h.value for h in at.subheader]
+    assert "clusters" in plotly_specs(at)
+    ranks = next(df.value for df in at.dataframe if "cluster" in df.value.columns)
+    assert len(ranks) == 5 and ranks["cluster"].iloc[0] == 1 and ranks["cluster"].is_monotonic_increasing
+    assert ranks["metric"].iloc[0] == "metric.strong"
+    n_corrected = ranks["cluster"].max()
+    at.toggle(key="w:clu_raw").set_value(True).run()
+    assert_clean(at)
+    assert at.query_params["clu_raw"] == "true"
+    raw = next(df.value for df in at.dataframe if "cluster" in df.value.columns)
+    assert raw["cluster"].max() >= n_corrected  # more significant cells can only split clusters further
+
+
+# -- real data ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("page", PAGES + ["pages/significance.py"])
+def test_practice_pages_on_summeval(real_env, page):
+    at = open_page(page, {**FAST_PLAN, "sig_k": "200", "imp_k": "200"}, dataset="summeval")
+    assert at.title and plotly_specs(at)
+    assert at.query_params["dataset"] == "summeval"
+
+
+def test_improvement_on_summeval_changes_with_d(real_env):
+    at = open_page("pages/improvement.py", {"imetric": "rouge-2.f1", "d": "0.5", "imp_k": "200"}, dataset="summeval")
+    small = metrics(at)["P(humans agree with the direction)"]
+    at.number_input(key="w:imp_delta").set_value(5.0).run()
+    assert_clean(at)
+    assert metrics(at)["P(humans agree with the direction)"] != small
+
+
+def test_frank_xsum_with_four_systems(real_env):
+    at = open_page("pages/influence.py", dataset="frank-xsum")
+    assert len(at.dataframe[0].value) == 4
+    at = open_page("pages/planning.py", {"plan_trials": "2", "plan_k": "50", "sizes": "10,249"}, dataset="frank-xsum")
+    assert at.multiselect(key="w:plan_systems").value == [3, 4]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_dataset_without_metrics_is_an_empty_state(real_env, page):
+    at = open_page(page, dataset="rose")
+    assert "no automatic-metric scores" in texts(at.info)
+    assert not plotly_specs(at)
+
+
+def test_too_few_systems_is_an_empty_state():
+    from streamlit.testing.v1 import AppTest
+
+    def app():
+        from metaeval_core.synthetic import synthetic_dataset
+        from ui import widgets_practice
+
+        widgets_practice.gate(synthetic_dataset(), "metric.good", "human.quality", min_systems=3, n_systems=2,
+                              why="a correlation")
+
+    at = AppTest.from_function(app).run()
+    assert "at least 3 systems" in at.info[0].value
