@@ -187,3 +187,19 @@ def test_with_identity_keeps_content(base):
     renamed = with_identity(base, "whatif:base", title="Modified")
     assert renamed.id == "whatif:base" and renamed.title == "Modified"
     assert renamed.version == base.fingerprint() and renamed.n_judged == base.n_judged
+
+
+def test_partial_files_for_merging_are_read(base):
+    from metaeval_core.upload import UploadError, read_user_file
+
+    human_only = b"system,input,human\na,d3,5\nb,d3,4\n"
+    with pytest.raises(UploadError):
+        read_user_file(human_only, name="extra.csv", human_measures=["human"])
+    extra = read_user_file(human_only, name="extra.csv", human_measures=["human"], partial=True)
+    assert extra.human_measures == ("human",) and not extra.metric_measures
+    merged = merge_datasets(base, extra)
+    assert merged.measures["human"].scores[:2, 2].tolist() == [5, 4] and merged.n_judged == 3
+    one_system = read_user_file(b"system,input,rouge\nz,d1,0.7\n", name="new.csv", partial=True)
+    assert merge_datasets(base, one_system).systems == ("a", "b", "c", "z")
+    with pytest.raises(UploadError, match="no score at all"):
+        read_user_file(b"system,input,rouge\nz,d1,\n", name="empty.csv", partial=True)

@@ -1,0 +1,219 @@
+"""The What if… page: merge a file, edit a cell, exclude a system, the local store across restarts, revert."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from metaeval_core.synthetic import synthetic_dataset
+from ui import data
+from ui_helpers import assert_clean, new_app
+
+pytestmark = pytest.mark.skipif(not data.has_upload(), reason="metaeval_core.upload not in this build")
+
+DEMO = synthetic_dataset()
+HUMAN = DEMO.human_measures[0]
+
+
+@pytest.fixture
+def store_env(demo_env, tmp_path, monkeypatch):
+    store = tmp_path / "store"
+    monkeypatch.setenv("METAEVAL_STORE_DIR", str(store))
+    return store
+
+
+def judgments_csv(n_inputs=3) -> bytes:
+    """New human judgments for the first unjudged inputs of the demo (human-only: a partial file)."""
+    unjudged = [DEMO.inputs[j] for j in np.flatnonzero(~DEMO.judged)[:n_inputs]]
+    lines = [f"system,input,{HUMAN}"] + [f"{s},{j},{(k % 5) + 1}" for k, s in enumerate(DEMO.systems)
+                                         for j in unjudged]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def goto(at, page):
+    at.switch_page(page)
+    return at.run()
+
+
+def upload_extra(at, content: bytes, name="extra.csv"):
+    uploader = next(u for u in at.get("file_uploader") if u.proto.id.rsplit("-", 1)[-1].startswith("whatif_file_"))
+    key = uploader.proto.id.rsplit("-", 1)[-1]
+    at.file_uploader(key=key).upload(name, content, "text/csv")
+    return at.run()
+
+
+def counts(at) -> dict:
+    return {m.label: m.value for m in at.metric}
+
+
+def banner(at) -> bool:
+    return any("modified dataset is active" in w.value for w in at.warning)
+
+
+def estimate(at, metric: str) -> float:
+    table = at.dataframe[0].value
+    return float(table.loc[table["metric"] == metric, "estimate"].iloc[0])
+
+
+def has_whatif_option(at) -> bool:
+    return any("[whatif:demo]" in label for label in at.sidebar.selectbox(key="w:dataset").options)
+
+
+def merged_app():
+    at = new_app().run()
+    goto(at, "pages/whatif.py")
+    assert_clean(at)
+    upload_extra(at, judgments_csv())
+    assert_clean(at)
+    shown = counts(at)
+    assert shown["cells filled"] == "48" and shown["conflicting cells"] == "0" and shown["new inputs"] == "0"
+    at.button(key="whatif_merge").click().run()
+    assert_clean(at)
+    return at
+
+
+def test_merge_extra_judgments_becomes_the_current_dataset(store_env):
+    at = merged_app()
+    assert at.sidebar.selectbox(key="w:dataset").value == "whatif:demo"
+    assert at.query_params["dataset"] == "whatif:demo"
+    assert any("merged extra" in s.value for s in at.success)
+    goto(at, "pages/home.py")
+    assert_clean(at)
+    assert banner(at)
+    assert counts(at)["judged inputs"] == "103" and counts(at)["systems"] == "16"
+    # Every page computes on it, with a banner.
+    goto(at, "pages/correlations.py")
+    assert_clean(at)
+    assert banner(at)
+
+
+def test_edit_a_cell_changes_the_correlation_and_pending_edits_survive_page_switches(store_env):
+    at = new_app({"level": "global", "coef": "pearson"}).run()
+    goto(at, "pages/correlations.py")
+    before = estimate(at, "metric.strong")
+    goto(at, "pages/whatif.py")
+    at.selectbox(key="whatif_edit_measure").set_value("metric.strong").run()
+    editor = at.data_editor[0]
+    first_system = editor.value.columns[0]
+    assert editor.value.index[0] == DEMO.inputs[int(np.flatnonzero(DEMO.judged)[0])]
+    at.session_state[editor.key] = {"edited_rows": {0: {first_system: 1000.0}}, "added_rows": [], "deleted_rows": []}
+    at.run()
+    assert any("1 pending edit" in m.value for m in at.markdown)
+    # Not applied yet: the correlation is unchanged, and the pending edit is kept across pages.
+    goto(at, "pages/correlations.py")
+    assert estimate(at, "metric.strong") == pytest.approx(before)
+    goto(at, "pages/whatif.py")
+    assert any("1 pending edit" in m.value for m in at.markdown)
+    at.button(key="whatif_apply_edits").click().run()
+    assert_clean(at)
+    assert at.sidebar.selectbox(key="w:dataset").value == "whatif:demo"
+    assert not any("pending edit" in m.value for m in at.markdown)
+    assert at.data_editor[0].value.iloc[0][first_system] == 1000.0
+    goto(at, "pages/correlations.py")
+    after = estimate(at, "metric.strong")
+    assert after != pytest.approx(before, abs=1e-3)
+    # Invalid values never get in: the core validates (tested in tests/core); the page keeps the old dataset.
+
+
+def test_conflicting_cells_ask_keep_or_replace(store_env):
+    at = new_app().run()
+    goto(at, "pages/whatif.py")
+    system, input_id = DEMO.systems[0], DEMO.inputs[0]
+    old = float(DEMO.measures["metric.strong"].scores[0, 0])
+    upload_extra(at, f"system,input,metric.strong\n{system},{input_id},{old + 1:.6f}\n".encode())
+    assert_clean(at)
+    assert counts(at)["conflicting cells"] == "1"
+    assert at.radio(key="whatif_conflict").value == "keep"
+    at.radio(key="whatif_conflict").set_value("replace").run()
+    at.button(key="whatif_merge").click().run()
+    assert_clean(at)
+    modified = at.session_state["_whatif"].dataset
+    assert modified.measures["metric.strong"].scores[0, 0] == pytest.approx(old + 1)
+    assert modified.id == "whatif:demo" and modified.version == modified.fingerprint()
+
+
+def test_a_rejected_file_is_explained(store_env):
+    at = new_app().run()
+    goto(at, "pages/whatif.py")
+    upload_extra(at, b"just,some\nwords,here\n")
+    assert not at.exception and at.error
+    assert at.sidebar.selectbox(key="w:dataset").value == "demo"
+
+
+def test_exclude_save_restart_load_rename_delete(store_env):
+    at = merged_app()
+    excluded = DEMO.systems[2]
+    box = next(m for m in at.multiselect if m.label == "Excluded systems")
+    box.set_value([excluded]).run()
+    at.button(key="whatif_exclude").click().run()
+    assert_clean(at)
+    goto(at, "pages/home.py")
+    assert counts(at)["systems"] == "15" and counts(at)["judged inputs"] == "103"
+
+    goto(at, "pages/whatif.py")
+    at.text_input(key="store_name").set_value("My <b>what-if</b>").run()
+    at.button(key="store_save").click().run()
+    assert_clean(at)
+    assert (store_env / "my-b-what-if-b.npz").is_file()
+    assert any("Saved" in s.value for s in at.success)
+
+    # A restart: a new session sees the stored dataset in the picker and can load it.
+    at2 = new_app().run()
+    picker = at2.sidebar.selectbox(key="w:dataset")
+    assert "Stored: My <b>what-if</b> [user:my-b-what-if-b]" in picker.options
+    assert not any("[whatif:demo]" in label for label in picker.options)
+    picker.set_value("user:my-b-what-if-b").run()
+    assert_clean(at2)
+    assert counts(at2)["systems"] == "15" and counts(at2)["judged inputs"] == "103"
+    assert not banner(at2)
+    assert any("My <b>what-if</b>" in h.value.replace("\\", "") for h in at2.header)  # escaped title
+
+    goto(at2, "pages/whatif.py")
+    listing = next(df.value for df in at2.dataframe if "saved" in df.value.columns)
+    assert listing["id"].tolist() == ["user:my-b-what-if-b"]
+    at2.text_input(key="store_new_name").set_value("Renamed one").run()
+    at2.button(key="store_rename").click().run()
+    assert_clean(at2)
+    assert (store_env / "renamed-one.npz").is_file() and not (store_env / "my-b-what-if-b.npz").exists()
+    assert at2.sidebar.selectbox(key="w:dataset").value == "user:renamed-one"
+
+    assert at2.button(key="store_delete").disabled  # a second confirmation is needed
+    at2.checkbox(key="store_delete_confirm").check().run()
+    at2.button(key="store_delete").click().run()
+    assert_clean(at2)
+    assert not (store_env / "renamed-one.npz").exists()
+    assert at2.sidebar.selectbox(key="w:dataset").value == "demo"
+    assert not any("[user:renamed-one]" in label for label in at2.sidebar.selectbox(key="w:dataset").options)
+
+
+def test_revert_needs_confirmation(store_env):
+    at = merged_app()
+    goto(at, "pages/correlations.py")
+    assert banner(at)
+    assert at.button(key="whatif_revert").disabled
+    at.checkbox(key="whatif_revert_confirm").check().run()
+    at.button(key="whatif_revert").click().run()
+    assert_clean(at)
+    assert at.sidebar.selectbox(key="w:dataset").value == "demo" and not banner(at)
+    assert not has_whatif_option(at)
+
+
+def test_switching_away_keeps_the_modified_dataset_and_replacing_it_asks_first(store_env):
+    at = merged_app()
+    at.sidebar.selectbox(key="w:dataset").set_value("demo").run()
+    assert_clean(at)
+    assert has_whatif_option(at)  # not lost
+    assert at.button(key="whatif_discard").disabled
+    at.button(key="whatif_switch").click().run()
+    assert at.sidebar.selectbox(key="w:dataset").value == "whatif:demo"
+    at.sidebar.selectbox(key="w:dataset").set_value("demo").run()
+    at.checkbox(key="whatif_discard_confirm").check().run()
+    at.button(key="whatif_discard").click().run()
+    assert not has_whatif_option(at)
+
+
+def test_a_link_to_a_modified_dataset_explains_itself(store_env):
+    at = new_app({"dataset": "whatif:demo"}).run()
+    assert_clean(at)
+    assert at.sidebar.selectbox(key="w:dataset").value == "demo"
+    assert any("existed only in its own session" in c.value.replace("\\", "") for c in at.caption)
