@@ -177,7 +177,7 @@ def view_url() -> str:
         base = st.context.url or ""
     except Exception:  # noqa: BLE001 - older runtimes / tests
         base = ""
-    query = urlencode(state.url_params(), doseq=True)
+    query = urlencode(state.url_params(), doseq=True, safe=":,")
     return f"{base}?{query}" if query else base
 
 
