@@ -1,0 +1,90 @@
+"""Judged vs all: what scoring systems on every test input buys (NAACL 2022 sec. 3, Fig. 2 and 4)."""
+
+import streamlit as st
+
+from ui import data_pairs as dp, figures_pairs as fp, state, widgets, widgets_pairs as wp
+from ui.errors import escape_markdown, guard
+
+st.title("Judged vs all inputs")
+ctx = widgets.sidebar(metrics=False)
+if ctx is None:
+    widgets.finish()
+    st.stop()
+ds = ctx.dataset
+metric = wp.metric_picker(ds)
+_, systems = wp.pool_and_systems(ds, pool=False)
+if metric is None or ctx.human is None:
+    st.info("This page needs an automatic metric and a human measure; "
+            + ("this dataset has no metric scores." if metric is None else "this dataset has no human measure."),
+            icon=":material/block:")
+    widgets.finish()
+    st.stop()
+
+simulated = not ds.has_unjudged_pool
+n_judged = ds.select_systems(systems or None).n_judged if systems else ds.n_judged
+left, right = st.columns([1, 2])
+with left:
+    k, seed = wp.resamples("pools_k", "pools_seed", default=1000, cap=dp.MAX_POOL_RESAMPLES,
+                           reason="six rSYS intervals (3 methods x 2 pools) are bootstrapped per run")
+with right:
+    if simulated:
+        st.warning("**SIMULATION** — this dataset has no unjudged inputs with metric scores. A random subset of "
+                   f"m of its {n_judged} judged inputs plays the 'judged' pool and all {n_judged} judged inputs "
+                   "play the metric's full pool. Real test sets are ~100x larger than the judged set, so the "
+                   "real reductions are much larger than simulated ones.", icon=":material/science:")
+        if n_judged < 3:
+            st.info("Too few judged inputs to simulate (at least 3 are needed).")
+            widgets.finish()
+            st.stop()
+        key = state.prepare("pools_m", fallback=max(2, n_judged // 4), coerce=lambda v: min(max(int(v), 2),
+                                                                                            n_judged - 1))
+        m = state.commit("pools_m", st.slider("Simulated judged inputs (m)", min_value=2, max_value=n_judged - 1,
+                                              key=key, help="Drawn at random (with the seed) from the judged inputs."))
+    else:
+        st.caption("Each system's metric score is its mean over the judged inputs (blue) or over every input the "
+                   "metric scored (orange); bootstrapping those inputs gives each mean's 95% interval.")
+
+intervals = summary = widths = None
+with guard("Could not compare the pools"), st.spinner(f"Bootstrapping ({k:,} resamples per interval)…"):
+    if simulated:
+        label, intervals, summary, widths = dp.simulation(ds, ctx.key, metric, ctx.human, systems, m, k, seed)
+        st.caption(escape_markdown(label))
+    else:
+        intervals, summary = dp.score_intervals(ds, ctx.key, metric, systems, k, seed)
+        widths = dp.width_comparison(ds, ctx.key, metric, ctx.human, systems, k, seed)
+if widths is None:
+    widgets.finish()
+    st.stop()
+n_all = int(intervals.loc[intervals["pool"] == "all", "n_inputs"].max())
+names = {"judged": f"judged (m = {m})" if simulated else f"judged ({n_judged} inputs)",
+         "all": f"all {n_all} judged (SIMULATED)" if simulated else f"all ({n_all:,} inputs)"}
+
+tag = " (SIMULATION)" if simulated else ""
+st.subheader("Per-system score uncertainty" + tag)
+cols = st.columns(3)
+cols[0].metric("Average variance reduction", fp.fmt_percent(summary["average_reduction"]), border=True,
+               help="Mean over systems of 1 − var(all) / var(judged) of the bootstrapped system mean.")
+cols[1].metric("Pooled reduction", fp.fmt_percent(summary["pooled_reduction"]), border=True,
+               help="1 − mean var(all) / mean var(judged): the figure the paper quotes (~99% on real test sets).")
+mean_reduction = widths["reduction_percent"].mean()
+cols[2].metric("rSYS CI width change", fp.fmt_percent(-mean_reduction / 100, signed=True),
+               border=True, help="Mean over the three bootstrap methods of the width change below (negative: "
+                                 "narrower with all inputs, as the paper finds: −51% SummEval, −16% REALSumm).")
+st.plotly_chart(fp.score_interval_figure(intervals, metric=metric, pool_names=names), width="stretch",
+                key="score_intervals")
+if summary["n_undefined"]:
+    st.caption(f"{summary['n_undefined']} systems have no defined reduction (zero or undefined judged variance).")
+
+st.subheader("Width of the rSYS confidence interval" + tag)
+st.plotly_chart(fp.width_figure(widths, pool_names=names), width="stretch", key="widths")
+shown = ["method", "width_judged", "width_all", "reduction_percent", "estimate_judged", "low_judged", "high_judged",
+         "estimate_all", "low_all", "high_all"]
+view = widths.assign(method=widths["method"].map(widgets.upper))[shown]
+st.dataframe(view, hide_index=True, width="stretch",
+             column_config={c: st.column_config.NumberColumn(c, format="%.3f") for c in shown[1:]}
+             | {"reduction_percent": st.column_config.NumberColumn("width reduction", format="%.0f%%")})
+st.caption(escape_markdown(f"Kendall τ between the system means of {metric} and {ctx.human}") + "; 95% percentile "
+           f"intervals, k = {k:,}, seed {seed}. With pool 'all' the metric's and the humans' inputs are resampled "
+           "separately. A negative reduction means a wider interval (possible in the simulation, whose full pool "
+           "is tiny).")
+widgets.finish()

@@ -1,0 +1,77 @@
+"""Ranking stability: how much would a measure's system ranking change with other inputs? (NAACL 2022 Fig. 3)"""
+
+import pandas as pd
+import streamlit as st
+
+from ui import data_pairs as dp, figures_pairs as fp, widgets, widgets_pairs as wp
+from ui.errors import escape_markdown, guard
+
+st.title("Ranking stability")
+ctx = widgets.sidebar()
+if ctx is None:
+    widgets.finish()
+    st.stop()
+ds = ctx.dataset
+_, systems = wp.pool_and_systems(ds, pool=False)
+measures = list(ctx.metrics) + ([ctx.human] if ctx.human else [])
+if not measures:
+    st.info("Pick at least one metric (sidebar); this dataset has no human measure either.",
+            icon=":material/touch_app:")
+    widgets.finish()
+    st.stop()
+
+left, right = st.columns([1, 2])
+with left:
+    k, seed = wp.resamples("stab_k", "stab_seed", default=200, cap=dp.MAX_STABILITY_RESAMPLES,
+                           reason="every resample is repeated for ~19 sample sizes, per measure and pool")
+right.caption(
+    "For a sample size m: draw two independent sets of m inputs (with replacement) from the measure's pool, "
+    "rank the systems by their means on each, and take Kendall τ between the two rankings; repeat k times and "
+    "plot the mean ± 1 standard deviation. τ near 1: the ranking hardly depends on which inputs were scored. "
+    f"k defaults to 200 here for speed (the paper uses 1,000; the bands are then slightly noisier). Seed {seed}.")
+
+pools = ["judged"] + (["all"] if ds.has_unjudged_pool else [])
+jobs = [(m, "judged") for m in measures] + [(m, "all") for m in ctx.metrics if "all" in pools]
+frames = []
+bar = st.progress(0.0, text="Resampling…")
+with guard("Could not compute the stability curves"), st.spinner(f"{len(jobs)} curves, {k:,} resamples per size…"):
+    for done, (measure, pool) in enumerate(jobs, start=1):
+        frames.append(dp.stability_curve(ds, ctx.key, measure, pool, systems, k, seed))
+        bar.progress(done / len(jobs), text=f"{done} of {len(jobs)} curves")
+bar.empty()
+if len(frames) < len(jobs):
+    widgets.finish()
+    st.stop()
+curves = pd.concat(frames, ignore_index=True)
+
+n_judged = int(curves.loc[curves["pool"] == "judged", "n_inputs"].max())
+columns = st.columns(len(pools))
+for column, pool in zip(columns, pools):
+    part = curves[curves["pool"] == pool]
+    if pool == "judged":
+        title = f"Judged inputs (M_jud = {n_judged:,}), linear m"
+    else:
+        title = f"All inputs (M_test = {int(part['n_inputs'].max()):,}), log m — metrics only"
+    column.plotly_chart(fp.stability_figure(part, log_x=pool == "all", title=title, human=ctx.human),
+                        width="stretch", key=f"stability_{pool}")
+if "all" not in pools:
+    st.caption("This dataset has no unjudged inputs, so only the judged pool is shown (the paper's right-hand "
+               "curves need metric scores on the whole test set).")
+else:
+    st.caption("Human judgments exist for the judged inputs only, so the human curve stops at M_jud.")
+
+last = curves.sort_values("m").groupby(["measure", "pool"], sort=False).tail(1)
+table = last[["measure", "pool", "m", "mean", "std", "n_defined"]].rename(columns={"m": "m (largest)"})
+st.dataframe(table, hide_index=True, width="stretch",
+             column_config={"mean": st.column_config.NumberColumn("mean τ", format="%.3f"),
+                            "std": st.column_config.NumberColumn("std τ", format="%.3f"),
+                            "n_defined": st.column_config.NumberColumn(
+                                "defined resamples", help="resamples where τ was defined (not constant means)")})
+undefined = curves[curves["n_defined"] < k]
+if not undefined.empty:
+    st.warning(escape_markdown("Some resamples had an undefined τ (constant system means) and were dropped: "
+                               + ", ".join(sorted(set(undefined["measure"])))))
+st.download_button("Download CSV", curves.to_csv(index=False).encode("utf-8"),
+                   file_name=f"stability_{ds.id}_k{k}_seed{seed}.csv".replace(":", "-").replace("/", "-"),
+                   mime="text/csv", icon=":material/download:", on_click="ignore")
+widgets.finish()

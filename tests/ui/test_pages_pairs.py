@@ -1,0 +1,148 @@
+"""AppTest of the NAACL 2022 pages: realistic pairs, ranking stability, judged vs all (small k for speed)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ui_helpers import assert_clean, new_app, plotly_specs
+
+PAIRS, STABILITY, POOLS = "pages/pairs.py", "pages/stability.py", "pages/pools.py"
+FAST = {"dk": "100", "stab_k": "20", "pools_k": "60"}
+
+
+def open_page(page, query=None):
+    at = new_app({**FAST, **(query or {})}).run()
+    assert_clean(at)
+    at.switch_page(page).run()
+    assert_clean(at)
+    return at
+
+
+def metrics(at) -> dict:
+    return {m.label.split("(")[0].strip(): m for m in at.metric}
+
+
+def delta_value(at) -> tuple[str, str]:
+    found = metrics(at)
+    return found["rSYS-Δ"].value, found["Pairs in band"].value
+
+
+# -- realistic pairs ------------------------------------------------------------------------------------------
+
+
+def test_pairs_page_on_the_demo_shows_value_interval_and_charts(demo_env):
+    at = open_page(PAIRS, {"dataset": "demo"})
+    found = metrics(at)
+    assert set(found) == {"rSYS-Δ", "95% CI", "rSYS", "Pairs in band"}
+    assert found["Pairs in band"].value == "24" and "20% of 120 pairs" in found["Pairs in band"].delta
+    assert found["95% CI"].value.startswith("[") and found["rSYS"].value == "0.93"
+    assert set(plotly_specs(at)) == {"delta_curve", "pair_scatter", "decile_heatmap"}
+    assert any("What it does not mean" in c.value for c in at.caption)
+    assert at.query_params["dmetric"] == "metric.strong" and float(at.query_params["l"]) == 0.0
+    assert at.sidebar.radio(key="w:pool").disabled is False
+
+
+def test_moving_the_band_changes_the_value_the_count_and_the_url(demo_env):
+    at = open_page(PAIRS, {"dataset": "demo"})
+    before = delta_value(at)
+    at.slider(key="w:delta_band").set_value((0.0, 4.0)).run()
+    assert_clean(at)
+    after = delta_value(at)
+    assert after != before and int(after[1]) > int(before[1])
+    assert float(at.query_params["u"]) == 4.0
+    at.slider(key="w:delta_band").set_value((1.0, 4.0)).run()
+    assert int(delta_value(at)[1]) < int(after[1]) and float(at.query_params["l"]) == 1.0
+    at.button(key="band_10").click().run()
+    assert_clean(at)
+    assert delta_value(at)[1] == "120" and metrics(at)["rSYS-Δ"].value == metrics(at)["rSYS"].value
+
+
+def test_url_sets_the_band_and_the_pool(demo_env):
+    at = open_page(PAIRS, {"dataset": "demo", "l": "0.5", "u": "3", "pool": "all", "dk": "50", "dseed": "3"})
+    assert at.slider(key="w:delta_band").value == (0.5, 3.0)
+    assert at.sidebar.radio(key="w:pool").value == "all"
+    assert "metric pool: all" in " ".join(c.value for c in at.caption)
+    assert metrics(at)["rSYS-Δ"].label == "rSYS-Δ(0.5, 3)"
+    # a too-large u is clamped to the largest difference; a reversed band is put in order
+    at = open_page(PAIRS, {"dataset": "demo", "l": "5", "u": "1e9"})
+    low, high = at.slider(key="w:delta_band").value
+    assert low == 5.0 and high < 20 and delta_value(at)[1] != "0"
+
+
+def test_switching_metric_resets_the_band_in_the_new_units(demo_env):
+    at = open_page(PAIRS, {"dataset": "demo", "u": "4"})
+    assert at.slider(key="w:delta_band").value[1] == 4.0
+    at.sidebar.selectbox(key="w:delta_metric").set_value("metric.noise").run()
+    assert_clean(at)
+    assert at.slider(key="w:delta_band").value[1] != 4.0 and delta_value(at)[1] == "24"
+
+
+def test_pairs_page_on_summeval_naacl2022_and_switching_datasets(real_env):
+    at = open_page(PAIRS, {"dataset": "summeval-naacl2022"})
+    assert at.sidebar.selectbox(key="w:delta_metric").value == "ROUGE-1"
+    assert at.sidebar.selectbox(key="w:human").value == "ground-truth"
+    assert delta_value(at) == ("0.33", "24") and metrics(at)["rSYS"].value == "0.50"
+    assert at.sidebar.radio(key="w:pool").disabled  # no unjudged pool here
+    at.slider(key="w:delta_band").set_value((0.0, 1.0)).run()
+    assert delta_value(at)[1] != "24"
+    at.sidebar.selectbox(key="w:dataset").set_value("frank-xsum").run()
+    assert_clean(at)
+    assert metrics(at)["Pairs in band"].delta.endswith("of 6 pairs")
+    assert any("do not exist and are left blank" in c.value for c in at.caption)
+    at.sidebar.selectbox(key="w:dataset").set_value("rose").run()
+    assert_clean(at)
+    assert at.info and "no metric scores" in at.info[0].value and not at.metric
+
+
+# -- ranking stability ----------------------------------------------------------------------------------------
+
+
+def test_stability_page_on_the_demo_has_both_pools(demo_env):
+    at = open_page(STABILITY, {"dataset": "demo", "metric": "metric.strong,metric.noise"})
+    specs = plotly_specs(at)
+    assert set(specs) == {"stability_judged", "stability_all"}
+    assert specs["stability_all"]["layout"]["xaxis"]["type"] == "log"
+    table = at.dataframe[0].value
+    assert set(zip(table["measure"], table["pool"])) == {
+        ("metric.strong", "judged"), ("metric.noise", "judged"), ("human.quality", "judged"),
+        ("metric.strong", "all"), ("metric.noise", "all")}
+    assert (table["n_defined"] == 20).all() and at.number_input(key="w:stab_k").value == 20
+    strong = table.set_index(["measure", "pool"])["mean"]
+    assert strong[("metric.strong", "all")] > strong[("metric.strong", "judged")]
+
+
+def test_stability_page_on_summeval_naacl2022_judged_only(real_env):
+    at = open_page(STABILITY, {"dataset": "summeval-naacl2022"})
+    assert set(plotly_specs(at)) == {"stability_judged"}
+    assert any("no unjudged inputs" in c.value for c in at.caption)
+
+
+# -- judged vs all --------------------------------------------------------------------------------------------
+
+
+def test_pools_page_on_the_demo_is_real_not_simulated(demo_env):
+    at = open_page(POOLS, {"dataset": "demo"})
+    assert not any("SIMULATION" in w.value for w in at.warning)
+    found = metrics(at)
+    assert found["Average variance reduction"].value.endswith("%")
+    assert set(plotly_specs(at)) == {"score_intervals", "widths"}
+    table = at.dataframe[0].value
+    assert list(table["method"]) == ["BOOT-SYSTEMS", "BOOT-INPUTS", "BOOT-BOTH"]
+
+
+def test_pools_page_simulates_on_summeval_naacl2022(real_env):
+    at = open_page(POOLS, {"dataset": "summeval-naacl2022", "sim_m": "30"})
+    assert any("SIMULATION" in w.value for w in at.warning)
+    assert at.slider(key="w:pools_m").value == 30
+    assert all("(SIMULATION)" in h.value for h in at.subheader)
+    assert any("SIMULATION - not real unjudged data: 30 of the 100" in c.value.replace("\\", "") for c in at.caption)
+    at.slider(key="w:pools_m").set_value(60).run()
+    assert_clean(at)
+    assert at.query_params["sim_m"] == "60"
+
+
+@pytest.mark.parametrize("dataset", ["summeval", "realsumm", "frank-xsum", "rose"])
+def test_every_page_opens_on_real_datasets(real_env, dataset):
+    for page in (PAIRS, STABILITY, POOLS):
+        at = open_page(page, {"dataset": dataset})
+        assert at.title
