@@ -252,51 +252,54 @@ class _SystemPermutation:
             self.z_pair_valid = ~(np.isnan(zm[self.first]) | np.isnan(zm[self.second]))
 
     def moved(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Raw sums and valid counts of the swapped cells of every metric: (b, K, N) each."""
+        """Raw sums and valid counts of the swapped cells of every metric, systems first: (K, N, b)."""
         b = mask.shape[0]
         k, n, m = self.x0.shape
         if self.method == "perm-systems":
-            rows = mask[:, None, :, 0].astype(np.float64)  # (b, 1, N)
-            return rows * self.sums, rows * self.counts
+            rows = mask[:, :, 0].T.astype(np.float64)  # (N, b)
+            return rows[None] * self.sums[:, :, None], rows[None] * self.counts[:, :, None]
         weights = np.broadcast_to(mask, (b, n, m)).astype(np.float64)  # (b, N, M)
         # One einsum per metric with the same operand shapes whatever K: its per-element
         # reduction order depends on neither the batch size nor how many metrics share the masks.
-        moved = np.stack([np.einsum("sij,ij->si", weights, self.x0[i]) for i in range(k)], axis=1)
+        moved = np.stack([np.einsum("sij,ij->is", weights, self.x0[i]) for i in range(k)])
         if self.has_nan:
-            moved_counts = np.stack([np.einsum("sij,ij->si", weights, self.valid[i]) for i in range(k)], axis=1)
+            moved_counts = np.stack([np.einsum("sij,ij->is", weights, self.valid[i]) for i in range(k)])
         else:
-            moved_counts = np.broadcast_to(weights.sum(axis=-1)[:, None, :], moved.shape)
+            moved_counts = np.broadcast_to(weights.sum(axis=-1).T[None], moved.shape)
         return moved, moved_counts
 
     def deltas(self, moved: tuple[np.ndarray, np.ndarray], a: int, b: int) -> np.ndarray:
-        """delta_s for metric a as X and metric b as Y."""
+        """delta_s for metric a as X and metric b as Y (arrays are systems x resamples)."""
         mv, mc = moved
-        kept_x, kept_cx = self.sums[a] - mv[:, a], self.counts[a] - mc[:, a]
-        kept_y, kept_cy = self.sums[b] - mv[:, b], self.counts[b] - mc[:, b]
-        mu_x, sd_x, mu_y, sd_y = self.mu[a], self.sd[a], self.mu[b], self.sd[b]
+        kept_x, kept_cx = self.sums[a][:, None] - mv[a], self.counts[a][:, None] - mc[a]
+        kept_y, kept_cy = self.sums[b][:, None] - mv[b], self.counts[b][:, None] - mc[b]
+        mu_x, sd_x, mu_y, sd_y = self.mu[a, 0], self.sd[a, 0], self.mu[b, 0], self.sd[b, 0]
         # Xs keeps X's unmoved cells and receives Y's moved ones; Ys the reverse.
-        zsum_xs = (kept_x - kept_cx * mu_x) / sd_x + (mv[:, b] - mc[:, b] * mu_y) / sd_y
-        zsum_ys = (kept_y - kept_cy * mu_y) / sd_y + (mv[:, a] - mc[:, a] * mu_x) / sd_x
-        mean_xs = _safe_divide(zsum_xs, kept_cx + mc[:, b])
-        mean_ys = _safe_divide(zsum_ys, kept_cy + mc[:, a])
+        zsum_xs = (kept_x - kept_cx * mu_x) / sd_x + (mv[b] - mc[b] * mu_y) / sd_y
+        zsum_ys = (kept_y - kept_cy * mu_y) / sd_y + (mv[a] - mc[a] * mu_x) / sd_x
+        mean_xs = _safe_divide(zsum_xs, kept_cx + mc[b])
+        mean_ys = _safe_divide(zsum_ys, kept_cy + mc[a])
         return self._corr(mean_xs) - self._corr(mean_ys)
 
     def _corr(self, means: np.ndarray) -> np.ndarray:
+        """The coefficient of every resample's system means (N, b) with the human's."""
         if self.coefficient != "kendall":
-            return _rows_correlation(means, self.z_means[None, :], self.coefficient)
-        # Kendall against the fixed human means: their pair signs are computed once.
+            # Contiguous rows, so every resample is reduced by the same summation whatever b.
+            return _rows_correlation(np.ascontiguousarray(means.T), self.z_means[None, :], self.coefficient)
+        # Kendall against the fixed human means: their pair signs are computed once; gathering
+        # whole system rows of the (N, b) layout is several times faster than gathering columns.
         f, s = self.first, self.second
         if self.z_pair_valid.all() and not np.isnan(means).any():
-            sx = np.sign(means[:, f] - means[:, s])  # exact: equal means subtract to 0
-            numerator = sx @ self.sz.astype(np.float64)  # integer-valued: exact in any order
-            nx = np.count_nonzero(sx, axis=1)
-            nz = np.full(means.shape[0], np.count_nonzero(self.sz))
+            sx = np.sign(means[f] - means[s])  # (P, b); exact: equal means subtract to 0
+            numerator = self.sz.astype(np.float64) @ sx  # integer-valued: exact in any order
+            nx = np.count_nonzero(sx, axis=0)
+            nz = np.full(means.shape[1], np.count_nonzero(self.sz))
             return _kendall_from_counts(numerator, nx, nz)
-        valid = self.z_pair_valid & ~(np.isnan(means[:, f]) | np.isnan(means[:, s]))
-        sx = ((means[:, f] > means[:, s]).astype(np.int8) - (means[:, f] < means[:, s])) * valid
-        sz = self.sz * valid
-        numerator = np.einsum("sp,sp->s", sx.astype(np.float64), sz.astype(np.float64))
-        return _kendall_from_counts(numerator, np.count_nonzero(sx, axis=1), np.count_nonzero(sz, axis=1))
+        valid = self.z_pair_valid[:, None] & ~(np.isnan(means[f]) | np.isnan(means[s]))
+        sx = ((means[f] > means[s]).astype(np.int8) - (means[f] < means[s])) * valid
+        sz = self.sz[:, None] * valid
+        numerator = np.einsum("pb,pb->b", sx.astype(np.float64), sz.astype(np.float64))
+        return _kendall_from_counts(numerator, np.count_nonzero(sx, axis=0), np.count_nonzero(sz, axis=0))
 
 
 class _PermutationEngine:
@@ -828,9 +831,10 @@ def compare_all_pairs(
         engine = _SystemPermutation(stack, z, coefficient, method)
         n, m = stack[0].shape
         nulls = np.full((len(pairs), n_resamples), np.nan)
-        size = _auto_batch(batch, n * m * 4, n_resamples)
+        size = _auto_batch(batch, n * m, n_resamples)
         for sl, mask in _iter_swap_masks(np.random.default_rng(rng), method, n_resamples, n, m, size):
             moved = engine.moved(mask)
+            # Pair by pair (measured faster than vectorising over pairs, whose gathers thrash the cache).
             for u, (a, b) in enumerate(pairs):
                 nulls[u, sl] = engine.deltas(moved, a, b)
             report(sl.stop / n_resamples)

@@ -307,9 +307,10 @@ METRICS = ("metric.strong", "metric.good", "metric.fair", "metric.noise")
     ("system", "perm-both"), ("system", "perm-systems"), ("system", "perm-inputs"), ("system", "boot-both"),
     ("input", "perm-both"), ("input", "boot-both"), ("global", "boot-inputs"),
 ])
-def test_all_pairs_cells_equal_single_comparisons_with_the_same_seed(demo, level, method):
+@pytest.mark.parametrize("coefficient", COEFFICIENTS)
+def test_all_pairs_cells_equal_single_comparisons_with_the_same_seed(demo, level, method, coefficient):
     # Common random numbers: every cell is exactly compare_metrics(..., rng=seed).
-    table = compare_all_pairs(demo, METRICS, "human.quality", level=level, coefficient="kendall",
+    table = compare_all_pairs(demo, METRICS, "human.quality", level=level, coefficient=coefficient,
                               method=method, n_resamples=60, rng=12, batch=25)
     z = demo.matrix("human.quality")
     for a in range(4):
@@ -317,7 +318,7 @@ def test_all_pairs_cells_equal_single_comparisons_with_the_same_seed(demo, level
             if a == b:
                 continue
             single = compare_metrics(demo.matrix(METRICS[a]), demo.matrix(METRICS[b]), z, level=level,
-                                     coefficient="kendall", method=method, n_resamples=60, rng=12)
+                                     coefficient=coefficient, method=method, n_resamples=60, rng=12)
             assert table.pvalue[a, b] == single.pvalue, (a, b)
             assert table.n_defined[a, b] == single.n_defined
             assert table.delta[a, b] == pytest.approx(single.delta, abs=1e-15)
