@@ -79,7 +79,7 @@ if result is None:
 p, low, high = result.probability, result.low, result.high
 with right:
     c1, c2, c3 = st.columns(3)
-    c1.metric("P(humans agree with the direction)", "undefined" if math.isnan(p) else f"{p:.0%}",
+    c1.metric("P(humans agree)", "undefined" if math.isnan(p) else f"{p:.0%}",
               help="Fitted share of system pairs this far apart in the metric that the humans order the same way.")
     c2.metric(f"{result.confidence_level:.0%} band", "undefined" if math.isnan(low) else f"{low:.0%} – {high:.0%}",
               help=f"{widgets.upper(method)} percentile band over {result.n_defined:,} of {k:,} resamples.")

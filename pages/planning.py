@@ -11,6 +11,9 @@ from ui.errors import escape_markdown, guard
 TARGETS = {"both": "width and power", "width": "interval width only", "power": "power only"}
 
 st.title("How many judgments do I need?")
+st.caption("Subsample this dataset to smaller designs (fewer judged inputs, fewer systems) and see how wide the "
+           "interval of the system-level correlation gets, and how often a permutation test still shows the metric "
+           "beats a worse one. The smallest design meeting your target is the recommendation.")
 ctx = widgets.sidebar(metrics=False)
 if ctx is None:
     widgets.finish()
@@ -97,7 +100,8 @@ if result is None:
 
 rec = result.recommendation
 (st.success if rec.reached else st.warning)(escape_markdown(
-    (f"Judge {rec.n_inputs} inputs on {rec.n_systems} systems: " if rec.reached else "") + rec.message + "."),
+    ("Recommendation: " + rec.message if rec.reached
+     else rec.message[:1].upper() + rec.message[1:]) + "."),
     icon=":material/check_circle:" if rec.reached else ":material/warning:")
 table = pd.DataFrame(result.table)
 name = exports.file_name("plan", ds.id, metric, coefficient, ci_method, f"seed{seed}")

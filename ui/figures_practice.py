@@ -140,12 +140,14 @@ def plan_figure(table: pd.DataFrame, *, target_width: float | None = None, targe
             if has_power:
                 fig.add_scatter(x=[int(row["n_inputs"])], y=_nan_to_none([row["power"]]), mode="markers",
                                 marker=star, showlegend=False, legendgroup="rec", row=1, col=2, hoverinfo="skip")
-    fig.update_xaxes(title_text="judged inputs", type="log" if table["n_inputs"].max() / max(table["n_inputs"].min(), 1)
-                     > 8 else "linear")
+    sizes = sorted({int(m) for m in table["n_inputs"]})
+    log = sizes[-1] / max(sizes[0], 1) > 8
+    fig.update_xaxes(title_text="judged inputs", type="log" if log else "linear", tickmode="array", tickvals=sizes,
+                     ticktext=[str(m) for m in sizes])
     fig.update_yaxes(title_text="mean width", rangemode="tozero", row=1, col=1)
     if has_power:
         fig.update_yaxes(title_text="share of trials rejecting H0", range=[-0.03, 1.03], row=1, col=2)
-    fig.update_layout(height=430, legend=dict(orientation="h", y=-0.22), margin=dict(t=40, b=80))
+    fig.update_layout(height=450, legend=dict(orientation="h", y=-0.22), margin=dict(t=70, b=80))
     return fig
 
 
@@ -227,8 +229,12 @@ def clusters_figure(frame: pd.DataFrame, *, coefficient: str = "", human: str = 
                                    for m, e in zip(part["metric"], est)], hoverinfo="text")
         fig.add_hrect(y0=min(y[i] for i in rows) - 0.45, y1=max(y[i] for i in rows) + 0.45, fillcolor=colour,
                       opacity=0.08, line_width=0)
+    finite = pd.to_numeric(frame["estimate"], errors="coerce").dropna()
+    low, high = (float(finite.min()), float(finite.max())) if not finite.empty else (-1.0, 1.0)
+    pad = max(high - low, 0.1)
     fig.update_layout(
-        xaxis=dict(title=f"{esc(coefficient)} with {esc(human)}" if coefficient else "correlation"),
+        xaxis=dict(title=f"{esc(coefficient)} with {esc(human)}" if coefficient else "correlation",
+                   range=[low - 0.08 * pad, high + 0.2 * pad]),
         yaxis=dict(tickvals=y, ticktext=[esc(m) for m in frame["metric"]], range=[-0.7, n - 0.3], automargin=True),
         legend=dict(orientation="h", y=-0.25), height=max(260, 90 + 32 * n), margin=dict(t=20, b=70))
     return fig

@@ -33,7 +33,7 @@ def test_improvement_on_the_demo_reacts_to_d_and_metric(demo_env):
     at = open_page("pages/improvement.py", {"imp_k": "100"})
     assert at.title[0].value == "Is my improvement real?"
     shown = metrics(at)
-    assert {"P(humans agree with the direction)", "95% band", "Pairs supporting it"} <= set(shown)
+    assert {"P(humans agree)", "95% band", "Pairs supporting it"} <= set(shown)
     fig = plotly_specs(at)["improvement"]
     names = [t.get("name", "") for t in fig["data"]]
     assert "fitted P(humans agree)" in names and any(n.startswith("your d = ") for n in names)
@@ -58,7 +58,7 @@ def test_improvement_zero_gain_and_url_choices(demo_env):
     assert at.number_input(key="w:imp_k").value == 5000
     assert "capped" in texts(at.caption)
     assert at.radio(key="w:imp_ties").value == "exclude"
-    first = metrics(at)["P(humans agree with the direction)"]
+    first = metrics(at)["P(humans agree)"]
     at.number_input(key="w:imp_delta").set_value(0.0).run()
     assert_clean(at)
     assert "Type a non-zero gain" in texts(at.info)
@@ -82,7 +82,7 @@ def test_planning_runs_small_plans_at_once_and_follows_the_target(demo_env):
     assert at.query_params["target"] == "width"
     at.slider(key="w:plan_width").set_value(1.5).run()  # every design is narrower than 1.5
     assert_clean(at)
-    assert at.success and "Judge 10 inputs on 8 systems" in texts(at.success)
+    assert at.success and "10 judged inputs x 8 systems is the smallest" in texts(at.success)
 
 
 def test_planning_large_plans_wait_for_run_with_progress(demo_env):
@@ -160,10 +160,10 @@ def test_practice_pages_on_summeval(real_env, page):
 
 def test_improvement_on_summeval_changes_with_d(real_env):
     at = open_page("pages/improvement.py", {"imetric": "rouge-2.f1", "d": "0.5", "imp_k": "200"}, dataset="summeval")
-    small = metrics(at)["P(humans agree with the direction)"]
+    small = metrics(at)["P(humans agree)"]
     at.number_input(key="w:imp_delta").set_value(5.0).run()
     assert_clean(at)
-    assert metrics(at)["P(humans agree with the direction)"] != small
+    assert metrics(at)["P(humans agree)"] != small
 
 
 def test_frank_xsum_with_four_systems(real_env):
