@@ -27,6 +27,8 @@ PAGES = [  # (file, title, icon, url path, needs)
     ("pages/annotators.py", "Annotators", ":material/groups:", "annotators", True),
     ("pages/highrange.py", "High-scoring range", ":material/trending_up:", "highrange", True),
     ("pages/normality.py", "Normality", ":material/area_chart:", "normality", True),
+    ("pages/simulations.py", "Simulations", ":material/model_training:", "simulations", data.has_resampling()
+     and data.has_significance()),
     ("pages/improvement.py", "Is my improvement real?", ":material/thumb_up:", "improvement", True),
     ("pages/planning.py", "How many judgments?", ":material/calculate:", "planning", True),
     ("pages/influence.py", "Leave one system out", ":material/person_remove:", "influence", True),

@@ -253,21 +253,29 @@ def coverage_figure(frame: pd.DataFrame, *, target: float = 0.95) -> go.Figure:
     fig = go.Figure(go.Bar(x=names, y=[v if v is not None else 0 for v in values], marker_color=ALL_COLOUR,
                            text=[fmt(v) for v in values], textposition="outside"))
     fig.add_hline(y=target, line=dict(dash="dash", color=TOP_COLOUR), annotation_text=f"nominal {target:g}",
-                  annotation_position="bottom right")
-    fig.update_layout(yaxis=dict(title="coverage", range=[0, 1.08]), xaxis=dict(type="category"),
+                  annotation_position="top left")
+    fig.update_layout(yaxis=dict(title="coverage", range=[0, 1.12]), xaxis=dict(type="category"),
                       margin=dict(t=30, b=40), height=340, showlegend=False)
     return fig
 
 
-def power_figure(frame: pd.DataFrame) -> go.Figure:
-    """Power curves: one line per test, power (share of trials rejecting H0) against the degradation k."""
+def power_figure(frame: pd.DataFrame, *, degrade: str = "") -> go.Figure:
+    """Power curves: one line per test, power (share of trials rejecting H0) against the degradation k.
+
+    Columns: test, k, power (and optionally se: shown in the hover). ``degrade`` names the x axis.
+    """
     if frame is None or frame.empty:
         return empty_figure("No power results yet")
     fig = go.Figure()
     for t, (test, part) in enumerate(frame.groupby("test", sort=False)):
         part = part.sort_values("k")
+        se = part["se"] if "se" in part else [None] * len(part)
         fig.add_trace(go.Scatter(x=part["k"].tolist(), y=_none_for_nan(part["power"]), mode="lines+markers",
-                                 name=esc(test), line=dict(color=_colour(t))))
-    fig.update_layout(xaxis=dict(title="k (degradation of the worse metric)"), yaxis=dict(title="power",
+                                 name=esc(test), line=dict(color=_colour(t)), hoverinfo="text",
+                                 hovertext=[f"{esc(test)}, k = {k:g}: power {fmt(p)} ± {fmt(e)}"
+                                            for k, p, e in zip(part["k"], part["power"], se)]))
+    title = {"tokens": "k: % of each summary's tokens kept (100 = X itself)",
+             "noise": "k: noise sd in units of X's sd (0 = X itself)"}.get(degrade, "k (degradation of the worse metric)")
+    fig.update_layout(xaxis=dict(title=title), yaxis=dict(title="power (share of trials rejecting H0)",
                       range=[0, 1.05]), legend=dict(orientation="h", y=1.1), margin=dict(t=40, b=50), height=380)
     return fig

@@ -87,6 +87,8 @@ FIELDS: dict[str, Field] = {
     "sim_seed": Field("sim_seed", "int", 0),
     "sim_methods": Field("sim_ci", "list"),
     "sim_tests": Field("sim_test", "list"),
+    "sim_ptrials": Field("ptrials", "int", 20),
+    "sim_degrade": Field("degrade", "str"),
     # a practitioner's questions (METHODS sec. 10): improvement, planning, influence, significance clusters
     "imp_metric": Field("imetric", "str"),
     "imp_delta": Field("d", "float"),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.util
+
 import pytest
 
 from ui import data_analyses as da
@@ -181,3 +183,81 @@ def test_realsumm_topk_abs_subset_and_no_annotators(real_env):
 def test_summeval_high_range_defaults_to_lead3(real_env):
     at = open_real("summeval", "pages/highrange.py")
     assert at.selectbox(key="w:hr_baseline").value == "M0"
+
+
+# -- simulations ----------------------------------------------------------------------------------------------
+
+needs_sim = pytest.mark.skipif(importlib.util.find_spec("metaeval_core.simulations") is None,
+                               reason="metaeval_core.simulations not in this build")
+
+
+def finish_job(at, kind: str, timeout: float = 120):
+    job = at.session_state["_simulation_jobs"][kind]
+    job.thread.join(timeout)
+    assert job.done
+    at.run()
+    assert_clean(at)
+    return job
+
+
+@needs_sim
+def test_simulations_run_only_on_click_then_show_tables(demo_env):
+    at = open_page("pages/simulations.py", {"trials": "20", "sim_k": "50", "ptrials": "5", "level": "system"})
+    assert not at.dataframe and "Nothing runs until you press" in texts(at.info)
+    at.button(key="run_coverage").click().run()
+    assert_clean(at)
+    job = finish_job(at, "coverage")
+    assert not job.stopped and not job.error
+    table = at.dataframe[0].value
+    assert list(table["method"]) == ["FISHER", "BOOT-SYSTEMS", "BOOT-INPUTS", "BOOT-BOTH"]
+    assert ((table["coverage"] >= 0) & (table["coverage"] <= 1)).all() and (table["n_valid"] <= 20).all()
+    assert "coverage" in plotly_specs(at)
+    # A rerun does not start anything: the same job object stays.
+    at.run()
+    assert at.session_state["_simulation_jobs"]["coverage"] is job
+    at.button(key="run_power").click().run()
+    finish_job(at, "power")
+    power = plotly_specs(at)["power"]
+    assert sorted(t["name"] for t in power["data"]) == ["BOOT-BOTH", "PERM-BOTH", "WILLIAMS"]
+    assert "noise sd" in power["layout"]["xaxis"]["title"]["text"]
+    # Another seed is another config: its result is not shown until run.
+    at.sidebar.number_input(key="w:sim_seed").set_value(5).run()
+    assert_clean(at)
+    assert "Nothing runs until you press" in texts(at.info)
+
+
+@needs_sim
+def test_simulations_stop_keeps_the_trials_done(demo_env):
+    at = open_page("pages/simulations.py", {"trials": "1000", "sim_k": "1000", "sim_ci": "boot-both"})
+    at.button(key="run_coverage").click().run()
+    assert_clean(at)
+    job = at.session_state["_simulation_jobs"]["coverage"]
+    assert at.button(key="stop_coverage")
+    at.button(key="stop_coverage").click().run()
+    assert job.stop_requested
+    finish_job(at, "coverage", timeout=60)
+    assert job.stopped and 0 <= job.summary["meta"]["n_completed"] < 1000
+    assert "Stopped after" in texts(at.warning)
+
+
+@needs_sim
+def test_simulations_caps_and_input_level_tests(demo_env):
+    at = open_page("pages/simulations.py", {"trials": "99999", "ptrials": "5000", "level": "input"})
+    assert at.number_input(key="w:sim_trials").value == da.MAX_COVERAGE_TRIALS
+    assert at.number_input(key="w:sim_ptrials").value == da.MAX_POWER_TRIALS
+    assert "capped" in texts(at.caption)
+    assert "williams" not in at.multiselect(key="w:sim_tests").options
+    degrade = at.radio(key="w:sim_degrade")
+    assert degrade.value == "noise" and len(degrade.options) == 1  # the demo has no texts
+    assert "only SummEval ships them" in texts(at.caption)
+
+
+@needs_sim
+@pytest.mark.realdata
+def test_summeval_power_offers_token_sampling(real_env):
+    at = open_real("summeval", "pages/simulations.py", {"smetric": "rouge-1.f1"})
+    assert at.radio(key="w:sim_degrade").value == "tokens" and len(at.radio(key="w:sim_degrade").options) == 2
+    at.sidebar.selectbox(key="w:sim_metric").set_value("rouge-2.f1").run()
+    assert_clean(at)
+    assert at.radio(key="w:sim_degrade").value == "noise"
+    assert "not a ROUGE-1 variant" in texts(at.caption)
