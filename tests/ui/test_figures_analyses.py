@@ -121,3 +121,11 @@ def test_normality_coverage_and_power():
     assert [t.name for t in power.data] == ["PERM-BOTH", "WILLIAMS"]
     assert list(power.data[0].x) == [0.1, 0.5] and power.data[1].y[0] is None
     assert fa.coverage_figure(None).layout.annotations and fa.power_figure(pd.DataFrame()).layout.annotations
+
+
+def test_power_axis_names_the_degradation_and_hover_shows_se():
+    frame = pd.DataFrame({"test": ["PERM-BOTH"] * 2, "k": [10, 50], "power": [1.0, 0.4], "se": [0.0, 0.1]})
+    tokens = fa.power_figure(frame, degrade="tokens")
+    assert "tokens kept" in tokens.layout.xaxis.title.text
+    assert tokens.data[0].hovertext[1] == "PERM-BOTH, k = 50: power 0.400 ± 0.100"
+    assert "noise sd" in fa.power_figure(frame, degrade="noise").layout.xaxis.title.text
