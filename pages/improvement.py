@@ -98,6 +98,9 @@ elif result.window_pairs < 5:
     st.warning(f"Only {result.window_pairs} pairs of this dataset differ by about d (between d/2 and 2d): the "
                "estimate leans on the monotone fit more than on data.", icon=":material/warning:")
 
+if result.total_pairs < 20:
+    st.caption(f"Only {len(result.system_names)} systems ({result.total_pairs} usable pairs): the curve has few steps "
+               "and the band is wide; a dataset with more systems answers this question better.")
 labels = [f"{result.system_names[a]} vs {result.system_names[b]}"
           for a, b in zip(result.pair_first, result.pair_second)]
 name = exports.file_name("improvement", ds.id, metric, f"d{abs(delta):g}", method, f"seed{seed}")

@@ -177,7 +177,8 @@ def influence_figure(frame: pd.DataFrame, *, estimate: float, threshold: float, 
     bars = dict(x=np.where(defined, change, 0.0).tolist(), y=[esc(s) for s in order["system"]], orientation="h",
                 marker=dict(color=[FLAG_COLOUR if f else PLAIN_COLOUR for f in flagged],
                             opacity=[1.0 if d else 0.0 for d in defined]),
-                text=[fmt(c) if d else "undefined" for c, d in zip(change, defined)], textposition="outside",
+                text=[("" if intervals else fmt(c)) if d else "undefined" for c, d in zip(change, defined)],
+                textposition="outside",
                 hovertext=hover, hoverinfo="text", name="change")
     if intervals:
         lo = pd.to_numeric(order["low_without"], errors="coerce").to_numpy(dtype=float) - estimate
