@@ -14,6 +14,7 @@ from metaeval_core.correlation import LEVELS
 from metaeval_core.dataset import Dataset
 
 from . import data, exports, state, userdata
+from .navigation import ensure_navigation_mode
 from .errors import EXPECTED, escape_markdown, guard, message_of, show_error
 
 DEFAULT_DATASET = "summeval"
@@ -260,6 +261,7 @@ _WORDS = {2: "two", 3: "three"}
 
 def sidebar(*, human: bool = True, metrics: bool = True) -> Context | None:
     """Dataset + measure pickers; None when there is no usable dataset (the reason is already shown)."""
+    ensure_navigation_mode()
     state.init()
     exports.begin()
     picked = dataset_picker()
