@@ -782,7 +782,9 @@ def _check_ks(ks: object, degrade: str) -> tuple[float, ...]:
         if degrade == "tokens" and not 0.0 < float(k) <= 100.0:
             raise ValueError(f"ks must be percentages of tokens kept, in (0, 100], with degrade='tokens'; got {k}")
         if degrade == "noise" and float(k) < 0.0:
-            raise ValueError(f"ks must be non-negative noise levels (multiples of X's sd) with degrade='noise'; got {k}")
+            raise ValueError(
+                f"ks must be non-negative noise levels (multiples of X's sd) with degrade='noise'; got {k}"
+            )
         values.append(int(k) if float(k).is_integer() else float(k))
     if not values:
         raise ValueError("ks must hold at least one value")

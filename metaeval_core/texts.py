@@ -75,7 +75,9 @@ class SummaryTexts:
         if self.summaries.shape != shape:
             raise ValueError(f"summaries must have shape {shape} (systems x inputs); got {self.summaries.shape}")
         if len(self.references) != len(self.inputs):
-            raise ValueError(f"references must hold one text per input ({len(self.inputs)}); got {len(self.references)}")
+            raise ValueError(
+                f"references must hold one text per input ({len(self.inputs)}); got {len(self.references)}"
+            )
 
     @property
     def n_summaries(self) -> int:

@@ -166,7 +166,8 @@ def oracle_coverage(x, z, splits, methods, level, coefficient, n_resamples, conf
 def oracle_token_scores(texts, entropy, trial, k, variant):
     """Y_k by the book: shuffle each summary's tokens with this trial's keys, keep the first m, ask rouge-score."""
     scorer = _scorer()
-    keys = _stream(entropy, trial, 0).random(sum(len(rouge_tokens(s)) for s in texts.summaries.ravel() if s is not None))
+    n_tokens = sum(len(rouge_tokens(s)) for s in texts.summaries.ravel() if s is not None)
+    keys = _stream(entropy, trial, 0).random(n_tokens)
     out = np.full(texts.summaries.shape, np.nan)
     offset = 0
     for i in range(texts.summaries.shape[0]):
@@ -720,3 +721,13 @@ def test_summeval_power_perm_both_most_powerful(summeval, summeval_texts):
     # Power falls as Y_k approaches X.
     assert table[("perm-both", 10)] >= table[("perm-both", 50)] >= table[("perm-both", 90)]
     assert 0.55 < result.estimate_x < 0.65  # ROUGE-1 F1: 0.61 in SacreROUGE's published table
+
+
+def test_cli_default_trials_are_bounded_per_level():
+    from metaeval_core.cli import build_parser
+    from metaeval_core.cli_simulations import COVERAGE_TRIALS, POWER_TRIALS
+
+    args = build_parser().parse_args(["power", "--dataset", "demo", "--metric", "m", "--human", "h"])
+    assert args.trials is None and args.degrade == "auto" and args.coefficient == "pearson"
+    assert COVERAGE_TRIALS["system"] == 1000 and POWER_TRIALS["system"] == 100
+    assert set(COVERAGE_TRIALS) == set(POWER_TRIALS) == {"system", "input", "global"}
