@@ -8,6 +8,7 @@ from ui import data_practice as dp, exports, figures_practice as fp, state, widg
 from ui import widgets_practice as wpr
 from ui.errors import escape_markdown, guard
 
+REQUESTED = "_plan_requested"  # the plan key the Run button asked for
 TARGETS = {"both": "width and power", "width": "interval width only", "power": "power only"}
 
 st.title("How many judgments do I need?")
@@ -84,14 +85,15 @@ key = dp.plan_key(ctx.key, metric, ctx.human, inputs, sys_sizes, None if target 
                   systems)
 cost = dp.plan_cost(n_designs, trials, k)
 result = None
-if dp.plan_is_cached(key) or cost <= dp.AUTO_RUN_BUDGET or st.button(
-        f"Run {n_designs} designs x {trials} trials", type="primary", icon=":material/play_arrow:"):
+if dp.plan_is_cached(key) or cost <= dp.AUTO_RUN_BUDGET or st.session_state.get(REQUESTED) == key:
     with guard("Could not plan"):
         bar = st.progress(0.0, text=f"Subsampling {n_designs} designs…")
         with st.spinner(f"{n_designs} designs x {trials} trials, {k} resamples each…"):
             result = dp.plan(ds, key, progress=lambda f: bar.progress(min(f, 1.0), text=f"{f:.0%} of the designs"))
         bar.empty()
-else:
+else:  # the request is kept in the session (a callback), so a rerun before the plan starts does not lose it
+    st.button(f"Run {n_designs} designs x {trials} trials", type="primary", icon=":material/play_arrow:",
+              key="plan_run", on_click=lambda: st.session_state.__setitem__(REQUESTED, key))
     st.info(f"This plan runs {n_designs * trials:,} subsampled bootstraps and permutation tests (a few seconds): "
             "press Run.", icon=":material/hourglass_empty:")
 if result is None:

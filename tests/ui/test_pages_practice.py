@@ -70,7 +70,7 @@ def test_improvement_zero_gain_and_url_choices(demo_env):
 
 def test_planning_runs_small_plans_at_once_and_follows_the_target(demo_env):
     at = open_page("pages/planning.py", FAST_PLAN)
-    assert not at.button, "a small plan needs no Run button"
+    assert not [b for b in at.button if b.key == "plan_run"], "a small plan needs no Run button"
     fig = plotly_specs(at)["plan"]
     lines = {t["name"] for t in fig["data"] if t.get("name", "").endswith("systems")}
     assert lines == {"8 systems", "16 systems"}
@@ -89,7 +89,7 @@ def test_planning_large_plans_wait_for_run_with_progress(demo_env):
     at = open_page("pages/planning.py", {"plan_trials": "10", "plan_k": "250", "sizes": "10,20,50,100",
                                          "nsys": "8,12,16"})
     assert "press Run" in texts(at.info) and not plotly_specs(at)
-    at.button[0].click().run()
+    at.button(key="plan_run").click().run()
     assert_clean(at)
     assert "plan" in plotly_specs(at)
     assert len(at.dataframe[0].value) == 12
