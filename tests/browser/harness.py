@@ -322,24 +322,33 @@ def selectbox_value(box) -> str:
     return box.locator('[data-baseweb="select"]').inner_text().strip()
 
 
-def choose(page, box, option_text: str, *, attempts: int = 3) -> None:
-    """Open a selectbox and click the option whose text contains ``option_text`` (retrying the opening: a
-    click that lands while the widget is being re-rendered is lost)."""
-    option = page.locator('[role="listbox"] [role="option"]').filter(has_text=option_text).first
+def open_listbox(page, box, *, attempts: int = 4):
+    """Open a selectbox's list of options and return the option locator (retrying: a click that lands while
+    the widget is re-rendered, or on an input that already has focus, can be lost)."""
+    options = page.locator('[role="listbox"] [role="option"]')
     for attempt in range(attempts):
         box.scroll_into_view_if_needed()
         opener = box.locator('button[aria-haspopup="listbox"]')
-        target = opener.first if opener.count() else box.locator('input[role="combobox"], [data-baseweb="select"]').first
-        target.click()
+        combo = box.locator('input[role="combobox"], [data-baseweb="select"]').first
+        if attempt % 2 == 0 and opener.count():
+            opener.first.click()
+        elif attempt == 1:
+            combo.click()
+        else:
+            combo.focus()
+            page.keyboard.press("ArrowDown")
         try:
-            option.wait_for(state="visible", timeout=5_000)
+            options.first.wait_for(state="visible", timeout=4_000)
+            return options
         except Exception:  # noqa: BLE001 - playwright's TimeoutError
             page.keyboard.press("Escape")
-            if attempt == attempts - 1:
-                raise
-            continue
-        option.click()
-        return
+            page.wait_for_timeout(200)
+    raise AssertionError(f"the selectbox {box.inner_text()[:60]!r} did not open after {attempts} attempts")
+
+
+def choose(page, box, option_text: str) -> None:
+    """Open a selectbox and click the option whose text contains ``option_text``."""
+    open_listbox(page, box).filter(has_text=option_text).first.click()
 
 
 def screenshot(page, name: str) -> Path:
