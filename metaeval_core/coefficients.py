@@ -11,14 +11,18 @@ References: METHODS.md sec. 1.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable, Literal, get_args
 
 import numpy as np
 from scipy import stats
 
-Coefficient = Literal["pearson", "spearman", "kendall"]
+Coefficient = Literal["pearson", "spearman", "kendall", "pairwise-accuracy", "tie-calibrated-accuracy"]
 COEFFICIENTS: tuple[str, ...] = get_args(Coefficient)
+# Coefficients that are correlations in [-1, 1] with a Fisher transform and Williams'
+# test; the pairwise accuracies lie in [0, 1] and only support resampling methods.
+CORRELATIONS: tuple[str, ...] = ("pearson", "spearman", "kendall")
 
 # Pairs materialised at once by the O(n^2) Kendall kernel; bounds its memory.
 _KENDALL_PAIR_BUDGET = 8_000_000
@@ -188,22 +192,8 @@ def kendall_from_signs(sx: np.ndarray, sz: np.ndarray) -> np.ndarray:
     return np.where(denominator > 0, np.clip(tau, -1.0, 1.0), np.nan)
 
 
-_FUNCTIONS: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
-    "pearson": pearson,
-    "spearman": spearman,
-    "kendall": kendall,
-}
 
 
-def coefficient_function(coefficient: str) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
-    """The vectorised function for a coefficient name."""
-    validate_coefficient(coefficient)
-    return _FUNCTIONS[coefficient]
-
-
-def validate_coefficient(coefficient: object) -> None:
-    if coefficient not in _FUNCTIONS:
-        raise ValueError(f"coefficient must be one of {', '.join(COEFFICIENTS)}; got {coefficient!r}")
 
 
 # -- pairwise accuracy (Deutsch, Foster & Freitag, 2023, "Ties Matter") ----------
@@ -228,6 +218,11 @@ def _pair_differences(x: np.ndarray, z: np.ndarray):
     return batch_shape, x2, z2, first, second, pair_valid
 
 
+# Beyond this many points per slice, plain pairwise accuracy is computed in
+# O(n log n) from scipy's tau-b and tie counts instead of enumerating pairs.
+_ACCURACY_PAIRWISE_MAX_N = 300
+
+
 def pairwise_accuracy(x: np.ndarray, z: np.ndarray) -> np.ndarray:
     """Pairwise accuracy with ties: the share of pairs that x and z order the same way.
 
@@ -237,7 +232,36 @@ def pairwise_accuracy(x: np.ndarray, z: np.ndarray) -> np.ndarray:
 
     References: METHODS.md sec. 10; Deutsch, Foster & Freitag (2023) sec. 3.
     """
-    return tie_calibrated_accuracy(x, z, calibrate=False).accuracy
+    x, z, valid = _prepare(x, z)
+    if x.shape[-1] <= _ACCURACY_PAIRWISE_MAX_N:
+        return tie_calibrated_accuracy(x, z, calibrate=False).accuracy
+    batch_shape = x.shape[:-1]
+    n = x.shape[-1]
+    x2, z2, v2 = x.reshape(-1, n), z.reshape(-1, n), valid.reshape(-1, n)
+    out = np.array([_accuracy_from_tau(x2[k, v2[k]], z2[k, v2[k]]) for k in range(x2.shape[0])])
+    return out.reshape(batch_shape)
+
+
+def _tied_pairs(*columns: np.ndarray) -> int:
+    counts = np.unique(np.stack(columns, axis=1), axis=0, return_counts=True)[1]
+    return int((counts * (counts - 1) // 2).sum())
+
+
+def _accuracy_from_tau(x: np.ndarray, z: np.ndarray) -> float:
+    # P + Q = n0 - n1 - n2 + n3 and P - Q = tau_b * sqrt((n0 - n1)(n0 - n2)), with
+    # n1, n2 the pairs tied in x, in z, and n3 those tied in both.
+    n = x.size
+    n0 = n * (n - 1) // 2
+    if n0 == 0:
+        return math.nan
+    n1, n2, n3 = _tied_pairs(x), _tied_pairs(z), _tied_pairs(x, z)
+    ordered = n0 - n1 - n2 + n3
+    if ordered == 0:
+        return n3 / n0
+    tau = stats.kendalltau(x, z).statistic
+    difference = tau * math.sqrt((n0 - n1) * (n0 - n2))
+    concordant = (ordered + difference) / 2.0
+    return float((concordant + n3) / n0)
 
 
 def tie_calibrated_accuracy(x: np.ndarray, z: np.ndarray, *, calibrate: bool = True) -> AccuracyResult:
@@ -292,3 +316,52 @@ def tie_calibrated_accuracy(x: np.ndarray, z: np.ndarray, *, calibrate: bool = T
             accuracy[sl] = np.where(count > 0, base + np.where(use, best, 0) / count, np.nan)
         epsilon[sl] = np.where(use, sorted_adx[rows, best_at], 0.0)
     return AccuracyResult(accuracy.reshape(batch_shape), epsilon.reshape(batch_shape), n_pairs.reshape(batch_shape))
+
+
+def _tie_calibrated(x: np.ndarray, z: np.ndarray) -> np.ndarray:
+    return tie_calibrated_accuracy(x, z).accuracy
+
+
+_FUNCTIONS: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "pearson": pearson,
+    "spearman": spearman,
+    "kendall": kendall,
+    "pairwise-accuracy": pairwise_accuracy,
+    "tie-calibrated-accuracy": _tie_calibrated,
+}
+
+
+def coefficient_function(coefficient: str) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """The vectorised function for a coefficient name."""
+    validate_coefficient(coefficient)
+    return _FUNCTIONS[coefficient]
+
+
+def validate_coefficient(coefficient: object) -> None:
+    if coefficient not in _FUNCTIONS:
+        raise ValueError(f"coefficient must be one of {', '.join(COEFFICIENTS)}; got {coefficient!r}")
+
+
+def require_correlation(coefficient: str, what: str) -> None:
+    """Raise a clear error when ``what`` (Fisher's interval, Williams' test) needs a correlation."""
+    validate_coefficient(coefficient)
+    if coefficient not in CORRELATIONS:
+        raise ValueError(
+            f"{what} needs a correlation coefficient ({', '.join(CORRELATIONS)}); {coefficient!r} is a pairwise "
+            "accuracy, which has no Fisher transform: use a bootstrap or permutation method"
+        )
+
+
+# Tie calibration searches every pair's |dx| as a threshold: O(n^2 log n) per slice.
+# Fine for one value or for systems/inputs, too slow to repeat per resample on cells.
+TIE_CALIBRATED_RESAMPLING_MAX_POINTS = 400
+
+
+def check_resampling_size(coefficient: str, level: str, n_points: int) -> None:
+    """Refuse, with the reason, resampling the tie-calibrated accuracy over many cells."""
+    if coefficient == "tie-calibrated-accuracy" and level == "global" and n_points > TIE_CALIBRATED_RESAMPLING_MAX_POINTS:
+        raise ValueError(
+            f"tie-calibrated-accuracy at the global level searches a threshold over all pairs of the {n_points} "
+            f"cells on every resample (more than {TIE_CALIBRATED_RESAMPLING_MAX_POINTS} cells is too slow to "
+            "resample); use the system or input level, or pairwise-accuracy"
+        )

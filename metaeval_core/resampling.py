@@ -34,7 +34,14 @@ from typing import Literal, Sequence, get_args
 import numpy as np
 from scipy import stats
 
-from .coefficients import Coefficient, coefficient_function, pair_signs, validate_coefficient
+from .coefficients import (
+    Coefficient,
+    check_resampling_size,
+    coefficient_function,
+    pair_signs,
+    require_correlation,
+    validate_coefficient,
+)
 from .correlation import Level, correlate_matrices, correlation_inputs, system_means, validate_level
 from .dataset import Dataset, Pool, POOLS
 
@@ -456,7 +463,7 @@ def fisher_interval(r: float, n: int, *, coefficient: str, confidence_level: flo
     ----------
     METHODS.md sec. 2; TACL 2021 sec. 3.1 (Bonett & Wright 2000).
     """
-    validate_coefficient(coefficient)
+    require_correlation(coefficient, "Fisher's interval")
     confidence_level = _check_confidence_level(confidence_level)
     b = _FISHER_B[coefficient]
     if not np.isfinite(r) or n <= b:
@@ -520,6 +527,8 @@ def _confidence_interval_iv(metric, human, level, coefficient, method, confidenc
     validate_level(level)
     validate_coefficient(coefficient)
     method = _check_choice(method, "method", CI_METHODS)
+    if method == "fisher":
+        require_correlation(coefficient, "method 'fisher'")
     confidence_level = _check_confidence_level(confidence_level)
     n_resamples = _check_positive_int(n_resamples, "n_resamples")
     batch = _check_positive_int(batch, "batch", allow_none=True)
@@ -527,6 +536,8 @@ def _confidence_interval_iv(metric, human, level, coefficient, method, confidenc
     if return_distribution not in (True, False):
         raise TypeError(f"return_distribution must be True or False; got {return_distribution!r}")
     metric, separate = _prepare_pool(metric, human, level, metric_pool_judged)
+    if method != "fisher":
+        check_resampling_size(coefficient, level, human.size)
     return metric, human, method, confidence_level, n_resamples, rng, batch, separate
 
 

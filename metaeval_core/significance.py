@@ -37,7 +37,13 @@ from typing import Callable, Iterator, Literal, Mapping, Sequence, get_args
 import numpy as np
 from scipy import stats
 
-from .coefficients import Coefficient, coefficient_function, validate_coefficient
+from .coefficients import (
+    Coefficient,
+    check_resampling_size,
+    coefficient_function,
+    require_correlation,
+    validate_coefficient,
+)
 from .correlation import Level, correlate_matrices, correlation_inputs, system_means, validate_level
 from .dataset import Dataset, Pool, POOLS
 from .resampling import (
@@ -476,6 +482,10 @@ def _compare_metrics_iv(x, y, human, level, coefficient, method, alternative, n_
         raise ValueError(
             "method 'williams' is defined at the system and global levels only (METHODS sec. 3); got level='input'"
         )
+    if method == "williams":
+        require_correlation(coefficient, "method 'williams'")
+    else:
+        check_resampling_size(coefficient, level, human.size)
     if not (isinstance(names, tuple) and len(names) == 2 and all(isinstance(v, str) for v in names)):
         raise TypeError(f"names must be a tuple of two strings; got {names!r}")
     return x, y, human, method, alternative, n_resamples, rng, batch
@@ -679,6 +689,8 @@ def _compare_all_pairs_iv(data, metrics, human, level, coefficient, method, alte
     validate_level(level)
     validate_coefficient(coefficient)
     method = _check_choice(method, "method", TEST_METHODS)
+    if method == "williams":
+        require_correlation(coefficient, "method 'williams'")
     alternative = _check_choice(alternative, "alternative", ALTERNATIVES)
     correction = _check_choice(correction, "correction", CORRECTIONS)
     family = _check_choice(family, "family", FAMILIES)
@@ -789,6 +801,8 @@ def compare_all_pairs(
             raise ValueError(f"metric {name!r} has shape {mat.shape}, expected {first_shape} like the others")
     if first_shape[0] != z.shape[0] or (level != "system" and first_shape[1] != z.shape[1]):
         raise ValueError(f"metric matrices {first_shape} do not match human {human!r} of shape {z.shape}")
+    if method != "williams":
+        check_resampling_size(coefficient, level, z.size)
     k = len(metrics)
     pairs = list(itertools.combinations(range(k), 2))
     estimates = np.array([

@@ -582,32 +582,35 @@ def _parse_parquet(raw: bytes, ctx: _Context) -> tuple[pd.DataFrame, np.ndarray]
     roles = _roles(names)
     text_columns = {roles.system, roles.input, roles.measure, roles.annotator, *roles.attributes} - {None}
     data: dict[str, Any] = {}
-    for index, name in enumerate(names):
-        column = table.column(index)
-        kind = column.type
-        if pa.types.is_dictionary(kind):
-            column = column.cast(kind.value_type)
+    try:
+        for index, name in enumerate(names):
+            column = table.column(index)
             kind = column.type
-        textual = pa.types.is_string(kind) or pa.types.is_large_string(kind) or (
-            hasattr(pa.types, "is_string_view") and pa.types.is_string_view(kind)
-        )
-        numeric = pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind) or \
-            pa.types.is_null(kind)
-        if name in text_columns:
-            if not (textual or pa.types.is_integer(kind) or pa.types.is_null(kind)):
-                ctx.fail("bad-parquet", f"has type {kind}; a name column must hold strings or integers", column=name)
-            values = pc.cast(column, pa.string()).to_numpy(zero_copy_only=False)
-            data[name] = pd.Series(values, dtype="str")
-        else:
-            if not numeric:
-                ctx.fail("bad-parquet",
-                         f"has type {kind}; a score column must hold numbers (float or integer, nulls allowed)",
-                         column=name)
-            try:
-                values = pc.cast(column, pa.float64()).to_numpy(zero_copy_only=False)
-            except Exception as error:
-                ctx.fail("bad-parquet", f"cannot be read as float64: {_show(error)}", column=name)
-            data[name] = pd.Series(np.asarray(values, dtype=np.float64))
+            if pa.types.is_dictionary(kind):
+                column = column.cast(kind.value_type)
+                kind = column.type
+            textual = pa.types.is_string(kind) or pa.types.is_large_string(kind) or (
+                hasattr(pa.types, "is_string_view") and pa.types.is_string_view(kind)
+            )
+            numeric = pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind) or \
+                pa.types.is_null(kind)
+            if name in text_columns:
+                if not (textual or pa.types.is_integer(kind) or pa.types.is_null(kind)):
+                    ctx.fail("bad-parquet", f"has type {kind}; a name column must hold strings or integers", column=name)
+                values = pc.cast(column, pa.string()).to_numpy(zero_copy_only=False)
+                data[name] = pd.Series(values, dtype="str")
+            else:
+                if not numeric:
+                    ctx.fail("bad-parquet",
+                             f"has type {kind}; a score column must hold numbers (float or integer, nulls allowed)",
+                             column=name)
+                try:
+                    values = pc.cast(column, pa.float64()).to_numpy(zero_copy_only=False)
+                except Exception as error:
+                    ctx.fail("bad-parquet", f"cannot be read as float64: {_show(error)}", column=name)
+                data[name] = pd.Series(np.asarray(values, dtype=np.float64))
+    except pa.lib.ArrowException as error:  # a column whose pages are corrupt decodes only here
+        ctx.fail("bad-parquet", f"the Parquet data cannot be decoded: {_show(error)}")
     frame = pd.DataFrame(data)
     frame.columns = names
     return frame, np.arange(1, len(frame) + 1)

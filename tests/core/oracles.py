@@ -15,11 +15,17 @@ import warnings
 import numpy as np
 from scipy import stats
 
+from .test_accuracy import loop_accuracy, loop_tie_calibrated
+
 
 def scipy_corr(x: np.ndarray, z: np.ndarray, coefficient: str) -> float:
     """scipy's coefficient on the pairwise-complete points; NaN when undefined (METHODS sec. 1)."""
     x = np.asarray(x, dtype=float)
     z = np.asarray(z, dtype=float)
+    if coefficient == "pairwise-accuracy":  # no scipy equivalent: the readable pair loop
+        return float(loop_accuracy(x, z))
+    if coefficient == "tie-calibrated-accuracy":
+        return float(loop_tie_calibrated(x, z)[0])
     keep = ~(np.isnan(x) | np.isnan(z))
     x, z = x[keep], z[keep]
     if x.size < 2 or x.min() == x.max() or z.min() == z.max():

@@ -74,3 +74,50 @@ def test_property_range_and_calibration_gain(points):
     result = tie_calibrated_accuracy(x, z)
     assert 0.0 <= plain <= float(result.accuracy) <= 1.0
     assert float(result.accuracy) == pytest.approx(loop_tie_calibrated(x, z)[0], abs=1e-12)
+
+
+def test_large_n_path_equals_pair_kernel():
+    import metaeval_core.coefficients as coefficients
+
+    rng = np.random.default_rng(5)
+    x = rng.integers(0, 20, (3, 700)).astype(float)
+    z = rng.integers(0, 5, (3, 700)).astype(float) + 0.1 * x
+    x[0, ::7] = np.nan
+    z[2] = 1.0  # constant human: only pairs tied in both agree
+    fast = pairwise_accuracy(x, z)
+    assert x.shape[-1] > coefficients._ACCURACY_PAIRWISE_MAX_N
+    kernel = tie_calibrated_accuracy(x, z, calibrate=False).accuracy
+    np.testing.assert_allclose(fast, kernel, atol=1e-12)
+
+
+def test_accuracies_are_coefficients_everywhere(demo):
+    """Bootstrap intervals and tests run on the accuracies; Fisher/Williams refuse them clearly."""
+    from metaeval_core.coefficients import COEFFICIENTS, CORRELATIONS
+    from metaeval_core.correlation import correlate
+    from metaeval_core.resampling import dataset_confidence_interval
+    from metaeval_core.significance import compare_all_pairs, compare_metrics
+
+    assert {"pairwise-accuracy", "tie-calibrated-accuracy"} <= set(COEFFICIENTS) - set(CORRELATIONS)
+    small = demo.subset(inputs=list(demo.inputs[:30]) + list(demo.inputs[100:140]))  # 480 judged cells
+    for coefficient in ("pairwise-accuracy", "tie-calibrated-accuracy"):
+        point = correlate(small, "metric.good", "human.quality", coefficient=coefficient)
+        tau = correlate(small, "metric.good", "human.quality", coefficient="kendall")
+        if coefficient == "pairwise-accuracy":  # system means have no ties here
+            assert point.estimate == pytest.approx((1 + tau.estimate) / 2)
+        for level in ("system", "input"):
+            ci = dataset_confidence_interval(small, "metric.good", "human.quality", level=level, coefficient=coefficient,
+                                             method="boot-both", n_resamples=50, rng=0, pool="all")
+            assert 0 <= ci.low <= ci.high <= 1 and ci.n_defined > 0
+        table = compare_all_pairs(small, ["metric.strong", "metric.noise"], "human.quality", level="system",
+                                  coefficient=coefficient,
+                                  method="perm-both", n_resamples=50, rng=0)
+        assert np.all((table.pvalue[~np.isnan(table.pvalue)] > 0) & (table.pvalue[~np.isnan(table.pvalue)] <= 1))
+        with pytest.raises(ValueError, match="needs a correlation coefficient"):
+            dataset_confidence_interval(small, "metric.good", "human.quality", level="system", coefficient=coefficient,
+                                        method="fisher")
+        x, y, z = (small.matrix(m) for m in ("metric.strong", "metric.noise", "human.quality"))
+        with pytest.raises(ValueError, match="needs a correlation coefficient"):
+            compare_metrics(x, y, z, level="system", coefficient=coefficient, method="williams")
+    with pytest.raises(ValueError, match="too slow to resample"):
+        dataset_confidence_interval(small, "metric.good", "human.quality", level="global",
+                                    coefficient="tie-calibrated-accuracy", method="boot-inputs", n_resamples=10)

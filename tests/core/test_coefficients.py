@@ -11,6 +11,7 @@ from scipy import stats
 
 from metaeval_core.coefficients import (
     COEFFICIENTS,
+    CORRELATIONS,
     coefficient_function,
     kendall,
     kendall_counts_from_signs,
@@ -44,7 +45,7 @@ def messy_batch(rng: np.random.Generator, batch: int, n: int, nan_rate: float = 
     return x, z
 
 
-@pytest.mark.parametrize("coefficient", COEFFICIENTS)
+@pytest.mark.parametrize("coefficient", CORRELATIONS)
 @pytest.mark.parametrize("n", [2, 3, 7, 16, 40])
 def test_matches_scipy_slice_by_slice_with_ties_and_nans(coefficient, n):
     rng = np.random.default_rng(n)
@@ -54,7 +55,7 @@ def test_matches_scipy_slice_by_slice_with_ties_and_nans(coefficient, n):
     np.testing.assert_allclose(ours, expected, rtol=0, atol=1e-12, equal_nan=True)
 
 
-@pytest.mark.parametrize("coefficient", COEFFICIENTS)
+@pytest.mark.parametrize("coefficient", CORRELATIONS)
 def test_continuous_data_multi_batch_axes(coefficient):
     rng = np.random.default_rng(0)
     x = rng.normal(size=(3, 4, 25))
@@ -66,7 +67,7 @@ def test_continuous_data_multi_batch_axes(coefficient):
             assert ours[i, j] == pytest.approx(scipy_reference(coefficient, x[i, j], z[i, j]), abs=1e-12)
 
 
-@pytest.mark.parametrize("coefficient", COEFFICIENTS)
+@pytest.mark.parametrize("coefficient", CORRELATIONS)
 def test_undefined_cases_are_nan(coefficient):
     f = coefficient_function(coefficient)
     assert np.isnan(f(np.array([1.0, 1.0, 1.0]), np.array([1.0, 2.0, 3.0])))  # constant x
@@ -123,7 +124,7 @@ maybe_nan = st.one_of(st.integers(-3, 3).map(float), finite, st.just(np.nan))
 def test_property_range_symmetry_and_scipy(data, noise):
     rng = np.random.default_rng(noise)
     z = np.where(rng.random(data.shape) < 0.2, np.nan, rng.integers(0, 3, data.shape).astype(float))
-    for coefficient in COEFFICIENTS:
+    for coefficient in CORRELATIONS:
         f = coefficient_function(coefficient)
         r = f(data, z)
         assert r.shape == data.shape[:1]

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from metaeval_core.coefficients import COEFFICIENTS
+from metaeval_core.coefficients import COEFFICIENTS, CORRELATIONS
 from metaeval_core.correlation import LEVELS, correlate_matrices
 from metaeval_core.resampling import (
     BOOTSTRAP_METHODS,
@@ -166,7 +166,7 @@ def test_a_generator_advances_between_calls(messy):
     assert not np.array_equal(first.distribution, second.distribution, equal_nan=True)
 
 
-@pytest.mark.parametrize("coefficient", COEFFICIENTS)
+@pytest.mark.parametrize("coefficient", CORRELATIONS)
 @pytest.mark.parametrize("level", LEVELS)
 def test_fisher_matches_the_hand_formula(messy, level, coefficient):
     metric, human = messy

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from metaeval_core.coefficients import COEFFICIENTS
+from metaeval_core.coefficients import COEFFICIENTS, CORRELATIONS
 from metaeval_core.correlation import LEVELS, system_means
 from metaeval_core.resampling import _bootstrap_correlations, _draw_bootstrap_indices
 from metaeval_core.significance import (
@@ -166,7 +166,7 @@ def test_reversing_the_metrics_mirrors_the_test():
     assert backward.delta == pytest.approx(-forward.delta)
 
 
-@pytest.mark.parametrize("coefficient", COEFFICIENTS)
+@pytest.mark.parametrize("coefficient", CORRELATIONS)
 @pytest.mark.parametrize("level", ["system", "global"])
 def test_williams_matches_the_hand_computation(level, coefficient):
     x, y, z = CONTINUOUS

@@ -7,7 +7,6 @@ import io
 import json
 import math
 import pickle
-import time
 from pathlib import Path
 
 import numpy as np
@@ -204,7 +203,8 @@ def test_path_source_and_dataset_id(small, tmp_path):
     assert read_user_file(str(path), dataset_id="mine").id == "mine"
 
 
-def test_200k_row_long_csv_parses_fast():
+def test_200k_row_long_csv_round_trips():
+    # Speed is measured in benchmarks/bench_upload.py, not asserted here.
     big = synthetic_dataset(SyntheticSpec(n_systems=16, n_judged=100, n_unjudged=1900))
     grid_s, grid_i = np.meshgrid(np.arange(16), np.arange(2000), indexing="ij")
     parts = [
@@ -214,10 +214,7 @@ def test_200k_row_long_csv_parses_fast():
     ]
     raw = csv_bytes(pd.concat(parts))
     assert raw.count(b"\n") > 190_000
-    start = time.perf_counter()
     back = read_user_file(raw, name="big.csv")
-    elapsed = time.perf_counter() - start
-    assert elapsed < 2.0, f"parsing took {elapsed:.2f} s"
     for name, m in big.measures.items():
         np.testing.assert_array_equal(back.measures[name].scores, m.scores)
     assert back.n_judged == 100 and back.n_inputs == 2000
