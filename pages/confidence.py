@@ -14,7 +14,9 @@ if ctx is None:
     st.stop()
 ds = ctx.dataset
 level, coefficient, pool, systems = widgets.correlation_settings(ds)
-methods_all = data.resampling_module().CI_METHODS
+# Fisher's interval exists for correlations only, not for the pairwise accuracies.
+methods_all = tuple(m for m in data.resampling_module().CI_METHODS
+                    if m != "fisher" or coefficient in widgets.CORRELATIONS)
 
 left, middle, right = st.columns([2, 1, 1])
 key = state.prepare("ci_methods", options=methods_all, multi=True, fallback=["boot-both"])

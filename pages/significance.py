@@ -17,7 +17,9 @@ ds = ctx.dataset
 level, coefficient, pool, systems = widgets.correlation_settings(ds)
 sig = data.significance_module()
 
-methods = [m for m in sig.TEST_METHODS if not (m == "williams" and level == "input")]
+# Williams' test needs a correlation (not a pairwise accuracy) and a system or global level.
+methods = [m for m in sig.TEST_METHODS
+           if not (m == "williams" and (level == "input" or coefficient not in widgets.CORRELATIONS))]
 c1, c2, c3, c4 = st.columns(4)
 key = state.prepare("sig_method", options=methods, fallback="perm-both")
 method = state.commit("sig_method", c1.selectbox(

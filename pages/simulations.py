@@ -77,8 +77,9 @@ with tab_cov:
         "method's 95% interval on A, and checks whether the correlation on B falls inside. A method that "
         "generalises to new systems **and** new inputs covers about 95% of the time (TACL Table 1: BOOT-BOTH "
         "comes closest). Coverage is about the method, not about this metric's quality.")
-    key = state.prepare("sim_methods", options=CI_METHODS, multi=True, fallback=list(CI_METHODS))
-    methods = tuple(state.commit("sim_methods", st.multiselect("Interval methods", CI_METHODS, key=key,
+    offered = tuple(m for m in CI_METHODS if m != "fisher" or coefficient in widgets.CORRELATIONS)
+    key = state.prepare("sim_methods", options=offered, multi=True, fallback=list(offered))
+    methods = tuple(state.commit("sim_methods", st.multiselect("Interval methods", offered, key=key,
                                                                format_func=widgets.upper)))
     trials = wa.bounded_int("sim_trials", "Trials", low=10, high=da.MAX_COVERAGE_TRIALS, default=100, step=50,
                             reason="TACL used 1,000; the coverage's standard error is then about 0.007")
@@ -118,7 +119,8 @@ with tab_power:
         format_func=lambda d: "ROUGE-1 on k% of the tokens" if d == "tokens" else "X + noise (sd × k)"))
     if reason:
         st.caption(escape_markdown(f"Token sampling unavailable: {reason}."))
-    allowed = [t for t in TEST_METHODS if not (t == "williams" and level == "input")]
+    allowed = [t for t in TEST_METHODS
+               if not (t == "williams" and (level == "input" or coefficient not in widgets.CORRELATIONS))]
     key = state.prepare("sim_tests", options=allowed, multi=True,
                         fallback=[t for t in ("perm-both", "boot-both", "williams") if t in allowed])
     tests = tuple(state.commit("sim_tests", st.multiselect("Tests", allowed, key=key, format_func=widgets.upper,

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from metaeval_core.coefficients import COEFFICIENTS
+from metaeval_core.coefficients import COEFFICIENTS, CORRELATIONS  # noqa: F401 - CORRELATIONS for pages
 from metaeval_core.correlation import LEVELS
 from metaeval_core.dataset import Dataset
 

@@ -124,3 +124,17 @@ def test_correct_table_families():
     np.testing.assert_allclose(tables.correct_table(p, "holm", "none"), p)
     with pytest.raises(ValueError):
         tables.correct_table(p, "holm", "galaxy")
+
+
+@needs_ci
+@needs_sig
+def test_pairwise_accuracy_is_a_coefficient_on_the_resampling_pages(demo_env):
+    """The accuracies are offered wherever a coefficient is; Fisher and Williams are not offered for them."""
+    at = open_ci({"ci": ["fisher", "boot-both"], "ci_k": "40", "coef": "pairwise-accuracy"})
+    assert "fisher" not in at.multiselect(key="w:ci_methods").options
+    table = at.dataframe[0].value
+    assert set(table["method"]) == {"BOOT-BOTH"}
+    assert ((0 <= table["low"]) & (table["high"] <= 1)).all()
+    at = open_sig({"test": "williams", "coef": "tie-calibrated-accuracy", "sig_k": "20"})
+    assert "williams" not in at.selectbox(key="w:sig_method").options
+    assert_clean(at)
