@@ -24,6 +24,7 @@ import numpy as np
 from numpy.random import Generator
 from scipy import stats
 
+from ._checks import as_generator, check_choice, check_dataset, check_int, check_probability
 from .coefficients import Coefficient, coefficient_function, kendall, validate_coefficient
 from .correlation import Level, correlate_matrices, system_means, validate_level
 from .dataset import POOLS, Dataset, DatasetError, Pool
@@ -61,15 +62,6 @@ _TIE_RTOL = 1e-10
 # ---------------------------------------------------------------------------
 # Shared helpers
 # ---------------------------------------------------------------------------
-def _generator(rng: object) -> Generator:
-    """A ``numpy.random.Generator`` from a Generator, an int seed or None."""
-    if isinstance(rng, Generator):
-        return rng
-    if rng is None or (isinstance(rng, (int, np.integer)) and not isinstance(rng, bool)):
-        return np.random.default_rng(rng)
-    raise TypeError(f"rng must be a numpy.random.Generator, an int seed or None; got {type(rng).__name__}")
-
-
 def _check_names(names: object, parameter: str, *, minimum: int = 1) -> tuple[str, ...]:
     """A tuple of unique measure ids from a sequence of strings (a bare string is refused)."""
     if isinstance(names, str) or not isinstance(names, Sequence):
@@ -97,30 +89,8 @@ def _check_human(dataset: Dataset, human: object) -> None:
         raise DatasetError(f"human: {human!r} is not a human measure of dataset {dataset.id!r}")
 
 
-def _check_pool(pool: object) -> None:
-    if pool not in POOLS:
-        raise ValueError(f"pool must be one of {', '.join(POOLS)}; got {pool!r}")
-
-
-def _check_int(value: object, parameter: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{parameter} must be an int; got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{parameter} must be at least {minimum}; got {value}")
-    return int(value)
-
-
-def _check_probability(value: object, parameter: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)):
-        raise TypeError(f"{parameter} must be a number; got {value!r}")
-    if not 0.0 < float(value) < 1.0:
-        raise ValueError(f"{parameter} must lie strictly between 0 and 1; got {value}")
-    return float(value)
-
-
 def _select(dataset: object, systems: object) -> Dataset:
-    if not isinstance(dataset, Dataset):
-        raise TypeError(f"dataset must be a metaeval_core.dataset.Dataset; got {type(dataset).__name__}")
+    check_dataset(dataset)
     if systems is not None and not isinstance(systems, (str, dict)):
         raise TypeError(f"systems must be a selection such as 'type=abs' (str) or None; got {systems!r}")
     return dataset.select_systems(systems)
@@ -180,8 +150,8 @@ def _validate_topk(dataset, metrics, human, coefficient, pool, systems, min_k) -
     _check_measures_exist(subset, metrics)
     _check_human(subset, human)
     validate_coefficient(coefficient)
-    _check_pool(pool)
-    _check_int(min_k, "min_k", 2)
+    check_choice(pool, "pool", POOLS)
+    check_int(min_k, "min_k", minimum=2, wording="at least")
     if min_k > subset.n_systems:
         raise ValueError(f"min_k must not exceed the number of systems ({subset.n_systems}); got {min_k}")
     return subset, metrics
@@ -357,15 +327,15 @@ def _validate_pairwise(dataset, metrics, human, n_resamples, confidence, systems
     metrics = _check_names(metrics, "metrics")
     _check_measures_exist(subset, metrics)
     _check_human(subset, human)
-    _check_int(n_resamples, "n_resamples", 1)
-    _check_probability(confidence, "confidence")
+    check_int(n_resamples, "n_resamples", minimum=1, wording="at least")
+    check_probability(confidence, "confidence")
     if batch is not None:
-        _check_int(batch, "batch", 1)
+        check_int(batch, "batch", minimum=1, wording="at least")
     if subset.n_systems < 2:
         raise ValueError(f"systems must leave at least 2 systems to compare; got {subset.n_systems}")
     if subset.n_judged < 1:
         raise DatasetError(f"dataset {subset.id!r} has no judged inputs to resample")
-    return subset, metrics, _generator(rng)
+    return subset, metrics, as_generator(rng)
 
 
 def _pair_labels(wins_a: np.ndarray, wins_b: np.ndarray, defined: np.ndarray, confidence: float):
@@ -552,9 +522,8 @@ def _validate_matrix(dataset, measures, level, coefficient, pool, systems, order
     _check_measures_exist(subset, measures)
     validate_level(level)
     validate_coefficient(coefficient)
-    _check_pool(pool)
-    if order not in MATRIX_ORDERS:
-        raise ValueError(f"order must be one of {', '.join(MATRIX_ORDERS)}; got {order!r}")
+    check_choice(pool, "pool", POOLS)
+    check_choice(order, "order", MATRIX_ORDERS)
     return subset, measures
 
 
@@ -968,10 +937,9 @@ def _validate_high_range(dataset, metrics, baseline, selection_metrics, n_bins, 
         raise DatasetError(
             f"baseline: unknown system {baseline!r}{where}; systems: {', '.join(subset.systems)}"
         )
-    _check_int(n_bins, "n_bins", 1)
-    if normalise not in NORMALISATIONS:
-        raise ValueError(f"normalise must be one of {', '.join(NORMALISATIONS)}; got {normalise!r}")
-    _check_pool(pool)
+    check_int(n_bins, "n_bins", minimum=1, wording="at least")
+    check_choice(normalise, "normalise", NORMALISATIONS)
+    check_choice(pool, "pool", POOLS)
     if subset.n_systems < 3:
         raise ValueError(f"systems must leave at least 3 systems (a baseline and two to compare); got {subset.n_systems}")
     return subset, metrics, selection
@@ -1170,8 +1138,8 @@ def _validate_normality(dataset, measures, pool, systems, alpha):
     subset = _select(dataset, systems)
     measures = _check_names(measures, "measures")
     _check_measures_exist(subset, measures)
-    _check_pool(pool)
-    _check_probability(alpha, "alpha")
+    check_choice(pool, "pool", POOLS)
+    check_probability(alpha, "alpha")
     return subset, measures
 
 

@@ -18,6 +18,8 @@ from typing import Callable, Literal, get_args
 import numpy as np
 from scipy import stats
 
+from ._checks import check_choice
+
 Coefficient = Literal["pearson", "spearman", "kendall", "pairwise-accuracy", "tie-calibrated-accuracy"]
 COEFFICIENTS: tuple[str, ...] = get_args(Coefficient)
 # Coefficients that are correlations in [-1, 1] with a Fisher transform and Williams'
@@ -338,8 +340,7 @@ def coefficient_function(coefficient: str) -> Callable[[np.ndarray, np.ndarray],
 
 
 def validate_coefficient(coefficient: object) -> None:
-    if coefficient not in _FUNCTIONS:
-        raise ValueError(f"coefficient must be one of {', '.join(COEFFICIENTS)}; got {coefficient!r}")
+    check_choice(coefficient, "coefficient", COEFFICIENTS)
 
 
 def require_correlation(coefficient: str, what: str) -> None:

@@ -10,6 +10,7 @@ from typing import Literal, Sequence, get_args
 
 import numpy as np
 
+from ._checks import check_choice
 from .coefficients import Coefficient, coefficient_function, validate_coefficient
 from .dataset import Dataset, DatasetError, Pool, POOLS
 
@@ -137,8 +138,7 @@ def correlation_inputs(
     inputs; the ``all`` pool changes only system-level means.
     """
     validate_level(level)
-    if pool not in POOLS:
-        raise ValueError(f"pool must be one of {', '.join(POOLS)}; got {pool!r}")
+    check_choice(pool, "pool", POOLS)
     if dataset.measure(human).kind != "human":
         raise DatasetError(f"{human!r} is not a human measure of dataset {dataset.id!r}")
     effective_pool = pool if level == "system" else "judged"
@@ -202,5 +202,4 @@ def correlate_many(
 
 
 def validate_level(level: object) -> None:
-    if level not in LEVELS:
-        raise ValueError(f"level must be one of {', '.join(LEVELS)}; got {level!r}")
+    check_choice(level, "level", LEVELS)

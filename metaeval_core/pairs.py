@@ -17,6 +17,7 @@ from typing import Literal, get_args
 
 import numpy as np
 
+from ._checks import RngLike, as_generator, check_choice, check_confidence_level, check_int
 from .coefficients import kendall_counts_from_signs, tau_b_from_counts
 from .correlation import system_means
 from .dataset import Dataset, DatasetError, Pool, POOLS
@@ -27,9 +28,6 @@ N_DECILES = 10
 
 # Elements (resamples x systems x inputs) gathered at once by the resampling kernels.
 _GATHER_BUDGET = 4_000_000
-
-RngLike = np.random.Generator | int | None
-
 
 # --------------------------------------------------------------------------------------------
 # Pairs and rSYS-Delta
@@ -192,8 +190,7 @@ def dataset_means(
 
 
 def _dataset_matrices(dataset: Dataset, metric: str, human: str, *, pool, systems):
-    if pool not in POOLS:
-        raise ValueError(f"pool must be one of {', '.join(POOLS)}; got {pool!r}")
+    check_choice(pool, "pool", POOLS)
     subset = dataset.select_systems(systems)
     if subset.measure(human).kind != "human":
         raise DatasetError(f"{human!r} is not a human measure of dataset {dataset.id!r}")
@@ -349,7 +346,7 @@ def decile_grid(metric_means, human_means, *, min_pairs: int = 5) -> DecileGrid:
     ----------
     METHODS.md sec. 4; Deutsch, Dror & Roth (NAACL 2022) sec. 4.2, Fig. 6 and 10.
     """
-    min_pairs = _validate_min_pairs(min_pairs)
+    min_pairs = check_int(min_pairs, "min_pairs")
     pairs = system_pairs(metric_means, human_means)
     thresholds, b = decile_thresholds(pairs.abs_dx)
     lower = np.concatenate([[0.0], thresholds[:-1]])
@@ -418,7 +415,7 @@ def delta_curve(metric_means, human_means, *, n_points: int | None = None) -> De
     METHODS.md sec. 4; NAACL 2022 Fig. 6.
     """
     if n_points is not None:
-        n_points = _validate_positive_int(n_points, "n_points")
+        n_points = check_int(n_points, "n_points")
     pairs = system_pairs(metric_means, human_means)
     sorted_adx, cumulative = _cumulative_counts(pairs)
     total = pairs.n_pairs
@@ -453,15 +450,6 @@ class DeltaResamples:
     human_inputs: np.ndarray | None
     systems: np.ndarray | None
     n_resamples: int
-
-
-def as_generator(rng: RngLike) -> np.random.Generator:
-    """A ``numpy.random.Generator`` from a Generator, an int seed or None (fresh entropy)."""
-    if isinstance(rng, np.random.Generator):
-        return rng
-    if rng is None or (isinstance(rng, (int, np.integer)) and not isinstance(rng, bool)):
-        return np.random.default_rng(rng)
-    raise TypeError(f"rng must be a numpy.random.Generator, an int seed or None; got {type(rng).__name__}")
 
 
 def _index_dtype(n: int):
@@ -644,11 +632,10 @@ def delta_confidence_interval(
     """
     x_mat, z_mat = _validate_matrices(metric, human, pool)
     lower, upper = _validate_bounds(lower, upper)
-    _validate_method(method)
-    _validate_confidence_level(confidence_level)
-    n_resamples = _validate_positive_int(n_resamples, "n_resamples")
-    if batch is not None:
-        batch = _validate_positive_int(batch, "batch")
+    check_choice(method, "method", DELTA_METHODS)
+    confidence_level = check_confidence_level(confidence_level)
+    n_resamples = check_int(n_resamples, "n_resamples")
+    batch = check_int(batch, "batch", allow_none=True)
     gen = as_generator(rng)
     n_sys = x_mat.shape[0]
     point = rsys_delta(system_means(x_mat), system_means(z_mat), lower=lower, upper=upper)
@@ -778,39 +765,8 @@ def _validate_bounds(lower, upper) -> tuple[float, float]:
     return lower, upper
 
 
-def _validate_min_pairs(min_pairs) -> int:
-    if isinstance(min_pairs, bool) or not isinstance(min_pairs, (int, np.integer)):
-        raise TypeError(f"min_pairs must be an int; got {type(min_pairs).__name__}")
-    if min_pairs < 1:
-        raise ValueError(f"min_pairs must be >= 1; got {min_pairs}")
-    return int(min_pairs)
-
-
-def _validate_positive_int(value, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int; got {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1; got {value}")
-    return int(value)
-
-
-def _validate_method(method) -> None:
-    if method not in DELTA_METHODS:
-        raise ValueError(f"method must be one of {', '.join(DELTA_METHODS)}; got {method!r}")
-
-
-def _validate_confidence_level(confidence_level) -> None:
-    try:
-        ok = 0.0 < float(confidence_level) < 1.0
-    except (TypeError, ValueError):
-        ok = False
-    if not ok:
-        raise ValueError(f"confidence_level must lie strictly between 0 and 1; got {confidence_level!r}")
-
-
 def _validate_matrices(metric, human, pool) -> tuple[np.ndarray, np.ndarray]:
-    if pool not in POOLS:
-        raise ValueError(f"pool must be one of {', '.join(POOLS)}; got {pool!r}")
+    check_choice(pool, "pool", POOLS)
     x = np.asarray(metric, dtype=np.float64)
     z = np.asarray(human, dtype=np.float64)
     if x.ndim != 2 or z.ndim != 2:

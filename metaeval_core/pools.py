@@ -16,19 +16,16 @@ from typing import Sequence
 
 import numpy as np
 
+from ._checks import RngLike, as_generator, check_choice, check_confidence_level, check_int
 from .correlation import system_means
 from .dataset import Dataset, DatasetError, Measure, Pool, POOLS
 from .pairs import (
+    DELTA_METHODS,
     DeltaInterval,
     DeltaMethod,
-    RngLike,
     _default_batch,
     _index_dtype,
     _validate_bounds,
-    _validate_confidence_level,
-    _validate_method,
-    _validate_positive_int,
-    as_generator,
     dataset_delta_confidence_interval,
     resampled_means,
 )
@@ -106,12 +103,10 @@ def system_score_intervals(
     x = np.asarray(matrix, dtype=np.float64)
     if x.ndim != 2 or x.shape[0] < 1 or x.shape[1] < 1:
         raise ValueError(f"matrix must be a non-empty 2-D systems x inputs matrix; got shape {x.shape}")
-    _validate_confidence_level(confidence_level)
-    n_resamples = _validate_positive_int(n_resamples, "n_resamples")
-    if batch is not None:
-        batch = _validate_positive_int(batch, "batch")
-    if pool not in POOLS:
-        raise ValueError(f"pool must be one of {', '.join(POOLS)}; got {pool!r}")
+    confidence_level = check_confidence_level(confidence_level)
+    n_resamples = check_int(n_resamples, "n_resamples")
+    batch = check_int(batch, "batch", allow_none=True)
+    check_choice(pool, "pool", POOLS)
     names = tuple(f"S{i}" for i in range(x.shape[0])) if systems is None else tuple(systems)
     if len(names) != x.shape[0]:
         raise ValueError(f"systems must name every row of matrix; got {len(names)} names for {x.shape[0]} rows")
@@ -501,7 +496,7 @@ def _validate_methods(methods) -> tuple[str, ...]:
     if not methods:
         raise ValueError("methods must name at least one bootstrap method")
     for method in methods:
-        _validate_method(method)
+        check_choice(method, "method", DELTA_METHODS)
     if len(set(methods)) != len(methods):
         raise ValueError("methods must not repeat a method")
     return methods

@@ -26,18 +26,20 @@ from typing import Literal, Sequence, get_args
 import numpy as np
 from scipy.optimize import isotonic_regression
 
+from ._checks import (
+    as_generator,
+    check_bool,
+    check_choice,
+    check_confidence_level,
+    check_dataset,
+    check_int,
+    check_probability,
+)
 from .coefficients import Coefficient, coefficient_function, validate_coefficient
 from .correlation import Level, correlate_matrices, correlation_inputs, validate_level
 from .dataset import Dataset, DatasetError, Pool, POOLS
 from .pairs import DELTA_METHODS, DeltaMethod, draw_delta_resamples, resampled_means
-from .resampling import (
-    BOOTSTRAP_METHODS,
-    _check_choice,
-    _check_confidence_level,
-    _check_positive_int,
-    _check_rng,
-    confidence_interval,
-)
+from .resampling import BOOTSTRAP_METHODS, confidence_interval
 from .significance import PairwiseTable, compare_metrics
 
 HumanTies = Literal["half", "exclude"]
@@ -227,20 +229,19 @@ class ImprovementResult:
 
 def _improvement_iv(dataset, metric, human, delta, pool, systems, method, human_ties, n_resamples,
                     confidence_level, rng, batch):
-    if not isinstance(dataset, Dataset):
-        raise TypeError(f"dataset must be a Dataset; got {type(dataset).__name__}")
+    check_dataset(dataset)
     if isinstance(delta, (bool, np.bool_)) or not isinstance(delta, numbers.Real):
         raise TypeError(f"delta must be a number (a metric difference in the metric's units); got {delta!r}")
     delta = float(delta)
     if not math.isfinite(delta) or delta == 0.0:
         raise ValueError(f"delta must be a finite, non-zero metric difference; got {delta}")
-    _check_choice(pool, "pool", POOLS)
-    _check_choice(method, "method", DELTA_METHODS)
-    _check_choice(human_ties, "human_ties", HUMAN_TIES)
-    n_resamples = _check_positive_int(n_resamples, "n_resamples")
-    confidence_level = _check_confidence_level(confidence_level)
-    batch = _check_positive_int(batch, "batch", allow_none=True)
-    rng = _check_rng(rng)
+    check_choice(pool, "pool", POOLS)
+    check_choice(method, "method", DELTA_METHODS)
+    check_choice(human_ties, "human_ties", HUMAN_TIES)
+    n_resamples = check_int(n_resamples, "n_resamples")
+    confidence_level = check_confidence_level(confidence_level)
+    batch = check_int(batch, "batch", allow_none=True)
+    rng = as_generator(rng)
     subset = dataset.select_systems(systems)
     if subset.measure(human).kind != "human":
         raise DatasetError(f"{human!r} is not a human measure of dataset {dataset.id!r}")
@@ -481,8 +482,7 @@ def _sizes(values, name: str, upper: int, lower: int) -> tuple[int, ...]:
 
 def _plan_iv(dataset, metric, human, input_sizes, system_sizes, target_width, target_power, versus, noise,
              coefficient, ci_method, confidence_level, alpha, n_resamples, n_trials, rng, systems):
-    if not isinstance(dataset, Dataset):
-        raise TypeError(f"dataset must be a Dataset; got {type(dataset).__name__}")
+    check_dataset(dataset)
     subset = dataset.select_systems(systems)
     if subset.measure(human).kind != "human":
         raise DatasetError(f"{human!r} is not a human measure of dataset {dataset.id!r}")
@@ -492,10 +492,9 @@ def _plan_iv(dataset, metric, human, input_sizes, system_sizes, target_width, ta
         if versus == metric:
             raise ValueError("versus must name a measure other than metric")
     validate_coefficient(coefficient)
-    _check_choice(ci_method, "ci_method", PLAN_METHODS)
-    confidence_level = _check_confidence_level(confidence_level)
-    if isinstance(alpha, (bool, np.bool_)) or not isinstance(alpha, numbers.Real) or not 0 < float(alpha) < 1:
-        raise ValueError(f"alpha must lie strictly between 0 and 1; got {alpha!r}")
+    check_choice(ci_method, "ci_method", PLAN_METHODS)
+    confidence_level = check_confidence_level(confidence_level)
+    alpha = check_probability(alpha, "alpha")
     if isinstance(noise, (bool, np.bool_)) or not isinstance(noise, numbers.Real) or not float(noise) > 0 \
             or not math.isfinite(float(noise)):
         raise ValueError(f"noise must be a positive finite number (offset sd in units of the sd of the metric's "
@@ -506,13 +505,10 @@ def _plan_iv(dataset, metric, human, input_sizes, system_sizes, target_width, ta
             raise ValueError(f"target_width must lie in (0, 2] (a correlation interval's width); got {target_width!r}")
         target_width = float(target_width)
     if target_power is not None:
-        if isinstance(target_power, bool) or not isinstance(target_power, numbers.Real) \
-                or not 0 < float(target_power) < 1:
-            raise ValueError(f"target_power must lie strictly between 0 and 1; got {target_power!r}")
-        target_power = float(target_power)
-    n_resamples = _check_positive_int(n_resamples, "n_resamples")
-    n_trials = _check_positive_int(n_trials, "n_trials")
-    rng = _check_rng(rng)
+        target_power = check_probability(target_power, "target_power")
+    n_resamples = check_int(n_resamples, "n_resamples")
+    n_trials = check_int(n_trials, "n_trials")
+    rng = as_generator(rng)
     n_judged, n_sys = subset.n_judged, subset.n_systems
     if n_sys < 3:
         raise ValueError(f"systems must leave at least 3 systems; got {n_sys}")
@@ -858,20 +854,18 @@ class InfluenceResult:
 
 def _influence_iv(dataset, metric, human, level, coefficient, pool, systems, threshold, with_intervals, method,
                   confidence_level, n_resamples, rng):
-    if not isinstance(dataset, Dataset):
-        raise TypeError(f"dataset must be a Dataset; got {type(dataset).__name__}")
+    check_dataset(dataset)
     validate_level(level)
     validate_coefficient(coefficient)
-    _check_choice(pool, "pool", POOLS)
+    check_choice(pool, "pool", POOLS)
     if isinstance(threshold, (bool, np.bool_)) or not isinstance(threshold, numbers.Real) \
             or not 0 <= float(threshold) or not math.isfinite(float(threshold)):
         raise ValueError(f"threshold must be a finite number >= 0 (a change in correlation); got {threshold!r}")
-    if not isinstance(with_intervals, (bool, np.bool_)):
-        raise TypeError(f"with_intervals must be True or False; got {with_intervals!r}")
-    _check_choice(method, "method", ("fisher", *BOOTSTRAP_METHODS))
-    confidence_level = _check_confidence_level(confidence_level)
-    n_resamples = _check_positive_int(n_resamples, "n_resamples")
-    rng = _check_rng(rng)
+    check_bool(with_intervals, "with_intervals")
+    check_choice(method, "method", ("fisher", *BOOTSTRAP_METHODS))
+    confidence_level = check_confidence_level(confidence_level)
+    n_resamples = check_int(n_resamples, "n_resamples")
+    rng = as_generator(rng)
     subset = dataset.select_systems(systems)
     if subset.n_systems < 3:
         raise ValueError(f"systems must leave at least 3 systems (2 after a removal); got {subset.n_systems}")

@@ -27,13 +27,13 @@ References: METHODS.md sec. 2; Deutsch, Dror & Roth (TACL 2021) sec. 3.
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass
 from typing import Literal, Sequence, get_args
 
 import numpy as np
 from scipy import stats
 
+from ._checks import as_generator, check_bool, check_choice, check_confidence_level, check_dataset, check_int
 from .coefficients import (
     Coefficient,
     check_resampling_size,
@@ -138,44 +138,6 @@ class ConfidenceInterval:
 # ---------------------------------------------------------------------------
 # Validation shared with significance.py
 # ---------------------------------------------------------------------------
-def _check_rng(rng: object) -> np.random.Generator:
-    if isinstance(rng, np.random.Generator):
-        return rng
-    if rng is None:
-        return np.random.default_rng()
-    if isinstance(rng, (bool, np.bool_)) or not isinstance(rng, numbers.Integral):
-        raise TypeError(f"rng must be a numpy.random.Generator, an int seed or None; got {type(rng).__name__}")
-    if int(rng) < 0:
-        raise ValueError(f"rng must be a non-negative int seed; got {rng}")
-    return np.random.default_rng(int(rng))
-
-
-def _check_positive_int(value: object, name: str, *, allow_none: bool = False) -> int | None:
-    if value is None and allow_none:
-        return None
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        kind = "a positive integer or None" if allow_none else "a positive integer"
-        raise TypeError(f"{name} must be {kind}; got {value!r}")
-    if int(value) < 1:
-        raise ValueError(f"{name} must be a positive integer; got {value}")
-    return int(value)
-
-
-def _check_confidence_level(confidence_level: object) -> float:
-    if isinstance(confidence_level, (bool, np.bool_)) or not isinstance(confidence_level, numbers.Real):
-        raise TypeError(f"confidence_level must be a number strictly between 0 and 1; got {confidence_level!r}")
-    value = float(confidence_level)
-    if not 0.0 < value < 1.0:
-        raise ValueError(f"confidence_level must lie strictly between 0 and 1; got {confidence_level}")
-    return value
-
-
-def _check_choice(value: object, name: str, choices: Sequence[str]) -> str:
-    if value not in choices:
-        raise ValueError(f"{name} must be one of {', '.join(repr(c) for c in choices)}; got {value!r}")
-    return str(value)
-
-
 def _as_matrix(value: object, name: str) -> np.ndarray:
     try:
         matrix = np.asarray(value, dtype=np.float64)
@@ -464,7 +426,7 @@ def fisher_interval(r: float, n: int, *, coefficient: str, confidence_level: flo
     METHODS.md sec. 2; TACL 2021 sec. 3.1 (Bonett & Wright 2000).
     """
     require_correlation(coefficient, "Fisher's interval")
-    confidence_level = _check_confidence_level(confidence_level)
+    confidence_level = check_confidence_level(confidence_level)
     b = _FISHER_B[coefficient]
     if not np.isfinite(r) or n <= b:
         return math.nan, math.nan
@@ -526,15 +488,14 @@ def _confidence_interval_iv(metric, human, level, coefficient, method, confidenc
         )
     validate_level(level)
     validate_coefficient(coefficient)
-    method = _check_choice(method, "method", CI_METHODS)
+    method = check_choice(method, "method", CI_METHODS)
     if method == "fisher":
         require_correlation(coefficient, "method 'fisher'")
-    confidence_level = _check_confidence_level(confidence_level)
-    n_resamples = _check_positive_int(n_resamples, "n_resamples")
-    batch = _check_positive_int(batch, "batch", allow_none=True)
-    rng = _check_rng(rng)
-    if return_distribution not in (True, False):
-        raise TypeError(f"return_distribution must be True or False; got {return_distribution!r}")
+    confidence_level = check_confidence_level(confidence_level)
+    n_resamples = check_int(n_resamples, "n_resamples")
+    batch = check_int(batch, "batch", allow_none=True)
+    rng = as_generator(rng)
+    check_bool(return_distribution, "return_distribution")
     metric, separate = _prepare_pool(metric, human, level, metric_pool_judged)
     if method != "fisher":
         check_resampling_size(coefficient, level, human.size)
@@ -649,10 +610,8 @@ def dataset_confidence_interval(
     ----------
     METHODS.md sec. 0 and 2; TACL 2021 sec. 3; NAACL 2022 sec. 3.
     """
-    if not isinstance(dataset, Dataset):
-        raise TypeError(f"dataset must be a Dataset; got {type(dataset).__name__}")
-    if pool not in POOLS:
-        raise ValueError(f"pool must be one of {', '.join(POOLS)}; got {pool!r}")
+    check_dataset(dataset)
+    check_choice(pool, "pool", POOLS)
     subset = dataset.select_systems(systems)
     x, z = correlation_inputs(subset, metric, human, level=level, pool=pool)
     mask = subset.judged if (pool == "all" and level == "system") else None

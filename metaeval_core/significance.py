@@ -37,6 +37,7 @@ from typing import Callable, Iterator, Literal, Mapping, Sequence, get_args
 import numpy as np
 from scipy import stats
 
+from ._checks import as_generator, check_bool, check_callable, check_choice, check_int, check_probability
 from .coefficients import (
     Coefficient,
     check_resampling_size,
@@ -50,9 +51,6 @@ from .resampling import (
     _as_matrix,
     _auto_batch,
     _bootstrap_correlations,
-    _check_choice,
-    _check_positive_int,
-    _check_rng,
     _chunks,
     _draw_bootstrap_indices,
     _kendall_from_counts,
@@ -458,13 +456,12 @@ def _compare_metrics_iv(x, y, human, level, coefficient, method, alternative, n_
     human = _as_matrix(human, "human")
     validate_level(level)
     validate_coefficient(coefficient)
-    method = _check_choice(method, "method", TEST_METHODS)
-    alternative = _check_choice(alternative, "alternative", ALTERNATIVES)
-    n_resamples = _check_positive_int(n_resamples, "n_resamples")
-    batch = _check_positive_int(batch, "batch", allow_none=True)
-    rng = _check_rng(rng)
-    if return_distribution not in (True, False):
-        raise TypeError(f"return_distribution must be True or False; got {return_distribution!r}")
+    method = check_choice(method, "method", TEST_METHODS)
+    alternative = check_choice(alternative, "alternative", ALTERNATIVES)
+    n_resamples = check_int(n_resamples, "n_resamples")
+    batch = check_int(batch, "batch", allow_none=True)
+    rng = as_generator(rng)
+    check_bool(return_distribution, "return_distribution")
     if x.shape != y.shape:
         raise ValueError(f"x and y must have the same shape; got {x.shape} and {y.shape}")
     if x.shape[0] != human.shape[0]:
@@ -567,7 +564,7 @@ def compare_metrics(
 # Multiple comparisons
 # ---------------------------------------------------------------------------
 def _correct_pvalues_iv(pvalues, method):
-    method = _check_choice(method, "method", CORRECTIONS)
+    method = check_choice(method, "method", CORRECTIONS)
     try:
         p = np.array(pvalues, dtype=np.float64)
     except (TypeError, ValueError):
@@ -678,7 +675,7 @@ def _shared_seed(rng: object) -> np.random.SeedSequence:
     An int seed ``s`` gives ``SeedSequence(s)``, so a pair's generator equals
     ``numpy.random.default_rng(s)``; a Generator contributes 128 bits of entropy (and advances).
     """
-    generator = _check_rng(rng)
+    generator = as_generator(rng)
     if isinstance(rng, (int, np.integer)) and not isinstance(rng, (bool, np.bool_)):
         return np.random.SeedSequence(int(rng))
     return np.random.SeedSequence([int(v) for v in generator.integers(0, 2**32, size=4)])
@@ -688,21 +685,18 @@ def _compare_all_pairs_iv(data, metrics, human, level, coefficient, method, alte
                           alpha, n_resamples, rng, batch, pool, systems, progress):
     validate_level(level)
     validate_coefficient(coefficient)
-    method = _check_choice(method, "method", TEST_METHODS)
+    method = check_choice(method, "method", TEST_METHODS)
     if method == "williams":
         require_correlation(coefficient, "method 'williams'")
-    alternative = _check_choice(alternative, "alternative", ALTERNATIVES)
-    correction = _check_choice(correction, "correction", CORRECTIONS)
-    family = _check_choice(family, "family", FAMILIES)
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) or not 0.0 < float(alpha) < 1.0:
-        raise ValueError(f"alpha must lie strictly between 0 and 1; got {alpha!r}")
-    n_resamples = _check_positive_int(n_resamples, "n_resamples")
-    batch = _check_positive_int(batch, "batch", allow_none=True)
+    alternative = check_choice(alternative, "alternative", ALTERNATIVES)
+    correction = check_choice(correction, "correction", CORRECTIONS)
+    family = check_choice(family, "family", FAMILIES)
+    alpha = check_probability(alpha, "alpha")
+    n_resamples = check_int(n_resamples, "n_resamples")
+    batch = check_int(batch, "batch", allow_none=True)
     rng = _shared_seed(rng)
-    if pool not in POOLS:
-        raise ValueError(f"pool must be one of {', '.join(POOLS)}; got {pool!r}")
-    if progress is not None and not callable(progress):
-        raise TypeError("progress must be a callable taking a fraction in [0, 1], or None")
+    check_choice(pool, "pool", POOLS)
+    check_callable(progress, "progress", "taking a fraction in [0, 1]")
     if isinstance(metrics, str) or not isinstance(metrics, Sequence):
         raise TypeError("metrics must be a sequence of measure names")
     metrics = tuple(metrics)

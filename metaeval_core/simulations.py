@@ -46,17 +46,19 @@ from typing import Callable, Literal, Sequence, get_args
 
 import numpy as np
 
+from ._checks import (
+    as_generator,
+    check_callable,
+    check_choice,
+    check_confidence_level,
+    check_dataset,
+    check_int,
+    check_probability,
+)
 from .coefficients import Coefficient, validate_coefficient
 from .correlation import Level, correlate_matrices, correlation_inputs, validate_level
 from .dataset import Dataset
-from .resampling import (
-    CI_METHODS,
-    CIMethod,
-    _check_confidence_level,
-    _check_positive_int,
-    _check_rng,
-    confidence_interval,
-)
+from .resampling import CI_METHODS, CIMethod, confidence_interval
 from .significance import TEST_METHODS, TestMethod, compare_metrics
 from .texts import SummaryTexts
 
@@ -88,11 +90,6 @@ def _root_entropy(generator: np.random.Generator) -> tuple[int, ...]:
     return tuple(int(v) for v in generator.integers(0, 2**32, size=4))
 
 
-def _check_callable(value: object, name: str, what: str) -> None:
-    if value is not None and not callable(value):
-        raise TypeError(f"{name} must be a callable {what}, or None; got {type(value).__name__}")
-
-
 def _check_names(values: object, name: str, choices: Sequence[str]) -> tuple[str, ...]:
     if isinstance(values, str) or not isinstance(values, Sequence):
         raise TypeError(f"{name} must be a sequence of names from {', '.join(choices)}; got {values!r}")
@@ -118,8 +115,7 @@ def _num(value) -> float | None:
 
 def _dataset_matrices(dataset: object, metric: object, human: object, level: str, systems: object,
                       metric_needed: bool = True) -> tuple[Dataset, np.ndarray | None, np.ndarray]:
-    if not isinstance(dataset, Dataset):
-        raise TypeError(f"dataset must be a Dataset; got {type(dataset).__name__}")
+    check_dataset(dataset)
     if not isinstance(metric, str):
         raise TypeError(f"metric must be a measure name (str); got {type(metric).__name__}")
     if not isinstance(human, str):
@@ -168,10 +164,10 @@ def draw_coverage_splits(rng: np.random.Generator | int | None, n_trials: int, n
     ----------
     METHODS.md sec. 9; TACL 2021 sec. 5.1.
     """
-    generator = _check_rng(rng)
-    n_trials = _check_positive_int(n_trials, "n_trials")
-    n_systems = _check_positive_int(n_systems, "n_systems")
-    n_inputs = _check_positive_int(n_inputs, "n_inputs")
+    generator = as_generator(rng)
+    n_trials = check_int(n_trials, "n_trials")
+    n_systems = check_int(n_systems, "n_systems")
+    n_inputs = check_int(n_inputs, "n_inputs")
     systems = generator.permuted(np.tile(np.arange(n_systems), (n_trials, 1)), axis=1)
     inputs = generator.permuted(np.tile(np.arange(n_inputs), (n_trials, 1)), axis=1)
     hs, hi = n_systems // 2, n_inputs // 2
@@ -304,13 +300,13 @@ def _ci_coverage_iv(dataset, metric, human, level, coefficient, methods, n_trial
     validate_level(level)
     validate_coefficient(coefficient)
     methods = _check_names(methods, "methods", CI_METHODS)
-    n_trials = _check_positive_int(n_trials, "n_trials")
-    n_resamples = _check_positive_int(n_resamples, "n_resamples")
-    confidence_level = _check_confidence_level(confidence_level)
-    batch = _check_positive_int(batch, "batch", allow_none=True)
-    generator = _check_rng(rng)
-    _check_callable(progress, "progress", "taking a fraction in [0, 1]")
-    _check_callable(should_stop, "should_stop", "returning True to stop")
+    n_trials = check_int(n_trials, "n_trials")
+    n_resamples = check_int(n_resamples, "n_resamples")
+    confidence_level = check_confidence_level(confidence_level)
+    batch = check_int(batch, "batch", allow_none=True)
+    generator = as_generator(rng)
+    check_callable(progress, "progress", "taking a fraction in [0, 1]")
+    check_callable(should_stop, "should_stop", "returning True to stop")
     subset, x, z = _dataset_matrices(dataset, metric, human, level, systems)
     n, m = z.shape
     if n < 4 or m < 2:
@@ -589,8 +585,7 @@ class Rouge1Counts:
         when both are 0), in rouge-score's floating-point order, so the full-summary values
         equal ``RougeScorer(['rouge1'], use_stemmer=True)`` exactly.
         """
-        if variant not in ROUGE_VARIANTS:
-            raise ValueError(f"variant must be one of {', '.join(ROUGE_VARIANTS)}; got {variant!r}")
+        check_choice(variant, "variant", ROUGE_VARIANTS)
         overlap, kept = self.counts(k, ranks)
         overlap = overlap.astype(np.float64)
         precision = overlap / np.maximum(kept, 1)
@@ -797,8 +792,7 @@ def _power_curve_iv(dataset, metric, human, level, coefficient, tests, ks, n_tri
                     texts, rng, batch, systems, progress, should_stop):
     validate_level(level)
     validate_coefficient(coefficient)
-    if degrade not in DEGRADES:
-        raise ValueError(f"degrade must be one of {', '.join(repr(d) for d in DEGRADES)}; got {degrade!r}")
+    check_choice(degrade, "degrade", DEGRADES)
     if tests is None:
         tests = tuple(t for t in DEFAULT_TESTS if not (t == "williams" and level == "input"))
     tests = _check_names(tests, "tests", TEST_METHODS)
@@ -806,16 +800,13 @@ def _power_curve_iv(dataset, metric, human, level, coefficient, tests, ks, n_tri
         raise ValueError("tests must not include 'williams' at the input level (it is defined at the system "
                          "and global levels only, METHODS sec. 3)")
     ks = _check_ks(ks, degrade)
-    n_trials = _check_positive_int(n_trials, "n_trials")
-    n_resamples = _check_positive_int(n_resamples, "n_resamples")
-    if isinstance(alpha, (bool, np.bool_)) or not isinstance(alpha, numbers.Real):
-        raise TypeError(f"alpha must be a number strictly between 0 and 1; got {alpha!r}")
-    if not 0.0 < float(alpha) < 1.0:
-        raise ValueError(f"alpha must lie strictly between 0 and 1; got {alpha}")
-    batch = _check_positive_int(batch, "batch", allow_none=True)
-    generator = _check_rng(rng)
-    _check_callable(progress, "progress", "taking a fraction in [0, 1]")
-    _check_callable(should_stop, "should_stop", "returning True to stop")
+    n_trials = check_int(n_trials, "n_trials")
+    n_resamples = check_int(n_resamples, "n_resamples")
+    alpha = check_probability(alpha, "alpha")
+    batch = check_int(batch, "batch", allow_none=True)
+    generator = as_generator(rng)
+    check_callable(progress, "progress", "taking a fraction in [0, 1]")
+    check_callable(should_stop, "should_stop", "returning True to stop")
     variant = ""
     if degrade == "tokens":
         variant = rouge1_variant(metric) if isinstance(metric, str) else None

@@ -15,16 +15,10 @@ from typing import Sequence
 
 import numpy as np
 
+from ._checks import RngLike, as_generator, check_choice, check_int
 from .coefficients import kendall
 from .dataset import Dataset, Pool, POOLS
-from .pairs import (
-    RngLike,
-    _default_batch,
-    _index_dtype,
-    _validate_positive_int,
-    as_generator,
-    resampled_means,
-)
+from .pairs import _default_batch, _index_dtype, resampled_means
 
 
 @dataclass(frozen=True)
@@ -115,10 +109,9 @@ def ranking_stability(
     """
     x = _validate_matrix(matrix)
     size_array = _validate_sizes(sizes)
-    n_resamples = _validate_positive_int(n_resamples, "n_resamples")
-    if batch is not None:
-        batch = _validate_positive_int(batch, "batch")
-    _validate_pool(pool)
+    n_resamples = check_int(n_resamples, "n_resamples")
+    batch = check_int(batch, "batch", allow_none=True)
+    check_choice(pool, "pool", POOLS)
     gen = as_generator(rng)
     n_sys, n_inp = x.shape
     taus = np.empty((size_array.size, n_resamples))
@@ -163,9 +156,9 @@ def default_sizes(n_inputs: int, *, pool: Pool, n_points: int = 19) -> np.ndarra
     ----------
     METHODS.md sec. 5; NAACL 2022 Fig. 3.
     """
-    n_inputs = _validate_positive_int(n_inputs, "n_inputs")
-    n_points = _validate_positive_int(n_points, "n_points")
-    _validate_pool(pool)
+    n_inputs = check_int(n_inputs, "n_inputs")
+    n_points = check_int(n_points, "n_points")
+    check_choice(pool, "pool", POOLS)
     start = min(10, n_inputs)
     count = min(n_points, n_inputs - start + 1)
     if pool == "judged":
@@ -197,7 +190,7 @@ def dataset_ranking_stability(
     ----------
     METHODS.md sec. 5; NAACL 2022 Fig. 3.
     """
-    _validate_pool(pool)
+    check_choice(pool, "pool", POOLS)
     subset = dataset.select_systems(systems)
     effective = "judged" if subset.measure(measure).kind == "human" else pool
     matrix = subset.matrix(measure, pool=effective)
@@ -229,8 +222,3 @@ def _validate_sizes(sizes) -> np.ndarray:
     if (values < 1).any():
         raise ValueError(f"sizes must all be >= 1; got {values.min()}")
     return values.astype(np.int64)
-
-
-def _validate_pool(pool) -> None:
-    if pool not in POOLS:
-        raise ValueError(f"pool must be one of {', '.join(POOLS)}; got {pool!r}")

@@ -27,6 +27,7 @@ from typing import Iterable, Literal, Sequence
 
 import numpy as np
 
+from ._checks import check_choice
 from .dataset import Dataset, DatasetError, Measure
 
 __all__ = [
@@ -137,8 +138,7 @@ def _rebuild(dataset: Dataset, **changes) -> Dataset:
 
 
 def _check_policy(on_conflict: str) -> None:
-    if on_conflict not in CONFLICT_POLICIES:
-        raise ValueError(f"on_conflict must be one of {CONFLICT_POLICIES}, got {on_conflict!r}")
+    check_choice(on_conflict, "on_conflict", CONFLICT_POLICIES)
 
 
 def _aligned(base: Dataset, extra: Dataset):
