@@ -148,9 +148,10 @@ def rss_mb(pid: int) -> float:
 
 
 def start_server(*, data_dir: str | os.PathLike | None, work_dir: Path | None = None,
-                 timeout: float = 90.0) -> Server:
+                 timeout: float = 90.0, extra_args: list[str] | None = None) -> Server:
     """Start the dashboard on a free port; ``data_dir=None`` runs on the demo (an empty data directory).
 
+    ``extra_args``: more ``streamlit run`` options (e.g. ``["--runner.postScriptGC", "false"]``).
     Waits for ``/_stcore/health``; raises RuntimeError with the server log when it does not come up.
     """
     work = Path(work_dir or tempfile.mkdtemp(prefix="metaeval-browser-"))
@@ -172,7 +173,7 @@ def start_server(*, data_dir: str | os.PathLike | None, work_dir: Path | None = 
     log = open(log_path, "wb")
     cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
            "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-           "--server.fileWatcherType", "none", "--server.runOnSave", "false"]
+           "--server.fileWatcherType", "none", "--server.runOnSave", "false", *(extra_args or [])]
     process = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
                                stdin=subprocess.DEVNULL, start_new_session=True)
     server = Server(process, port, log_path, None if data_dir is None else str(data_dir), store, data_dir is None,
@@ -346,9 +347,20 @@ def open_listbox(page, box, *, attempts: int = 4):
     raise AssertionError(f"the selectbox {box.inner_text()[:60]!r} did not open after {attempts} attempts")
 
 
+def find_option(page, box, option_text: str):
+    """Open a selectbox and return its (visible) option containing ``option_text``; long lists are virtualised,
+    so the text is typed into the combobox to filter them first when the option is not rendered."""
+    option = open_listbox(page, box).filter(has_text=option_text).first
+    if not option.count():
+        combo = box.locator('input[role="combobox"]').first
+        combo.fill(option_text)
+        option.wait_for(state="visible", timeout=10_000)
+    return option
+
+
 def choose(page, box, option_text: str) -> None:
     """Open a selectbox and click the option whose text contains ``option_text``."""
-    open_listbox(page, box).filter(has_text=option_text).first.click()
+    find_option(page, box, option_text).click()
 
 
 def screenshot(page, name: str) -> Path:

@@ -1,0 +1,236 @@
+"""UI latency of the dashboard in a real browser (headless Chromium via Playwright), on SummEval.
+
+Run:  .venv/bin/python benchmarks/bench_ui.py [--n 20] [--pages overview,pairs] [--skip-cold]
+      (needs requirements-dev.txt and Debian's chromium; never `playwright install`)
+
+Starts its own server (METAEVAL_DATA_DIR, else ../shared/datasets; the synthetic demo when the mirror is absent,
+said in every line as ``data``), then measures
+
+* ``cold:<page>`` — the first render of every page of the navigation on a fresh server: the first page by opening
+  its URL (JS bundles, dataset loading included), the others by clicking the sidebar link, each until Streamlit has
+  finished and every chart is drawn (n = 1);
+* ``warm:<page>`` — the same navigation a second time (the caches are filled);
+* ``pairs-slider-u``, ``pairs-slider-l`` — the band slider of /pairs moved by one step with the keyboard, until
+  the plotly figures have changed (``median_ms``) and until the script run has finished (``idle_median_ms``);
+* ``pairs-metric-selectbox``, ``corr-human-selectbox``, ``corr-dataset-selectbox`` — a selectbox changed (the
+  option clicked in the open list) until the figures have changed.
+
+Prints one JSON line per case: case, median_ms, p90_ms, n, and details; targets: median < 300 ms for the
+controls, < 3,000 ms for a cold first render (``meets_target``). A first line (``case: "_meta"``) gives the data,
+the machine's load average and the server's pid, so a slow run on a busy machine can be recognised.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tests.browser import harness as h  # noqa: E402
+
+CONTROL_TARGET_MS = 300.0
+COLD_TARGET_MS = 3000.0
+
+# A cheap fingerprint of every drawn figure (titles, shapes, annotations, the traces' data); compared before and
+# after an action, polled every animation frame.
+_FINGERPRINT = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(el => {
+  const l = el.layout || {};
+  return JSON.stringify([l.title, l.shapes, l.annotations,
+    (el.data || []).map(t => [t.name, t.x, t.y, t.z, t.text, t.marker && t.marker.color])]);
+}).join('|')"""
+_CHANGED = "(before) => (" + _FINGERPRINT + ")() !== before"
+
+
+def mirror() -> str | None:
+    configured = os.environ.get("METAEVAL_DATA_DIR")
+    candidate = Path(configured) if configured else REPO.parent / "shared" / "datasets"
+    return str(candidate) if (candidate / "MANIFEST.json").is_file() else None
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    k = (len(ordered) - 1) * q
+    lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
+
+
+def emit(case: str, values_ms: list[float], data: str, target: float, **extra) -> dict:
+    line = {"case": case, "median_ms": round(statistics.median(values_ms), 1) if values_ms else None,
+            "p90_ms": round(percentile(values_ms, 0.9), 1) if values_ms else None, "n": len(values_ms),
+            "target_ms": target, "meets_target": bool(values_ms) and statistics.median(values_ms) < target,
+            "data": data, **extra}
+    print(json.dumps(line), flush=True)
+    return line
+
+
+def fingerprint(page) -> str:
+    return page.evaluate(_FINGERPRINT)
+
+
+_CHANGED_OR_DONE = ("([before, runs]) => { const r = window.__st || {}; "
+                    "if ((" + _FINGERPRINT + ")() !== before) return 'changed'; "
+                    "return (r.runs > runs && r.state === 'notRunning' && r.done >= r.runs) ? 'done' : false; }")
+
+
+def timed(page, action, *, timeout: float = 120.0) -> tuple[float | None, float]:
+    """(ms until the figures changed or None if they did not, ms until the script run finished) after
+    ``action``."""
+    before_fp, before_runs = fingerprint(page), h.runs(page)
+    start = time.perf_counter()
+    action()
+    outcome = page.wait_for_function(_CHANGED_OR_DONE, arg=[before_fp, before_runs["runs"]], polling="raf",
+                                     timeout=timeout * 1000).json_value()
+    chart = (time.perf_counter() - start) * 1000 if outcome == "changed" else None
+    h.wait_idle(page, since=before_runs, timeout=timeout, settle=0)
+    idle = (time.perf_counter() - start) * 1000
+    if chart is None and fingerprint(page) != before_fp:  # drawn after the run's end was seen
+        chart = idle
+    return chart, idle
+
+
+def bench_navigation(page, server, data: str, pages: list[str] | None, rounds=("cold", "warm")) -> list[dict]:
+    out = []
+    start = time.perf_counter()
+    page.goto(server.url + "/")
+    h.wait_idle(page, timeout=300, settle=0)
+    first_ms = (time.perf_counter() - start) * 1000
+    links = h.nav_links(page)
+    for label in rounds:
+        for k, (title, href) in enumerate(links):
+            path = h.url_path(href)
+            if pages and path not in pages:
+                continue
+            if label == "cold" and k == 0:
+                out.append(emit(f"cold:{path}", [first_ms], data, COLD_TARGET_MS, how="open the URL (bundles, "
+                                "dataset loading included)"))
+                continue
+            link = page.locator(f'[data-testid="stSidebarNavLink"][href="{href}"]')
+            if not link.is_visible():
+                h.nav_links(page)
+            before = h.runs(page)
+            start = time.perf_counter()
+            link.click()
+            h.wait_idle(page, since=before, timeout=300, settle=0)
+            ms = (time.perf_counter() - start) * 1000
+            problems = h.problems(page)
+            out.append(emit(f"{label}:{path}", [ms], data, COLD_TARGET_MS, how="click in the navigation",
+                            **({"problems": problems} if problems else {})))
+    return out
+
+
+def bench_pairs_slider(page, server, data: str, n: int) -> list[dict]:
+    page.goto(server.url + "/pairs")
+    h.wait_idle(page, timeout=300)
+    handles = page.locator('[data-testid="stSlider"] input[type="range"]')
+    if handles.count() != 2:
+        return [emit("pairs-slider", [], data, CONTROL_TARGET_MS, error="no two-thumb slider on /pairs")]
+    out = []
+    for which, name in ((1, "pairs-slider-u"), (0, "pairs-slider-l")):
+        charts, idles = [], []
+        for i in range(n):
+            # u: ten steps up then back down (the way back revisits cached bands); l: up from 0 then back
+            key = "ArrowRight" if i < n // 2 else "ArrowLeft"
+            handles.nth(which).focus()
+            chart, idle = timed(page, lambda: page.keyboard.press(key))
+            if chart is not None:
+                charts.append(chart)
+            idles.append(idle)
+        out.append(emit(name, charts, data, CONTROL_TARGET_MS, unchanged=n - len(charts),
+                        idle_median_ms=round(statistics.median(idles), 1),
+                        idle_p90_ms=round(percentile(idles, 0.9), 1), note="first half new bands, second half cached"))
+    return out
+
+
+def bench_selectbox(page, server, data: str, n: int, *, path: str, label: str, options: list[str], case: str,
+                    sidebar: bool = True) -> dict:
+    page.goto(server.url + path)
+    h.wait_idle(page, timeout=300)
+    box = h.sidebar_selectbox(page, label) if sidebar else page.locator('[data-testid="stSelectbox"]').filter(
+        has=page.locator('[data-testid="stWidgetLabel"]', has_text=label)).first
+    charts, idles, unchanged = [], [], []
+    current = h.selectbox_value(box)
+    cycle = [o for o in options if o not in current] + [o for o in options if o in current]
+    for i in range(n):
+        target = cycle[i % len(cycle)]
+        option = h.find_option(page, box, target)
+        chart, idle = timed(page, option.click)
+        if chart is None:
+            unchanged.append(f"{target} (shown: {h.selectbox_value(box)})")
+        else:
+            charts.append(chart)
+        idles.append(idle)
+    return emit(case, charts, data, CONTROL_TARGET_MS, unchanged=unchanged,
+                idle_median_ms=round(statistics.median(idles), 1),
+                idle_p90_ms=round(percentile(idles, 0.9), 1), options=cycle)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--n", type=int, default=20, help="interactions per control")
+    parser.add_argument("--pages", help="comma-separated url paths for the navigation cases (default: all)")
+    parser.add_argument("--skip-cold", action="store_true")
+    parser.add_argument("--only", help="comma-separated control cases: slider,pairs-metric,human,dataset")
+    parser.add_argument("--streamlit-option", action="append", default=[], metavar="NAME=VALUE",
+                        help="extra `streamlit run --NAME VALUE` for an experiment, e.g. runner.postScriptGC=false")
+    args = parser.parse_args(argv)
+    data_dir = mirror()
+    data = "summeval" if data_dir else "demo (mirror absent: METAEVAL_DATA_DIR / ../shared/datasets)"
+    sync_playwright = h.require_playwright()
+    extra = [part for option in args.streamlit_option for part in ("--" + option.split("=", 1)[0],
+                                                                   option.split("=", 1)[1])]
+    server = h.start_server(data_dir=data_dir, extra_args=extra)
+    print(json.dumps({"case": "_meta", "data": data, "server_pid": server.pid, "loadavg": os.getloadavg(),
+                      "streamlit_options": args.streamlit_option,
+                      "cpus": os.cpu_count(), "chromium": h.chromium_path()}), flush=True)
+    only = set(args.only.split(",")) if args.only else {"slider", "pairs-metric", "human", "dataset"}
+    try:
+        with sync_playwright() as p:
+            browser = h.launch_browser(p)
+            context = h.new_context(browser)
+            page = context.new_page()
+            if not args.skip_cold:
+                bench_navigation(page, server, data, args.pages.split(",") if args.pages else None)
+            if data_dir:
+                if "slider" in only:
+                    bench_pairs_slider(page, server, data, args.n)
+                if "pairs-metric" in only:
+                    bench_selectbox(page, server, data, args.n, path="/pairs?dataset=summeval", label="Metric",
+                                    options=["rouge-1.f1", "rouge-2.f1", "rouge-l.f1", "bertscore.recall",
+                                             "qa-eval.f1"], case="pairs-metric-selectbox")
+                if "human" in only:
+                    bench_selectbox(page, server, data, args.n, path="/correlations?dataset=summeval",
+                                    label="Human dimension", options=["expert.relevance", "expert.coherence",
+                                                                      "expert.consistency", "expert.fluency",
+                                                                      "turker.relevance"],
+                                    case="corr-human-selectbox")
+                if "dataset" in only:
+                    bench_selectbox(page, server, data, args.n, path="/correlations?dataset=summeval",
+                                    label="Dataset", options=["[summeval]", "[realsumm]"],
+                                    case="corr-dataset-selectbox")
+            else:
+                if "slider" in only:
+                    bench_pairs_slider(page, server, data, args.n)
+                if "pairs-metric" in only:
+                    bench_selectbox(page, server, data, args.n, path="/pairs", label="Metric",
+                                    options=["metric.strong", "metric.good", "metric.fair"],
+                                    case="pairs-metric-selectbox")
+            context.close()
+            browser.close()
+    finally:
+        print(json.dumps({"case": "_meta_end", "server_rss_mb": round(server.rss_mb(), 1),
+                          "loadavg": os.getloadavg()}), flush=True)
+        server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
