@@ -100,8 +100,7 @@ def merge_section(full, gen: int) -> None:
                "Systems, inputs and measures are matched by name.")
     st.text_input("Human measures in the file (comma-separated; empty: as in this dataset, else detect)",
                   key="whatif_humans")
-    file = st.file_uploader("Extra scores", type=["csv", "tsv", "txt", "jsonl", "ndjson", "json", "parquet", "pq", "gz"],
-                            key=f"whatif_file_{gen}")
+    file = st.file_uploader("Extra scores (CSV, TSV, JSON Lines or Parquet)", key=f"whatif_file_{gen}")
     extra = None
     if file is not None:
         raw = file.getvalue()

@@ -148,8 +148,11 @@ def _upload_box(container=None) -> None:
     box = container or st.sidebar
     box.text_input("Human measures (comma-separated; empty: detect)", key="w:upload_humans",
                    help="Columns or keys holding human judgments; the rest are treated as metrics.")
-    box.file_uploader("Scores file", type=["csv", "tsv", "txt", "jsonl", "ndjson", "json", "parquet", "pq", "gz"], key=state.widget_key("upload_file"),
-                      on_change=_on_upload, help="Wide: one row per (system, input), one column per measure. Long: columns system, input, "
+    # No type= filter: the core names an unsupported format and what to do about it, which is clearer than
+    # Streamlit's generic refusal (and the server-side refusal would surface as an exception element).
+    box.file_uploader("Scores file (CSV, TSV, JSON Lines or Parquet; .gz allowed)", key=state.widget_key("upload_file"),
+                      on_change=_on_upload,
+                      help="Wide: one row per (system, input), one column per measure. Long: columns system, input, "
                            "measure, score (and optionally annotator). Or SacreROUGE JSON Lines. Human measures "
                            "are detected by name (human., expert., relevance, ...) unless listed above.")
     error = st.session_state.get(_UPLOAD_ERROR)
@@ -227,13 +230,19 @@ def correlation_settings(dataset: Dataset) -> tuple[str, str, str, str]:
         side.caption("Pool 'all' is disabled: this dataset has no unjudged inputs with metric scores.")
     elif pool == "all" and level != "system":
         side.caption("Pool 'all' only changes system-level means; this level uses judged inputs.")
+    systems = system_subset(dataset, side)
+    return level, coefficient, pool, systems
+
+
+def system_subset(dataset: Dataset, container=None) -> str:
+    """The system subset (``attr=value``, or '' for all systems) from a selectbox in ``container``."""
+    box = container or st.sidebar
     subsets = [""] + [f"{attr}={value}" for attr, values in dataset.system_attributes.items()
                       for value in dict.fromkeys(values)]
     key = state.prepare("systems", options=subsets, fallback="")
-    systems = state.commit("systems", side.selectbox(
+    return state.commit("systems", box.selectbox(
         "Systems", subsets, key=key, format_func=lambda s: s or "all systems",
         help="Restrict to systems with a given attribute (e.g. type=abs: abstractive)."))
-    return level, coefficient, pool, systems
 
 
 def need_measures(ctx: Context, *, min_metrics: int = 1, what: str = "") -> bool:
