@@ -204,6 +204,30 @@ class UploadLimits:
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"UploadLimits.{name} must be a positive integer; got {value!r}")
 
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str] | None = None) -> "UploadLimits":
+        """Limits configured by a deployment: ``METAEVAL_MAX_UPLOAD_MB``, ``METAEVAL_MAX_UPLOAD_ROWS``,
+        ``METAEVAL_MAX_NAME_LENGTH`` and ``METAEVAL_MAX_UPLOAD_CELLS`` (unset: the defaults)."""
+        environ = os.environ if environ is None else environ
+        values: dict[str, int] = {}
+        for variable, field_name, scale in _LIMIT_VARIABLES:
+            raw = environ.get(variable, "").strip()
+            if not raw:
+                continue
+            try:
+                values[field_name] = int(float(raw) * scale)
+            except ValueError:
+                raise ValueError(f"{variable} must be a number; got {raw!r}") from None
+        return cls(**values)
+
+
+_LIMIT_VARIABLES = (
+    ("METAEVAL_MAX_UPLOAD_MB", "max_bytes", 2**20),
+    ("METAEVAL_MAX_UPLOAD_ROWS", "max_rows", 1),
+    ("METAEVAL_MAX_NAME_LENGTH", "max_name_length", 1),
+    ("METAEVAL_MAX_UPLOAD_CELLS", "max_cells", 1),
+)
+
 
 @dataclass
 class _Context:

@@ -153,7 +153,8 @@ def parse_upload(data: bytes, name: str, *, human_measures: Sequence[str] | None
     if _upload is None:
         raise DatasetError("uploads need metaeval_core.upload, which this build does not have yet")
     digest = content_sha256(data)
-    options: dict[str, Any] = {"name": name, "dataset_id": f"{UPLOAD_PREFIX}{digest[:12]}"}
+    options: dict[str, Any] = {"name": name, "dataset_id": f"{UPLOAD_PREFIX}{digest[:12]}",
+                               "limits": _upload.UploadLimits.from_environment()}
     if human_measures:
         options["human_measures"] = list(human_measures)
     return _upload.read_user_file(data, **options)

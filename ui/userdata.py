@@ -245,7 +245,8 @@ def parse_extra(raw: bytes, name: str, *, human_measures=None) -> Dataset:
     """Parse a file to merge into the current dataset (it may hold one system, or only human/metric scores)."""
     from metaeval_core import upload
 
-    options = {"name": name, "dataset_id": f"{data.UPLOAD_PREFIX}{data.content_sha256(raw)[:12]}", "partial": True}
+    options = {"name": name, "dataset_id": f"{data.UPLOAD_PREFIX}{data.content_sha256(raw)[:12]}", "partial": True,
+               "limits": upload.UploadLimits.from_environment()}
     if human_measures:
         options["human_measures"] = list(human_measures)
     return upload.read_user_file(raw, **options)

@@ -717,3 +717,15 @@ def test_real_sacrerouge_file_reads_as_an_upload(data_dir):
     assert (ds.n_systems, ds.n_inputs, ds.n_judged) == (16, 100, 100)
     assert ds.human_measures == ("ground-truth",)
     assert ds.measures["ground-truth"].annotators.shape[0] == 3
+
+
+def test_limits_are_configurable_from_the_environment():
+    limits = UploadLimits.from_environment({"METAEVAL_MAX_UPLOAD_MB": "0.5", "METAEVAL_MAX_UPLOAD_ROWS": "10"})
+    assert limits.max_bytes == 2**19 and limits.max_rows == 10
+    assert UploadLimits.from_environment({}) == UploadLimits()
+    with pytest.raises(ValueError, match="METAEVAL_MAX_UPLOAD_ROWS must be a number"):
+        UploadLimits.from_environment({"METAEVAL_MAX_UPLOAD_ROWS": "many"})
+    with pytest.raises(UploadError) as caught:
+        read_user_file(b"system,input,human.q,m\na,1,1,2\nb,1,2,3\na,2,3,1\nb,2,1,1\n" * 5, name="rows.csv",
+                       limits=UploadLimits.from_environment({"METAEVAL_MAX_UPLOAD_ROWS": "10"}))
+    assert caught.value.kind == "too-many-rows"
