@@ -168,7 +168,7 @@ def test_a_shared_url_reproduces_the_view(page, server):
 
 
 UPLOADED = ["decimal_comma.csv", "garbage.parquet", "corrupt.csv.gz", "broken_line.jsonl", "one_system.csv",
-            "control_char_name.csv"]
+            "control_char_name.csv", "scores.xlsx"]
 
 
 def test_broken_uploads_show_the_reason_not_a_traceback(page, server):
@@ -199,20 +199,3 @@ def test_broken_uploads_show_the_reason_not_a_traceback(page, server):
         if h.selectbox_value(box) != before:
             failures.append(f"{name}: a rejected file replaced the dataset ({h.selectbox_value(box)})")
     assert not failures, "\n".join(failures)
-
-
-def test_a_file_type_the_uploader_refuses_gets_a_message(page, server):
-    """A spreadsheet (not accepted by the uploader): the browser-side message, no rerun error, no traceback."""
-    open_page(page, server, "correlations")
-    box = h.sidebar_selectbox(page, "Dataset")
-    before = h.selectbox_value(box)
-    upload = page.locator('[data-testid="stSidebar"] [data-testid="stExpander"]').filter(has_text="Upload")
-    if upload.count():
-        upload.first.locator("summary").click()
-    act(page, lambda: page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(
-        str(BAD / "scores.xlsx")), timeout=30)
-    assert_clean(page, "upload of scores.xlsx")
-    uploader = page.locator('[data-testid="stFileUploader"]').first.inner_text()
-    assert "not allowed" in uploader or "xlsx" in " ".join(
-        page.locator('[data-testid="stAlertContentError"]').all_text_contents()), uploader
-    assert h.selectbox_value(box) == before

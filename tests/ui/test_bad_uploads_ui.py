@@ -38,12 +38,6 @@ def unescape(text: str) -> str:
     return _ESCAPED.sub(r"\1", text)
 
 
-# Extensions the sidebar's st.file_uploader does not accept. A browser never sends them (the file dialog filters
-# them, see tests/browser/test_browser.py); sent anyway, Streamlit itself rejects them server-side with an
-# exception element ("Invalid file extension") before the core's reader is reached.
-NOT_ACCEPTED: set[str] = set()  # the uploader has no type filter: the core explains every format
-
-
 def fresh_app():
     at = new_app().run()
     assert not at.exception, [e.value for e in at.exception]
@@ -52,21 +46,12 @@ def fresh_app():
 
 @pytest.fixture(scope="module")
 def shared_app(tmp_path_factory):
-    """One demo session for the accepted extensions: uploads replace each other, like a person retrying."""
+    """One demo session for the whole corpus: uploads replace each other, like a person retrying. (The uploader
+    has no type filter, so .xlsx / .pkl reach the core too and get its 'unknown-format' message.)"""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("METAEVAL_DATA_DIR", str(tmp_path_factory.mktemp("empty-data")))
         patch.setenv("METAEVAL_STORE_DIR", str(tmp_path_factory.mktemp("store")))
         yield fresh_app()
-
-
-@pytest.fixture
-def app(request, shared_app, demo_env, tmp_path, monkeypatch):
-    """The shared session, or a fresh one for a file whose extension the uploader refuses (it leaves the
-    uploader in an error state)."""
-    if Path(request.node.callspec.params["name"]).suffix in NOT_ACCEPTED:
-        monkeypatch.setenv("METAEVAL_STORE_DIR", str(tmp_path / "store"))
-        return fresh_app()
-    return shared_app
 
 
 def test_the_corpus_is_covered_by_the_core_table():
@@ -76,7 +61,8 @@ def test_the_corpus_is_covered_by_the_core_table():
 
 
 @pytest.mark.parametrize("name", FILES)
-def test_a_bad_upload_shows_the_core_message(app, name):
+def test_a_bad_upload_shows_the_core_message(shared_app, name):
+    app = shared_app
     from metaeval_core.upload import UploadError, read_user_file
 
     raw = (BAD / name).read_bytes()
