@@ -616,6 +616,36 @@ def correct_pvalues(pvalues: np.ndarray, *, method: Correction) -> np.ndarray:
     return out.reshape(p.shape)
 
 
+def correct_table(pvalue: np.ndarray, *, correction: Correction, family: Family) -> np.ndarray:
+    """Adjust a metric x metric p-value table within each family of tests.
+
+    ``family``: ``'row'`` (each row metric's ``k - 1`` tests, TACL Fig. 5), ``'table'``
+    (all ``k (k - 1)`` off-diagonal tests, TACL App. B) or ``'none'`` (unadjusted, as is
+    ``correction='none'``). Each family is adjusted with :func:`correct_pvalues`; the
+    diagonal stays NaN.
+
+    References
+    ----------
+    METHODS.md sec. 3; TACL 2021 sec. 6.2, Fig. 5 and App. B.
+    """
+    correction = check_choice(correction, "correction", CORRECTIONS)
+    family = check_choice(family, "family", FAMILIES)
+    p = np.asarray(pvalue, dtype=np.float64)
+    if p.ndim != 2 or p.shape[0] != p.shape[1]:
+        raise ValueError(f"pvalue must be a square metric x metric table; got shape {p.shape}")
+    if correction == "none" or family == "none":
+        return p.copy()
+    k = p.shape[0]
+    off = ~np.eye(k, dtype=bool)
+    out = np.full_like(p, np.nan)
+    if family == "table":
+        out[off] = correct_pvalues(p[off], method=correction)
+    else:
+        for i in range(k):
+            out[i, off[i]] = correct_pvalues(p[i, off[i]], method=correction)
+    return out
+
+
 @dataclass(frozen=True)
 class PairwiseTable:
     """All ordered pairwise comparisons of a set of metrics (row X better than column Y?).
@@ -854,7 +884,7 @@ def compare_all_pairs(
                                      rng=np.random.default_rng(rng), n_resamples=n_resamples, batch=batch)
             fill(u, a, b, null, delta[a, b])
             report((u + 1) / len(pairs))
-    corrected = _correct_table(pvalue, correction, family)
+    corrected = correct_table(pvalue, correction=correction, family=family)
     with np.errstate(invalid="ignore"):
         significant = np.nan_to_num(pvalue, nan=1.0) < alpha
         significant_corrected = np.nan_to_num(corrected, nan=1.0) < alpha
@@ -865,18 +895,3 @@ def compare_all_pairs(
         n_resamples=0 if method == "williams" else n_resamples, n_defined=n_defined,
         approximate=method == "williams" and coefficient != "pearson",
     )
-
-
-def _correct_table(pvalue: np.ndarray, correction: str, family: str) -> np.ndarray:
-    if correction == "none" or family == "none":
-        return pvalue.copy()
-    k = pvalue.shape[0]
-    off = ~np.eye(k, dtype=bool)
-    out = np.full_like(pvalue, np.nan)
-    if family == "table":
-        out[off] = correct_pvalues(pvalue[off], method=correction)
-    else:
-        for i in range(k):
-            cols = off[i]
-            out[i, cols] = correct_pvalues(pvalue[i, cols], method=correction)
-    return out

@@ -139,27 +139,11 @@ def missing_summary(dataset: Dataset) -> pd.DataFrame:
 
 
 def correct_table(pvalue: np.ndarray, correction: str, family: str) -> np.ndarray:
-    """Adjust a metric x metric p-value table within each family (METHODS.md sec. 3).
+    """Adjust a metric x metric p-value table within each family: 'row', 'table' or 'none'
+    (METHODS.md sec. 3); :func:`metaeval_core.significance.correct_table`."""
+    from metaeval_core.significance import correct_table as _correct_table
 
-    ``family``: 'row' (each row metric's k-1 tests, TACL Fig. 5), 'table' (all k(k-1) tests, TACL App. B)
-    or 'none'. The diagonal stays NaN. Uses ``metaeval_core.significance.correct_pvalues``.
-    """
-    from metaeval_core.significance import correct_pvalues
-
-    p = np.asarray(pvalue, dtype=float)
-    if correction == "none" or family == "none":
-        return p.copy()
-    k = p.shape[0]
-    off = ~np.eye(k, dtype=bool)
-    out = np.full_like(p, np.nan)
-    if family == "table":
-        out[off] = correct_pvalues(p[off], method=correction)
-    elif family == "row":
-        for i in range(k):
-            out[i, off[i]] = correct_pvalues(p[i, off[i]], method=correction)
-    else:
-        raise ValueError(f"family must be row, table or none; got {family!r}")
-    return out
+    return _correct_table(pvalue, correction=correction, family=family)
 
 
 def pairwise_records(metrics, delta, pvalue, corrected, alpha: float, n_defined) -> pd.DataFrame:
