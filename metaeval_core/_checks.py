@@ -11,7 +11,7 @@ from typing import Callable, Sequence, Union
 
 import numpy as np
 
-from .dataset import Dataset
+from .dataset import Dataset, DatasetError
 
 RngLike = Union[np.random.Generator, int, None]
 
@@ -78,6 +78,12 @@ def check_dataset(dataset: object) -> Dataset:
     if not isinstance(dataset, Dataset):
         raise TypeError(f"dataset must be a metaeval_core.dataset.Dataset; got {type(dataset).__name__}")
     return dataset
+
+
+def check_human(dataset: Dataset, human: str) -> None:
+    """DatasetError unless ``human`` names a human measure of ``dataset`` (an unknown name: DatasetError too)."""
+    if dataset.measure(human).kind != "human":
+        raise DatasetError(f"{human!r} is not a human measure of dataset {dataset.id!r}")
 
 
 def check_bool(value: object, name: str) -> bool:

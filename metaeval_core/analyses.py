@@ -24,7 +24,7 @@ import numpy as np
 from numpy.random import Generator
 from scipy import stats
 
-from ._checks import as_generator, check_choice, check_dataset, check_int, check_probability
+from ._checks import as_generator, check_choice, check_dataset, check_human, check_int, check_probability
 from .coefficients import Coefficient, coefficient_function, kendall, validate_coefficient
 from .correlation import Level, correlate_matrices, system_means, validate_level
 from .dataset import POOLS, Dataset, DatasetError, Pool
@@ -85,8 +85,7 @@ def _check_measures_exist(dataset: Dataset, names: Sequence[str]) -> None:
 def _check_human(dataset: Dataset, human: object) -> None:
     if not isinstance(human, str):
         raise TypeError(f"human must be a measure id (str); got {human!r}")
-    if dataset.measure(human).kind != "human":
-        raise DatasetError(f"human: {human!r} is not a human measure of dataset {dataset.id!r}")
+    check_human(dataset, human)
 
 
 def _select(dataset: object, systems: object) -> Dataset:

@@ -95,11 +95,28 @@ def split_list(text: str | None, what: str) -> list[str]:
     return items
 
 
+def number_list(text: str | None, what: str, *, integers: bool = False) -> list:
+    """Comma-separated numbers for ``--what``: ints with ``integers``, else floats (whole ones as int)."""
+    values = []
+    for item in split_list(text, what):
+        try:
+            value = int(item) if integers else float(item)
+        except ValueError:
+            raise CLIError(f"--{what} must be comma-separated {'integers' if integers else 'numbers'}; "
+                           f"got {item!r}") from None
+        values.append(int(value) if not integers and value.is_integer() else value)
+    return values
+
+
+def data_dir(args: argparse.Namespace) -> Path | None:
+    """The ``--data-dir`` option as a Path (None when not given)."""
+    return Path(args.data_dir) if getattr(args, "data_dir", None) else None
+
+
 def load(args: argparse.Namespace) -> Dataset:
     from .registry import load_dataset
 
-    data_dir = Path(args.data_dir) if getattr(args, "data_dir", None) else None
-    return load_dataset(args.dataset, data_dir=data_dir, download=getattr(args, "download", False))
+    return load_dataset(args.dataset, data_dir=data_dir(args), download=getattr(args, "download", False))
 
 
 def add_dataset_args(p: argparse.ArgumentParser) -> None:
@@ -118,6 +135,17 @@ def add_selection_args(p: argparse.ArgumentParser, *, several_metrics: bool = Tr
     p.add_argument("--systems", default=None, help="a system subset such as type=abs")
 
 
+def add_test_args(p: argparse.ArgumentParser) -> None:
+    """The options of a pairwise significance test: --test, --alternative, --correction, --family, --alpha."""
+    p.add_argument("--test", default="perm-both",
+                   choices=["perm-both", "perm-systems", "perm-inputs", "boot-both", "boot-systems", "boot-inputs",
+                            "williams"])
+    p.add_argument("--alternative", choices=["greater", "two-sided"], default="greater")
+    p.add_argument("--correction", choices=["bonferroni", "holm", "bh", "none"], default="bonferroni")
+    p.add_argument("--family", choices=["row", "table", "none"], default="row")
+    p.add_argument("--alpha", type=float, default=0.05)
+
+
 def add_resampling_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n-resamples", type=int, default=1000)
     p.add_argument("--seed", type=int, default=0)
@@ -127,13 +155,13 @@ def add_resampling_args(p: argparse.ArgumentParser) -> None:
 def cmd_datasets(args: argparse.Namespace) -> None:
     from .registry import list_datasets, load_dataset
 
-    data_dir = Path(args.data_dir) if args.data_dir else None
+    directory = data_dir(args)
     rows = []
-    for info in list_datasets(data_dir=data_dir):
+    for info in list_datasets(data_dir=directory):
         row = {"id": info.id, "title": info.title, "licence": info.licence, "available": info.available,
                "reason": info.reason, "systems": None, "inputs": None, "judged": None, "measures": None}
         if info.available and args.counts:
-            ds = load_dataset(info.id, data_dir=data_dir)
+            ds = load_dataset(info.id, data_dir=directory)
             row.update(systems=ds.n_systems, inputs=ds.n_inputs, judged=ds.n_judged,
                        measures=len(ds.measures))
         rows.append(row)
@@ -261,7 +289,7 @@ def cmd_stability(args: argparse.Namespace) -> None:
 
     ds = load(args).select_systems(args.systems)
     measures = split_list(args.measures, "measures")
-    sizes = [int(s) for s in split_list(args.sizes, "sizes")]
+    sizes = number_list(args.sizes, "sizes", integers=True)
     rng = np.random.default_rng(args.seed)
     rows = []
     for measure in measures:
@@ -312,13 +340,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("compare", cmd_compare, "test whether one metric correlates better than another, for all pairs")
     add_dataset_args(p)
     add_selection_args(p)
-    p.add_argument("--test", default="perm-both",
-                   choices=["perm-both", "perm-systems", "perm-inputs", "boot-both", "boot-systems", "boot-inputs",
-                            "williams"])
-    p.add_argument("--alternative", choices=["greater", "two-sided"], default="greater")
-    p.add_argument("--correction", choices=["bonferroni", "holm", "bh", "none"], default="bonferroni")
-    p.add_argument("--family", choices=["row", "table", "none"], default="row")
-    p.add_argument("--alpha", type=float, default=0.05)
+    add_test_args(p)
     add_resampling_args(p)
 
     p = command("delta", cmd_delta, "rSYS-Delta(l, u): Kendall tau on system pairs whose metric gap lies in [l, u]")

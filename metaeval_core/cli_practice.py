@@ -23,17 +23,6 @@ def _cli():
     return cli
 
 
-def _int_list(text: str, what: str) -> list[int]:
-    cli = _cli()
-    out = []
-    for item in cli.split_list(text, what):
-        try:
-            out.append(int(item))
-        except ValueError:
-            raise cli.CLIError(f"--{what} must be comma-separated integers; got {item!r}") from None
-    return out
-
-
 def cmd_improvement(args: argparse.Namespace) -> None:
     from .practice import improvement_probability
 
@@ -66,8 +55,8 @@ def cmd_plan(args: argparse.Namespace) -> None:
     if args.sizes is None:
         sizes = sorted({s for s in _DEFAULT_SIZES if s <= n_judged} | {n_judged})
     else:
-        sizes = _int_list(args.sizes, "sizes")
-    system_sizes = _int_list(args.system_sizes, "system-sizes") if args.system_sizes else None
+        sizes = cli.number_list(args.sizes, "sizes", integers=True)
+    system_sizes = cli.number_list(args.system_sizes, "system-sizes", integers=True) if args.system_sizes else None
     result = plan_judgments(
         ds, args.metric, args.human, input_sizes=sizes, system_sizes=system_sizes, target_width=args.target_width,
         target_power=args.target_power, versus=args.versus, noise=args.noise, power=not args.no_power,
@@ -178,13 +167,7 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
                 "different, WMT-style (METHODS sec. 10)")
     cli.add_dataset_args(p)
     cli.add_selection_args(p)
-    p.add_argument("--test", default="perm-both",
-                   choices=["perm-both", "perm-systems", "perm-inputs", "boot-both", "boot-systems", "boot-inputs",
-                            "williams"])
-    p.add_argument("--alternative", choices=["greater", "two-sided"], default="greater")
-    p.add_argument("--correction", choices=["bonferroni", "holm", "bh", "none"], default="bonferroni")
-    p.add_argument("--family", choices=["row", "table", "none"], default="row")
-    p.add_argument("--alpha", type=float, default=0.05)
+    cli.add_test_args(p)
     p.add_argument("--uncorrected", action="store_true", help="cluster on the raw p-values (not corrected)")
     cli.add_resampling_args(p)
 

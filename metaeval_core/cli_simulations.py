@@ -10,7 +10,6 @@ References: METHODS.md sec. 9; Deutsch, Dror & Roth (TACL 2021) sec. 5.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Callable
 
 from .coefficients import COEFFICIENTS
@@ -30,18 +29,6 @@ def _cli():
     from . import cli
 
     return cli
-
-
-def _numbers(text: str, what: str) -> list[float]:
-    cli = _cli()
-    values = []
-    for part in cli.split_list(text, what):
-        try:
-            value = float(part)
-        except ValueError:
-            raise cli.CLIError(f"--{what} must be comma-separated numbers; got {part!r}") from None
-        values.append(int(value) if value.is_integer() else value)
-    return values
 
 
 def cmd_coverage(args: argparse.Namespace) -> None:
@@ -68,12 +55,8 @@ def _degrade(args: argparse.Namespace) -> str:
 
     if args.degrade != "auto":
         return args.degrade
-    usable = rouge1_variant(args.metric) is not None and texts_available(args.dataset, data_dir=_data_dir(args))
+    usable = rouge1_variant(args.metric) is not None and texts_available(args.dataset, data_dir=_cli().data_dir(args))
     return "tokens" if usable else "noise"
-
-
-def _data_dir(args: argparse.Namespace) -> Path | None:
-    return Path(args.data_dir) if getattr(args, "data_dir", None) else None
 
 
 def cmd_power(args: argparse.Namespace) -> None:
@@ -83,8 +66,8 @@ def cmd_power(args: argparse.Namespace) -> None:
     cli = _cli()
     degrade = _degrade(args)
     dataset = cli.load(args)
-    texts = load_texts(args.dataset, data_dir=_data_dir(args)) if degrade == "tokens" else None
-    ks = _numbers(args.k or (TOKEN_KS if degrade == "tokens" else NOISE_KS), "k")
+    texts = load_texts(args.dataset, data_dir=cli.data_dir(args)) if degrade == "tokens" else None
+    ks = cli.number_list(args.k or (TOKEN_KS if degrade == "tokens" else NOISE_KS), "k")
     tests = cli.split_list(args.tests, "tests") if args.tests else None
     result = power_curve(
         dataset, args.metric, args.human, level=args.level, coefficient=args.coefficient, tests=tests, ks=ks,

@@ -10,9 +10,9 @@ from typing import Literal, Sequence, get_args
 
 import numpy as np
 
-from ._checks import check_choice
+from ._checks import check_choice, check_human
 from .coefficients import Coefficient, coefficient_function, validate_coefficient
-from .dataset import Dataset, DatasetError, Pool, POOLS
+from .dataset import Dataset, Pool, POOLS
 
 Level = Literal["system", "input", "global"]
 LEVELS: tuple[str, ...] = get_args(Level)
@@ -139,8 +139,7 @@ def correlation_inputs(
     """
     validate_level(level)
     check_choice(pool, "pool", POOLS)
-    if dataset.measure(human).kind != "human":
-        raise DatasetError(f"{human!r} is not a human measure of dataset {dataset.id!r}")
+    check_human(dataset, human)
     effective_pool = pool if level == "system" else "judged"
     return dataset.matrix(metric, pool=effective_pool), dataset.matrix(human)
 

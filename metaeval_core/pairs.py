@@ -17,10 +17,10 @@ from typing import Literal, get_args
 
 import numpy as np
 
-from ._checks import RngLike, as_generator, check_choice, check_confidence_level, check_int
+from ._checks import RngLike, as_generator, check_choice, check_confidence_level, check_human, check_int
 from .coefficients import kendall_counts_from_signs, tau_b_from_counts
 from .correlation import system_means
-from .dataset import Dataset, DatasetError, Pool, POOLS
+from .dataset import Dataset, Pool, POOLS
 
 DeltaMethod = Literal["boot-inputs", "boot-systems", "boot-both"]
 DELTA_METHODS: tuple[str, ...] = get_args(DeltaMethod)
@@ -192,8 +192,7 @@ def dataset_means(
 def _dataset_matrices(dataset: Dataset, metric: str, human: str, *, pool, systems):
     check_choice(pool, "pool", POOLS)
     subset = dataset.select_systems(systems)
-    if subset.measure(human).kind != "human":
-        raise DatasetError(f"{human!r} is not a human measure of dataset {dataset.id!r}")
+    check_human(subset, human)
     return subset, subset.matrix(metric, pool=pool), subset.matrix(human)
 
 
@@ -507,6 +506,26 @@ def resampled_means(matrix: np.ndarray, indices: np.ndarray) -> np.ndarray:
     return means.T
 
 
+def resampled_system_means(x_mat: np.ndarray, z_mat: np.ndarray, draws: DeltaResamples, start: int, stop: int,
+                           x_means: np.ndarray, z_means: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Metric and human system means, each (stop - start, N), for resamples ``start:stop`` of ``draws``.
+
+    ``x_means``/``z_means`` are the system means of ``x_mat``/``z_mat`` on the full data, used as
+    they are when inputs are not resampled; resampled systems reorder the rows of both alike.
+    """
+    if draws.metric_inputs is not None:
+        xb = resampled_means(x_mat, draws.metric_inputs[start:stop])
+        zb = resampled_means(z_mat, draws.human_inputs[start:stop])
+    else:
+        xb = np.broadcast_to(x_means, (stop - start, x_means.size))
+        zb = np.broadcast_to(z_means, (stop - start, z_means.size))
+    if draws.systems is not None:
+        s = draws.systems[start:stop]
+        xb = np.take_along_axis(xb, s, axis=1)
+        zb = np.take_along_axis(zb, s, axis=1)
+    return xb, zb
+
+
 def _default_batch(n_systems: int, n_inputs: int) -> int:
     return max(1, _GATHER_BUDGET // max(1, n_systems * max(1, n_inputs)))
 
@@ -678,19 +697,7 @@ def _delta_resample_values(x_mat, z_mat, draws: DeltaResamples, lower, upper, ba
     z_fixed = system_means(z_mat)
     for start in range(0, k, batch):
         stop = min(k, start + batch)
-        if draws.metric_inputs is not None:
-            xb = resampled_means(x_mat, draws.metric_inputs[start:stop])
-            if draws.human_inputs is draws.metric_inputs:
-                zb = resampled_means(z_mat, draws.metric_inputs[start:stop])
-            else:
-                zb = resampled_means(z_mat, draws.human_inputs[start:stop])
-        else:
-            xb = np.broadcast_to(x_fixed, (stop - start, n_sys))
-            zb = np.broadcast_to(z_fixed, (stop - start, n_sys))
-        if draws.systems is not None:
-            s = draws.systems[start:stop]
-            xb = np.take_along_axis(xb, s, axis=1)
-            zb = np.take_along_axis(zb, s, axis=1)
+        xb, zb = resampled_system_means(x_mat, z_mat, draws, start, stop, x_fixed, z_fixed)
         values[start:stop], n_sel[start:stop] = delta_taus_from_means(xb, zb, lower, upper)
     return values, n_sel
 

@@ -16,7 +16,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ._checks import RngLike, as_generator, check_choice, check_confidence_level, check_int
+from ._checks import RngLike, as_generator, check_choice, check_confidence_level, check_human, check_int
 from .correlation import system_means
 from .dataset import Dataset, DatasetError, Measure, Pool, POOLS
 from .pairs import (
@@ -374,8 +374,7 @@ def simulated_pool_dataset(dataset: Dataset, metric: str, human: str, inputs: Se
     """A copy of ``dataset`` (judged inputs, ``metric`` and ``human`` only) whose human scores
     are kept on ``inputs`` only, so ``inputs`` become the judged pool and the other formerly
     judged inputs an (artificial) unjudged pool of the metric."""
-    if dataset.measure(human).kind != "human":
-        raise DatasetError(f"{human!r} is not a human measure of dataset {dataset.id!r}")
+    check_human(dataset, human)
     if dataset.measure(metric).kind != "metric":
         raise DatasetError(f"{metric!r} is not a metric measure of dataset {dataset.id!r}")
     judged_ids = [dataset.inputs[j] for j in np.flatnonzero(dataset.judged)]

@@ -32,13 +32,14 @@ from ._checks import (
     check_choice,
     check_confidence_level,
     check_dataset,
+    check_human,
     check_int,
     check_probability,
 )
 from .coefficients import Coefficient, coefficient_function, validate_coefficient
-from .correlation import Level, correlate_matrices, correlation_inputs, validate_level
-from .dataset import Dataset, DatasetError, Pool, POOLS
-from .pairs import DELTA_METHODS, DeltaMethod, draw_delta_resamples, resampled_means
+from .correlation import Level, correlate_matrices, correlation_inputs, nanmean_last, validate_level
+from .dataset import Dataset, Pool, POOLS
+from .pairs import DELTA_METHODS, DeltaMethod, draw_delta_resamples, percentile_interval, resampled_system_means
 from .resampling import BOOTSTRAP_METHODS, confidence_interval
 from .significance import PairwiseTable, compare_metrics
 
@@ -243,8 +244,7 @@ def _improvement_iv(dataset, metric, human, delta, pool, systems, method, human_
     batch = check_int(batch, "batch", allow_none=True)
     rng = as_generator(rng)
     subset = dataset.select_systems(systems)
-    if subset.measure(human).kind != "human":
-        raise DatasetError(f"{human!r} is not a human measure of dataset {dataset.id!r}")
+    check_human(subset, human)
     x_mat = subset.matrix(metric, pool=pool)
     z_mat = subset.matrix(human)
     if subset.n_systems < 2:
@@ -337,8 +337,8 @@ def improvement_probability(
     subset, x_mat, z_mat, delta, n_resamples, confidence_level, batch, rng = _improvement_iv(
         dataset, metric, human, delta, pool, systems, method, human_ties, n_resamples, confidence_level, rng, batch)
     target = abs(delta)
-    x = _nan_means(x_mat)
-    z = _nan_means(z_mat)
+    x = nanmean_last(x_mat)
+    z = nanmean_last(z_mat)
     first, second = np.triu_indices(x.size, 1)
     adx, agr, usable = pair_agreement(x[first] - x[second], z[first] - z[second], human_ties=human_ties)
     curve = fit_agreement_curve(adx[usable], agr[usable])
@@ -355,15 +355,12 @@ def improvement_probability(
     values = np.empty((n_resamples, points.size))
     for start in range(0, n_resamples, batch):
         stop = min(n_resamples, start + batch)
-        xb, zb = _resampled_system_means(x_mat, z_mat, x, z, draws, start, stop)
+        xb, zb = resampled_system_means(x_mat, z_mat, draws, start, stop, x, z)
         values[start:stop] = _curve_values(xb, zb, points, human_ties)
     at_delta = values[:, 0]
     defined = ~np.isnan(at_delta)
     alpha = 1.0 - confidence_level
-    if defined.any():
-        low, high = np.quantile(at_delta[defined], [alpha / 2, 1 - alpha / 2])
-    else:
-        low = high = np.nan
+    low, high, _ = percentile_interval(at_delta, confidence_level)
     band = values[:, 1:]
     with np.errstate(all="ignore"):
         if defined.any():
@@ -382,29 +379,6 @@ def improvement_probability(
         pair_agreement=agr[usable], pair_first=first[usable], pair_second=second[usable],
         system_names=subset.systems, distribution=at_delta, fitted=curve,
     )
-
-
-def _nan_means(matrix: np.ndarray) -> np.ndarray:
-    valid = ~np.isnan(matrix)
-    count = valid.sum(axis=-1)
-    total = np.where(valid, matrix, 0.0).sum(axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(count > 0, total / np.maximum(count, 1), np.nan)
-
-
-def _resampled_system_means(x_mat, z_mat, x, z, draws, start, stop):
-    n = x.size
-    if draws.metric_inputs is not None:
-        xb = resampled_means(x_mat, draws.metric_inputs[start:stop])
-        zb = resampled_means(z_mat, draws.human_inputs[start:stop])
-    else:
-        xb = np.broadcast_to(x, (stop - start, n))
-        zb = np.broadcast_to(z, (stop - start, n))
-    if draws.systems is not None:
-        s = draws.systems[start:stop]
-        xb = np.take_along_axis(xb, s, axis=1)
-        zb = np.take_along_axis(zb, s, axis=1)
-    return xb, zb
 
 
 # ============================================================================================
@@ -484,8 +458,7 @@ def _plan_iv(dataset, metric, human, input_sizes, system_sizes, target_width, ta
              coefficient, ci_method, confidence_level, alpha, n_resamples, n_trials, rng, systems):
     check_dataset(dataset)
     subset = dataset.select_systems(systems)
-    if subset.measure(human).kind != "human":
-        raise DatasetError(f"{human!r} is not a human measure of dataset {dataset.id!r}")
+    check_human(subset, human)
     subset.measure(metric)
     if versus is not None:
         subset.measure(versus)
@@ -615,7 +588,7 @@ def plan_judgments(
     x_all = subset.matrix(metric)
     z_all = subset.matrix(human)
     y_all = subset.matrix(versus) if versus is not None else None
-    means = _nan_means(x_all)
+    means = nanmean_last(x_all)
     means = means[np.isfinite(means)]
     metric_sd = float(means.std()) if means.size > 1 else 0.0
     metric_sd = metric_sd if metric_sd > 0 else 1.0
@@ -935,7 +908,7 @@ def system_influence(
     # keep[i] lists every system but i: (N, N - 1) row indices, so (N, N - 1, M) stacks.
     keep = np.array([np.delete(np.arange(n), i) for i in range(n)])
     if level == "system":
-        xm, zm = _nan_means(x), _nan_means(z)
+        xm, zm = nanmean_last(x), nanmean_last(z)
         without = coefficient_function(coefficient)(xm[keep], zm[keep])
     else:
         without = correlate_matrices(x[keep], z[keep], level=level, coefficient=coefficient).estimate

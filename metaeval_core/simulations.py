@@ -104,6 +104,30 @@ def _check_names(values: object, name: str, choices: Sequence[str]) -> tuple[str
     return values
 
 
+class _Trials:
+    """``for t in _Trials(n, progress, should_stop)``: trials 0..n-1, reporting the fraction done
+    after each; ends early, with ``stopped`` True, when ``should_stop()`` says so before a trial.
+    ``done`` counts the trials completed."""
+
+    def __init__(self, n_trials: int, progress: Callable[[float], object] | None,
+                 should_stop: Callable[[], bool] | None):
+        self.n_trials = n_trials
+        self.report = progress if progress is not None else (lambda fraction: None)
+        self.should_stop = should_stop
+        self.done = 0
+        self.stopped = False
+
+    def __iter__(self):
+        self.report(0.0)
+        for t in range(self.n_trials):
+            if self.should_stop is not None and self.should_stop():
+                self.stopped = True
+                return
+            yield t
+            self.done = t + 1
+            self.report(self.done / self.n_trials)
+
+
 def _binomial_se(share: float, n: int) -> float:
     return math.sqrt(share * (1.0 - share) / n) if n > 0 and math.isfinite(share) else math.nan
 
@@ -394,18 +418,12 @@ def ci_coverage(
         systems, progress, should_stop,
     )
     splits = draw_coverage_splits(generator, n_trials, z.shape[0], z.shape[1])
-    report = progress if progress is not None else (lambda fraction: None)
     low = np.full((n_trials, len(methods)), np.nan)
     high = np.full((n_trials, len(methods)), np.nan)
     estimate_a = np.full(n_trials, np.nan)
     target = np.full(n_trials, np.nan)
-    done = 0
-    stopped = False
-    report(0.0)
-    for t in range(n_trials):
-        if should_stop is not None and should_stop():
-            stopped = True
-            break
+    trials = _Trials(n_trials, progress, should_stop)
+    for t in trials:
         a = np.ix_(splits.systems_a[t], splits.inputs_a[t])
         b = np.ix_(splits.systems_b[t], splits.inputs_b[t])
         xa, za = x[a], z[a]
@@ -416,8 +434,7 @@ def ci_coverage(
                                      rng=splits.rng(t, method), batch=batch)
             low[t, k], high[t, k] = ci.low, ci.high
             estimate_a[t] = ci.estimate
-        done = t + 1
-        report(done / n_trials)
+    done, stopped = trials.done, trials.stopped
     low, high, estimate_a, target = low[:done], high[:done], estimate_a[:done], target[:done]
     return CoverageResult(
         rows=_summarise_coverage(methods, low, high, target), metric=metric, human=human, level=level,
@@ -931,14 +948,8 @@ def power_curve(
     estimate_x = float(correlate_matrices(x, z, level=level, coefficient=coefficient).estimate)
     pvalues = np.full((n_trials, len(ks), len(tests)), np.nan)
     estimate_y = np.full((n_trials, len(ks)), np.nan)
-    report = progress if progress is not None else (lambda fraction: None)
-    done = 0
-    stopped = False
-    report(0.0)
-    for t in range(n_trials):
-        if should_stop is not None and should_stop():
-            stopped = True
-            break
+    trials = _Trials(n_trials, progress, should_stop)
+    for t in trials:
         draw = degrader.draw(_stream(entropy, t, 0))
         for q, k in enumerate(ks):
             y = degrader.degrade(draw, k)
@@ -949,8 +960,7 @@ def power_curve(
                 )
                 pvalues[t, q, s] = result.pvalue
                 estimate_y[t, q] = result.estimate_y
-        done = t + 1
-        report(done / n_trials)
+    done, stopped = trials.done, trials.stopped
     pvalues, estimate_y = pvalues[:done], estimate_y[:done]
     return PowerResult(
         rows=_summarise_power(tests, ks, pvalues, estimate_y, estimate_x, alpha), metric=metric, human=human,

@@ -62,12 +62,7 @@ def pool(dataset: Dataset, *, applies: bool = True) -> str:
 
 def systems(dataset: Dataset) -> str:
     """The system subset (``""`` = all systems), e.g. ``type=abs``."""
-    subsets = [""] + [f"{attr}={value}" for attr, values in dataset.system_attributes.items()
-                      for value in dict.fromkeys(values)]
-    key = state.prepare("systems", options=subsets, fallback="")
-    return state.commit("systems", st.sidebar.selectbox(
-        "Systems", subsets, key=key, format_func=lambda s: s or "all systems",
-        help="Restrict to systems with a given attribute (e.g. type=abs: abstractive)."))
+    return widgets.system_subset(dataset)
 
 
 def bounded_int(name: str, label: str, *, low: int, high: int, default: int, step: int = 1, reason: str = "",

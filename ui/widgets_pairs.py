@@ -48,12 +48,7 @@ def pool_and_systems(dataset: Dataset, *, pool: bool = True) -> tuple[str, str]:
                  "test input it scored (NAACL 2022 sec. 3). Human means always use the judged inputs."))
         if not has_pool:
             side.caption("Pool 'all' is disabled: this dataset has no unjudged inputs with metric scores.")
-    subsets = [""] + [f"{attr}={value}" for attr, values in dataset.system_attributes.items()
-                      for value in dict.fromkeys(values)]
-    key = state.prepare("systems", options=subsets, fallback="")
-    systems = state.commit("systems", side.selectbox(
-        "Systems", subsets, key=key, format_func=lambda s: s or "all systems",
-        help="Restrict to systems with a given attribute (e.g. type=abs: abstractive)."))
+    systems = widgets.system_subset(dataset, side)
     return chosen, systems
 
 
