@@ -1,15 +1,62 @@
 """metaeval core: meta-evaluation of automatic evaluation metrics against human judgments.
 
-Pure numpy/scipy/pandas; never imports streamlit or plotly.
+Pure numpy/scipy/pandas; never imports streamlit or plotly. The main entry points of every
+analysis module are re-exported here; the modules hold the rest (result types, helpers).
 """
 
+from .analyses import (
+    annotator_agreement,
+    correlation_matrix,
+    high_range,
+    normality_table,
+    pairwise_f1,
+    topk_correlations,
+)
 from .coefficients import COEFFICIENTS, kendall, pearson, spearman
 from .correlation import LEVELS, CorrelationResult, correlate, correlate_many, correlate_matrices
 from .dataset import POOLS, Dataset, DatasetError, Measure
+from .pairs import (
+    dataset_delta_confidence_interval,
+    dataset_rsys_delta,
+    decile_grid,
+    delta_confidence_interval,
+    delta_curve,
+    rsys_delta,
+)
+from .pools import rsys_width_comparison, simulate_labelled_subset, system_score_intervals, variance_reduction
+from .practice import improvement_probability, plan_judgments, significance_clusters, system_influence
+from .registry import dataset_info, fetch_dataset, list_datasets, load_dataset
+from .resampling import CI_METHODS, ConfidenceInterval, confidence_interval, dataset_confidence_interval
+from .significance import (
+    TEST_METHODS,
+    PairwiseTable,
+    compare_all_pairs,
+    compare_metrics,
+    correct_pvalues,
+    correct_table,
+)
+from .simulations import ci_coverage, power_curve
+from .stability import dataset_ranking_stability, default_sizes, ranking_stability
 from .synthetic import SyntheticSpec, synthetic_dataset
 
 __all__ = [
-    "COEFFICIENTS", "LEVELS", "POOLS", "CorrelationResult", "Dataset", "DatasetError", "Measure",
-    "SyntheticSpec", "correlate", "correlate_many", "correlate_matrices", "kendall", "pearson",
-    "spearman", "synthetic_dataset",
+    # data
+    "POOLS", "Dataset", "DatasetError", "Measure", "SyntheticSpec", "synthetic_dataset",
+    "dataset_info", "fetch_dataset", "list_datasets", "load_dataset",
+    # correlations
+    "COEFFICIENTS", "LEVELS", "CorrelationResult", "correlate", "correlate_many", "correlate_matrices", "kendall",
+    "pearson", "spearman",
+    # confidence intervals and significance
+    "CI_METHODS", "ConfidenceInterval", "confidence_interval", "dataset_confidence_interval",
+    "TEST_METHODS", "PairwiseTable", "compare_metrics", "compare_all_pairs", "correct_pvalues", "correct_table",
+    # system pairs (rSYS-Delta), pools, stability
+    "rsys_delta", "dataset_rsys_delta", "decile_grid", "delta_curve", "delta_confidence_interval",
+    "dataset_delta_confidence_interval", "system_score_intervals", "variance_reduction", "rsys_width_comparison",
+    "simulate_labelled_subset", "ranking_stability", "dataset_ranking_stability", "default_sizes",
+    # further analyses
+    "topk_correlations", "pairwise_f1", "correlation_matrix", "annotator_agreement", "high_range",
+    "normality_table",
+    # practitioner tools and simulations
+    "improvement_probability", "plan_judgments", "significance_clusters", "system_influence",
+    "ci_coverage", "power_curve",
 ]
