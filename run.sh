@@ -33,7 +33,7 @@ shift || true
 case "$cmd" in
   app)
     ensure_env requirements.txt
-    exec "$VENV/bin/python" -m streamlit run app.py --server.headless true --browser.gatherUsageStats false "$@"
+    exec "$VENV/bin/python" -m ui.serve --server.headless true "$@"
     ;;
   test)
     ensure_env requirements-dev.txt

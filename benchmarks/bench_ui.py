@@ -152,6 +152,17 @@ def bench_pairs_slider(page, server, data: str, n: int) -> list[dict]:
 
 def bench_selectbox(page, server, data: str, n: int, *, path: str, label: str, options: list[str], case: str,
                     sidebar: bool = True) -> dict:
+    """One selectbox case; a harness failure (e.g. an option the virtualised list never rendered) becomes an
+    ``error`` line instead of ending the whole benchmark."""
+    try:
+        return _bench_selectbox(page, server, data, n, path=path, label=label, options=options, case=case,
+                                sidebar=sidebar)
+    except Exception as error:  # noqa: BLE001 - report and go on with the other cases
+        return emit(case, [], data, CONTROL_TARGET_MS, error=f"{type(error).__name__}: {str(error)[:200]}")
+
+
+def _bench_selectbox(page, server, data: str, n: int, *, path: str, label: str, options: list[str], case: str,
+                     sidebar: bool = True) -> dict:
     page.goto(server.url + path)
     h.wait_idle(page, timeout=300)
     box = h.sidebar_selectbox(page, label) if sidebar else page.locator('[data-testid="stSelectbox"]').filter(

@@ -39,23 +39,29 @@ def delta_curve_figure(curve: pd.DataFrame, *, upper: float | None = None, full:
     share = 100 * curve["share"].to_numpy(dtype=float)
     hover = [f"u = {fmt(u, 4)}<br>{n} pairs ({s:.0f}%)<br>τ = {fmt(t)}"
              for u, n, s, t in zip(curve["upper"], curve["n_pairs"], share, curve["tau"])]
-    fig = go.Figure(go.Scatter(x=share, y=curve["tau"], mode="lines+markers", name="rSYS-Δ(0, u)",
-                               line=dict(color=JUDGED_COLOUR, shape="hv"), marker=dict(size=5),
-                               hovertext=hover, hoverinfo="text"))
+    # Shapes and annotations go straight into the layout: plotly's add_hline/add_vline re-validate the
+    # whole figure per call, which costs tens of milliseconds on every slider move.
+    shapes, annotations = [], []
     if full is not None and np.isfinite(full):
-        fig.add_hline(y=full, line=dict(dash="dot", color="#555"), annotation_text=f"all pairs: {fmt(full)}",
-                      annotation_position="top left")
+        shapes.append(dict(type="line", xref="paper", x0=0, x1=1, yref="y", y0=full, y1=full,
+                           line=dict(dash="dot", color="#555")))
+        annotations.append(dict(xref="paper", x=0, yref="y", y=full, text=f"all pairs: {fmt(full)}",
+                                showarrow=False, xanchor="left", yanchor="bottom"))
     if upper is not None:
         within = curve["upper"].to_numpy(float) <= upper + 1e-12 * max(1.0, abs(upper))
         selected = float(share[within].max()) if within.any() else 0.0
-        fig.add_vline(x=selected, line=dict(dash="dash", color=DISCORDANT),
-                      annotation_text=f"u = {upper:.4g} ({selected:.0f}% of pairs)",
-                      annotation_position="bottom right")
-    fig.update_layout(title=f"rSYS-Δ(0, u) of {esc(metric)} as u grows" if metric else None,
-                      xaxis=dict(title="share of system pairs with |Δ metric| ≤ u (%)", range=[0, 102]),
-                      yaxis=dict(title="Kendall τ on those pairs", **TAU_AXIS), showlegend=False,
-                      margin=dict(t=60, b=50), height=380)
-    fig.update_layout(title_font=TITLE_FONT)
+        shapes.append(dict(type="line", xref="x", x0=selected, x1=selected, yref="paper", y0=0, y1=1,
+                           line=dict(dash="dash", color=DISCORDANT)))
+        annotations.append(dict(xref="x", x=selected, yref="paper", y=0, showarrow=False, xanchor="left",
+                                yanchor="bottom", text=f"u = {upper:.4g} ({selected:.0f}% of pairs)"))
+    trace = go.Scatter(x=share, y=curve["tau"], mode="lines+markers", name="rSYS-Δ(0, u)",
+                       line=dict(color=JUDGED_COLOUR, shape="hv"), marker=dict(size=5),
+                       hovertext=hover, hoverinfo="text")
+    fig = go.Figure(trace, layout=dict(
+        title=dict(text=f"rSYS-Δ(0, u) of {esc(metric)} as u grows" if metric else None, font=TITLE_FONT),
+        xaxis=dict(title="share of system pairs with |Δ metric| ≤ u (%)", range=[0, 102]),
+        yaxis=dict(title="Kendall τ on those pairs", **TAU_AXIS), showlegend=False,
+        margin=dict(t=60, b=50), height=380, shapes=shapes, annotations=annotations))
     return fig
 
 
@@ -102,9 +108,7 @@ def pair_scatter(table: pd.DataFrame, *, lower: float, upper: float, metric: str
     if table is None or table.empty:
         return empty_figure("No system pairs: nothing to plot")
     inside = (table["abs_dx"] >= lower) & (table["abs_dx"] <= upper)
-    fig = go.Figure()
-    fig.add_vrect(x0=lower, x1=upper, fillcolor=BAND, line_width=0, layer="below",
-                  annotation_text=f"[l, u]: {int(inside.sum())} pairs", annotation_position="top left")
+    traces = []
     for label, colour in (("concordant", CONCORDANT), ("discordant", DISCORDANT), ("tie", TIE)):
         part = table[table["agreement"] == label]
         if part.empty:
@@ -112,19 +116,23 @@ def pair_scatter(table: pd.DataFrame, *, lower: float, upper: float, metric: str
         within = inside[part.index].to_numpy()
         hover = [f"{esc(w)} > {esc(l)} by {fmt(d, 4)}<br>humans: {fmt(h, 3)} ({label})"
                  for w, l, d, h in zip(part["winner"], part["loser"], part["abs_dx"], part["dz"])]
-        fig.add_trace(go.Scatter(
+        traces.append(go.Scatter(
             x=part["abs_dx"], y=part["dz"], mode="markers", name=f"{label} ({int(within.sum())} in band)",
             marker=dict(color=colour, size=np.where(within, 10, 6).tolist(),
                         opacity=np.where(within, 0.95, 0.3).tolist(), line=dict(width=0.5, color="white")),
             hovertext=hover, hoverinfo="text"))
-    fig.add_hline(y=0, line=dict(color="#999", width=1))
-    fig.update_layout(
-        title="System pairs, metric's winner on the right",
+    # The band and the zero line as plain layout shapes (see delta_curve_figure for why).
+    shapes = [dict(type="rect", xref="x", x0=lower, x1=upper, yref="paper", y0=0, y1=1, fillcolor=BAND,
+                   line=dict(width=0), layer="below"),
+              dict(type="line", xref="paper", x0=0, x1=1, yref="y", y0=0, y1=0, line=dict(color="#999", width=1))]
+    annotations = [dict(xref="x", x=lower, yref="paper", y=1, text=f"[l, u]: {int(inside.sum())} pairs",
+                        showarrow=False, xanchor="left", yanchor="top")]
+    return go.Figure(traces, layout=dict(
+        title=dict(text="System pairs, metric's winner on the right", font=TITLE_FONT),
         xaxis=dict(title=f"|Δ {esc(metric)}| (metric units)", rangemode="tozero"),
         yaxis=dict(title=f"Δ {esc(human)} (metric's winner − loser)"),
-        legend=dict(orientation="h", y=-0.2), margin=dict(t=60), height=430)
-    fig.update_layout(title_font=TITLE_FONT)
-    return fig
+        legend=dict(orientation="h", y=-0.2), margin=dict(t=60), height=430, shapes=shapes,
+        annotations=annotations))
 
 
 def stability_figure(frame: pd.DataFrame, *, log_x: bool = False, title: str = "",

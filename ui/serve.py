@@ -1,0 +1,57 @@
+"""Start the dashboard with the expensive work done before the first visitor arrives.
+
+``python -m ui.serve [streamlit options]`` is ``streamlit run app.py`` (run.sh uses it) plus two
+things a plain ``streamlit run`` cannot do:
+
+* the heavy imports (numpy, scipy.stats, pandas, plotly, the core) and the default dataset are loaded
+  in the server process up front, so the first page view does not wait for them (Streamlit imports a
+  page's modules, and fills ``st.cache_resource``, in this same process);
+* Streamlit is told from the start that ``app.py``'s ``st.navigation`` owns routing, so a deep link
+  opened first on a fresh server is routed like any other (see ``ui/navigation.py``).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+APP = Path(__file__).resolve().parents[1] / "app.py"
+
+
+def warm_up() -> None:
+    """Import what every page needs and load the dataset the dashboard opens on."""
+    # Outside a running server Streamlit logs that it is in "bare mode" for every cached function it
+    # meets; that is expected here, so keep the console quiet during the warm-up.
+    import streamlit.logger
+
+    streamlit.logger.set_log_level("error")
+    import numpy  # noqa: F401
+    import pandas  # noqa: F401
+    import plotly.graph_objects  # noqa: F401
+    import scipy.stats  # noqa: F401
+
+    from ui import data, widgets  # noqa: F401 - imports the core modules the pages use
+
+    # st.cache_resource is process-wide: loading here fills the cache the sessions will read.
+    try:
+        choices = {c.id: c for c in data.list_choices(data.data_dir_key())}
+        default = "summeval" if getattr(choices.get("summeval"), "available", False) else data.DEMO_ID
+        data.load_registered(default, data.data_dir_key())
+    except Exception as error:  # noqa: BLE001 - a failed warm-up must never stop the server
+        print(f"metaeval: warm-up skipped ({type(error).__name__}: {error})", file=sys.stderr)
+    finally:
+        streamlit.logger.set_log_level("warning")
+
+
+def main(argv: list[str]) -> int:
+    from streamlit.runtime.pages_manager import PagesManager
+    from streamlit.web import cli
+
+    warm_up()
+    PagesManager.uses_pages_directory = False
+    sys.argv = ["streamlit", "run", str(APP), *argv]
+    return cli.main()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
