@@ -152,6 +152,18 @@ def add_resampling_args(p: argparse.ArgumentParser) -> None:
 
 
 # -- subcommands ---------------------------------------------------------
+def cmd_fetch(args: argparse.Namespace) -> None:
+    from .registry import fetch_dataset, verify_files
+
+    ids = split_list(args.dataset, "dataset")
+    rows = []
+    for dataset_id in ids:
+        fetch_dataset(dataset_id, data_dir=data_dir(args), base_url=args.base_url)
+        for check in verify_files(dataset_id, data_dir=data_dir(args)):
+            rows.append({"dataset": dataset_id, "path": str(check.path), "status": check.status})
+    emit(args, rows, columns=["dataset", "path", "status"])
+
+
 def cmd_datasets(args: argparse.Namespace) -> None:
     from .registry import list_datasets, load_dataset
 
@@ -326,6 +338,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("datasets", cmd_datasets, "list the built-in datasets with availability and counts")
     p.add_argument("--data-dir", help="data directory (default: $METAEVAL_DATA_DIR or data/cache)")
     p.add_argument("--no-counts", dest="counts", action="store_false", help="skip loading datasets for counts")
+
+    p = command("fetch", cmd_fetch, "download a built-in dataset's files from their pinned URLs and verify "
+                                     "each by sha256 (a mismatching file is refused and removed)")
+    p.add_argument("--dataset", required=True, help="one or more dataset ids, comma-separated")
+    p.add_argument("--data-dir", help="data directory (default: $METAEVAL_DATA_DIR or data/cache)")
+    p.add_argument("--base-url", default=None, help="a mirror to download from instead of the upstream URLs")
 
     p = command("describe", cmd_describe, "systems, inputs (judged/unjudged), measures, attributes, missing cells")
     add_dataset_args(p)

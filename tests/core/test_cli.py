@@ -83,7 +83,26 @@ def test_subprocess_usage_error_and_help():
     bad = subprocess.run([sys.executable, "-m", "metaeval_core", "correlate", "--level", "x"], capture_output=True,
                          text=True, cwd=REPO, env=env)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "Traceback" not in bad.stderr
-    for command in ["datasets", "describe", "correlate", "compare", "delta", "stability"]:
+    for command in ["datasets", "fetch", "describe", "correlate", "compare", "delta", "stability"]:
         ok = subprocess.run([sys.executable, "-m", "metaeval_core", command, "--help"], capture_output=True,
                             text=True, cwd=REPO, env=env)
         assert ok.returncode == 0 and "--json" in ok.stdout
+
+
+def test_fetch_verifies_present_files(capsys, data_dir):
+    code, out, err = run_cli(capsys, "fetch", "--dataset", "rose,xsum-hallucination", "--data-dir", str(data_dir),
+                             "--json")
+    assert code == 0, err
+    rows = json.loads(out)
+    assert {r["dataset"] for r in rows} == {"rose", "xsum-hallucination"}
+    assert all(r["status"] == "ok" for r in rows)
+
+
+def test_fetch_without_network_is_one_clear_line(capsys, tmp_path):
+    code, out, err = run_cli(capsys, "fetch", "--dataset", "rose", "--data-dir", str(tmp_path),
+                             "--base-url", "http://127.0.0.1:9")
+    assert code == 2 and out == ""
+    # pooch may log its "Downloading data from ..." progress line first; the error itself is one line.
+    errors = [line for line in err.strip().splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1 and "rose" in errors[0] and "Traceback" not in err
+    assert not any(tmp_path.rglob("*.json"))
