@@ -36,6 +36,28 @@ st.caption(
     "use for the metric side, NAACL 2022). Human measures: "
     + escape_markdown(", ".join(ds.human_measures) or "none") + "."
 )
+# The NAACL 2022 headline on first open: a metric that ranks all systems well can be far less reliable on
+# the close pairs that researchers actually compare.
+if ctx.human and ctx.metrics:
+    from ui import data_pairs
+
+    headline_metric = ctx.metrics[0]
+    with guard("Could not compute the close-pairs headline"):
+        pair_rows = data_pairs.pair_table(ds, ctx.key, headline_metric, ctx.human, "judged", "")
+        if len(pair_rows) >= 10:
+            u20 = float(pair_rows["abs_dx"].iloc[data_pairs.share_count(len(pair_rows), 0.2) - 1])
+            full = data_pairs.delta(ds, ctx.key, headline_metric, ctx.human, "judged", "", 0.0, float("inf"))
+            close = data_pairs.delta(ds, ctx.key, headline_metric, ctx.human, "judged", "", 0.0, u20)
+            st.subheader("Headline: agreement on close system pairs")
+            left, right, link = st.columns([1, 1, 1])
+            left.metric(f"rSYS, all {full['n_pairs']} pairs", figures.fmt(full["estimate"], 2))
+            right.metric(f"rSYS-Δ(0, {u20:.3g}), closest 20%", figures.fmt(close["estimate"], 2),
+                         help="Kendall τ over only the system pairs whose metric scores differ by at most u.")
+            link.page_link("pages/pairs.py", label="Explore realistic pairs", icon=":material/join_inner:")
+            st.caption(escape_markdown(
+                f"{headline_metric} vs {ctx.human}: the system-level Kendall τ on all pairs, and on the 20% of "
+                "pairs closest in metric score (Deutsch, Dror & Roth, NAACL 2022)."))
+
 attributes = tables.attribute_summary(ds)
 if not attributes.empty:
     st.dataframe(attributes, hide_index=True, width="stretch")

@@ -163,3 +163,12 @@ def test_pool_all_in_a_link_to_a_dataset_without_unjudged_inputs_is_noted(real_e
     assert_clean(at)
     assert at.sidebar.radio(key="w:pool").value == "judged"
     assert any("pool=all is not available" in c.value.replace("\\", "") for c in at.caption)
+
+
+def test_first_open_shows_the_close_pairs_headline(demo_env):
+    """The NAACL 2022 headline is on the landing page: rSYS on all pairs vs the closest 20%."""
+    at = new_app({"dataset": "demo"}).run()
+    assert_clean(at)
+    labels = [m.label for m in at.metric]
+    assert any(label.startswith("rSYS, all 120 pairs") for label in labels), labels
+    assert any("closest 20%" in label for label in labels), labels
