@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui import data_analyses as da, figures_analyses as fa, widgets, widgets_analyses as wa
+from ui import data_analyses as da, exports, figures_analyses as fa, widgets, widgets_analyses as wa
 from ui.errors import escape_markdown, guard
 
 st.title("Annotator agreement")
@@ -37,7 +37,8 @@ st.caption(
     "0 = no better than chance, below 0 = systematic disagreement. Each summary is a unit; 'all' pools the "
     "dimensions. High alpha means the annotators are consistent with each other, not that they are right, "
     "and a low alpha bounds how well any metric can correlate with their mean.")
-st.plotly_chart(fa.alpha_bar(alphas), width="stretch", key="alpha")
+exports.chart(fa.alpha_bar(alphas), key="alpha", name=exports.file_name("alpha", ds.id),
+              title="Krippendorff's alpha (interval)")
 with st.expander("How units and coders are formed"):
     st.markdown(escape_markdown(note))
 undefined = alphas[alphas["alpha"].isna()]
@@ -61,7 +62,8 @@ else:
         "Correlation of one group's mean score with the other's, per dimension, at each level (global = over "
         "all summaries, the paper's summary-level comparison). A low value means the two groups would rank "
         "summaries differently: a metric cannot please both.")
-    st.plotly_chart(fa.group_correlation_bar(corr, coefficient=coefficient), width="stretch", key="groups")
+    exports.chart(fa.group_correlation_bar(corr, coefficient=coefficient), key="groups",
+                  name=exports.file_name("groups", ds.id, coefficient), title="Experts vs crowd workers")
     wide = corr[corr["coefficient"] == coefficient].pivot(
         index=["dimension", "group_a", "group_b"], columns="level", values="estimate")
     wide = wide[[lv for lv in ("system", "input", "global") if lv in wide.columns]].reset_index()
@@ -69,11 +71,9 @@ else:
                  column_config={lv: st.column_config.NumberColumn(lv, format="%.3f") for lv in ("system", "input",
                                                                                                 "global")})
 left, right = st.columns(2)
-left.download_button("Download alphas (CSV)", alphas.to_csv(index=False).encode("utf-8"),
-                     file_name=f"alpha_{ds.id}.csv".replace(":", "-").replace("/", "-"), mime="text/csv",
-                     icon=":material/download:", on_click="ignore")
+exports.table_download(alphas, exports.file_name("alpha", ds.id), label="Download alphas (CSV)", container=left,
+                       title="Krippendorff's alpha per group and dimension")
 if not corr.empty:
-    right.download_button("Download group correlations (CSV)", corr.to_csv(index=False).encode("utf-8"),
-                          file_name=f"groups_{ds.id}.csv".replace(":", "-").replace("/", "-"), mime="text/csv",
-                          icon=":material/download:", on_click="ignore")
+    exports.table_download(corr, exports.file_name("groups", ds.id), label="Download group correlations (CSV)",
+                           container=right, title="Correlation between annotator groups")
 widgets.finish()

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui import data_analyses as da, figures_analyses as fa, state, widgets, widgets_analyses as wa
+from ui import data_analyses as da, exports, figures_analyses as fa, state, widgets, widgets_analyses as wa
 from ui.errors import escape_markdown, guard
 
 st.title("High-scoring range")
@@ -65,7 +65,8 @@ st.caption(
 if taus["tau_top"].isna().all():
     st.warning(escape_markdown(f"No input keeps two or more summaries above {baseline}: the top-range τ is "
                                "undefined everywhere. Try a weaker baseline."))
-st.plotly_chart(fa.dumbbell(taus), width="stretch", key="dumbbell")
+exports.chart(fa.dumbbell(taus), key="dumbbell", name=exports.file_name("highrange", ds.id, baseline),
+              title="Metric-metric agreement: all summaries vs the top range")
 
 st.subheader("Disagreement vs score")
 st.caption(
@@ -73,13 +74,14 @@ st.caption(
     "pairs by the pair's normalised mean score (thin lines: metric pairs; red: all pairs pooled). In the "
     "extreme bins the two summaries are close on every metric, so their order is noisy at both ends: compare "
     "the upper bins with the middle ones, not with the lowest.")
-st.plotly_chart(fa.disagreement_figure(curve), width="stretch", key="disagreement")
+exports.chart(fa.disagreement_figure(curve), key="disagreement",
+              name=exports.file_name("disagreement", ds.id, baseline), title="Disagreement vs score")
 
 with st.expander("Tables"):
     st.dataframe(taus, hide_index=True, width="stretch",
                  column_config={c: st.column_config.NumberColumn(c, format="%.3f") for c in ("tau_all", "tau_top")})
     st.dataframe(curve, hide_index=True, width="stretch")
-st.download_button("Download CSV", taus.to_csv(index=False).encode("utf-8"),
-                   file_name=f"highrange_{ds.id}_{baseline}.csv".replace(":", "-").replace("/", "-"),
-                   mime="text/csv", icon=":material/download:", on_click="ignore")
+exports.table_download(taus, exports.file_name("highrange", ds.id, baseline),
+                       title="Kendall τ between metrics: all summaries vs the top range")
+exports.collect("Disagreement by normalised score", table=curve)
 widgets.finish()

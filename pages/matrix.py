@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ui import data_analyses as da, figures_analyses as fa, state, widgets, widgets_analyses as wa
+from ui import data_analyses as da, exports, figures_analyses as fa, state, widgets, widgets_analyses as wa
 from ui.errors import escape_markdown, guard
 
 st.title("Correlation matrix")
@@ -51,8 +51,8 @@ st.caption(
     "and both miss what the humans judge. Blank cells are undefined (constant scores), never 0."
     + (f" Systems: {escape_markdown(systems)}." if systems else ""))
 title = f"{coefficient}, {level} level" + (f", {systems}" if systems else "")
-st.plotly_chart(fa.matrix_heatmap(result.measures, result.matrix, n=result.n, humans=humans, title=title),
-                width="stretch", key="matrix")
+exports.chart(fa.matrix_heatmap(result.measures, result.matrix, n=result.n, humans=humans, title=title),
+              key="matrix", name=exports.file_name("matrix", ds.id, level, coefficient))
 
 undefined = [m for i, m in enumerate(result.measures) if np.isnan(result.matrix[i]).all()]
 if undefined:
@@ -64,7 +64,6 @@ table = pd.DataFrame(result.matrix, index=list(result.measures), columns=list(re
 with st.expander("Matrix as a table"):
     st.dataframe(table, width="stretch", column_config={m: st.column_config.NumberColumn(m, format="%.3f")
                                                         for m in result.measures})
-st.download_button("Download CSV", pd.DataFrame(result.to_records()).to_csv(index=False).encode("utf-8"),
-                   file_name=f"matrix_{ds.id}_{level}_{coefficient}.csv".replace(":", "-").replace("/", "-"),
-                   mime="text/csv", icon=":material/download:", on_click="ignore")
+exports.table_download(pd.DataFrame(result.to_records()), exports.file_name("matrix", ds.id, level, coefficient),
+                       title=f"Correlation matrix ({title})")
 widgets.finish()

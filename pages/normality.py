@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui import data_analyses as da, figures_analyses as fa, state, widgets, widgets_analyses as wa
+from ui import data_analyses as da, exports, figures_analyses as fa, state, widgets, widgets_analyses as wa
 from ui.errors import escape_markdown, guard
 
 st.title("Normality of the scores")
@@ -46,13 +46,12 @@ st.dataframe(frame, hide_index=True, width="stretch", column_config={
                                                    min_value=0.0, max_value=1.0),
     "input_tested": st.column_config.NumberColumn("inputs tested"),
     "input_skipped": st.column_config.NumberColumn("inputs skipped", help="fewer than 3 scores, or constant")})
-st.plotly_chart(fa.normality_bar(frame, alpha=alpha), width="stretch", key="normality")
+exports.chart(fa.normality_bar(frame, alpha=alpha), key="normality", name=exports.file_name("normality", ds.id, pool),
+              title="Shapiro-Wilk: share of inputs rejecting normality")
 if n_sys < 3:
     st.warning("Fewer than 3 systems: the Shapiro-Wilk test is undefined on system means and per input.")
 elif frame["input_tested"].eq(0).any():
     st.warning(escape_markdown("No input could be tested (fewer than 3 scores or constant) for: "
                                + ", ".join(frame.loc[frame["input_tested"] == 0, "measure"])))
-st.download_button("Download CSV", frame.to_csv(index=False).encode("utf-8"),
-                   file_name=f"normality_{ds.id}_{pool}.csv".replace(":", "-").replace("/", "-"),
-                   mime="text/csv", icon=":material/download:", on_click="ignore")
+exports.table_download(frame, exports.file_name("normality", ds.id, pool), title="Shapiro-Wilk tests per measure")
 widgets.finish()

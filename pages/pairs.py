@@ -5,7 +5,7 @@ import math
 import streamlit as st
 
 from metaeval_core.pairs import DELTA_METHODS
-from ui import data_pairs as dp, figures_pairs as fp, state, widgets, widgets_pairs as wp
+from ui import data_pairs as dp, exports, figures_pairs as fp, state, widgets, widgets_pairs as wp
 from ui.errors import escape_markdown, guard
 
 BAND = state.widget_key("delta_band")  # the range slider; its ends are the fields delta_l / delta_u
@@ -114,6 +114,9 @@ if estimate is None:
                     "or in the humans. Widen the band.")
 elif result["n_pairs"] < 10:
     summary.warning(f"Only {result['n_pairs']} pairs in the band: the estimate is very noisy (see the interval).")
+exports.collect("rSYS-Δ", text=f"{metric} vs {ctx.human}, band [{lo:.4g}, {hi:.4g}]: rSYS-Δ {fp.fmt(estimate, 3)}, "
+                f"95% CI ({method.upper()}, {k:,} resamples, seed {seed}) {low_high}; rSYS on all {n_total} pairs "
+                f"{fp.fmt(everything, 3)}; {result['n_pairs']} pairs in the band ({result['share_of_pairs']:.0%}).")
 st.caption(
     "**What it means.** rSYS-Δ(l, u) is the system-level Kendall τ counted only over the pairs of systems whose "
     "metric scores differ by between l and u: when the metric says one system beats another by such a margin, "
@@ -124,22 +127,25 @@ st.caption(
 
 left, right = st.columns(2)
 curve = dp.curve(*args)
-left.plotly_chart(fp.delta_curve_figure(curve, upper=hi, full=everything, metric=metric), width="stretch",
-                  key="delta_curve")
-right.plotly_chart(fp.pair_scatter(table, lower=lo, upper=hi, metric=metric, human=ctx.human), width="stretch",
-                   key="pair_scatter")
+name = exports.file_name(ds.id, metric, ctx.human)
+exports.chart(fp.delta_curve_figure(curve, upper=hi, full=everything, metric=metric), key="delta_curve",
+              name="delta-curve_" + name, container=left)
+exports.chart(fp.pair_scatter(table, lower=lo, upper=hi, metric=metric, human=ctx.human), key="pair_scatter",
+              name="pairs_" + name, container=right)
 
 key = state.prepare("delta_min_pairs", fallback=5, coerce=lambda v: min(max(int(v), 1), 100))
 min_pairs = state.commit("delta_min_pairs", int(st.number_input(
     "Smallest number of pairs in a grid cell", min_value=1, max_value=100, step=1, key=key,
     help="Cells with fewer pairs are left blank (the paper uses 5).")))
 grid = dp.grid(*args, min_pairs)
-st.plotly_chart(fp.decile_heatmap(grid, metric=metric, selected=dp.matching_cell(grid, table["abs_dx"], lo, hi)),
-                width="stretch", key="decile_heatmap")
+exports.chart(fp.decile_heatmap(grid, metric=metric, selected=dp.matching_cell(grid, table["abs_dx"], lo, hi)),
+              key="decile_heatmap", name="deciles_" + name)
 if not grid.exists.all(where=grid.lower[:, None] < grid.upper[None, :]):
     st.caption(escape_markdown(
         f"{n_total} system pairs ({full['n_systems']} systems), bucket size {grid.bucket_size}: cells with fewer "
         f"than {min_pairs} pairs, or with l ≥ u (tied thresholds), do not exist and are left blank."))
 st.caption("Rows skip the closest pairs (l = t_k), columns add the next 10% of pairs (u = t_k); the top-right cell "
            "is the standard rSYS. The outlined cell, if any, selects exactly the pairs of the band above.")
+exports.table_download(table.assign(in_band=table["abs_dx"].between(lo, hi)), "pairs_" + name,
+                       label="Download the system pairs (CSV)", title="System pairs")
 widgets.finish()

@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from ui import data_analyses as da, figures_analyses as fa, state, widgets, widgets_analyses as wa
+from ui import data_analyses as da, exports, figures_analyses as fa, state, widgets, widgets_analyses as wa
 from ui.errors import escape_markdown, guard
 
 st.title("Pairwise comparison F1")
@@ -61,7 +61,8 @@ with controls:
     st.caption("Human labels: " + "; ".join(f"{name} {human_counts.get(name, 0)}"
                                             for name in da.LABEL_NAMES.values()) + ".")
 with chart:
-    st.plotly_chart(fa.f1_bar(scores, selected=metric), width="stretch", key="f1_bar")
+    exports.chart(fa.f1_bar(scores, selected=metric), key="f1_bar", name=exports.file_name("pairwise-f1", ds.id),
+                  title="Pairwise F1 against the human labels")
 shown = labels[~labels["agree"]] if only else labels
 if shown.empty:
     st.info("No pair is labelled differently from the humans." if only else "No system pairs.")
@@ -76,7 +77,7 @@ else:
         "human_share_b": st.column_config.NumberColumn("human: B wins", **share),
         "metric_share": st.column_config.NumberColumn("metric: A wins", **share),
         "metric_share_b": st.column_config.NumberColumn("metric: B wins", **share)})
-st.download_button("Download pair labels (CSV)", pd.DataFrame(result.label_records()).to_csv(index=False).encode(),
-                   file_name=f"pairwise_{ds.id}_k{k}_seed{seed}.csv".replace(":", "-").replace("/", "-"),
-                   mime="text/csv", icon=":material/download:", on_click="ignore")
+exports.collect("Pairwise F1 per metric", table=scores)
+exports.table_download(pd.DataFrame(result.label_records()), exports.file_name("pairwise", ds.id, f"k{k}", f"seed{seed}"),
+                       label="Download pair labels (CSV)", title="Pair labels (human and every metric)")
 widgets.finish()

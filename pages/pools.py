@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui import data_pairs as dp, figures_pairs as fp, state, widgets, widgets_pairs as wp
+from ui import data_pairs as dp, exports, figures_pairs as fp, state, widgets, widgets_pairs as wp
 from ui.errors import escape_markdown, guard
 
 st.title("Judged vs all inputs")
@@ -70,13 +70,13 @@ mean_reduction = widths["reduction_percent"].mean()
 cols[2].metric("rSYS CI width change", fp.fmt_percent(-mean_reduction / 100, signed=True),
                border=True, help="Mean over the three bootstrap methods of the width change below (negative: "
                                  "narrower with all inputs, as the paper finds: −51% SummEval, −16% REALSumm).")
-st.plotly_chart(fp.score_interval_figure(intervals, metric=metric, pool_names=names), width="stretch",
-                key="score_intervals")
+exports.chart(fp.score_interval_figure(intervals, metric=metric, pool_names=names), key="score_intervals",
+              name=exports.file_name("pools-intervals", ds.id, metric))
 if summary["n_undefined"]:
     st.caption(f"{summary['n_undefined']} systems have no defined reduction (zero or undefined judged variance).")
 
 st.subheader("Width of the rSYS confidence interval" + tag)
-st.plotly_chart(fp.width_figure(widths, pool_names=names), width="stretch", key="widths")
+exports.chart(fp.width_figure(widths, pool_names=names), key="widths", name=exports.file_name("pools-widths", ds.id, metric))
 shown = ["method", "width_judged", "width_all", "reduction_percent", "estimate_judged", "low_judged", "high_judged",
          "estimate_all", "low_all", "high_all"]
 view = widths.assign(method=widths["method"].map(widgets.upper))[shown]
@@ -87,4 +87,7 @@ st.caption(escape_markdown(f"Kendall τ between the system means of {metric} and
            f"intervals, k = {k:,}, seed {seed}. With pool 'all' the metric's and the humans' inputs are resampled "
            "separately. A negative reduction means a wider interval (possible in the simulation, whose full pool "
            "is tiny).")
+exports.table_download(view, exports.file_name("pools-widths", ds.id, metric), title="rSYS interval widths" + tag)
+exports.table_download(intervals, exports.file_name("pools-intervals", ds.id, metric),
+                       label="Download per-system intervals (CSV)", title="Per-system intervals" + tag)
 widgets.finish()

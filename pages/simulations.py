@@ -6,7 +6,7 @@ import streamlit as st
 
 from metaeval_core.resampling import CI_METHODS
 from metaeval_core.significance import TEST_METHODS
-from ui import data, data_analyses as da, figures_analyses as fa, state, widgets, widgets_analyses as wa
+from ui import data, data_analyses as da, exports, figures_analyses as fa, state, widgets, widgets_analyses as wa
 from ui.errors import escape_markdown
 
 JOBS = "_simulation_jobs"  # session: kind -> SimJob
@@ -102,8 +102,10 @@ with tab_cov:
                 "n_covered": "covered", "n_valid": "valid trials",
                 "n_undefined": st.column_config.NumberColumn("undefined", help="trials left out (undefined)"),
                 "mean_width": st.column_config.NumberColumn("mean width", format="%.3f")})
-            right.plotly_chart(fa.coverage_figure(view, target=meta["confidence_level"]), width="stretch",
-                               key="coverage")
+            exports.chart(fa.coverage_figure(view, target=meta["confidence_level"]), key="coverage",
+                          name=exports.file_name("coverage", ds.id, metric, level), container=right)
+            exports.table_download(view, exports.file_name("coverage", ds.id, metric, level), container=left,
+                                   title="Coverage of the intervals")
 
 with tab_power:
     st.caption(
@@ -139,8 +141,10 @@ with tab_power:
             st.caption(escape_markdown(f"r(X, human) = {fa.fmt(meta['estimate_x'])}; {meta['n_completed']:,} "
                                        f"trials; k = {', '.join(f'{k:g}' for k in meta['ks'])}."))
             view = table.assign(test=table["test"].map(widgets.upper))
-            st.plotly_chart(fa.power_figure(view, degrade=meta["degrade"]), width="stretch", key="power")
+            exports.chart(fa.power_figure(view, degrade=meta["degrade"]), key="power",
+                          name=exports.file_name("power", ds.id, metric, level))
             wide = view.pivot(index="k", columns="test", values="power")
             st.dataframe(wide, width="stretch", column_config={
                 t: st.column_config.NumberColumn(t, format="%.2f", help="power") for t in wide.columns})
+            exports.table_download(view, exports.file_name("power", ds.id, metric, level), title="Power per k")
 widgets.finish()

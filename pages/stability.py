@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from ui import data_pairs as dp, figures_pairs as fp, widgets, widgets_pairs as wp
+from ui import data_pairs as dp, exports, figures_pairs as fp, widgets, widgets_pairs as wp
 from ui.errors import escape_markdown, guard
 
 st.title("Ranking stability")
@@ -52,8 +52,8 @@ for column, pool in zip(columns, pools):
         title = f"Judged inputs (M_jud = {n_judged:,}), linear m"
     else:
         title = f"All inputs (M_test = {int(part['n_inputs'].max()):,}), log m — metrics only"
-    column.plotly_chart(fp.stability_figure(part, log_x=pool == "all", title=title, human=ctx.human),
-                        width="stretch", key=f"stability_{pool}")
+    exports.chart(fp.stability_figure(part, log_x=pool == "all", title=title, human=ctx.human),
+                  key=f"stability_{pool}", name=exports.file_name("stability", ds.id, pool), container=column)
 if "all" not in pools:
     st.caption("This dataset has no unjudged inputs, so only the judged pool is shown (the paper's right-hand "
                "curves need metric scores on the whole test set).")
@@ -71,7 +71,7 @@ undefined = curves[curves["n_defined"] < k]
 if not undefined.empty:
     st.warning(escape_markdown("Some resamples had an undefined τ (constant system means) and were dropped: "
                                + ", ".join(sorted(set(undefined["measure"])))))
-st.download_button("Download CSV", curves.to_csv(index=False).encode("utf-8"),
-                   file_name=f"stability_{ds.id}_k{k}_seed{seed}.csv".replace(":", "-").replace("/", "-"),
-                   mime="text/csv", icon=":material/download:", on_click="ignore")
+exports.collect("Stability at the largest sample size", table=table)
+exports.table_download(curves, exports.file_name("stability", ds.id, f"k{k}", f"seed{seed}"),
+                       title="Ranking stability curves")
 widgets.finish()

@@ -1,8 +1,9 @@
 """Top-k systems: does a metric still rank the best systems well? (Bhandari et al. 2020, METHODS sec. 7)"""
 
+import pandas as pd
 import streamlit as st
 
-from ui import data_analyses as da, figures_analyses as fa, widgets, widgets_analyses as wa
+from ui import data_analyses as da, exports, figures_analyses as fa, widgets, widgets_analyses as wa
 from ui.errors import escape_markdown, guard
 
 st.title("Top-k systems")
@@ -38,7 +39,8 @@ st.caption(
     "the best systems from each other. Few systems make the right end noisy (3 points!), and a low value "
     "there does not say the metric is wrong about any particular pair."
     + (f" Systems: {escape_markdown(systems)}." if systems else ""))
-st.plotly_chart(fa.topk_figure(frame, coefficient=coefficient, human=ctx.human), width="stretch", key="topk")
+exports.chart(fa.topk_figure(frame, coefficient=coefficient, human=ctx.human), key="topk",
+              name=exports.file_name("topk", ds.id, coefficient, pool))
 
 undefined = frame[frame["estimate"].isna()]
 if not undefined.empty:
@@ -59,7 +61,7 @@ with right:
     st.markdown("**Ranking by the human score**")
     st.dataframe({"rank": list(range(1, len(ranking) + 1)), "system": list(ranking)}, hide_index=True,
                  width="stretch")
-st.download_button("Download CSV", frame.to_csv(index=False).encode("utf-8"),
-                   file_name=f"topk_{ds.id}_{coefficient}_{pool}.csv".replace(":", "-").replace("/", "-"),
-                   mime="text/csv", icon=":material/download:", on_click="ignore")
+exports.collect("Ranking by the human score", table=pd.DataFrame({"rank": range(1, len(ranking) + 1),
+                                                                  "system": list(ranking)}))
+exports.table_download(frame, exports.file_name("topk", ds.id, coefficient, pool), title="Correlation on the top k systems")
 widgets.finish()
