@@ -15,6 +15,7 @@ st.set_page_config(page_title="metaeval — can I trust this metric?", page_icon
 HERE = Path(__file__).parent
 PAGES = [  # (file, title, icon, url path, needs)
     ("pages/home.py", "Overview", ":material/home:", "overview", True),
+    ("pages/dataset.py", "Dataset", ":material/table_chart:", "dataset", True),
     ("pages/correlations.py", "Correlations", ":material/scatter_plot:", "correlations", True),
     ("pages/confidence.py", "Confidence intervals", ":material/straighten:", "confidence", data.has_resampling()),
     ("pages/significance.py", "Significance", ":material/compare_arrows:", "significance", data.has_significance()),
@@ -36,7 +37,7 @@ PAGES = [  # (file, title, icon, url path, needs)
 ]
 # Navigation sections by url path; pages not listed go to the first section.
 SECTIONS = {
-    "Correlations": ("overview", "correlations", "confidence", "significance"),
+    "Correlations": ("overview", "dataset", "correlations", "confidence", "significance"),
     "Reliability": ("pairs", "stability", "pools"),
     "Paper analyses": ("topk", "pairwise", "matrix", "annotators", "highrange", "normality", "simulations"),
     "Practitioner's questions": ("improvement", "planning", "influence"),

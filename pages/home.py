@@ -1,9 +1,25 @@
-"""Overview: what metaeval is, and what the chosen dataset holds."""
+"""Overview: what metaeval is, and what the chosen dataset holds.
+
+The first page a visitor opens must render fast on a cold browser, and Streamlit loads each element type's
+JavaScript the first time it is shown: plotly (~4.7 MB), dataframes (~1.2 MB) and code blocks (~1.5 MB) would
+dominate. So this page draws only light elements (text, metrics, page links): no chart, dataframe/table, st.code,
+download button or exports item (which would add the report's download button). The citation, per-system
+means, score distributions and missing data live on the Dataset page (pages/dataset.py).
+"""
 
 import streamlit as st
 
-from ui import data, exports, figures, state, tables, widgets
+from ui import figures, navigation, tables, widgets
 from ui.errors import escape_markdown, guard
+
+NEXT = (  # (page file, what it answers); pages this build does not register are left out
+    ("pages/dataset.py", "citation, per-system means, score distributions and missing data"),
+    ("pages/correlations.py", "how well each metric agrees with the human judgments, at three levels"),
+    ("pages/confidence.py", "how certain those correlations are: bootstrap and Fisher intervals"),
+    ("pages/significance.py", "whether one metric really beats another: pairwise tests"),
+    ("pages/pairs.py", "agreement on the close system pairs researchers actually compare"),
+    ("pages/improvement.py", "how likely people agree with a metric gain of a given size"),
+)
 
 st.title("metaeval — can I trust this evaluation metric?")
 st.markdown(
@@ -24,9 +40,6 @@ if ds.description:
     st.markdown(escape_markdown(ds.description))
 meta = [f"id: {ds.id}", f"version: {ds.version}"] + ([f"licence: {ds.licence}"] if ds.licence else [])
 st.caption(escape_markdown(" · ".join(meta)))
-if ds.citation:
-    with st.expander("Citation"):
-        st.code(ds.citation, language=None)
 
 counts = tables.overview_counts(ds)
 for column, (label, value) in zip(st.columns(len(counts)), counts.items()):
@@ -58,55 +71,8 @@ if ctx.human and ctx.metrics:
                 f"{headline_metric} vs {ctx.human}: the system-level Kendall τ on all pairs, and on the 20% of "
                 "pairs closest in metric score (Deutsch, Dror & Roth, NAACL 2022)."))
 
-attributes = tables.attribute_summary(ds)
-if not attributes.empty:
-    st.dataframe(attributes, hide_index=True, width="stretch")
-
-measures = tuple(([ctx.human] if ctx.human else []) + list(ctx.metrics))
-pool = "judged"
-if ds.has_unjudged_pool:
-    key = state.prepare("pool", options=("judged", "all"), fallback="judged")
-    pool = state.commit("pool", st.radio(
-        "Metric input pool", ("judged", "all"), key=key, horizontal=True,
-        help="all: metric means and distributions also use the unjudged inputs (human measures never do)."))
-
-st.subheader("Per-system means")
-if not measures:
-    st.info("Pick a human dimension or at least one metric in the sidebar.", icon=":material/touch_app:")
-else:
-    with guard("Could not compute the system means"):
-        means = data.system_means(ds, ctx.key, measures, pool, "")
-        st.dataframe(means, width="stretch",
-                     column_config={m: st.column_config.NumberColumn(m, format="%.3f") for m in measures})
-        exports.table_download(means, exports.file_name("system-means", ds.id, pool), index=True,
-                               title="Per-system means")
-        st.caption(
-            f"Mean of each measure over its inputs, missing scores ignored: human measures over the "
-            f"{ds.n_judged} judged inputs; metrics over the {pool} pool"
-            + (f" ({ds.n_inputs} inputs)." if pool == "all" else f" ({ds.n_judged} inputs).")
-        )
-
-st.subheader("Score distributions")
-if measures:
-    key = state.prepare("dist_kind", options=("histogram", "box"), fallback="histogram")
-    kind = state.commit("dist_kind", st.radio("Show as", ("histogram", "box"), key=key, horizontal=True))
-    with guard("Could not draw the distributions"):
-        if kind == "histogram":
-            fig = figures.histogram_grid(data.distribution_stats(ds, ctx.key, measures, pool, 30))
-        else:
-            fig = figures.box_grid(data.box_stats(ds, ctx.key, measures, pool))
-        exports.chart(fig, key="distributions", name=exports.file_name("distributions", ds.id, kind),
-                      title=f"Score distributions ({kind})")
-    st.caption("Every (system, input) score of each measure, each on its own scale (red: human, blue: metric). "
-               "Box: quartiles, whiskers at 1.5 IQR.")
-
-st.subheader("Missing data")
-with guard("Could not summarise missing data"):
-    missing = data.missing_summary(ds, ctx.key)
-    st.dataframe(missing, hide_index=True, width="stretch")
-    exports.collect("Missing data", table=missing)
-st.caption("Missing cells among the judged inputs per measure; 'scored unjudged inputs' counts the unjudged "
-           "inputs a metric has scores for. Correlations drop missing cells pairwise and report how many "
-           "points they used.")
+# Page links, not previews: the details (tables, charts) are one click away on their own pages.
+st.subheader("Where to go next")
+navigation.page_links(NEXT)
 
 widgets.finish()

@@ -25,6 +25,9 @@ _UPLOADS = "_uploads"  # session-only: sha256 -> Dataset
 _UPLOAD_ERROR = "_upload_error"
 _LAST_DATASET = "_last_dataset"
 
+NO_METRICS = ("This dataset has no automatic-metric scores (only human judgments), so there is nothing to "
+              "meta-evaluate here. The Overview and Dataset pages still describe it.")
+
 LEVEL_HELP = {
     "system": "correlation of the per-system mean scores (one point per system)",
     "input": "mean over judged inputs of the per-input correlation across systems (summary level)",
@@ -249,8 +252,7 @@ def need_measures(ctx: Context, *, min_metrics: int = 1, what: str = "") -> bool
     """Whether the page can run; otherwise show the right empty state (and the caller stops)."""
     ds = ctx.dataset
     if not ds.metric_measures:
-        st.info("This dataset has no automatic-metric scores (only human judgments), so there is nothing to "
-                "meta-evaluate here. The Overview page still describes it.", icon=":material/info:")
+        st.info(NO_METRICS, icon=":material/info:")
         return False
     if len(ds.metric_measures) < min_metrics:
         st.info(f"This dataset has fewer than {min_metrics} metrics.", icon=":material/info:")

@@ -28,8 +28,7 @@ def gate(dataset: Dataset, metric: str | None, human: str | None, *, min_systems
          why: str) -> bool:
     """Whether the page can run; otherwise show the empty state (the caller finishes and stops)."""
     if metric is None:
-        st.info("This dataset has no automatic-metric scores (only human judgments), so there is nothing to "
-                "meta-evaluate here. The Overview page still describes it.", icon=":material/info:")
+        st.info(widgets.NO_METRICS, icon=":material/info:")
         return False
     if human is None:
         st.warning("This dataset has no human measure to compare the metric with.")

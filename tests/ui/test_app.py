@@ -5,16 +5,16 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from ui_helpers import assert_clean, new_app, page_files
+from ui_helpers import LANDING, all_page_files, assert_clean, new_app
 
 
 def open_page(at, page: str):
-    if page != "pages/home.py":
+    if page != LANDING:
         at.switch_page(page)
     return at.run()
 
 
-@pytest.mark.parametrize("page", page_files())
+@pytest.mark.parametrize("page", all_page_files())
 def test_every_page_opens_on_the_demo(demo_env, page):
     at = new_app().run()
     assert_clean(at)
@@ -25,19 +25,89 @@ def test_every_page_opens_on_the_demo(demo_env, page):
     assert at.query_params["dataset"] == "demo"
 
 
-def test_overview_shows_counts_tables_and_figures(demo_env):
+def test_overview_shows_counts_and_links_to_the_details(demo_env):
     at = new_app().run()
     assert_clean(at)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["systems"] == "16" and metrics["judged inputs"] == "100" and metrics["unjudged inputs"] == "2,000"
     assert metrics["human measures"] == "1" and metrics["metric measures"] == "5"
+    assert "Where to go next" in [h.value for h in at.subheader]
+    links = [link.proto.label for link in at.get("page_link")]
+    assert any(label.startswith("**Dataset**") for label in links), links
+    assert any(label.startswith("**Correlations**") for label in links), links
+
+
+def test_overview_links_only_to_registered_pages(demo_env, monkeypatch):
+    from ui import data
+
+    monkeypatch.setattr(data, "has_resampling", lambda: False)  # this build: no Confidence intervals page
+    at = new_app().run()
+    assert_clean(at)
+    links = [link.proto.label for link in at.get("page_link")]
+    assert not any("Confidence intervals" in label for label in links), links
+    assert any(label.startswith("**Dataset**") for label in links), links
+
+
+def heavy_elements(at) -> dict[str, int]:
+    """Elements whose JavaScript is loaded on first use and is large (plotly, arrow tables, code, downloads)."""
+    found = {"plotly_chart": len(at.get("plotly_chart")), "download_button": len(at.get("download_button")),
+             "dataframe": len(at.dataframe), "data_editor": len(at.data_editor), "table": len(at.table),
+             "code": len(at.code)}
+    return {kind: n for kind, n in found.items() if n}
+
+
+def test_overview_draws_no_heavy_element_on_the_demo(demo_env):
+    """The landing page must not pull the plotly, dataframe or code bundles on a cold browser."""
+    at = new_app().run()
+    assert_clean(at)
+    assert at.metric, "the counts are drawn"
+    assert heavy_elements(at) == {}
+    assert not at.session_state["_export_snapshot"]["items"], "nothing collected: no report button"
+
+
+@pytest.mark.realdata
+def test_overview_draws_no_heavy_element_on_summeval(real_env):
+    at = new_app().run()
+    assert_clean(at)
+    if at.sidebar.selectbox(key="w:dataset").value != "summeval":
+        pytest.skip("summeval is not available in this mirror")
+    assert any(m.label.startswith("rSYS, all") for m in at.metric), "the headline is drawn"
+    assert heavy_elements(at) == {}
+
+
+def test_dataset_page_shows_means_distributions_and_missing_data(demo_env):
+    at = new_app().run()
+    at.switch_page("pages/dataset.py").run()
+    assert_clean(at)
+    assert at.title[0].value == "Dataset"
     headers = [h.value for h in at.subheader]
-    assert {"Per-system means", "Score distributions", "Missing data"} <= set(headers)
+    assert headers == ["Per-system means", "Score distributions", "Missing data"]
     means = next(df.value for df in at.dataframe if "metric.strong" in df.value.columns)
     assert len(means) == 16
+    assert any("measure" in df.value.columns and len(df.value) == 6 for df in at.dataframe), "missing-data table"
+    assert len(at.get("plotly_chart")) == 1
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert {"Download CSV", "Figure (HTML)", "Download report (HTML)"} <= set(labels), labels
+    titles = [item.title for item in at.session_state["_export_snapshot"]["items"]]
+    assert {"Per-system means", "Score distributions (histogram)", "Missing data"} <= set(titles), titles
     at.radio(key="w:dist_kind").set_value("box").run()
     assert_clean(at)
     assert at.query_params["dist"] == "box"
+
+
+def test_dataset_page_pool_and_distribution_kind_follow_the_url(demo_env):
+    at = new_app({"dataset": "demo", "pool": "all", "dist": "box"}).run()
+    at.switch_page("pages/dataset.py").run()
+    assert_clean(at)
+    assert at.radio(key="w:pool").value == "all" and at.radio(key="w:dist_kind").value == "box"
+    assert any("all pool (2100 inputs)" in c.value for c in at.caption)
+    all_means = next(df.value for df in at.dataframe if "metric.strong" in df.value.columns)
+    at.radio(key="w:pool").set_value("judged").run()
+    assert_clean(at)
+    assert at.query_params["pool"] == "judged" and at.query_params["dist"] == "box"
+    judged_means = next(df.value for df in at.dataframe if "metric.strong" in df.value.columns)
+    assert not judged_means["metric.strong"].equals(all_means["metric.strong"])
+    assert judged_means["human.quality"].equals(all_means["human.quality"]), "human measures: judged inputs only"
 
 
 def test_registry_datasets_without_files_are_listed_with_their_reason(demo_env):
@@ -118,7 +188,7 @@ def test_all_human_dimensions_layout(demo_env):
 
 
 @pytest.mark.realdata
-@pytest.mark.parametrize("page", page_files())
+@pytest.mark.parametrize("page", all_page_files())
 def test_every_page_opens_on_summeval(real_env, page):
     at = new_app().run()
     assert_clean(at)

@@ -7,18 +7,25 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 APP = REPO / "app.py"
 TIMEOUT = 120
+LANDING = "pages/home.py"  # the Overview: light by design (no chart, table, code or download; test_app checks)
 
 
 def page_files() -> list[str]:
-    """The page files app.py registers in this build (CI and significance pages need their core modules)."""
+    """The content pages app.py registers in this build, each with tables/figures and their exports (CI and
+    significance pages need their core modules). The landing page is not among them: see all_page_files()."""
     from ui import data
 
-    pages = ["pages/home.py", "pages/correlations.py"]
+    pages = ["pages/dataset.py", "pages/correlations.py"]
     if data.has_resampling() and (REPO / "pages/confidence.py").is_file():
         pages.append("pages/confidence.py")
     if data.has_significance() and (REPO / "pages/significance.py").is_file():
         pages.append("pages/significance.py")
     return pages
+
+
+def all_page_files() -> list[str]:
+    """The landing page and the content pages."""
+    return [LANDING, *page_files()]
 
 
 def new_app(query: dict | None = None):
