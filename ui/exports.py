@@ -11,6 +11,8 @@ Use in a page::
   scale 2; no plotly logo), offers a standalone HTML download (plotly.js inlined, works offline; generated
   only when clicked) and registers the figure for the report.
 * :func:`table_download` offers a CSV download (``on_click="ignore"``: no rerun) and registers the table.
+* :func:`deferred_download` offers a file built only when clicked (no rerun, not in the report): for
+  large files such as a whole dataset.
 * :func:`collect` registers anything else (a table, a figure, a caption) for the report.
 * :func:`report_button` (called by ``widgets.finish()``) offers "Download report (HTML)": everything the
   page registered in this run, the shareable URL of the view and the provenance (dataset id/version/
@@ -158,6 +160,14 @@ def table_download(frame: pd.DataFrame, name: str, *, label: str = "Download CSV
     if collect_it:
         collect(title or name, table=frame if not index else frame.reset_index(), key=f"table:{key or name}")
     return clicked
+
+
+def deferred_download(label: str, build: Callable[[], str], name: str, *, key: str, suffix: str = ".csv",
+                      mime: str = "text/csv", help: str | None = None, container: Any = None):
+    """A download whose text ``build()`` makes only when clicked (UTF-8; no rerun; never in the report)."""
+    box = container or st
+    return box.download_button(label, data=_deferred(build), file_name=file_name(name, suffix=suffix), mime=mime,
+                               on_click="ignore", key=key, icon=":material/download:", help=help)
 
 
 # -- the report -----------------------------------------------------------------------------------------------

@@ -267,6 +267,28 @@ def exclude_section(ds, found, active: bool, gen: int) -> None:
               icon=":material/filter_alt:")
 
 
+def download_section(ds) -> None:
+    """The current dataset as a long CSV that the sidebar upload reads back (built only when clicked)."""
+    from metaeval_core.upload import dataset_to_long_frame, human_measures_to_declare
+
+    try:
+        declare = human_measures_to_declare(ds)
+    except ValueError as error:
+        st.caption(escape_markdown(f"No download: {message_of(error)}"))
+        return
+    exports.deferred_download(
+        "Download this dataset (CSV, long format)", lambda: dataset_to_long_frame(ds).to_csv(index=False),
+        exports.file_name(ds.id, "scores-long"), key="whatif_download",
+        help="One row per system, input, measure (and annotator) and score; built when you click.")
+    typed = (f" Type {', '.join(declare)} in its 'Human measures' box: not every human measure is recognised "
+             "by its name." if declare else "")
+    st.caption(escape_markdown(
+        f"Upload it again in the sidebar ('Upload your own scores') to get the same "
+        f"systems, inputs, scores, per-annotator scores and system attributes; excluded systems and inputs are "
+        f"not in it.{typed} Not carried: the title, citation, licence and notes, summary texts and annotator names "
+        f"(annotators are numbered)."))
+
+
 def store_section(ds, found, active: bool) -> None:
     """Save the current dataset; list, load, rename and delete stored datasets."""
     store = userdata.store()
@@ -295,6 +317,7 @@ def store_section(ds, found, active: bool) -> None:
 
 
     s3.button("Save the current dataset", key="store_save", on_click=_save, icon=":material/save:")
+    download_section(ds)
 
     entries = userdata.stored_entries()
     if not entries:

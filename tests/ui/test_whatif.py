@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from metaeval_core.synthetic import synthetic_dataset
+from metaeval_core.upload import read_user_file
 from ui import data
 from ui_helpers import assert_clean, new_app
 
@@ -184,6 +185,63 @@ def test_exclude_save_restart_load_rename_delete(store_env):
     assert not (store_env / "renamed-one.npz").exists()
     assert at2.sidebar.selectbox(key="w:dataset").value == "demo"
     assert not any("[user:renamed-one]" in label for label in at2.sidebar.selectbox(key="w:dataset").options)
+
+
+def captured_downloads(monkeypatch) -> dict:
+    """Each deferred download's callable by file name (AppTest's runtime, which holds them, ends with the run)."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    found = {}
+    original = MediaFileManager.add_deferred
+
+    def record(self, data_callable, mimetype, coordinates, file_name=None, **kwargs):
+        found[file_name] = data_callable
+        return original(self, data_callable, mimetype, coordinates, file_name=file_name, **kwargs)
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", record)
+    return found
+
+
+def test_download_the_modified_dataset_and_upload_it_back(store_env, monkeypatch):
+    downloads = captured_downloads(monkeypatch)
+    at = merged_app()
+    at.selectbox(key="whatif_edit_measure").set_value("metric.strong").run()
+    editor = at.data_editor[0]
+    at.session_state[editor.key] = {"edited_rows": {0: {editor.value.columns[0]: 1000.0}}, "added_rows": [],
+                                    "deleted_rows": []}
+    at.run()
+    at.button(key="whatif_apply_edits").click().run()
+    excluded_system, excluded_input = DEMO.systems[2], DEMO.inputs[int(np.flatnonzero(DEMO.judged)[1])]
+    next(m for m in at.multiselect if m.label == "Excluded systems").set_value([excluded_system])
+    next(m for m in at.multiselect if m.label == "Excluded inputs").set_value([excluded_input]).run()
+    at.button(key="whatif_exclude").click().run()
+    assert_clean(at)
+    modified = at.session_state["_whatif"].dataset
+    assert modified.n_systems == 15 and excluded_input not in modified.inputs and modified.n_judged == 102
+
+    button = next(b for b in at.get("download_button") if b.proto.label == "Download this dataset (CSV, long format)")
+    assert button.proto.deferred_file_id and not button.proto.url  # built only when clicked
+    name = "whatif-demo_scores-long.csv"
+    assert name in downloads
+    raw = downloads[name]()
+    back = read_user_file(raw, name=name)  # the core upload, as the sidebar does
+    assert back.systems == modified.systems and back.inputs == modified.inputs
+    assert back.human_measures == modified.human_measures and back.metric_measures == modified.metric_measures
+    for measure, expected in modified.measures.items():
+        np.testing.assert_array_equal(back.measures[measure].scores, expected.scores, err_msg=measure)
+    assert back.fingerprint() == modified.fingerprint() and 1000.0 in back.measures["metric.strong"].scores
+    assert any("Upload your own scores" in c.value.replace("\\", "") for c in at.caption)
+    # Not in the page report (it would be the whole dataset).
+    snap = at.session_state["_export_snapshot"]
+    assert not any(item.table is not None and {"measure", "score"} <= set(item.table.columns) for item in snap["items"])
+
+    # Uploaded again in the sidebar ("Upload your own scores"), it is the same dataset.
+    at.file_uploader(key="w:upload_file").upload(name, raw, "text/csv")
+    at.run()
+    assert_clean(at)
+    chosen = at.sidebar.selectbox(key="w:dataset").value
+    assert chosen.startswith(data.UPLOAD_PREFIX)
+    assert at.session_state["_uploads"][chosen].fingerprint() == modified.fingerprint()
 
 
 def test_revert_needs_confirmation(store_env):
