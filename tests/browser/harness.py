@@ -352,10 +352,21 @@ def find_option(page, box, option_text: str):
     """Open a selectbox and return its (visible) option containing ``option_text``; long lists are virtualised,
     so the text is typed into the combobox to filter them first when the option is not rendered."""
     option = open_listbox(page, box).filter(has_text=option_text).first
-    if not option.count():
+    # A virtualised list can keep an off-screen option in the DOM without showing it: filter unless visible.
+    if not (option.count() and option.is_visible()):
         combo = box.locator('input[role="combobox"]').first
         combo.fill(option_text)
         option.wait_for(state="visible", timeout=10_000)
+    return option
+
+
+def filter_options(page, box, option_text: str):
+    """Open a selectbox and type ``option_text`` into its search field, as a user looking for an option in a
+    long list does; returns the (visible) matching option. Pressing Enter then picks the first match."""
+    open_listbox(page, box)
+    box.locator('input[role="combobox"]').first.fill(option_text)
+    option = page.locator('[role="listbox"] [role="option"]').filter(has_text=option_text).first
+    option.wait_for(state="visible", timeout=10_000)
     return option
 
 
