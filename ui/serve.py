@@ -30,7 +30,16 @@ def warm_up() -> None:
     import plotly.graph_objects  # noqa: F401
     import scipy.stats  # noqa: F401
 
-    from ui import data, widgets  # noqa: F401 - imports the core modules the pages use
+    import importlib
+    import pkgutil
+
+    import ui
+    from ui import data
+
+    # Every ui module (and through them the core modules): a page's first visit then imports nothing.
+    for module in pkgutil.iter_modules(ui.__path__):
+        if module.name != "serve":
+            importlib.import_module(f"ui.{module.name}")
 
     # st.cache_resource is process-wide: loading here fills the cache the sessions will read.
     try:
