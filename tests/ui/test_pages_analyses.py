@@ -220,6 +220,12 @@ def test_simulations_run_only_on_click_then_show_tables(demo_env):
     power = plotly_specs(at)["power"]
     assert sorted(t["name"] for t in power["data"]) == ["BOOT-BOTH", "PERM-BOTH", "WILLIAMS"]
     assert "noise sd" in power["layout"]["xaxis"]["title"]["text"]
+    # Both finished runs are exported like every chart and table (tests/ui/test_page_exports.py).
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert labels.count("Figure (HTML)") == 2 and labels.count("Download CSV") == 2
+    assert "Download report (HTML)" in labels
+    reported = {item.title for item in at.session_state["_export_snapshot"]["items"]}
+    assert {"Coverage of the intervals", "Power per k"} <= reported
     # Another seed is another config: its result is not shown until run.
     at.sidebar.number_input(key="w:sim_seed").set_value(5).run()
     assert_clean(at)
