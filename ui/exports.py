@@ -39,6 +39,29 @@ from metaeval_core.report import Html, Text, provenance, render_html_report
 from . import state
 
 _COLLECTOR = "_export_collector"
+TEMPLATE = "metaeval"
+
+
+def install_template() -> None:
+    """Make every figure built from now on carry the ``metaeval`` plotly template: Streamlit's colours (its
+    Python-side template) plus axes that grow their margins to fit long tick labels (metric names), in the
+    app's font. Charts are drawn with ``theme=None`` (see :func:`chart`), so this template is the whole look,
+    on screen and in the HTML exports alike."""
+    import plotly.graph_objects as go
+    import plotly.io as pio
+
+    if pio.templates.default == TEMPLATE:
+        return
+    base = pio.templates[pio.templates.default] if pio.templates.default else go.layout.Template()
+    template = go.layout.Template(base)
+    template.layout.xaxis.automargin = True
+    template.layout.yaxis.automargin = True
+    template.layout.font.family = '"Source Sans Pro", "Source Sans 3", sans-serif'
+    pio.templates[TEMPLATE] = template
+    pio.templates.default = TEMPLATE
+
+
+install_template()
 _SNAPSHOT = "_export_snapshot"  # the last report's inputs (for tests and debugging)
 _FILE_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 

@@ -60,3 +60,18 @@ def test_every_chart_and_table_is_exported_and_reported(demo_env, page):
              for item in snap["items"]}
     assert ("fig" in kinds) == bool(charts)
     assert "table" in kinds or not tables
+
+
+def test_figures_carry_the_metaeval_template_on_screen_and_in_exports():
+    import plotly.graph_objects as go
+
+    from ui import exports
+
+    exports.install_template()
+    exports.install_template()  # idempotent
+    fig = go.Figure(go.Heatmap(z=[[1, 2]], y=["a very long metric name.f1"]))
+    layout = fig.to_plotly_json()["layout"]["template"]["layout"]
+    # theme=None draws exactly this: long tick labels (metric names) must push the margins, not be clipped.
+    assert layout["xaxis"]["automargin"] is True and layout["yaxis"]["automargin"] is True
+    assert layout["colorway"]  # Streamlit's colours kept
+    assert '"automargin":true' in exports.figure_html(fig, "x").replace(" ", "")
