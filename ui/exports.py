@@ -56,7 +56,7 @@ def install_template() -> None:
     template = go.layout.Template(base)
     template.layout.xaxis.automargin = True
     template.layout.yaxis.automargin = True
-    template.layout.font.family = '"Source Sans Pro", "Source Sans 3", sans-serif'
+    template.layout.font.family = '"Source Sans", "Source Sans Pro", sans-serif'  # the app's font
     pio.templates[TEMPLATE] = template
     pio.templates.default = TEMPLATE
 
