@@ -57,6 +57,8 @@ def install_template() -> None:
     template.layout.xaxis.automargin = True
     template.layout.yaxis.automargin = True
     template.layout.font.family = '"Source Sans", "Source Sans Pro", sans-serif'  # the app's font
+    # plotly.js reserves 80 px left and right whatever the labels need; automargin adds what they do need.
+    template.layout.margin = dict(l=10, r=10, t=60, b=10)
     pio.templates[TEMPLATE] = template
     pio.templates.default = TEMPLATE
 
