@@ -116,13 +116,18 @@ def data_dir(args: argparse.Namespace) -> Path | None:
 def load(args: argparse.Namespace) -> Dataset:
     from .registry import load_dataset
 
-    return load_dataset(args.dataset, data_dir=data_dir(args), download=getattr(args, "download", False))
+    humans = getattr(args, "human_measures", None)
+    return load_dataset(args.dataset, data_dir=data_dir(args), download=getattr(args, "download", False),
+                        human_measures=None if humans is None else split_list(humans, "human-measures"))
 
 
 def add_dataset_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dataset", required=True, help="a dataset id (see `datasets`) or a path to a CSV/JSONL/Parquet file")
     p.add_argument("--data-dir", help="data directory (default: $METAEVAL_DATA_DIR or data/cache)")
     p.add_argument("--download", action="store_true", help="download missing files of a built-in dataset first")
+    p.add_argument("--human-measures", metavar="NAME[,NAME...]",
+                   help="for a file given to --dataset: its human measures (the rest are metrics); overrides the "
+                        "file's 'kind' column and detection by name")
 
 
 def add_selection_args(p: argparse.ArgumentParser, *, several_metrics: bool = True) -> None:

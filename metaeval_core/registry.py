@@ -23,7 +23,7 @@ import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Sequence
 
 from .dataset import Dataset, DatasetError
 
@@ -453,7 +453,8 @@ def _validate_load(id_or_path: object, directory: object, download: object) -> P
     return _resolve_dir(directory)
 
 
-def load_dataset(id_or_path: str, *, data_dir: Path | None = None, download: bool = False) -> Dataset:
+def load_dataset(id_or_path: str, *, data_dir: Path | None = None, download: bool = False,
+                 human_measures: Sequence[str] | None = None) -> Dataset:
     """Load a built-in dataset by id, or a user file by path.
 
     Parameters
@@ -467,6 +468,9 @@ def load_dataset(id_or_path: str, *, data_dir: Path | None = None, download: boo
     download : bool
         When required files are missing, download them first (:func:`fetch_dataset`,
         from ``$METAEVAL_DATA_BASE_URL`` when set, else the upstream URLs).
+    human_measures : sequence of str, optional
+        For a file only: its human measures, passed to ``read_user_file`` (they override the
+        file's ``kind`` column and detection by name). A built-in dataset's kinds are fixed.
 
     Returns
     -------
@@ -478,7 +482,8 @@ def load_dataset(id_or_path: str, *, data_dir: Path | None = None, download: boo
     Raises
     ------
     DatasetError
-        Unknown id and no such file (the message lists the known ids); missing
+        Unknown id and no such file (the message lists the known ids); ``human_measures``
+        for a built-in dataset; missing
         files (the message gives the reason); a file whose sha256 differs from
         the pinned one; a malformed file (the message names file and line).
 
@@ -488,6 +493,9 @@ def load_dataset(id_or_path: str, *, data_dir: Path | None = None, download: boo
     """
     directory = _validate_load(id_or_path, data_dir, download)
     key = os.fspath(id_or_path)
+    if human_measures is not None and (key == DEMO_ID or key in dataset_ids()):
+        raise DatasetError(f"{key!r} is a built-in dataset, whose human and metric measures are fixed; human "
+                           f"measures can be declared only for a file")
     if key == DEMO_ID:
         from .synthetic import synthetic_dataset
 
@@ -498,7 +506,7 @@ def load_dataset(id_or_path: str, *, data_dir: Path | None = None, download: boo
     if path.is_file():
         from .upload import read_user_file  # written separately; imported only when needed
 
-        return read_user_file(path)
+        return read_user_file(path, **({} if human_measures is None else {"human_measures": human_measures}))
     raise DatasetError(
         f"{key!r} is neither a built-in dataset nor an existing file; known datasets: {', '.join(dataset_ids())}"
     )

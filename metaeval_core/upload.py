@@ -3,12 +3,13 @@
 Three layouts are understood (column names are matched case-insensitively and
 with surrounding whitespace ignored):
 
-* **long**: one row per score, columns ``system, input, measure, score`` and an
-  optional ``annotator``. Aliases: ``system_id, summarizer_id, summarizer, model,
-  model_id`` for *system*; ``input_id, doc, doc_id, document, document_id,
-  instance_id, example_id, item, item_id`` for *input*; ``metric, measure_name,
-  metric_name`` for *measure*; ``value`` for *score*; ``annotator_id, rater,
-  rater_id, judge, worker, worker_id`` for *annotator*.
+* **long**: one row per score, columns ``system, input, measure, score`` and the
+  optional ``annotator`` and ``kind`` (``human`` or ``metric``, see below). Aliases:
+  ``system_id, summarizer_id, summarizer, model, model_id`` for *system*; ``input_id,
+  doc, doc_id, document, document_id, instance_id, example_id, item, item_id`` for
+  *input*; ``metric, measure_name, metric_name`` for *measure*; ``value`` for *score*;
+  ``annotator_id, rater, rater_id, judge, worker, worker_id`` for *annotator*; none
+  for *kind*.
 * **wide**: one row per (system, input), columns ``system, input`` and one
   column per measure (every column that has no other role is a measure).
 * **SacreROUGE JSON Lines**: one object per line,
@@ -21,6 +22,19 @@ In the long and wide layouts, a ``system_type`` (or ``summarizer_type``) column
 becomes the system attribute ``type`` and an ``attr.<name>`` (or ``attr:<name>``)
 column the attribute ``<name>``; its non-empty values must be constant per system.
 
+Which measures are human judgments (the others are automatic metrics), first rule that applies:
+
+1. the ``human_measures=`` argument of :func:`read_user_file` (the dashboard's "Human measures"
+   box, the CLI's ``--human-measures``); where it contradicts a ``kind`` column, the argument wins
+   and a note says so;
+2. the long layout's ``kind`` column: ``human`` or ``metric`` (case-insensitive, surrounding
+   whitespace ignored), the same on every row of a measure and given on every row; a column
+   that is empty on every row counts as absent, one empty on some rows only is an error;
+3. detection: a measure with per-annotator scores (an ``annotator`` column, a JSON list) or a
+   name :func:`looks_human` accepts (``human.*``, ``expert.*``, ``turker.*``, ``relevance`` ...).
+
+The wide layout and SacreROUGE JSON Lines have no ``kind``: rules 1 and 3 apply.
+
 The file is never executed or unpickled: CSV is read as text (``dtype=str``)
 and converted by this module, JSON with :func:`json.loads`, Parquet with
 pyarrow (plain columns only). Names (systems, inputs, measures, annotators)
@@ -28,10 +42,8 @@ are kept verbatim apart from surrounding whitespace, even when they look like
 HTML or spreadsheet formulas: escaping them is the renderer's job.
 
 The way back: :func:`dataset_to_long_frame` writes a :class:`Dataset` as a long table
-that :func:`read_user_file` reads back to the same systems, inputs, measures, scores,
-per-annotator scores and system attributes; :func:`human_measures_to_declare` says which
-human measures must then be named (``human_measures=``) when detection by name would
-not give them.
+that :func:`read_user_file` reads back to the same systems, inputs, measures (with their
+``kind``), scores, per-annotator scores and system attributes, with nothing to declare.
 
 References: METHODS.md sec. 0 (the data model); datasets/README.md (the
 SacreROUGE JSONL convention).
@@ -90,13 +102,15 @@ UPLOAD_ERROR_KINDS: tuple[str, ...] = (
     "bad-header",  # an empty column name with data under it
     "duplicate-column",  # two columns with the same (case-insensitive) name
     "missing-column",  # a required column/key is absent, or no measure column at all
-    "missing-value",  # an empty system/input/measure name, or a missing annotator
+    "missing-value",  # an empty system/input/measure name, a missing annotator, or a 'kind' empty on some rows only
     "bad-name",  # a name with a control character, or a JSON id that is not a string/integer
     "name-too-long",  # a name longer than UploadLimits.max_name_length
     "non-numeric",  # a score that is not a number
     "non-finite",  # a score that is inf or -inf
     "duplicate-cell",  # two scores for one (system, input, measure[, annotator])
     "inconsistent-attribute",  # a system attribute with two values for one system
+    "unknown-kind",  # a 'kind' value other than 'human' or 'metric' (long layout)
+    "inconsistent-kind",  # a measure whose 'kind' differs between two rows (long layout)
     "unknown-measure",  # human_measures names a measure the file does not have
     "too-few-systems",  # fewer than 2 systems
     "too-few-inputs",  # fewer than 2 judged inputs
@@ -119,6 +133,8 @@ _ROLE_ALIASES: dict[str, tuple[str, ...]] = {
     "annotator": ("annotator", "annotator_id", "rater", "rater_id", "judge", "worker", "worker_id"),
 }
 _TYPE_COLUMNS = ("system_type", "summarizer_type")
+_KIND_COLUMN = "kind"  # the long layout's human/metric column (no alias)
+_KINDS = ("human", "metric")
 _ATTR_PREFIXES = ("attr.", "attr:")
 _JSONL_SYSTEM_KEYS = ("summarizer_id", "system", "system_id")
 _JSONL_INPUT_KEYS = ("instance_id", "input", "input_id", "doc_id")
@@ -303,6 +319,7 @@ class _Roles:
     measure: str | None = None
     score: str | None = None
     annotator: str | None = None
+    kind: str | None = None  # the long layout's 'kind' column (a wide file's 'kind' column is a measure)
     attributes: dict[str, str] = field(default_factory=dict)  # column -> attribute name
     others: list[str] = field(default_factory=list)
 
@@ -318,6 +335,9 @@ def _roles(columns: Sequence[str]) -> _Roles:
                 setattr(roles, role, keyed[alias])
                 taken.add(keyed[alias])
                 break
+    if roles.measure is not None and _KIND_COLUMN in keyed and keyed[_KIND_COLUMN] not in taken:
+        roles.kind = keyed[_KIND_COLUMN]
+        taken.add(roles.kind)
     for column in columns:
         if column in taken:
             continue
@@ -613,7 +633,8 @@ def _parse_parquet(raw: bytes, ctx: _Context) -> tuple[pd.DataFrame, np.ndarray]
     names = [str(n) for n in table.column_names]
     _check_duplicate_columns(names, ctx)
     roles = _roles(names)
-    text_columns = {roles.system, roles.input, roles.measure, roles.annotator, *roles.attributes} - {None}
+    text_columns = {roles.system, roles.input, roles.measure, roles.annotator, roles.kind,
+                    *roles.attributes} - {None}
     data: dict[str, Any] = {}
     try:
         for index, name in enumerate(names):
@@ -725,6 +746,48 @@ def _scores(series: pd.Series, column: str, rows: np.ndarray, ctx: _Context) -> 
     return values
 
 
+def _constant_per_key(keys: np.ndarray, values: np.ndarray, rows: np.ndarray) -> tuple[pd.DataFrame, tuple | None]:
+    """The distinct (key, value) pairs in order of first appearance with their first row (columns ``k, v, r``),
+    and the first clash, ``(key, first value, its row, second value, its row)``, or None when every key has one
+    value."""
+    distinct = pd.DataFrame({"k": keys, "v": values, "r": rows}).drop_duplicates(["k", "v"])
+    clash = distinct["k"].duplicated(keep="first").to_numpy()
+    if not clash.any():
+        return distinct, None
+    second = distinct.iloc[int(np.argmax(clash))]
+    first = distinct[distinct["k"] == second["k"]].iloc[0]
+    return distinct, (second["k"], first["v"], first["r"], second["v"], second["r"])
+
+
+def _measure_kinds(series: pd.Series, column: str, measures: pd.Series, rows: np.ndarray,
+                   ctx: _Context) -> dict[str, str]:
+    """The long layout's ``kind`` column: measure -> 'human'/'metric' ({} when the column is empty on every row)."""
+    text = series.astype("str").str.strip()
+    empty = (text.isna() | (text == "")).to_numpy()
+    if empty.all():
+        ctx.notes.append(f"the column {column!r} is empty on every row, so it is ignored (human measures are "
+                         f"detected)")
+        return {}
+    if empty.any():
+        k = int(np.argmax(empty))
+        ctx.fail("missing-value", f"the kind is empty but {ctx.at(rows[int(np.argmax(~empty))])} gives one; give "
+                 f"'human' or 'metric' on every row (or leave the column empty on every row to have the human "
+                 f"measures detected)", where=ctx.at(rows[k]), column=column)
+    lowered = text.str.lower()
+    unknown = ~lowered.isin(_KINDS).to_numpy()
+    if unknown.any():
+        k = int(np.argmax(unknown))
+        ctx.fail("unknown-kind", f"the kind {_show(text.iloc[k])} is neither 'human' nor 'metric' "
+                 f"(case-insensitive)", where=ctx.at(rows[k]), column=column)
+    distinct, clash = _constant_per_key(measures.to_numpy(), lowered.to_numpy(), rows)
+    if clash is not None:
+        measure, first_kind, first_row, second_kind, second_row = clash
+        ctx.fail("inconsistent-kind", f"the measure {_show(measure)} is {first_kind!r} at {ctx.at(first_row)} but "
+                 f"{second_kind!r} at {ctx.at(second_row)}; a measure's kind must be the same on every row",
+                 where=ctx.at(second_row), column=column)
+    return {str(m): str(v) for m, v in zip(distinct["k"], distinct["v"])}
+
+
 def _attributes(frame: pd.DataFrame, roles: _Roles, system_codes: np.ndarray, systems: Sequence[str],
                 rows: np.ndarray, ctx: _Context) -> dict[str, list[str]]:
     """System attributes: each column's non-empty values must be constant per system."""
@@ -735,21 +798,18 @@ def _attributes(frame: pd.DataFrame, roles: _Roles, system_codes: np.ndarray, sy
             ctx.fail("duplicate-column", f"attribute {attribute!r} is given by two columns", column=column)
         values = _names(frame[column], column, "attribute", rows, ctx, allow_empty=True).fillna("")
         given = (values != "").to_numpy()
-        pairs = pd.DataFrame({"s": system_codes[given], "v": values.to_numpy()[given], "r": rows[given]})
-        distinct = pairs.drop_duplicates(["s", "v"])
-        clash = distinct["s"].duplicated(keep="first").to_numpy()
-        if clash.any():
-            second = distinct.iloc[int(np.argmax(clash))]
-            first = distinct[distinct["s"] == second["s"]].iloc[0]
+        distinct, clash = _constant_per_key(system_codes[given], values.to_numpy()[given], rows[given])
+        if clash is not None:
+            system, first_value, first_row, second_value, second_row = clash
             ctx.fail(
                 "inconsistent-attribute",
-                f"system {systems[int(second['s'])]!r} has {attribute!r} = {_show(first['v'])} at "
-                f"{ctx.at(first['r'])} but {_show(second['v'])} at {ctx.at(second['r'])}; a system attribute "
+                f"system {systems[int(system)]!r} has {attribute!r} = {_show(first_value)} at "
+                f"{ctx.at(first_row)} but {_show(second_value)} at {ctx.at(second_row)}; a system attribute "
                 f"must be constant per system",
-                where=ctx.at(second["r"]), column=column,
+                where=ctx.at(second_row), column=column,
             )
         result = np.full(len(systems), "", dtype=object)
-        result[distinct["s"].to_numpy(dtype=int)] = distinct["v"].to_numpy()
+        result[distinct["k"].to_numpy(dtype=int)] = distinct["v"].to_numpy()
         found[attribute] = [str(v) for v in result]
     return found
 
@@ -771,6 +831,7 @@ class _Parsed:
     annotators: dict[str, np.ndarray]
     attributes: dict[str, list[str]]
     order: list[str] = field(default_factory=list)  # measures in order of first appearance
+    kinds: dict[str, str] = field(default_factory=dict)  # measure -> 'human'/'metric' from a 'kind' column
 
 
 def _from_cells(
@@ -835,7 +896,7 @@ def _from_long(frame: pd.DataFrame, rows: np.ndarray, roles: _Roles, ctx: _Conte
             "mixed-format",
             f"the file has long-layout columns (measure {roles.measure!r}, score {roles.score!r}) and also the "
             f"columns {_list_names(roles.others)}; a long file holds only system, input, measure, score, "
-            f"optional annotator, system_type and attr.* columns (drop the extra columns, or drop 'measure' and "
+            f"optional annotator, kind, system_type and attr.* columns (drop the extra columns, or drop 'measure' and "
             f"'score' for the wide layout)",
             where="line 1" if ctx.row_word == "line" else None, column=str(roles.others[0]),
         )
@@ -850,8 +911,10 @@ def _from_long(frame: pd.DataFrame, rows: np.ndarray, roles: _Roles, ctx: _Conte
     else:
         annotator_codes = np.full(len(frame), -1)
         what = ""
+    kinds = {} if roles.kind is None else _measure_kinds(frame[roles.kind], roles.kind, measures, rows, ctx)
     parsed, s_codes = _from_cells(ctx, "long", systems, inputs, measures, annotator_codes, values, rows, what=what)
     parsed.attributes = _attributes(frame, roles, s_codes, parsed.systems, rows, ctx)
+    parsed.kinds = kinds
     return parsed
 
 
@@ -1066,7 +1129,8 @@ def _parse_jsonl(text: str, ctx: _Context) -> _Parsed:
 
 # -- the dataset -----------------------------------------------------------------------
 def _classify(parsed: _Parsed, human_measures: list[str] | None, ctx: _Context) -> dict[str, str]:
-    """Each measure's kind: ``human_measures`` if given, else annotated or conventionally named ones."""
+    """Each measure's kind: ``human_measures`` if given, else the 'kind' column, else annotated or conventionally
+    named ones."""
     names = list(parsed.order)
     if human_measures is not None:
         unknown = [h for h in human_measures if h not in names]
@@ -1075,6 +1139,15 @@ def _classify(parsed: _Parsed, human_measures: list[str] | None, ctx: _Context) 
                      f"its measures are {_list_names(names)}")
         chosen = set(human_measures)
         ctx.notes.append(f"human measures as requested: {', '.join(human_measures)}")
+        overridden = [n for n in names if parsed.kinds and (parsed.kinds[n] == "human") != (n in chosen)]
+        if overridden:
+            ctx.notes.append(
+                "the requested human measures override the file's 'kind' column for "
+                + ", ".join(f"{n!r} (file: {parsed.kinds[n]})" for n in overridden)
+            )
+    elif parsed.kinds:
+        chosen = {n for n in names if parsed.kinds[n] == "human"}
+        ctx.notes.append("human measures as given by the 'kind' column: " + (", ".join(sorted(chosen)) or "none"))
     else:
         chosen = {n for n in names if n in parsed.annotators or looks_human(n)}
         if chosen:
@@ -1103,7 +1176,8 @@ def _check_dataset(parsed: _Parsed, kinds: Mapping[str, str], measures: Mapping[
             "no-human-measure",
             f"none of the measures ({_list_names(metrics)}) is recognised as a human judgment; name one with the "
             f"prefix 'human.' (e.g. 'human.relevance'), give per-annotator scores (an 'annotator' column in the long "
-            f"layout, or a JSON list), or choose the human measures explicitly (human_measures=[...])",
+            f"layout, or a JSON list), mark it 'human' in a 'kind' column (long layout), or choose the human "
+            f"measures explicitly (human_measures=[...])",
         )
     if not metrics:
         ctx.fail("no-metric-measure", f"every measure ({_list_names(humans)}) is a human judgment; add at least one "
@@ -1175,8 +1249,10 @@ def read_user_file(
     format : {'csv', 'jsonl', 'parquet'}, optional
         Overrides the extension.
     human_measures : sequence of str, optional
-        The measures that are human judgments; all others are metrics. When ``None`` (or
-        empty), a measure is human when it has per-annotator scores (an ``annotator``
+        The measures that are human judgments; all others are metrics. It overrides a
+        long file's ``kind`` column (a note names the measures where they differ). When
+        ``None`` (or empty), the ``kind`` column decides when the file has one; otherwise
+        a measure is human when it has per-annotator scores (an ``annotator``
         column, a JSON list) or when :func:`looks_human` accepts its name (prefix
         ``human.``/``human:``/``expert.``/``turker.`` ..., or a known name such as
         ``ground-truth``, ``litepyramid.recall``, ``Factuality``, ``relevance``,
@@ -1358,7 +1434,8 @@ def dataset_to_long_frame(dataset: Dataset, *, include_missing: bool = False) ->
         ``score`` (float64, NaN where missing); an ``annotator`` column (``annotator-1``,
         ``annotator-2`` ...; empty for plain measures) when some measure keeps per-annotator
         scores, which are then written one row per annotator for every scored cell, empty
-        where that annotator gave no score; a ``system_type`` column for the system attribute
+        where that annotator gave no score; always a ``kind`` column (``human`` or ``metric``,
+        the measure's kind); a ``system_type`` column for the system attribute
         ``type`` and an ``attr.<name>`` column for every other attribute. Rows are in
         (system, input, measure, annotator) order, after the order-keeping rows if any.
         Write it with ``to_csv(index=False)`` or ``to_parquet(index=False)``.
@@ -1379,9 +1456,8 @@ def dataset_to_long_frame(dataset: Dataset, *, include_missing: bool = False) ->
     systems, inputs and measures in the same order, every score (NaN where missing; CSV
     floats are written with round-trip precision), the same per-annotator scores and system
     attributes. The judged inputs (those with a human score) and the unjudged pool follow
-    from the scores. Human and metric measures are not written: the upload detects them
-    (per-annotator scores, :func:`looks_human`); pass :func:`human_measures_to_declare` as
-    ``human_measures`` when that detection would differ.
+    from the scores. Human and metric measures come back from the ``kind`` column, whatever
+    their names: nothing needs declaring (``human_measures=``).
 
     Not carried: the dataset's id, title, version label, citation, licence, description and
     notes (the upload names the dataset after the file), summary and reference texts,
@@ -1440,14 +1516,20 @@ def dataset_to_long_frame(dataset: Dataset, *, include_missing: bool = False) ->
         labels = np.asarray([""] + [_EXPORT_ANNOTATOR.format(a + 1) for a in range(int(a_kept.max()) + 1)],
                             dtype=object)
         frame["annotator"] = labels[a_kept + 1]
+    frame[_KIND_COLUMN] = np.asarray([x.kind for x in dataset.measures.values()], dtype=object)[k_codes[kept]]
     for attribute, attribute_values in dataset.system_attributes.items():
         frame[_attribute_column(attribute)] = np.asarray(attribute_values, dtype=object)[s_kept]
     return frame
 
 
 def human_measures_to_declare(dataset: Dataset) -> tuple[str, ...]:
-    """The human measures to name on upload so that :func:`dataset_to_long_frame`'s table reads back with the
-    same human and metric measures.
+    """Deprecated: always ``()``, because :func:`dataset_to_long_frame` now writes a ``kind`` column.
+
+    It used to name the human measures to pass as ``read_user_file(..., human_measures=...)`` when
+    detection by name would not give them (FRANK's ``RelE``, RoSE's ``prior`` ...); the ``kind``
+    column now carries every measure's kind, so a table written by :func:`dataset_to_long_frame`
+    needs no declaration. Kept for compatibility, and as a cheap check (names only) that the
+    export will accept ``dataset``.
 
     Parameters
     ----------
@@ -1457,21 +1539,12 @@ def human_measures_to_declare(dataset: Dataset) -> tuple[str, ...]:
     Returns
     -------
     tuple of str
-        Empty when the upload's detection already gives every measure its kind (human measures
-        have per-annotator scores in the table or a name :func:`looks_human` accepts, and no
-        metric does); otherwise every human measure of ``dataset``, to pass as
-        ``read_user_file(..., human_measures=...)`` or type in the dashboard's "Human measures"
-        box. A dataset without any human measure cannot be declared: the upload then detects.
+        ``()``.
 
     Raises
     ------
     TypeError, ValueError
-        As :func:`dataset_to_long_frame` (checked on names only: cheap enough to call before
-        offering an export).
+        As :func:`dataset_to_long_frame`.
     """
-    dataset = _check_long_export(dataset, False, "human_measures_to_declare")
-    for name, measure in dataset.measures.items():
-        detected = _annotator_tensor(measure) is not None or looks_human(name)
-        if detected != (measure.kind == "human"):
-            return dataset.human_measures
+    _check_long_export(dataset, False, "human_measures_to_declare")
     return ()

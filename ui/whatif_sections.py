@@ -272,21 +272,20 @@ def download_section(ds) -> None:
     from metaeval_core.upload import dataset_to_long_frame, human_measures_to_declare
 
     try:
-        declare = human_measures_to_declare(ds)
+        human_measures_to_declare(ds)  # always () now (the export has a 'kind' column): only its cheap name check
     except ValueError as error:
         st.caption(escape_markdown(f"No download: {message_of(error)}"))
         return
     exports.deferred_download(
         "Download this dataset (CSV, long format)", lambda: dataset_to_long_frame(ds).to_csv(index=False),
         exports.file_name(ds.id, "scores-long"), key="whatif_download",
-        help="One row per system, input, measure (and annotator) and score; built when you click.")
-    typed = (f" Type {', '.join(declare)} in its 'Human measures' box: not every human measure is recognised "
-             "by its name." if declare else "")
+        help="One row per system, input, measure (and annotator) and score, with the measure's kind (human or "
+             "metric); built when you click.")
     st.caption(escape_markdown(
-        f"Upload it again in the sidebar ('Upload your own scores') to get the same "
-        f"systems, inputs, scores, per-annotator scores and system attributes; excluded systems and inputs are "
-        f"not in it.{typed} Not carried: the title, citation, licence and notes, summary texts and annotator names "
-        f"(annotators are numbered)."))
+        "Upload it again in the sidebar ('Upload your own scores') to get the same systems, inputs, scores, "
+        "per-annotator scores, system attributes and human/metric measures, with nothing to type; excluded "
+        "systems and inputs are not in it. Not carried: summary texts, the title, description, citation, licence "
+        "and notes, and annotator names (annotators are numbered)."))
 
 
 def store_section(ds, found, active: bool) -> None:

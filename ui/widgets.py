@@ -156,8 +156,9 @@ def _upload_box(container=None) -> None:
     box.file_uploader("Scores file (CSV, TSV, JSON Lines or Parquet; .gz allowed)", key=state.widget_key("upload_file"),
                       on_change=_on_upload,
                       help="Wide: one row per (system, input), one column per measure. Long: columns system, input, "
-                           "measure, score (and optionally annotator). Or SacreROUGE JSON Lines. Human measures "
-                           "are detected by name (human., expert., relevance, ...) unless listed above.")
+                           "measure, score (and optionally annotator, and kind: human or metric). Or SacreROUGE "
+                           "JSON Lines. Human measures are those listed above, else those of the kind column, else "
+                           "detected by name (human., expert., relevance, ...).")
     error = st.session_state.get(_UPLOAD_ERROR)
     if error is not None:
         show_error(error, prefix="Upload rejected")

@@ -106,3 +106,61 @@ def test_fetch_without_network_is_one_clear_line(capsys, tmp_path):
     errors = [line for line in err.strip().splitlines() if line.startswith("error: ")]
     assert len(errors) == 1 and "rose" in errors[0] and "Traceback" not in err
     assert not any(tmp_path.rglob("*.json"))
+
+
+# -- --human-measures: which measures of an uploaded file are human ----------------------------------------------
+KIND_FILE = ("system,input,measure,score,kind\n"
+             + "".join(f"{s},{d},RelE,{q},human\n{s},{d},bertscore,{b},metric\n{s},{d},rouge,{r},metric\n"
+                       for s, d, q, b, r in [("A", "d1", 1, 0.8, 0.4), ("B", "d1", 0, 0.9, 0.5),
+                                             ("C", "d1", 1, 0.7, 0.3), ("A", "d2", 0, 0.7, 0.3),
+                                             ("B", "d2", 1, 0.85, 0.6), ("C", "d2", 1, 0.6, 0.2)]))
+
+
+def test_every_dataset_subcommand_takes_human_measures():
+    from metaeval_core.cli import build_parser
+
+    parser = build_parser()
+    subcommands = next(a for a in parser._actions if a.dest == "command").choices
+    with_dataset = {name for name, p in subcommands.items() if any("--dataset" in a.option_strings
+                                                                   for a in p._actions)}
+    assert len(with_dataset) > 15
+    for name in with_dataset - {"fetch"}:  # fetch takes built-in ids only
+        assert any("--human-measures" in a.option_strings for a in subcommands[name]._actions), name
+
+
+def test_human_measures_for_an_uploaded_file(capsys, tmp_path):
+    path = tmp_path / "scores.csv"
+    path.write_text(KIND_FILE)
+    code, out, err = run_cli(capsys, "describe", "--dataset", str(path), "--json")
+    assert code == 0, err
+    info = json.loads(out)
+    assert info["human_measures"] == ["RelE"] and info["metric_measures"] == ["bertscore", "rouge"]
+    code, out, err = run_cli(capsys, "describe", "--dataset", str(path), "--human-measures", " bertscore , RelE",
+                             "--json")
+    assert code == 0, err
+    info = json.loads(out)
+    assert info["human_measures"] == ["RelE", "bertscore"] and info["metric_measures"] == ["rouge"]
+    assert any("override" in note and "'bertscore' (file: metric)" in note for note in info["notes"])
+    code, out, err = run_cli(capsys, "correlate", "--dataset", str(path), "--human-measures", "bertscore",
+                             "--metrics", "rouge", "--human", "bertscore", "--json")
+    assert code == 0, err
+    assert json.loads(out)[0]["human"] == "bertscore"
+    bare = REPO / "tests" / "data" / "bad_uploads" / "no_human_measure.csv"  # nothing is human by name
+    code, out, err = run_cli(capsys, "describe", "--dataset", str(bare), "--human-measures", "bertscore", "--json")
+    assert code == 0, err
+    assert json.loads(out)["human_measures"] == ["bertscore"]
+
+
+@pytest.mark.parametrize("dataset, value, fragment", [
+    ("demo", "human.quality", "'demo' is a built-in dataset"),
+    ("summeval", "expert.relevance", "'summeval' is a built-in dataset"),
+    (None, "nope", "human_measures names 'nope'"),
+    (None, " , ", "--human-measures needs at least one name"),
+])
+def test_human_measures_errors_are_one_line(capsys, tmp_path, dataset, value, fragment):
+    if dataset is None:
+        dataset = str(tmp_path / "scores.csv")
+        Path(dataset).write_text(KIND_FILE)
+    code, out, err = run_cli(capsys, "describe", "--dataset", dataset, "--human-measures", value)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and err.startswith("error: ") and fragment in err, err

@@ -36,10 +36,8 @@ def write(frame: pd.DataFrame, fmt: str) -> bytes:
 
 
 def round_trip(ds: Dataset, fmt: str, *, include_missing: bool = False, **options) -> Dataset:
+    """Export and read back, declaring nothing: the 'kind' column carries human vs metric."""
     frame = dataset_to_long_frame(ds, include_missing=include_missing)
-    declared = human_measures_to_declare(ds)
-    if declared:
-        options.setdefault("human_measures", declared)
     return read_user_file(write(frame, fmt), name=f"export.{fmt}", **options)
 
 
@@ -82,7 +80,7 @@ def test_small_with_annotators_round_trip_and_row_counts(small):
     dense = dataset_to_long_frame(small, include_missing=True)
     annotators = small.measures["human.quality"].annotators.shape[0]
     assert len(dense) == n * m * (len(small.measures) - 1 + annotators)
-    assert list(dense.columns) == ["system", "input", "measure", "score", "annotator", "system_type"]
+    assert list(dense.columns) == ["system", "input", "measure", "score", "annotator", "kind", "system_type"]
     sparse = dataset_to_long_frame(small)
     scored = sum(int((~np.isnan(x.scores)).sum()) * (1 if x.annotators is None else annotators)
                  for x in small.measures.values())
@@ -91,6 +89,8 @@ def test_small_with_annotators_round_trip_and_row_counts(small):
     assert set(sparse.loc[sparse["measure"] == "human.quality", "annotator"]) == {"annotator-1", "annotator-2",
                                                                                    "annotator-3"}
     assert set(sparse.loc[sparse["measure"] != "human.quality", "annotator"]) == {""}
+    kinds = sparse.groupby("measure")["kind"].agg(set)
+    assert {m: kinds[m] for m in small.measures} == {m: {x.kind} for m, x in small.measures.items()}
     assert_same(small, read_user_file(csv_bytes(sparse), name="small.csv"))
 
 
@@ -126,19 +126,21 @@ def test_special_names_round_trip_verbatim():
         assert_same(ds, round_trip(ds, fmt))
 
 
-def test_human_measures_to_declare_when_names_do_not_tell(small):
+def test_the_kind_column_carries_kinds_that_names_do_not_tell(small):
     quality = small.measures["metric.strong"].scores
+    ratings = small.measures["human.quality"].annotators
     odd = Dataset(id="odd", systems=small.systems, inputs=small.inputs,
                   measures={"quality": Measure("quality", "human", small.measures["human.quality"].scores),
                             "relevance": Measure("relevance", "metric", quality),
-                            "rouge": Measure("rouge", "metric", quality + 1)})
+                            "rouge": Measure("rouge", "metric", quality + 1),
+                            "raters": Measure.from_annotators("raters", "metric", ratings)})
     assert not looks_human("quality") and looks_human("relevance")
-    assert human_measures_to_declare(odd) == ("quality",)
-    assert human_measures_to_declare(small) == ()
-    raw = csv_bytes(dataset_to_long_frame(odd))
-    detected = read_user_file(raw, name="odd.csv")  # 'relevance' looks human, 'quality' does not
-    assert detected.human_measures == ("relevance",)
-    assert_same(odd, read_user_file(raw, name="odd.csv", human_measures=["quality"]))
+    assert human_measures_to_declare(odd) == () and human_measures_to_declare(small) == ()  # deprecated: always ()
+    frame = dataset_to_long_frame(odd)
+    for fmt in FORMATS:  # no declaration: 'quality' human, 'relevance' and the annotated 'raters' metrics
+        assert_same(odd, read_user_file(write(frame, fmt), name=f"odd.{fmt}"))
+    detected = read_user_file(csv_bytes(frame.drop(columns="kind")), name="odd.csv")  # without it: detection
+    assert detected.human_measures == ("relevance", "raters")
 
 
 def test_annotators_that_do_not_average_to_the_scores_are_left_out(small):
@@ -153,11 +155,11 @@ def test_annotators_that_do_not_average_to_the_scores_are_left_out(small):
     assert back.measures["human.quality"].annotators is None
 
 
-def test_a_dataset_without_attributes_or_annotators_writes_four_columns(small):
+def test_a_dataset_without_attributes_or_annotators_writes_five_columns(small):
     plain = Dataset(id="plain", systems=small.systems, inputs=small.inputs,
                     measures={n: Measure(n, x.kind, x.scores) for n, x in small.measures.items()})
     frame = dataset_to_long_frame(plain)
-    assert list(frame.columns) == ["system", "input", "measure", "score"]
+    assert list(frame.columns) == ["system", "input", "measure", "score", "kind"]
     assert_same(plain, read_user_file(csv_bytes(frame), name="plain.csv"))
 
 
@@ -239,9 +241,9 @@ def _datasets(draw):
     systems = draw(st.lists(_names, min_size=2, max_size=4, **unique))
     inputs = draw(st.lists(_names, min_size=2, max_size=5, **unique))
     n, m = len(systems), len(inputs)
-    metrics = draw(st.lists(_names.filter(lambda x: not looks_human(x)), min_size=1, max_size=3,
-                            unique_by=lambda x: x))
-    human_name = draw(st.sampled_from(["human.h", "relevance", "quality"]))  # detected, or declared
+    metrics = draw(st.lists(st.one_of(_names, st.sampled_from(["relevance", "expert.coherence", "human.m"])),
+                            min_size=1, max_size=3, unique_by=lambda x: x))  # names that look human, too
+    human_name = draw(st.sampled_from(["human.h", "relevance", "quality", "RelE"]))  # the 'kind' column decides
     metrics = [x for x in metrics if x != human_name]
     if not metrics:
         metrics = ["metric.m"]
@@ -281,19 +283,24 @@ def test_fuzz_any_dataset_round_trips(ds, fmt, include_missing):
 
 # -- real data ------------------------------------------------------------------------------------------
 @pytest.mark.realdata
-@pytest.mark.parametrize("dataset_id", ["summeval", "frank-cnndm"])
-def test_real_dataset_round_trips(data_dir, dataset_id):
+@pytest.mark.parametrize("dataset_id", ["summeval", "frank-cnndm", "frank-xsum", "rose"])
+def test_real_dataset_round_trips_without_declaring(data_dir, dataset_id):
+    """Export -> CSV -> upload with no human_measures: the same human/metric measures and scores."""
     from metaeval_core.registry import dataset_info, load_dataset
 
     info = dataset_info(dataset_id, data_dir=data_dir)
     if not info.available:
         pytest.skip(f"{dataset_id} is not in the mirror {data_dir}: {info.reason}")
     ds = load_dataset(dataset_id, data_dir=data_dir)
-    declared = human_measures_to_declare(ds)
-    if dataset_id == "summeval":  # expert.* / turker.* names and per-annotator scores are detected
-        assert declared == ()
-    else:  # FRANK's error categories (RelE, EntE, ...) are human but not named so: they must be declared
-        assert set(declared) == set(ds.human_measures)
-    back = round_trip(ds, "csv")
+    if dataset_id != "summeval":  # FRANK's RelE, EntE ...; RoSE's prior, ref_free, ref_based: not human by name
+        assert any(not looks_human(name) for name in ds.human_measures)
+    raw = csv_bytes(dataset_to_long_frame(ds))
+    partial = not ds.metric_measures
+    if partial:  # RoSE compares human protocols only: a full upload refuses that, a what-if merge takes it
+        with pytest.raises(UploadError) as info:
+            read_user_file(raw, name=f"{dataset_id}.csv")
+        assert info.value.kind == "no-metric-measure"
+    back = read_user_file(raw, name=f"{dataset_id}.csv", partial=partial)
     assert_same(ds, back)
+    assert (back.human_measures, back.metric_measures) == (ds.human_measures, ds.metric_measures)
     assert (back.n_systems, back.n_inputs, back.n_judged) == (ds.n_systems, ds.n_inputs, ds.n_judged)

@@ -163,6 +163,10 @@ def test_a_file_path_goes_to_the_upload_reader(monkeypatch, tmp_path):
     assert load_dataset(str(user)) == "parsed"
     assert load_dataset(user) == "parsed"
     assert calls == [user, user]
+    fake.read_user_file = lambda source, **options: options
+    assert load_dataset(user, human_measures=["RelE"]) == {"human_measures": ["RelE"]}
+    with pytest.raises(DatasetError, match="built-in dataset"):
+        load_dataset("demo", human_measures=["human.quality"])
 
 
 # ---------------------------------------------------------------------------

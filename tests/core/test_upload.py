@@ -307,6 +307,66 @@ def test_human_measures_can_demote_a_conventional_name():
     assert ds.metric_measures == ("coherence",)
 
 
+# -- the long layout's 'kind' column ------------------------------------------------------------
+_KIND_FILE = (
+    "System,Input,Measure,Score,Kind\n"
+    "A,d1,RelE,1, Human \nA,d1,relevance,0.3,metric\nA,d1,rouge,0.2,METRIC\n"
+    "B,d1,RelE,0,human\nB,d1,relevance,0.5,Metric\nB,d1,rouge,0.4,metric\n"
+    "A,d2,RelE,1,HUMAN\nA,d2,relevance,0.4,metric\nA,d2,rouge,0.1,metric\n"
+    "B,d2,RelE,0,human\nB,d2,relevance,0.6,metric\nB,d2,rouge,0.3,metric\n"
+)
+
+
+def test_kind_column_decides_whatever_the_names():
+    """'RelE' does not look human and 'relevance' does: the column says otherwise (any case, padded)."""
+    assert not looks_human("RelE") and looks_human("relevance")
+    ds = read_user_file(_KIND_FILE.encode(), name="k.csv")
+    assert ds.human_measures == ("RelE",) and ds.metric_measures == ("relevance", "rouge")
+    assert any("'kind' column" in note for note in ds.notes)
+    as_parquet = pd.read_csv(io.StringIO(_KIND_FILE), dtype=str)
+    back = read_user_file(parquet_bytes(as_parquet.astype({"Score": float})), name="k.parquet")
+    assert back.human_measures == ("RelE",) and back.metric_measures == ("relevance", "rouge")
+
+
+def test_human_measures_argument_overrides_the_kind_column_with_a_note():
+    ds = read_user_file(_KIND_FILE.encode(), name="k.csv", human_measures=["relevance"])
+    assert ds.human_measures == ("relevance",) and ds.metric_measures == ("RelE", "rouge")
+    note = next(n for n in ds.notes if "override" in n)
+    assert "'kind' column" in note and "'RelE' (file: human)" in note and "'relevance' (file: metric)" in note
+    agreeing = read_user_file(_KIND_FILE.encode(), name="k.csv", human_measures=["RelE"])
+    assert agreeing.human_measures == ("RelE",) and not any("override" in n for n in agreeing.notes)
+
+
+def test_an_all_empty_kind_column_is_absent():
+    raw = b"system,input,measure,score,kind\n" + b"".join(
+        f"{s},{d},{m},{v},{pad}\n".encode() for s, d, m, v, pad in [
+            ("A", "d1", "human.q", 1, ""), ("A", "d1", "RelE", 0.3, " "), ("B", "d1", "human.q", 2, ""),
+            ("B", "d1", "RelE", 0.1, ""), ("A", "d2", "human.q", 3, ""), ("A", "d2", "RelE", 0.2, ""),
+            ("B", "d2", "human.q", 1, ""), ("B", "d2", "RelE", 0.5, "")])
+    ds = read_user_file(raw, name="e.csv")  # detection: 'human.q' by name, 'RelE' a metric
+    assert ds.human_measures == ("human.q",) and ds.metric_measures == ("RelE",)
+    assert any("'kind'" in note and "ignored" in note for note in ds.notes)
+    nulls = _LONG4.assign(measure=["human.q", "rouge"] * 2, kind=pd.Series([None] * 4, dtype=object))
+    assert read_user_file(parquet_bytes(nulls), name="n.parquet", partial=True).human_measures == ("human.q",)
+
+
+def test_kind_column_keeps_a_metric_with_annotators_a_metric():
+    raw = (b"system,input,measure,score,annotator,kind\n"
+           b"A,d1,q,1,x,human\nA,d1,m,0.1,x,metric\nA,d1,m,0.3,y,metric\nB,d1,q,2,,human\nB,d1,m,0.2,x,metric\n"
+           b"A,d2,q,3,,human\nA,d2,m,0.4,x,metric\nB,d2,q,1,,human\nB,d2,m,0.5,y,metric\n")
+    with pytest.raises(UploadError) as info:  # 'q' mixes annotated and plain rows: the annotator rule still holds
+        read_user_file(raw, name="a.csv")
+    assert info.value.kind == "missing-value"
+    ds = read_user_file(raw.replace(b",,human", b",x,human"), name="a.csv")
+    assert ds.human_measures == ("q",) and ds.metric_measures == ("m",)
+    assert ds.measures["m"].annotators is not None and ds.measures["m"].scores[0, 0] == pytest.approx(0.2)
+
+
+def test_a_kind_column_in_the_wide_layout_is_still_a_measure():
+    raw = b"system,input,human.q,kind\nA,d1,1,0.1\nB,d1,2,0.2\nA,d2,3,0.3\nB,d2,1,0.4\n"
+    assert read_user_file(raw, name="w.csv").metric_measures == ("kind",)
+
+
 @pytest.mark.parametrize("name, human", [
     ("human.relevance", True), ("Human:overall", True), ("expert.coherence", True), ("turker.fluency", True),
     ("ground-truth", True), ("litepyramid.recall", True), ("Factuality", True), ("score_human", True),
@@ -431,6 +491,15 @@ CASES = [
      "duplicate-cell", ["row 3 and row 5"], {}),
     ("inconsistent-attribute", "inconsistent_system_type.csv", "inconsistent-attribute",
      ["'B'", "'ext'", "'abs'", "line 3", "line 5"], {}),
+    # the long layout's 'kind' column
+    ("unknown-kind", "unknown_kind.csv", "unknown-kind", ["line 5", "'kind'", "'humann'", "'human' nor 'metric'"],
+     {}),
+    ("kind-empty-on-some-rows", "kind_empty_on_some_rows.csv", "missing-value",
+     ["line 4", "'kind'", "line 2 gives one", "every row"], {}),
+    ("inconsistent-kind", "inconsistent_kind.csv", "inconsistent-kind",
+     ["line 6", "'kind'", "'RelE'", "'human' at line 2", "'metric' at line 6", "same on every row"], {}),
+    ("unknown-kind-parquet", lambda: (_parquet(_LONG4.assign(kind=["human", "human", "rating", "human"])),
+                                      "k.parquet"), "unknown-kind", ["row 3", "'kind'", "'rating'"], {}),
     # names
     ("empty-system-name", "empty_system_name.csv", "missing-value", ["line 4", "'system'"], {}),
     ("annotator-missing", "annotator_missing_on_human_row.csv", "missing-value", ["line 4", "'quality'"], {}),
