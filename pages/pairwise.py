@@ -78,6 +78,7 @@ else:
         "metric_share": st.column_config.NumberColumn("metric: A wins", **share),
         "metric_share_b": st.column_config.NumberColumn("metric: B wins", **share)})
 exports.collect("Pairwise F1 per metric", table=scores)
-exports.table_download(pd.DataFrame(result.label_records()), exports.file_name("pairwise", ds.id, f"k{k}", f"seed{seed}"),
+exports.table_download(pd.DataFrame(result.label_records()),
+                       exports.file_name("pairwise", ds.id, f"k{k}", f"seed{seed}"),
                        label="Download pair labels (CSV)", title="Pair labels (human and every metric)")
 widgets.finish()

@@ -76,7 +76,8 @@ if summary["n_undefined"]:
     st.caption(f"{summary['n_undefined']} systems have no defined reduction (zero or undefined judged variance).")
 
 st.subheader("Width of the rSYS confidence interval" + tag)
-exports.chart(fp.width_figure(widths, pool_names=names), key="widths", name=exports.file_name("pools-widths", ds.id, metric))
+exports.chart(fp.width_figure(widths, pool_names=names), key="widths",
+              name=exports.file_name("pools-widths", ds.id, metric))
 shown = ["method", "width_judged", "width_all", "reduction_percent", "estimate_judged", "low_judged", "high_judged",
          "estimate_all", "low_all", "high_all"]
 view = widths.assign(method=widths["method"].map(widgets.upper))[shown]

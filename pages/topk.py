@@ -63,5 +63,6 @@ with right:
                  width="stretch")
 exports.collect("Ranking by the human score", table=pd.DataFrame({"rank": range(1, len(ranking) + 1),
                                                                   "system": list(ranking)}))
-exports.table_download(frame, exports.file_name("topk", ds.id, coefficient, pool), title="Correlation on the top k systems")
+exports.table_download(frame, exports.file_name("topk", ds.id, coefficient, pool),
+                       title="Correlation on the top k systems")
 widgets.finish()

@@ -149,7 +149,8 @@ def dataset_picker() -> tuple[Dataset, data.DatasetKey] | None:
 
 def _upload_box(container=None) -> None:
     box = container or st.sidebar
-    box.text_input("Human measures (comma-separated; empty: detect)", key="w:upload_humans",
+    box.text_input("Human measures (comma-separated; empty: the file's kind column, else detect)",
+                   key="w:upload_humans",
                    help="Columns or keys holding human judgments; the rest are treated as metrics.")
     # No type= filter: the core names an unsupported format and what to do about it, which is clearer than
     # Streamlit's generic refusal (and the server-side refusal would surface as an exception element).
