@@ -100,6 +100,8 @@ def test_decile_heatmap_annotates_existing_cells_and_blanks_the_rest():
             else:
                 assert heat.text[r][c] == "" and heat.z[r][c] is None
     assert heat.text[0][9].endswith(f"n={grid.total_pairs}")
+    # Fixed margins wide enough for the row labels (no automargin redraw on the hot path of the band slider).
+    assert fig.layout.yaxis.automargin is False and fig.layout.margin.l >= 7 * max(len(y) for y in heat.y)
     (outline,) = fig.layout.shapes
     assert (outline.x0, outline.x1, outline.y0, outline.y1) == (0.5, 1.5, -0.5, 0.5)
     assert heat.zmin == -1 and heat.zmax == 1
