@@ -39,6 +39,8 @@ from metaeval_core.report import Html, Text, provenance, render_html_report
 from . import state
 
 _COLLECTOR = "_export_collector"
+_SNAPSHOT = "_export_snapshot"  # the last report's inputs (for tests and debugging)
+_FILE_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 TEMPLATE = "metaeval"
 
 
@@ -64,8 +66,6 @@ def install_template() -> None:
 
 
 install_template()
-_SNAPSHOT = "_export_snapshot"  # the last report's inputs (for tests and debugging)
-_FILE_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 @dataclass
@@ -149,16 +149,16 @@ def chart(fig: Any, *, key: str, name: str, title: str | None = None, collect_it
     """
     box = container or st
     kwargs.setdefault("width", "stretch")
-    # The figure keeps the plotly template Streamlit registers in Python (same look as the HTML download and
-    # the report); theme="streamlit" would restyle it again in the browser, which cost ~35 ms per chart on
-    # every rerun (benchmarks/bench_ui.py: 327 -> 213 ms median for the three charts of Realistic pairs).
+    # The figure keeps its own (metaeval) template, the same look as the HTML download and the report;
+    # theme="streamlit" would restyle it again in the browser, which cost ~35 ms per chart on every rerun
+    # (benchmarks/bench_ui.py: 327 -> 213 ms median for the three charts of Realistic pairs).
     kwargs.setdefault("theme", None)
     config = {**chart_config(name), **kwargs.pop("config", {})}
     out = box.plotly_chart(fig, key=key, config=config, **kwargs)
     if html_download:
-        box.download_button(
-            "Figure (HTML)", data=_deferred(lambda: figure_html(fig, name)), file_name=file_name(name, suffix=".html"),
-            mime="text/html", on_click="ignore", key=f"{key}__html", icon=":material/download:", type="tertiary",
+        deferred_download(
+            "Figure (HTML)", lambda: figure_html(fig, name), name, key=f"{key}__html", suffix=".html",
+            mime="text/html", type="tertiary", container=box,
             help="A standalone interactive page (plotly.js inlined, opens offline). For a PNG, use the camera "
                  "button above the figure.")
     if collect_it:
@@ -188,11 +188,12 @@ def table_download(frame: pd.DataFrame, name: str, *, label: str = "Download CSV
 
 
 def deferred_download(label: str, build: Callable[[], str], name: str, *, key: str, suffix: str = ".csv",
-                      mime: str = "text/csv", help: str | None = None, container: Any = None):
+                      mime: str = "text/csv", help: str | None = None, type: str = "secondary",
+                      container: Any = None):
     """A download whose text ``build()`` makes only when clicked (UTF-8; no rerun; never in the report)."""
     box = container or st
     return box.download_button(label, data=_deferred(build), file_name=file_name(name, suffix=suffix), mime=mime,
-                               on_click="ignore", key=key, icon=":material/download:", help=help)
+                               on_click="ignore", key=key, icon=":material/download:", help=help, type=type)
 
 
 # -- the report -----------------------------------------------------------------------------------------------

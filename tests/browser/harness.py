@@ -354,9 +354,15 @@ def find_option(page, box, option_text: str):
     option = open_listbox(page, box).filter(has_text=option_text).first
     # A virtualised list can keep an off-screen option in the DOM without showing it: filter unless visible.
     if not (option.count() and option.is_visible()):
-        combo = box.locator('input[role="combobox"]').first
-        combo.fill(option_text)
-        option.wait_for(state="visible", timeout=10_000)
+        return _type_filter(page, box, option_text)
+    return option
+
+
+def _type_filter(page, box, option_text: str):
+    """Type ``option_text`` into the open selectbox's search field; the first visible matching option."""
+    box.locator('input[role="combobox"]').first.fill(option_text)
+    option = page.locator('[role="listbox"] [role="option"]').filter(has_text=option_text).first
+    option.wait_for(state="visible", timeout=10_000)
     return option
 
 
@@ -364,10 +370,7 @@ def filter_options(page, box, option_text: str):
     """Open a selectbox and type ``option_text`` into its search field, as a user looking for an option in a
     long list does; returns the (visible) matching option. Pressing Enter then picks the first match."""
     open_listbox(page, box)
-    box.locator('input[role="combobox"]').first.fill(option_text)
-    option = page.locator('[role="listbox"] [role="option"]').filter(has_text=option_text).first
-    option.wait_for(state="visible", timeout=10_000)
-    return option
+    return _type_filter(page, box, option_text)
 
 
 def choose(page, box, option_text: str) -> None:
