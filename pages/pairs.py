@@ -126,20 +126,17 @@ st.caption(
     "low value can also mean the human judgments themselves cannot separate close systems.")
 
 left, right = st.columns(2)
-curve = dp.curve(*args)
+curve_figure, scatter_figure = dp.band_figures(*args, lo, hi)
 name = exports.file_name(ds.id, metric, ctx.human)
-exports.chart(fp.delta_curve_figure(curve, upper=hi, full=everything, metric=metric), key="delta_curve",
-              name="delta-curve_" + name, container=left)
-exports.chart(fp.pair_scatter(table, lower=lo, upper=hi, metric=metric, human=ctx.human), key="pair_scatter",
-              name="pairs_" + name, container=right)
+exports.chart(curve_figure, key="delta_curve", name="delta-curve_" + name, container=left)
+exports.chart(scatter_figure, key="pair_scatter", name="pairs_" + name, container=right)
 
 key = state.prepare("delta_min_pairs", fallback=5, coerce=lambda v: min(max(int(v), 1), 100))
 min_pairs = state.commit("delta_min_pairs", int(st.number_input(
     "Smallest number of pairs in a grid cell", min_value=1, max_value=100, step=1, key=key,
     help="Cells with fewer pairs are left blank (the paper uses 5).")))
-grid = dp.grid(*args, min_pairs)
-exports.chart(fp.decile_heatmap(grid, metric=metric, selected=dp.matching_cell(grid, table["abs_dx"], lo, hi)),
-              key="decile_heatmap", name="deciles_" + name)
+heatmap, grid = dp.decile_figure(*args, lo, hi, min_pairs)
+exports.chart(heatmap, key="decile_heatmap", name="deciles_" + name)
 if not grid.exists.all(where=grid.lower[:, None] < grid.upper[None, :]):
     st.caption(escape_markdown(
         f"{n_total} system pairs ({full['n_systems']} systems), bucket size {grid.bucket_size}: cells with fewer "

@@ -11,11 +11,13 @@ import math
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 from metaeval_core import pairs, pools, stability
 from metaeval_core.dataset import Dataset
 
+from . import figures_pairs as fp
 from .data import DatasetKey
 
 # Resample caps (the reason is shown next to the widgets): bounds move by < 0.01 beyond them while the
@@ -120,6 +122,32 @@ def delta_interval(_dataset: Dataset, key: DatasetKey, metric: str, human: str, 
         confidence_level=CONFIDENCE, n_resamples=int(n_resamples), rng=int(seed))
     return {"estimate": ci.estimate, "low": ci.low, "high": ci.high, "n_defined": ci.n_defined,
             "n_resamples": ci.n_resamples, "median_pairs": float(np.median(ci.pairs_per_resample))}
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def band_figures(_dataset: Dataset, key: DatasetKey, metric: str, human: str, pool: str, systems: str,
+                 lower: float, upper: float) -> tuple[go.Figure, go.Figure]:
+    """The rSYS-Delta(0, u) curve and the pair scatter for the band [lower, upper], built once per band.
+
+    Building and validating the plotly figures was half of the page's script time on every slider or metric
+    change; revisited bands (the slider moved back, a metric picked again) now reuse them. Shared by every
+    session (``st.cache_resource``): the figures are never modified after they are built.
+    """
+    args = (_dataset, key, metric, human, pool, systems)
+    full = delta(*args, 0.0, math.inf)["estimate"]
+    return (fp.delta_curve_figure(curve(*args), upper=upper, full=full, metric=metric),
+            fp.pair_scatter(pair_table(*args), lower=lower, upper=upper, metric=metric, human=human))
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def decile_figure(_dataset: Dataset, key: DatasetKey, metric: str, human: str, pool: str, systems: str,
+                  lower: float, upper: float, min_pairs: int) -> tuple[go.Figure, pairs.DecileGrid]:
+    """The decile heatmap (the band's cell outlined, if one selects exactly its pairs) and its grid; shared
+    and never modified, as :func:`band_figures`."""
+    args = (_dataset, key, metric, human, pool, systems)
+    cells = grid(*args, min_pairs)
+    selected = matching_cell(cells, pair_table(*args)["abs_dx"], lower, upper)
+    return fp.decile_heatmap(cells, metric=metric, selected=selected), cells
 
 
 # -- ranking stability --------------------------------------------------------------------------------------

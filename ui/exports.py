@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 from urllib.parse import urlencode
 
 import pandas as pd
@@ -44,23 +44,46 @@ _FILE_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 TEMPLATE = "metaeval"
 
 
+# The colours the chart element shows for theme=None. Streamlit's Python-side plotly template holds
+# placeholder colours (#000001, #000011, ...) that only its frontend swaps for real ones, so a template built
+# on it drew near-black lines in the HTML downloads and the report. These are the frontend's swaps for
+# theme=None, written out: the screen, the downloads and the report now agree.
+COLORWAY = ("#636efa", "#EF553B", "#00cc96", "#ab63fa", "#FFA15A", "#19d3f3", "#FF6692", "#B6E880", "#FF97FF",
+            "#FECB52")
+_SEQUENTIAL = ("#0d0887", "#46039f", "#7201a8", "#9c179e", "#bd3786", "#d8576b", "#ed7953", "#fb9f3a", "#fdca26",
+               "#f0f921")
+_DIVERGING = ("#8e0152", "#c51b7d", "#de77ae", "#f1b6da", "#fde0ef", "#e6f5d0", "#b8e186", "#7fbc41", "#4d9221",
+              "#276419")
+
+
+def _scale(colours: Sequence[str]) -> list[list]:
+    return [[k / (len(colours) - 1), c] for k, c in enumerate(colours)]
+
+
 def install_template() -> None:
-    """Make every figure built from now on carry the ``metaeval`` plotly template: Streamlit's colours (its
-    Python-side template) plus axes that grow their margins to fit long tick labels (metric names), in the
-    app's font. Charts are drawn with ``theme=None`` (see :func:`chart`), so this template is the whole look,
-    on screen and in the HTML exports alike."""
+    """Make every figure built from now on carry the ``metaeval`` plotly template: explicit colours (those
+    Streamlit's chart element shows for ``theme=None``) and axes that grow their margins to fit long tick
+    labels (metric names), in the app's font. Charts are drawn with ``theme=None`` (see :func:`chart`), so
+    this template is the whole look, on screen and in the HTML exports alike."""
     import plotly.graph_objects as go
     import plotly.io as pio
 
     if pio.templates.default == TEMPLATE:
         return
-    base = pio.templates[pio.templates.default] if pio.templates.default else go.layout.Template()
-    template = go.layout.Template(base)
-    template.layout.xaxis.automargin = True
-    template.layout.yaxis.automargin = True
-    template.layout.font.family = '"Source Sans", "Source Sans Pro", sans-serif'  # the app's font
-    # plotly.js reserves 80 px left and right whatever the labels need; automargin adds what they do need.
-    template.layout.margin = dict(l=10, r=10, t=60, b=10)
+    sequential, diverging = _scale(_SEQUENTIAL), _scale(_DIVERGING)
+    template = go.layout.Template(
+        layout=dict(
+            colorway=list(COLORWAY),
+            colorscale=dict(sequential=sequential, sequentialminus=sequential, diverging=diverging),
+            coloraxis=dict(colorscale=sequential),
+            font=dict(family='"Source Sans", "Source Sans Pro", sans-serif'),  # the app's font
+            xaxis=dict(automargin=True), yaxis=dict(automargin=True),
+            # Room for numeric tick labels and an axis title. Automargin only grows a margin that is too
+            # small, and growing one costs plotly a second full draw (a chart of Realistic pairs: 40-50 ms
+            # instead of 20-27 ms per render, benchmarks/bench_figures.py), so the default fits the common case.
+            margin=dict(l=60, r=24, t=60, b=60)),
+        data=dict(heatmap=[go.Heatmap(colorscale=sequential)], contour=[go.Contour(colorscale=sequential)],
+                  histogram2d=[go.Histogram2d(colorscale=sequential)]))
     pio.templates[TEMPLATE] = template
     pio.templates.default = TEMPLATE
 

@@ -164,3 +164,27 @@ def test_score_interval_and_width_figures():
     nan = widths.assign(reduction_percent=[math.nan, 1.0])
     assert fp.width_figure(nan).layout.annotations[0].text == "reduction undefined"
     assert isinstance(fp.width_figure(widths.iloc[:0]), go.Figure)
+
+
+# -- the page's cached figures ------------------------------------------------------------------------------
+
+
+def test_band_and_decile_figures_are_built_once_per_band_and_equal_the_builders(demo_env):
+    from ui import data
+
+    ds = data.load_registered(data.DEMO_ID, data.data_dir_key())
+    args = (ds, (ds.id, "test-version"), "metric.strong", "human.quality", "judged", "")
+    table = dp.pair_table(*args)
+    lo, hi = 0.0, float(table["abs_dx"].iloc[23])
+    curve, scatter = dp.band_figures(*args, lo, hi)
+    # The same objects on a revisit (no rebuilding), and what the builders make from the cached data.
+    assert dp.band_figures(*args, lo, hi)[0] is curve
+    full = dp.delta(*args, 0.0, math.inf)["estimate"]
+    assert curve == fp.delta_curve_figure(dp.curve(*args), upper=hi, full=full, metric="metric.strong")
+    assert scatter == fp.pair_scatter(table, lower=lo, upper=hi, metric="metric.strong", human="human.quality")
+    heatmap, grid = dp.decile_figure(*args, lo, hi, 5)
+    assert dp.decile_figure(*args, lo, hi, 5)[0] is heatmap
+    assert heatmap == fp.decile_heatmap(grid, metric="metric.strong",
+                                        selected=dp.matching_cell(grid, table["abs_dx"], lo, hi))
+    # Another band is another figure.
+    assert dp.band_figures(*args, lo, float(table["abs_dx"].iloc[59]))[0] is not curve

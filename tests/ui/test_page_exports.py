@@ -17,6 +17,8 @@ PAGES = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "pages").glob("*.
 # The landing page is kept light on purpose (no chart or table bundle on the first visit); What if… edits data;
 # Simulations shows results only after a run (its exports are checked in test_pages_analyses.py).
 WITHOUT_EXPORTS = {"pages/home.py", "pages/whatif.py", "pages/simulations.py"}
+# Streamlit's Python-side plotly template uses these as placeholders that only its frontend replaces.
+PLACEHOLDER = re.compile(r"#0000(0[1-9]|[1-3][0-9]|40)\b", re.IGNORECASE)
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -60,6 +62,11 @@ def test_every_chart_and_table_is_exported_and_reported(demo_env, page):
              for item in snap["items"]}
     assert ("fig" in kinds) == bool(charts)
     assert "table" in kinds or not tables
+    # A Streamlit placeholder colour (#000001...) would be drawn near-black in the HTML download and the report.
+    for chart in charts:
+        assert not PLACEHOLDER.search(chart.proto.spec), PLACEHOLDER.search(chart.proto.spec).group()
+    for item in snap["items"]:
+        assert item.fig is None or not PLACEHOLDER.search(item.fig.to_json()), item.title
 
 
 def test_figures_carry_the_metaeval_template_on_screen_and_in_exports():
@@ -73,5 +80,9 @@ def test_figures_carry_the_metaeval_template_on_screen_and_in_exports():
     layout = fig.to_plotly_json()["layout"]["template"]["layout"]
     # theme=None draws exactly this: long tick labels (metric names) must push the margins, not be clipped.
     assert layout["xaxis"]["automargin"] is True and layout["yaxis"]["automargin"] is True
-    assert layout["colorway"]  # Streamlit's colours kept
+    assert list(layout["colorway"]) == list(exports.COLORWAY)
+    # Margins that fit numeric tick labels and an axis title, so automargin rarely needs plotly's second draw.
+    assert layout["margin"]["l"] >= 60 and layout["margin"]["b"] >= 60
     assert '"automargin":true' in exports.figure_html(fig, "x").replace(" ", "")
+    assert not PLACEHOLDER.search(fig.to_json()), "no Streamlit placeholder colour reaches a download"
+

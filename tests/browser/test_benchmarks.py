@@ -1,0 +1,19 @@
+"""The browser benchmarks still run (their figures are read in the README, never asserted here)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from tests.browser import harness
+
+
+def test_bench_figures_prints_one_comparable_line_per_figure(playwright_browser):
+    done = subprocess.run([sys.executable, str(harness.REPO / "benchmarks" / "bench_figures.py"), "--n", "1"],
+                          capture_output=True, text=True, timeout=300, cwd=harness.REPO)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    assert [line["case"] for line in lines] == ["newPlot:delta_curve", "newPlot:pair_scatter",
+                                                "newPlot:decile_heatmap"]
+    assert all(line["median_ms"] > 0 and line["reference_median_ms"] > 0 and line["ratio"] > 0 for line in lines)
