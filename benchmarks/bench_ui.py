@@ -10,7 +10,9 @@ said in every line as ``data``), then measures
   its URL (JS bundles, dataset loading included), the others by clicking the sidebar link, each until Streamlit has
   finished and every chart is drawn (n = 1);
 * ``cold-url:<page>`` — a shared link to a chart page (/pairs, /confidence) opened first in a fresh browser context
-  (no cached bundles: plotly.js is fetched and evaluated too) before the navigation has visited it (n = 1);
+  (no cached bundles: plotly.js is fetched and evaluated too) before the navigation has visited it (n = 1), with
+  ``reference_ms``: the same for ``benchmarks/floor_app.py``, Streamlit with one empty plotly chart, in the same
+  run (``over_reference_ms`` is what the page itself adds);
 * ``warm:<page>`` — the same navigation a second time (the caches are filled);
 * ``pairs-slider-u``, ``pairs-slider-l`` — the band slider of /pairs moved by one step with the keyboard, until
   the plotly figures have changed (``median_ms``) and until the script run has finished (``idle_median_ms``);
@@ -114,6 +116,19 @@ def open_cold(browser, url: str) -> tuple[float, list[str]]:
         context.close()
 
 
+def reference_deep_link(browser) -> float:
+    """ms to open ``benchmarks/floor_app.py`` (one empty plotly chart) first in a fresh browser context: what a
+    deep link to any Streamlit page with a chart costs on this machine before the page's own content."""
+    reference = h.start_server(data_dir=None, script=REPO / "benchmarks" / "floor_app.py")
+    try:
+        ms, problems = open_cold(browser, reference.url + "/")
+        if problems:
+            raise RuntimeError(f"the reference app shows {problems}")
+        return ms
+    finally:
+        reference.stop()
+
+
 def bench_navigation(page, server, data: str, pages: list[str] | None, rounds=("cold", "warm"), *,
                      browser=None, deep_links: tuple[str, ...] = ()) -> list[dict]:
     out = []
@@ -121,12 +136,16 @@ def bench_navigation(page, server, data: str, pages: list[str] | None, rounds=("
     page.goto(server.url + "/")
     h.wait_idle(page, timeout=300, settle=0)
     first_ms = (time.perf_counter() - start) * 1000
-    # A shared link to a chart page opened first, in a fresh browser, before anyone visited that page.
-    for link in deep_links if browser is not None else ():
-        ms, problems = open_cold(browser, server.url + link)
-        out.append(emit(f"cold-url:{h.url_path(link)}", [ms], data, COLD_TARGET_MS, url=link,
-                        how="open the URL in a new browser context (bundles incl. plotly.js, page caches cold)",
-                        **({"problems": problems} if problems else {})))
+    # A shared link to a chart page opened first, in a fresh browser, before anyone visited that page; and,
+    # as the reference in the same run, the same for a Streamlit app holding nothing but one empty chart.
+    if browser is not None and deep_links:
+        reference_ms = reference_deep_link(browser)
+        for link in deep_links:
+            ms, problems = open_cold(browser, server.url + link)
+            out.append(emit(f"cold-url:{h.url_path(link)}", [ms], data, COLD_TARGET_MS, url=link,
+                            how="open the URL in a new browser context (bundles incl. plotly.js, page caches cold)",
+                            reference_ms=round(reference_ms), over_reference_ms=round(ms - reference_ms),
+                            **({"problems": problems} if problems else {})))
     links = h.nav_links(page)
     for label in rounds:
         for k, (title, href) in enumerate(links):

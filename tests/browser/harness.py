@@ -148,11 +148,13 @@ def rss_mb(pid: int) -> float:
 
 
 def start_server(*, data_dir: str | os.PathLike | None, work_dir: Path | None = None,
-                 timeout: float = 90.0, extra_args: list[str] | None = None) -> Server:
+                 timeout: float = 90.0, extra_args: list[str] | None = None, script: Path | None = None) -> Server:
     """Start the dashboard on a free port; ``data_dir=None`` runs on the demo (an empty data directory).
 
     ``extra_args``: more ``streamlit run`` options (e.g. ``["--runner.postScriptGC", "false"]``).
-    Waits for ``/_stcore/health``; raises RuntimeError with the server log when it does not come up.
+    ``script``: another Streamlit script, run with a plain ``streamlit run`` in the repository (its settings),
+    e.g. the benchmark's reference app. Waits for ``/_stcore/health``; raises RuntimeError with the server log
+    when it does not come up.
     """
     work = Path(work_dir or tempfile.mkdtemp(prefix="metaeval-browser-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -172,7 +174,8 @@ def start_server(*, data_dir: str | os.PathLike | None, work_dir: Path | None = 
     log_path = work / "server.log"
     log = open(log_path, "wb")
     # The README's `bash run.sh app` runs `python -m ui.serve` (streamlit run app.py after a warm-up).
-    cmd = [sys.executable, "-m", "ui.serve", "--server.headless", "true",
+    launcher = ["ui.serve"] if script is None else ["streamlit", "run", str(script)]
+    cmd = [sys.executable, "-m", *launcher, "--server.headless", "true",
            "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
            "--server.fileWatcherType", "none", "--server.runOnSave", "false", *(extra_args or [])]
     process = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
