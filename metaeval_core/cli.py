@@ -114,9 +114,12 @@ def data_dir(args: argparse.Namespace) -> Path | None:
 
 
 def load(args: argparse.Namespace) -> Dataset:
-    from .registry import load_dataset
+    from .registry import DEMO_ID, dataset_ids, load_dataset
 
     humans = getattr(args, "human_measures", None)
+    if humans is not None and (args.dataset == DEMO_ID or args.dataset in dataset_ids()):
+        raise CLIError(f"--human-measures is only for a file given to --dataset: {args.dataset!r} is a built-in "
+                       "dataset, whose human and metric measures are fixed")
     return load_dataset(args.dataset, data_dir=data_dir(args), download=getattr(args, "download", False),
                         human_measures=None if humans is None else split_list(humans, "human-measures"))
 

@@ -21,7 +21,7 @@ from .errors import EXPECTED, escape_markdown, message_of, show_error
 PAGE_ROWS = 50  # inputs per page of the score editor
 MAX_COLUMNS = 20  # systems shown side by side
 PENDING = "_whatif_pending"  # {(system, input, measure): value} edits typed but not applied yet
-_EXTRA = "_whatif_extra"  # ((sha256, humans), file name, Dataset | None) the parsed extra file
+_EXTRA = "_whatif_extra"  # ((sha256, humans), file name, Dataset | None, measures kept human) the parsed file
 GEN = "_whatif_gen"  # bumped by every applied change: fresh uploader / editor / multiselects
 CURRENT = "_whatif_current"  # (picker id, Dataset) of this run, for the callbacks
 ss = st.session_state
@@ -101,7 +101,7 @@ def merge_section(full, gen: int) -> None:
     st.text_input("Human measures in the file (comma-separated; empty: as in this dataset, else detect)",
                   key="whatif_humans")
     file = st.file_uploader("Extra scores (CSV, TSV, JSON Lines or Parquet)", key=f"whatif_file_{gen}")
-    extra = None
+    extra, kept = None, ()
     if file is not None:
         raw = file.getvalue()
         typed = [h.strip() for h in str(ss.get("whatif_humans", "")).split(",") if h.strip()]
@@ -110,17 +110,19 @@ def merge_section(full, gen: int) -> None:
         if cached is None or cached[0] != signature:
             try:
                 parsed = userdata.parse_extra(raw, file.name, human_measures=typed or None)
+                kept = ()
                 if not typed:  # measures the base calls human stay human
                     known = [m for m in parsed.measures if m in full.measures and full.measures[m].kind == "human"]
-                    if known and any(parsed.measures[m].kind != "human" for m in known):
+                    kept = tuple(m for m in known if parsed.measures[m].kind != "human")
+                    if kept:
                         parsed = userdata.parse_extra(raw, file.name, human_measures=sorted(
                             set(known) | set(parsed.human_measures)))
-                cached = (signature, file.name, parsed)
+                cached = (signature, file.name, parsed, kept)
             except EXPECTED as error:
-                cached = (signature, file.name, None)
+                cached = (signature, file.name, None, ())
                 show_error(error, prefix="File rejected")
             ss[_EXTRA] = cached
-        extra = cached[2]
+        extra, kept = cached[2], cached[3]
     if extra is not None:
         report = describe_merge(full, extra)
         cols = st.columns(5)
@@ -138,6 +140,9 @@ def merge_section(full, gen: int) -> None:
                 details.append(f"{label}: {shown}")
         if report.newly_judged_inputs:
             details.append(f"{report.newly_judged_inputs} input(s) get their first human scores")
+        if kept:  # the file (its 'kind' column, or detection by name) said metric
+            details.append(f"Kept as human measures, as in this dataset, although the file says metric: "
+                           f"{', '.join(kept)}")
         for line in details + list(report.notes):
             st.caption(escape_markdown(line))
         policy = "keep"

@@ -152,8 +152,8 @@ def test_human_measures_for_an_uploaded_file(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("dataset, value, fragment", [
-    ("demo", "human.quality", "'demo' is a built-in dataset"),
-    ("summeval", "expert.relevance", "'summeval' is a built-in dataset"),
+    ("demo", "human.quality", "--human-measures is only for a file given to --dataset: 'demo' is a built-in"),
+    ("summeval", "expert.relevance", "--human-measures is only for a file given to --dataset: 'summeval'"),
     (None, "nope", "human_measures names 'nope'"),
     (None, " , ", "--human-measures needs at least one name"),
 ])

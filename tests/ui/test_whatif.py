@@ -275,3 +275,17 @@ def test_a_link_to_a_modified_dataset_explains_itself(store_env):
     assert_clean(at)
     assert at.sidebar.selectbox(key="w:dataset").value == "demo"
     assert any("existed only in its own session" in c.value.replace("\\", "") for c in at.caption)
+
+
+def test_a_file_whose_kind_column_contradicts_the_dataset_is_merged_with_a_note(store_env):
+    """The dataset's human measure stays human; the preview says the file's 'kind' column was overruled."""
+    unjudged = [DEMO.inputs[j] for j in np.flatnonzero(~DEMO.judged)[:2]]
+    lines = ["system,input,measure,score,kind"] + [f"{s},{j},{HUMAN},{(k % 5) + 1},metric"
+                                                    for k, s in enumerate(DEMO.systems) for j in unjudged]
+    at = new_app().run()
+    goto(at, "pages/whatif.py")
+    upload_extra(at, ("\n".join(lines) + "\n").encode())
+    assert_clean(at)
+    notes = " ".join(c.value for c in at.caption).replace("\\", "")  # markdown escapes
+    assert f"Kept as human measures, as in this dataset, although the file says metric: {HUMAN}" in notes, notes
+    assert counts(at)["cells filled"] == "32"
