@@ -2,7 +2,8 @@
 
 Same pattern as :mod:`ui.data`: the dataset is passed as ``_dataset`` (leading underscore: never hashed)
 with its small :data:`ui.data.DatasetKey` ``(id, version)`` and plain option values; ``max_entries`` bounds
-every cache. Results are small frames / dicts / dataclasses of arrays (bootstrap distributions are dropped).
+every cache. Results are small frames / dicts / dataclasses of arrays (bootstrap distributions are dropped),
+and the Realistic pairs page's plotly figures (``st.cache_resource``: one shared object per band, never modified).
 """
 
 from __future__ import annotations
