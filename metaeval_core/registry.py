@@ -493,7 +493,7 @@ def load_dataset(id_or_path: str, *, data_dir: Path | None = None, download: boo
     """
     directory = _validate_load(id_or_path, data_dir, download)
     key = os.fspath(id_or_path)
-    if human_measures is not None and (key == DEMO_ID or key in dataset_ids()):
+    if human_measures is not None and key in dataset_ids():  # the demo included
         raise DatasetError(f"{key!r} is a built-in dataset, whose human and metric measures are fixed; human "
                            f"measures can be declared only for a file")
     if key == DEMO_ID:

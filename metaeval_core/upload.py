@@ -75,9 +75,9 @@ __all__ = [
     "UPLOAD_ERROR_KINDS",
     "UploadError",
     "UploadLimits",
+    "check_long_export",
     "dataset_to_long_frame",
     "detect_layout",
-    "human_measures_to_declare",
     "looks_human",
     "read_user_file",
 ]
@@ -1522,29 +1522,24 @@ def dataset_to_long_frame(dataset: Dataset, *, include_missing: bool = False) ->
     return frame
 
 
-def human_measures_to_declare(dataset: Dataset) -> tuple[str, ...]:
-    """Deprecated: always ``()``, because :func:`dataset_to_long_frame` now writes a ``kind`` column.
+def check_long_export(dataset: Dataset) -> Dataset:
+    """Check, from the names only (no table is built), that :func:`dataset_to_long_frame` accepts ``dataset``.
 
-    It used to name the human measures to pass as ``read_user_file(..., human_measures=...)`` when
-    detection by name would not give them (FRANK's ``RelE``, RoSE's ``prior`` ...); the ``kind``
-    column now carries every measure's kind, so a table written by :func:`dataset_to_long_frame`
-    needs no declaration. Kept for compatibility, and as a cheap check (names only) that the
-    export will accept ``dataset``.
+    For offering an export before building it (a whole dataset can be large).
 
     Parameters
     ----------
     dataset : Dataset
-        The dataset being exported.
+        The dataset to be exported.
 
     Returns
     -------
-    tuple of str
-        ``()``.
+    Dataset
+        ``dataset``.
 
     Raises
     ------
     TypeError, ValueError
         As :func:`dataset_to_long_frame`.
     """
-    _check_long_export(dataset, False, "human_measures_to_declare")
-    return ()
+    return _check_long_export(dataset, False, "check_long_export")

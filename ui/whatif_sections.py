@@ -274,10 +274,10 @@ def exclude_section(ds, found, active: bool, gen: int) -> None:
 
 def download_section(ds) -> None:
     """The current dataset as a long CSV that the sidebar upload reads back (built only when clicked)."""
-    from metaeval_core.upload import dataset_to_long_frame, human_measures_to_declare
+    from metaeval_core.upload import check_long_export, dataset_to_long_frame
 
     try:
-        human_measures_to_declare(ds)  # always () now (the export has a 'kind' column): only its cheap name check
+        check_long_export(ds)
     except ValueError as error:
         st.caption(escape_markdown(f"No download: {message_of(error)}"))
         return

@@ -19,8 +19,8 @@ from metaeval_core.dataset import Dataset, Measure
 from metaeval_core.synthetic import SyntheticSpec, synthetic_dataset
 from metaeval_core.upload import (
     UploadError,
+    check_long_export,
     dataset_to_long_frame,
-    human_measures_to_declare,
     looks_human,
     read_user_file,
 )
@@ -135,7 +135,7 @@ def test_the_kind_column_carries_kinds_that_names_do_not_tell(small):
                             "rouge": Measure("rouge", "metric", quality + 1),
                             "raters": Measure.from_annotators("raters", "metric", ratings)})
     assert not looks_human("quality") and looks_human("relevance")
-    assert human_measures_to_declare(odd) == () and human_measures_to_declare(small) == ()  # deprecated: always ()
+    assert check_long_export(odd) is odd and check_long_export(small) is small
     frame = dataset_to_long_frame(odd)
     for fmt in FORMATS:  # no declaration: 'quality' human, 'relevance' and the annotated 'raters' metrics
         assert_same(odd, read_user_file(write(frame, fmt), name=f"odd.{fmt}"))
@@ -182,7 +182,7 @@ def test_bad_arguments_are_refused_clearly(small):
     with pytest.raises(TypeError):
         dataset_to_long_frame(small, True)  # keyword-only
     with pytest.raises(TypeError, match="dataset must be"):
-        human_measures_to_declare("summeval")
+        check_long_export("summeval")
 
 
 @pytest.mark.parametrize("where, name, problem", [
@@ -208,7 +208,7 @@ def test_names_the_upload_would_change_are_refused(small, where, name, problem):
     else:
         attributes["type"] = [name, *attributes["type"][1:]]
     ds = Dataset(id="bad", systems=systems, inputs=inputs, measures=measures, system_attributes=attributes)
-    for function in (dataset_to_long_frame, human_measures_to_declare):
+    for function in (dataset_to_long_frame, check_long_export):
         with pytest.raises(ValueError, match=problem) as info:
             function(ds)
         assert function.__name__ in str(info.value) and "read back" in str(info.value)
