@@ -1,14 +1,14 @@
 """metaeval dashboard: can I trust this evaluation metric?
 
 Run with ``bash run.sh app`` (or ``streamlit run app.py``). Pages live in ``pages/``; this entry point only
-sets up the page and the navigation. Every view-defining choice is mirrored in the URL (see ui/state.py).
+sets up the page and the navigation. Every view-defining choice is mirrored in the URL (see metaeval_ui/state.py).
 """
 
 from pathlib import Path
 
 import streamlit as st
 
-from ui import data
+from metaeval_ui import data
 
 st.set_page_config(page_title="metaeval — can I trust this metric?", page_icon=":material/balance:", layout="wide")
 

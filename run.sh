@@ -33,7 +33,7 @@ shift || true
 case "$cmd" in
   app)
     ensure_env requirements.txt
-    exec "$VENV/bin/python" -m ui.serve --server.headless true "$@"
+    exec "$VENV/bin/python" -m metaeval_ui.serve --server.headless true "$@"
     ;;
   test)
     ensure_env requirements-dev.txt

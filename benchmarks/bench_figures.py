@@ -44,11 +44,12 @@ def figures() -> tuple[str, dict]:
     """(data label, {name: {variant: figure spec}}) of the pairs page for its default band (closest 20%)."""
     import plotly.graph_objects as go
 
-    from metaeval_core import registry
-    from metaeval_core.synthetic import synthetic_dataset
-    from ui import data_pairs as dp, exports
+    from metaeval_core.data import registry
+    from metaeval_core.data.synthetic import synthetic_dataset
+    from metaeval_ui.data import pairs as dp
+    from metaeval_ui import exports
 
-    exports.install_template()  # as in the app, where every page imports ui.exports
+    exports.install_template()  # as in the app, where every page imports metaeval_ui.exports
     configured = os.environ.get("METAEVAL_DATA_DIR")
     data_dir = Path(configured) if configured else REPO.parent / "shared" / "datasets"
     if (data_dir / "MANIFEST.json").is_file():

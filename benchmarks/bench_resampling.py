@@ -5,7 +5,7 @@ Run:  .venv/bin/pip install -r requirements-bench.txt && .venv/bin/python benchm
 Prints one JSON line per case: case, ours_s, reference_s, ratio, our result, reference result,
 and whether the two agree within Monte Carlo error (3 combined standard errors; ours are
 estimated from repeated seeds). Data: SummEval (16 systems x 100 judged inputs) when
-``metaeval_core.registry.load_dataset('summeval')`` finds the mirror (METAEVAL_DATA_DIR or
+``metaeval_core.data.registry.load_dataset('summeval')`` finds the mirror (METAEVAL_DATA_DIR or
 ../shared/datasets), otherwise the synthetic demo (said in every line as ``data``).
 
 PERM-BOTH: METHODS sec. 3 swaps each cell independently. nlpstats' own ``'both'`` swaps
@@ -28,8 +28,8 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from metaeval_core.resampling import confidence_interval  # noqa: E402
-from metaeval_core.significance import compare_all_pairs, compare_metrics  # noqa: E402
+from metaeval_core.stats.resampling import confidence_interval  # noqa: E402
+from metaeval_core.stats.significance import compare_all_pairs, compare_metrics  # noqa: E402
 
 N_RESAMPLES = 1000
 
@@ -37,13 +37,13 @@ N_RESAMPLES = 1000
 def load():
     data_dir = os.environ.get("METAEVAL_DATA_DIR") or str(REPO.parent / "shared" / "datasets")
     try:
-        from metaeval_core.registry import load_dataset
+        from metaeval_core.data.registry import load_dataset
 
         dataset = load_dataset("summeval", data_dir=Path(data_dir))
         return "summeval", dataset, "expert.relevance", ("rouge-2.f1", "rouge-l.f1")
     except Exception as error:  # the loader is a colleague's module: fall back, and say so
         print(json.dumps({"note": f"summeval unavailable ({type(error).__name__}: {error}); using the demo"}))
-        from metaeval_core.synthetic import synthetic_dataset
+        from metaeval_core.data.synthetic import synthetic_dataset
 
         return "demo", synthetic_dataset(), "human.quality", ("metric.good", "metric.fair")
 

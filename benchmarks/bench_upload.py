@@ -18,8 +18,8 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from metaeval_core.synthetic import SyntheticSpec, synthetic_dataset  # noqa: E402
-from metaeval_core.upload import read_user_file  # noqa: E402
+from metaeval_core.data.synthetic import SyntheticSpec, synthetic_dataset  # noqa: E402
+from metaeval_core.data.upload import read_user_file  # noqa: E402
 
 
 def long_csv() -> bytes:

@@ -4,7 +4,7 @@ Pure numpy/scipy/pandas; never imports streamlit or plotly. The main entry point
 analysis module are re-exported here; the modules hold the rest (result types, helpers).
 """
 
-from .analyses import (
+from metaeval_core.analyses.papers import (
     annotator_agreement,
     correlation_matrix,
     high_range,
@@ -12,10 +12,10 @@ from .analyses import (
     pairwise_f1,
     topk_correlations,
 )
-from .coefficients import COEFFICIENTS, kendall, pearson, spearman
-from .correlation import LEVELS, CorrelationResult, correlate, correlate_many, correlate_matrices
-from .dataset import POOLS, Dataset, DatasetError, Measure
-from .pairs import (
+from metaeval_core.stats.coefficients import COEFFICIENTS, kendall, pearson, spearman
+from metaeval_core.stats.correlation import LEVELS, CorrelationResult, correlate, correlate_many, correlate_matrices
+from metaeval_core.data.dataset import POOLS, Dataset, DatasetError, Measure
+from metaeval_core.stats.pairs import (
     dataset_delta_confidence_interval,
     dataset_rsys_delta,
     decile_grid,
@@ -23,11 +23,11 @@ from .pairs import (
     delta_curve,
     rsys_delta,
 )
-from .pools import rsys_width_comparison, simulate_labelled_subset, system_score_intervals, variance_reduction
-from .practice import improvement_probability, plan_judgments, significance_clusters, system_influence
-from .registry import dataset_info, fetch_dataset, list_datasets, load_dataset
-from .resampling import CI_METHODS, ConfidenceInterval, confidence_interval, dataset_confidence_interval
-from .significance import (
+from metaeval_core.stats.pools import rsys_width_comparison, simulate_labelled_subset, system_score_intervals, variance_reduction
+from metaeval_core.analyses.practice import improvement_probability, plan_judgments, significance_clusters, system_influence
+from metaeval_core.data.registry import dataset_info, fetch_dataset, list_datasets, load_dataset
+from metaeval_core.stats.resampling import CI_METHODS, ConfidenceInterval, confidence_interval, dataset_confidence_interval
+from metaeval_core.stats.significance import (
     TEST_METHODS,
     PairwiseTable,
     compare_all_pairs,
@@ -35,9 +35,9 @@ from .significance import (
     correct_pvalues,
     correct_table,
 )
-from .simulations import ci_coverage, power_curve
-from .stability import dataset_ranking_stability, default_sizes, ranking_stability
-from .synthetic import SyntheticSpec, synthetic_dataset
+from metaeval_core.analyses.simulations import ci_coverage, power_curve
+from metaeval_core.stats.stability import dataset_ranking_stability, default_sizes, ranking_stability
+from metaeval_core.data.synthetic import SyntheticSpec, synthetic_dataset
 
 __all__ = [
     # data

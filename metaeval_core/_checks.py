@@ -1,7 +1,7 @@
 """Argument checks shared by the analysis modules: one helper per rule.
 
 Every message names the parameter and the rule it breaks ("n_resamples must be >= 1; got 0"),
-so a caller can show it as is. Pure Python + numpy; imports only :mod:`metaeval_core.dataset` from the package.
+so a caller can show it as is. Pure Python + numpy; imports only :mod:`metaeval_core.data.dataset` from the package.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Callable, Sequence, Union
 
 import numpy as np
 
-from .dataset import Dataset, DatasetError
+from metaeval_core.data.dataset import Dataset, DatasetError
 
 RngLike = Union[np.random.Generator, int, None]
 
@@ -74,9 +74,9 @@ def check_choice(value: object, name: str, choices: Sequence[str]) -> str:
 
 
 def check_dataset(dataset: object) -> Dataset:
-    """``dataset`` if it is a :class:`~metaeval_core.dataset.Dataset`."""
+    """``dataset`` if it is a :class:`~metaeval_core.data.dataset.Dataset`."""
     if not isinstance(dataset, Dataset):
-        raise TypeError(f"dataset must be a metaeval_core.dataset.Dataset; got {type(dataset).__name__}")
+        raise TypeError(f"dataset must be a metaeval_core.data.dataset.Dataset; got {type(dataset).__name__}")
     return dataset
 
 

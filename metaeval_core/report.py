@@ -24,12 +24,12 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from .dataset import Dataset
+from metaeval_core.data.dataset import Dataset
 
 __all__ = ["Html", "Text", "PACKAGES", "git_commit", "package_versions", "provenance", "render_html_report"]
 
 PACKAGES: tuple[str, ...] = ("numpy", "scipy", "pandas", "streamlit", "plotly")
-_REPO = Path(__file__).resolve().parents[1]
+_REPO = Path(__file__).resolve().parents[1]  # a git checkout, when the package runs from one
 
 
 class Html(str):

@@ -3,8 +3,8 @@
 import pandas as pd
 import streamlit as st
 
-from ui import data, exports, figures, state, widgets
-from ui.errors import escape_markdown, guard
+from metaeval_ui import data, exports, figures, state, widgets
+from metaeval_ui.errors import escape_markdown, guard
 
 st.title("Confidence intervals")
 

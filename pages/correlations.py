@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from ui import data, exports, figures, state, widgets
-from ui.errors import escape_markdown, guard
+from metaeval_ui import data, exports, figures, state, widgets
+from metaeval_ui.errors import escape_markdown, guard
 
 st.title("Correlations with human judgments")
 

@@ -3,8 +3,8 @@ and missing data (kept off the Overview, which must not load the chart and table
 
 import streamlit as st
 
-from ui import data, exports, figures, state, tables, widgets
-from ui.errors import escape_markdown, guard
+from metaeval_ui import data, exports, figures, state, tables, widgets
+from metaeval_ui.errors import escape_markdown, guard
 
 st.title("Dataset")
 

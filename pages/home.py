@@ -9,8 +9,8 @@ means, score distributions and missing data live on the Dataset page (pages/data
 
 import streamlit as st
 
-from ui import figures, navigation, tables, widgets
-from ui.errors import escape_markdown, guard
+from metaeval_ui import figures, navigation, tables, widgets
+from metaeval_ui.errors import escape_markdown, guard
 
 NEXT = (  # (page file, what it answers); pages this build does not register are left out
     ("pages/dataset.py", "citation, per-system means, score distributions and missing data"),
@@ -52,7 +52,7 @@ st.caption(
 # The NAACL 2022 headline on first open: a metric that ranks all systems well can be far less reliable on
 # the close pairs that researchers actually compare.
 if ctx.human and ctx.metrics:
-    from ui import data_pairs
+    from metaeval_ui.data import pairs as data_pairs
 
     headline_metric = ctx.metrics[0]
     with guard("Could not compute the close-pairs headline"):

@@ -4,11 +4,14 @@ import math
 
 import streamlit as st
 
-from metaeval_core.pairs import DELTA_METHODS
-from metaeval_core.practice import HUMAN_TIES
-from ui import data_practice as dp, exports, figures_practice as fp, state, widgets, widgets_analyses as wa
-from ui import widgets_practice as wpr
-from ui.errors import escape_markdown, guard
+from metaeval_core.stats.pairs import DELTA_METHODS
+from metaeval_core.analyses.practice import HUMAN_TIES
+from metaeval_ui.data import practice as dp
+from metaeval_ui import exports, state, widgets
+from metaeval_ui.figures import practice as fp
+from metaeval_ui.widgets import analyses as wa
+from metaeval_ui.widgets import practice as wpr
+from metaeval_ui.errors import escape_markdown, guard
 
 UNITS = "_improvement_units"
 

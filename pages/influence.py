@@ -4,9 +4,12 @@ import math
 
 import streamlit as st
 
-from ui import data_practice as dp, exports, figures_practice as fp, state, widgets, widgets_analyses as wa
-from ui import widgets_practice as wpr
-from ui.errors import escape_markdown, guard
+from metaeval_ui.data import practice as dp
+from metaeval_ui import exports, state, widgets
+from metaeval_ui.figures import practice as fp
+from metaeval_ui.widgets import analyses as wa
+from metaeval_ui.widgets import practice as wpr
+from metaeval_ui.errors import escape_markdown, guard
 
 st.title("Leave one system out")
 ctx = widgets.sidebar(metrics=False)

@@ -4,9 +4,12 @@ import math
 
 import streamlit as st
 
-from metaeval_core.pairs import DELTA_METHODS
-from ui import data_pairs as dp, exports, figures_pairs as fp, state, widgets, widgets_pairs as wp
-from ui.errors import escape_markdown, guard
+from metaeval_core.stats.pairs import DELTA_METHODS
+from metaeval_ui.data import pairs as dp
+from metaeval_ui import exports, state, widgets
+from metaeval_ui.figures import pairs as fp
+from metaeval_ui.widgets import pairs as wp
+from metaeval_ui.errors import escape_markdown, guard
 
 BAND = state.widget_key("delta_band")  # the range slider; its ends are the fields delta_l / delta_u
 UNITS = "_pairs_units"

@@ -3,8 +3,11 @@
 import pandas as pd
 import streamlit as st
 
-from ui import data_analyses as da, exports, figures_analyses as fa, state, widgets, widgets_analyses as wa
-from ui.errors import escape_markdown, guard
+from metaeval_ui.data import analyses as da
+from metaeval_ui import exports, state, widgets
+from metaeval_ui.figures import analyses as fa
+from metaeval_ui.widgets import analyses as wa
+from metaeval_ui.errors import escape_markdown, guard
 
 st.title("Pairwise comparison F1")
 ctx = widgets.sidebar()

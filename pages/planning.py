@@ -3,10 +3,13 @@
 import pandas as pd
 import streamlit as st
 
-from metaeval_core.practice import PLAN_METHODS
-from ui import data_practice as dp, exports, figures_practice as fp, state, widgets, widgets_analyses as wa
-from ui import widgets_practice as wpr
-from ui.errors import escape_markdown, guard
+from metaeval_core.analyses.practice import PLAN_METHODS
+from metaeval_ui.data import practice as dp
+from metaeval_ui import exports, state, widgets
+from metaeval_ui.figures import practice as fp
+from metaeval_ui.widgets import analyses as wa
+from metaeval_ui.widgets import practice as wpr
+from metaeval_ui.errors import escape_markdown, guard
 
 REQUESTED = "_plan_requested"  # the plan key the Run button asked for
 TARGETS = {"both": "width and power", "width": "interval width only", "power": "power only"}

@@ -2,8 +2,11 @@
 
 import streamlit as st
 
-from ui import data_pairs as dp, exports, figures_pairs as fp, state, widgets, widgets_pairs as wp
-from ui.errors import escape_markdown, guard
+from metaeval_ui.data import pairs as dp
+from metaeval_ui import exports, state, widgets
+from metaeval_ui.figures import pairs as fp
+from metaeval_ui.widgets import pairs as wp
+from metaeval_ui.errors import escape_markdown, guard
 
 st.title("Judged vs all inputs")
 ctx = widgets.sidebar(metrics=False)

@@ -3,9 +3,10 @@
 import numpy as np
 import streamlit as st
 
-from ui import data, exports, figures, state, tables, widgets
-from ui import data_practice as practice_data, figures_practice as practice_figures
-from ui.errors import escape_markdown, guard
+from metaeval_ui import data, exports, figures, state, tables, widgets
+from metaeval_ui.data import practice as practice_data
+from metaeval_ui.figures import practice as practice_figures
+from metaeval_ui.errors import escape_markdown, guard
 
 st.title("Which metric is better? Pairwise significance")
 

@@ -4,10 +4,13 @@ import time
 
 import streamlit as st
 
-from metaeval_core.resampling import CI_METHODS
-from metaeval_core.significance import TEST_METHODS
-from ui import data, data_analyses as da, exports, figures_analyses as fa, state, widgets, widgets_analyses as wa
-from ui.errors import escape_markdown
+from metaeval_core.stats.resampling import CI_METHODS
+from metaeval_core.stats.significance import TEST_METHODS
+from metaeval_ui import data, exports, state, widgets
+from metaeval_ui.data import analyses as da
+from metaeval_ui.figures import analyses as fa
+from metaeval_ui.widgets import analyses as wa
+from metaeval_ui.errors import escape_markdown
 
 JOBS = "_simulation_jobs"  # session: kind -> SimJob
 st.title("Simulations")

@@ -3,8 +3,11 @@
 import pandas as pd
 import streamlit as st
 
-from ui import data_pairs as dp, exports, figures_pairs as fp, widgets, widgets_pairs as wp
-from ui.errors import escape_markdown, guard
+from metaeval_ui.data import pairs as dp
+from metaeval_ui import exports, widgets
+from metaeval_ui.figures import pairs as fp
+from metaeval_ui.widgets import pairs as wp
+from metaeval_ui.errors import escape_markdown, guard
 
 st.title("Ranking stability")
 ctx = widgets.sidebar()

@@ -3,13 +3,13 @@
 The modified dataset becomes the session's current dataset (``whatif:<base id>``, version = its content
 fingerprint), so every page recomputes on it; a banner on every page says so and offers a confirmed revert.
 Nothing is lost silently: pending cell edits and the modified dataset stay in the session across page
-switches, and discarding either needs a confirmation. The sections live in ui/whatif_sections.py.
+switches, and discarding either needs a confirmation. The sections live in metaeval_ui/whatif_sections.py.
 """
 
 import streamlit as st
 
-from ui import state, userdata, widgets
-from ui import whatif_sections as sections
+from metaeval_ui import state, userdata, widgets
+from metaeval_ui import whatif_sections as sections
 
 st.title("What if…")
 st.markdown("Start from the current dataset and see what changes: add human judgments or metric scores from a "

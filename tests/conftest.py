@@ -32,6 +32,6 @@ def data_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def demo():
-    from metaeval_core.synthetic import synthetic_dataset
+    from metaeval_core.data.synthetic import synthetic_dataset
 
     return synthetic_dataset()

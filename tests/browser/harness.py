@@ -85,7 +85,7 @@ def free_port() -> int:
 
 @dataclass
 class Server:
-    """A running dashboard (``python -m ui.serve``, i.e. ``streamlit run app.py``) on localhost."""
+    """A running dashboard (``python -m metaeval_ui.serve``, i.e. ``streamlit run app.py``) on localhost."""
 
     process: subprocess.Popen
     port: int
@@ -173,8 +173,8 @@ def start_server(*, data_dir: str | os.PathLike | None, work_dir: Path | None = 
     port = free_port()
     log_path = work / "server.log"
     log = open(log_path, "wb")
-    # The README's `bash run.sh app` runs `python -m ui.serve` (streamlit run app.py after a warm-up).
-    launcher = ["ui.serve"] if script is None else ["streamlit", "run", str(script)]
+    # The README's `bash run.sh app` runs `python -m metaeval_ui.serve` (streamlit run app.py after a warm-up).
+    launcher = ["metaeval_ui.serve"] if script is None else ["streamlit", "run", str(script)]
     cmd = [sys.executable, "-m", *launcher, "--server.headless", "true",
            "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
            "--server.fileWatcherType", "none", "--server.runOnSave", "false", *(extra_args or [])]

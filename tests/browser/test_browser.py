@@ -173,7 +173,7 @@ UPLOADED = ["decimal_comma.csv", "garbage.parquet", "corrupt.csv.gz", "broken_li
 
 def test_broken_uploads_show_the_reason_not_a_traceback(page, server):
     """A few broken files through the real file uploader (the whole corpus: tests/ui/test_bad_uploads_ui.py)."""
-    from metaeval_core.upload import UploadError, read_user_file
+    from metaeval_core.data.upload import UploadError, read_user_file
 
     open_page(page, server, "correlations")
     box = h.sidebar_selectbox(page, "Dataset")

@@ -1,7 +1,7 @@
 """Slow, readable reference implementations of METHODS sec. 4-6, written straight from the text.
 
-Plain Python loops, no vectorisation, used as test oracles for metaeval_core.pairs,
-metaeval_core.stability and metaeval_core.pools.
+Plain Python loops, no vectorisation, used as test oracles for metaeval_core.stats.pairs,
+metaeval_core.stats.stability and metaeval_core.stats.pools.
 """
 
 from __future__ import annotations

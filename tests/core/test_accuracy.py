@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from metaeval_core.coefficients import pairwise_accuracy, tie_calibrated_accuracy
+from metaeval_core.stats.coefficients import pairwise_accuracy, tie_calibrated_accuracy
 
 
 def loop_accuracy(x, z, eps=None):
@@ -77,7 +77,7 @@ def test_property_range_and_calibration_gain(points):
 
 
 def test_large_n_path_equals_pair_kernel():
-    import metaeval_core.coefficients as coefficients
+    import metaeval_core.stats.coefficients as coefficients
 
     rng = np.random.default_rng(5)
     x = rng.integers(0, 20, (3, 700)).astype(float)
@@ -92,10 +92,10 @@ def test_large_n_path_equals_pair_kernel():
 
 def test_accuracies_are_coefficients_everywhere(demo):
     """Bootstrap intervals and tests run on the accuracies; Fisher/Williams refuse them clearly."""
-    from metaeval_core.coefficients import COEFFICIENTS, CORRELATIONS
-    from metaeval_core.correlation import correlate
-    from metaeval_core.resampling import dataset_confidence_interval
-    from metaeval_core.significance import compare_all_pairs, compare_metrics
+    from metaeval_core.stats.coefficients import COEFFICIENTS, CORRELATIONS
+    from metaeval_core.stats.correlation import correlate
+    from metaeval_core.stats.resampling import dataset_confidence_interval
+    from metaeval_core.stats.significance import compare_all_pairs, compare_metrics
 
     assert {"pairwise-accuracy", "tie-calibrated-accuracy"} <= set(COEFFICIENTS) - set(CORRELATIONS)
     small = demo.subset(inputs=list(demo.inputs[:30]) + list(demo.inputs[100:140]))  # 480 judged cells

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from metaeval_core.cli import main
+from metaeval_core.cli.main import main
 
 
 def run_cli(capsys, *argv):

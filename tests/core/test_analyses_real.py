@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from metaeval_core.analyses import annotator_agreement, high_range, normality_table, pairwise_f1, topk_correlations
+from metaeval_core.analyses.papers import annotator_agreement, high_range, normality_table, pairwise_f1, topk_correlations
 
 REALSUMM_METRICS = ["rouge-1.recall", "rouge-2.recall", "rouge-l.recall", "js-2", "MoverScore", "bertscore.recall",
                     "qa-eval.f1", "METEOR", "s3.pyr"]
@@ -24,14 +24,14 @@ PEYRARD_METRICS = ["rouge-1.f1", "rouge-2.f1", "rouge-l.f1", "bertscore.f1", "Mo
 
 @pytest.fixture(scope="module")
 def realsumm(data_dir):
-    from metaeval_core.registry import load_dataset
+    from metaeval_core.data.registry import load_dataset
 
     return load_dataset("realsumm", data_dir=data_dir)
 
 
 @pytest.fixture(scope="module")
 def summeval(data_dir):
-    from metaeval_core.registry import load_dataset
+    from metaeval_core.data.registry import load_dataset
 
     return load_dataset("summeval", data_dir=data_dir)
 

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from metaeval_core.analyses import pairwise_f1, topk_correlations, weighted_f1
-from metaeval_core.dataset import Dataset, DatasetError, Measure
-from metaeval_core.synthetic import SyntheticSpec, synthetic_dataset
+from metaeval_core.analyses.papers import pairwise_f1, topk_correlations, weighted_f1
+from metaeval_core.data.dataset import Dataset, DatasetError, Measure
+from metaeval_core.data.synthetic import SyntheticSpec, synthetic_dataset
 
 
 # -- small data --------------------------------------------------------------

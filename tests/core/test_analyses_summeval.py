@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from metaeval_core.analyses import (
+from metaeval_core.analyses.papers import (
     ALPHA_NOTE,
     annotator_agreement,
     correlation_matrix,
@@ -18,8 +18,8 @@ from metaeval_core.analyses import (
     krippendorff_interval,
     normality_table,
 )
-from metaeval_core.dataset import Dataset, DatasetError, Measure
-from metaeval_core.synthetic import SyntheticSpec, synthetic_dataset
+from metaeval_core.data.dataset import Dataset, DatasetError, Measure
+from metaeval_core.data.synthetic import SyntheticSpec, synthetic_dataset
 
 SCIPY = {"pearson": stats.pearsonr, "spearman": stats.spearmanr, "kendall": stats.kendalltau}
 
@@ -137,7 +137,7 @@ def test_matrix_undefined_and_validation(small):
         correlation_matrix(small, ["m.a", "m.b"], order="sorted")
     with pytest.raises(ValueError, match="level must be one of"):
         correlation_matrix(small, ["m.a", "m.b"], level="summary")
-    with pytest.raises(TypeError, match="dataset must be a metaeval_core.dataset.Dataset"):
+    with pytest.raises(TypeError, match="dataset must be a metaeval_core.data.dataset.Dataset"):
         correlation_matrix({"m.a": 1}, ["m.a", "m.b"])
 
 

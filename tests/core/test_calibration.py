@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from metaeval_core.resampling import confidence_interval
-from metaeval_core.significance import compare_metrics
-from metaeval_core.synthetic import SyntheticSpec, draw_synthetic
+from metaeval_core.stats.resampling import confidence_interval
+from metaeval_core.stats.significance import compare_metrics
+from metaeval_core.data.synthetic import SyntheticSpec, draw_synthetic
 
 pytestmark = pytest.mark.slow
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from metaeval_core.cli import main
+from metaeval_core.cli.main import main
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -117,7 +117,7 @@ KIND_FILE = ("system,input,measure,score,kind\n"
 
 
 def test_every_dataset_subcommand_takes_human_measures():
-    from metaeval_core.cli import build_parser
+    from metaeval_core.cli.main import build_parser
 
     parser = build_parser()
     subcommands = next(a for a in parser._actions if a.dest == "command").choices

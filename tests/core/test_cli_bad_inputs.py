@@ -1,6 +1,6 @@
 """The command line on every broken file of tests/data/bad_uploads: one ``error: ...`` line, exit 2, no traceback.
 
-The message must be the core's own (metaeval_core.upload.UploadError), so a user sees the same reason in the
+The message must be the core's own (metaeval_core.data.upload.UploadError), so a user sees the same reason in the
 CLI and on the dashboard.
 """
 
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from metaeval_core.cli import main
-from metaeval_core.upload import UploadError, read_user_file
+from metaeval_core.cli.main import main
+from metaeval_core.data.upload import UploadError, read_user_file
 
 REPO = Path(__file__).resolve().parents[2]
 BAD = REPO / "tests" / "data" / "bad_uploads"

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from scipy import stats
 
-from metaeval_core.coefficients import (
+from metaeval_core.stats.coefficients import (
     COEFFICIENTS,
     CORRELATIONS,
     coefficient_function,

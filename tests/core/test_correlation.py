@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from metaeval_core.coefficients import COEFFICIENTS, CORRELATIONS
-from metaeval_core.correlation import LEVELS, correlate, correlate_many, correlate_matrices
-from metaeval_core.dataset import Dataset, DatasetError, Measure
-from metaeval_core.synthetic import SyntheticSpec, synthetic_dataset
+from metaeval_core.stats.coefficients import COEFFICIENTS, CORRELATIONS
+from metaeval_core.stats.correlation import LEVELS, correlate, correlate_many, correlate_matrices
+from metaeval_core.data.dataset import Dataset, DatasetError, Measure
+from metaeval_core.data.synthetic import SyntheticSpec, synthetic_dataset
 
 from .oracles import scipy_corr
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from metaeval_core.correlation import correlate
-from metaeval_core.dataset import Dataset, DatasetError, Measure, parse_system_selection
-from metaeval_core.synthetic import SyntheticSpec, synthetic_dataset
+from metaeval_core.stats.correlation import correlate
+from metaeval_core.data.dataset import Dataset, DatasetError, Measure, parse_system_selection
+from metaeval_core.data.synthetic import SyntheticSpec, synthetic_dataset
 
 
 def test_demo_shape_and_contents(demo):

@@ -1,4 +1,4 @@
-"""Tests of metaeval_core.upload.dataset_to_long_frame: a dataset written as a long table reads back the same.
+"""Tests of metaeval_core.data.upload.dataset_to_long_frame: a dataset written as a long table reads back the same.
 
 Every round trip goes through the public upload entry point (:func:`read_user_file`) from CSV bytes and, when
 pyarrow is installed, Parquet bytes.
@@ -15,16 +15,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from metaeval_core.dataset import Dataset, Measure
-from metaeval_core.synthetic import SyntheticSpec, synthetic_dataset
-from metaeval_core.upload import (
+from metaeval_core.data.dataset import Dataset, Measure
+from metaeval_core.data.synthetic import SyntheticSpec, synthetic_dataset
+from metaeval_core.data.upload import (
     UploadError,
     check_long_export,
     dataset_to_long_frame,
     looks_human,
     read_user_file,
 )
-from metaeval_core.whatif import edit_scores, include_exclude
+from metaeval_core.data.whatif import edit_scores, include_exclude
 
 from .test_upload import _clean_names, assert_same, csv_bytes, parquet_bytes
 
@@ -173,7 +173,7 @@ def test_an_export_the_upload_refuses_says_so(small):
 
 # -- argument checks ------------------------------------------------------------------------------------
 def test_bad_arguments_are_refused_clearly(small):
-    with pytest.raises(TypeError, match="dataset must be a metaeval_core.dataset.Dataset"):
+    with pytest.raises(TypeError, match="dataset must be a metaeval_core.data.dataset.Dataset"):
         dataset_to_long_frame(pd.DataFrame())
     with pytest.raises(TypeError, match="include_missing must be True or False"):
         dataset_to_long_frame(small, include_missing=1)
@@ -286,7 +286,7 @@ def test_fuzz_any_dataset_round_trips(ds, fmt, include_missing):
 @pytest.mark.parametrize("dataset_id", ["summeval", "frank-cnndm", "frank-xsum", "rose"])
 def test_real_dataset_round_trips_without_declaring(data_dir, dataset_id):
     """Export -> CSV -> upload with no human_measures: the same human/metric measures and scores."""
-    from metaeval_core.registry import dataset_info, load_dataset
+    from metaeval_core.data.registry import dataset_info, load_dataset
 
     info = dataset_info(dataset_id, data_dir=data_dir)
     if not info.available:

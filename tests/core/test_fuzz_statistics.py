@@ -12,12 +12,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from metaeval_core.coefficients import COEFFICIENTS, CORRELATIONS
-from metaeval_core.correlation import LEVELS, correlate_matrices
-from metaeval_core.pairs import decile_grid, delta_confidence_interval, rsys_delta
-from metaeval_core.resampling import confidence_interval
-from metaeval_core.significance import compare_metrics
-from metaeval_core.stability import ranking_stability
+from metaeval_core.stats.coefficients import COEFFICIENTS, CORRELATIONS
+from metaeval_core.stats.correlation import LEVELS, correlate_matrices
+from metaeval_core.stats.pairs import decile_grid, delta_confidence_interval, rsys_delta
+from metaeval_core.stats.resampling import confidence_interval
+from metaeval_core.stats.significance import compare_metrics
+from metaeval_core.stats.stability import ranking_stability
 
 FUZZ = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from metaeval_core.correlation import correlate
-from metaeval_core.dataset import DatasetError
-from metaeval_core.loaders import (
+from metaeval_core.stats.correlation import correlate
+from metaeval_core.data.dataset import DatasetError
+from metaeval_core.data.loaders import (
     LoaderFiles,
     load_deutsch2022,
     load_frank,
@@ -23,8 +23,8 @@ from metaeval_core.loaders import (
     load_xsum_hallucination,
     natural_key,
 )
-from metaeval_core.registry import dataset_info, load_dataset
-from metaeval_core.safe_pickle import safe_load
+from metaeval_core.data.registry import dataset_info, load_dataset
+from metaeval_core.data.safe_pickle import safe_load
 
 SUMMEVAL_DIR = "summeval/deutsch2021_stat_analysis/fabbri2020"
 REALSUMM_DIR = "realsumm/deutsch2021_stat_analysis/bhandari2020"
@@ -468,8 +468,8 @@ class _Evil:
 def test_realsumm_loader_refuses_a_malicious_pickle(tmp_path):
     import pickle
 
-    from metaeval_core.loaders import load_realsumm
-    from metaeval_core.safe_pickle import UnsafePickleError
+    from metaeval_core.data.loaders import load_realsumm
+    from metaeval_core.data.safe_pickle import UnsafePickleError
 
     pyramid = tmp_path / "pyramid.jsonl"
     pyramid.write_text(json.dumps(_record("0", "sys_a", litepyramid={"recall": 0.5},

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from metaeval_core.pairs import (
+from metaeval_core.stats.pairs import (
     DELTA_METHODS,
     decile_grid,
     decile_thresholds,
@@ -275,7 +275,7 @@ def test_decile_grid_on_naacl_data(data_dir, folder, registry_id, n_systems, rec
     assert grid.tau[0, 0] < grid.tau[0, -1]
     # The colleague's loader, when present, yields the same means.
     try:
-        from metaeval_core.registry import load_dataset
+        from metaeval_core.data.registry import load_dataset
 
         dataset = load_dataset(registry_id, data_dir=data_dir)
     except (ImportError, AttributeError, KeyError):

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from metaeval_core.dataset import DatasetError
-from metaeval_core.pairs import DELTA_METHODS, dataset_delta_confidence_interval
-from metaeval_core.pools import (
+from metaeval_core.data.dataset import DatasetError
+from metaeval_core.stats.pairs import DELTA_METHODS, dataset_delta_confidence_interval
+from metaeval_core.stats.pools import (
     draw_input_indices,
     rsys_width_comparison,
     simulate_labelled_subset,
@@ -165,7 +165,7 @@ def test_simulate_validation(demo):
 
 @pytest.mark.realdata
 def test_simulation_on_summeval_naacl(data_dir):
-    registry = pytest.importorskip("metaeval_core.registry")
+    registry = pytest.importorskip("metaeval_core.data.registry")
     dataset = registry.load_dataset("summeval-naacl2022", data_dir=data_dir)
     result = simulate_labelled_subset(dataset, "ROUGE-1", "ground-truth", m=50, methods=DELTA_METHODS,
                                       n_resamples=200, rng=0)

@@ -13,10 +13,10 @@ import math
 import numpy as np
 import pytest
 
-from metaeval_core.correlation import correlate
-from metaeval_core.dataset import Dataset, DatasetError, Measure
-from metaeval_core.pairs import draw_delta_resamples
-from metaeval_core.practice import (
+from metaeval_core.stats.correlation import correlate
+from metaeval_core.data.dataset import Dataset, DatasetError, Measure
+from metaeval_core.stats.pairs import draw_delta_resamples
+from metaeval_core.analyses.practice import (
     ImprovementResult,
     PlanResult,
     SignificanceClusters,
@@ -28,8 +28,8 @@ from metaeval_core.practice import (
     significance_clusters,
     system_influence,
 )
-from metaeval_core.significance import PairwiseTable, compare_all_pairs
-from metaeval_core.synthetic import SyntheticSpec, synthetic_dataset
+from metaeval_core.stats.significance import PairwiseTable, compare_all_pairs
+from metaeval_core.data.synthetic import SyntheticSpec, synthetic_dataset
 
 HUMAN = "human.quality"
 

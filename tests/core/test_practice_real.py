@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from metaeval_core.practice import improvement_probability, system_influence
+from metaeval_core.analyses.practice import improvement_probability, system_influence
 
 
 @pytest.fixture(scope="module")
 def summeval(data_dir):
-    from metaeval_core.registry import load_dataset
+    from metaeval_core.data.registry import load_dataset
 
     return load_dataset("summeval", data_dir=data_dir)
 

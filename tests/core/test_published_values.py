@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import pytest
 
-from metaeval_core.correlation import correlate
-from metaeval_core.registry import load_dataset
+from metaeval_core.stats.correlation import correlate
+from metaeval_core.data.registry import load_dataset
 
 pytestmark = pytest.mark.realdata
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from metaeval_core import registry
-from metaeval_core.dataset import Dataset, DatasetError
-from metaeval_core.registry import (
+from metaeval_core.data import registry
+from metaeval_core.data.dataset import Dataset, DatasetError
+from metaeval_core.data.registry import (
     DataFile,
     DatasetInfo,
     data_dir,
@@ -136,7 +136,7 @@ def test_data_dir_follows_the_environment(monkeypatch, tmp_path):
     assert data_dir() == tmp_path
     assert not dataset_info("summeval").available
     monkeypatch.delenv("METAEVAL_DATA_DIR")
-    assert data_dir() == registry.REPO_ROOT / "data" / "cache"
+    assert data_dir() == Path(registry.__file__).resolve().parents[2] / "data" / "cache"
 
 
 def test_optional_files_are_reported_when_present(tmp_path):
@@ -150,14 +150,14 @@ def test_optional_files_are_reported_when_present(tmp_path):
 
 def test_a_file_path_goes_to_the_upload_reader(monkeypatch, tmp_path):
     calls = []
-    fake = types.ModuleType("metaeval_core.upload")
+    fake = types.ModuleType("metaeval_core.data.upload")
 
     def read_user_file(source, *, name=None, format=None):
         calls.append(Path(source))
         return "parsed"
 
     fake.read_user_file = read_user_file
-    monkeypatch.setitem(sys.modules, "metaeval_core.upload", fake)
+    monkeypatch.setitem(sys.modules, "metaeval_core.data.upload", fake)
     user = tmp_path / "scores.csv"
     user.write_text("system,input,metric\n")
     assert load_dataset(str(user)) == "parsed"

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from metaeval_core.dataset import Dataset, Measure
+from metaeval_core.data.dataset import Dataset, Measure
 from metaeval_core.report import Html, Text, package_versions, provenance, render_html_report
 
 EVIL = "<script>alert('x')</script>"

@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from metaeval_core.coefficients import COEFFICIENTS, CORRELATIONS
-from metaeval_core.correlation import LEVELS, correlate_matrices
-from metaeval_core.resampling import (
+from metaeval_core.stats.coefficients import COEFFICIENTS, CORRELATIONS
+from metaeval_core.stats.correlation import LEVELS, correlate_matrices
+from metaeval_core.stats.resampling import (
     BOOTSTRAP_METHODS,
     CI_METHODS,
     ConfidenceInterval,
@@ -19,7 +19,7 @@ from metaeval_core.resampling import (
     dataset_confidence_interval,
     fisher_interval,
 )
-from metaeval_core.synthetic import SyntheticSpec, synthetic_dataset
+from metaeval_core.data.synthetic import SyntheticSpec, synthetic_dataset
 
 from . import oracles
 

@@ -10,8 +10,8 @@ import subprocess
 import numpy as np
 import pytest
 
-from metaeval_core.dataset import DatasetError
-from metaeval_core.safe_pickle import UnsafePickleError, safe_load
+from metaeval_core.data.dataset import DatasetError
+from metaeval_core.data.safe_pickle import UnsafePickleError, safe_load
 
 
 PLAIN = {

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from metaeval_core.coefficients import COEFFICIENTS, CORRELATIONS
-from metaeval_core.correlation import LEVELS, system_means
-from metaeval_core.resampling import _bootstrap_correlations, _draw_bootstrap_indices
-from metaeval_core.significance import (
+from metaeval_core.stats.coefficients import COEFFICIENTS, CORRELATIONS
+from metaeval_core.stats.correlation import LEVELS, system_means
+from metaeval_core.stats.resampling import _bootstrap_correlations, _draw_bootstrap_indices
+from metaeval_core.stats.significance import (
     PAIRED_BOOTSTRAP_METHODS,
     PERMUTATION_METHODS,
     ComparisonResult,
@@ -23,7 +23,7 @@ from metaeval_core.significance import (
     compare_metrics,
     correct_pvalues,
 )
-from metaeval_core.synthetic import SyntheticSpec, synthetic_dataset
+from metaeval_core.data.synthetic import SyntheticSpec, synthetic_dataset
 
 from . import oracles
 

@@ -19,11 +19,11 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from metaeval_core.cli import main
-from metaeval_core.dataset import Dataset, DatasetError, Measure
-from metaeval_core.resampling import _draw_bootstrap_indices
-from metaeval_core.significance import TEST_METHODS, _draw_swap_masks
-from metaeval_core.simulations import (
+from metaeval_core.cli.main import main
+from metaeval_core.data.dataset import Dataset, DatasetError, Measure
+from metaeval_core.stats.resampling import _draw_bootstrap_indices
+from metaeval_core.stats.significance import TEST_METHODS, _draw_swap_masks
+from metaeval_core.analyses.simulations import (
     Rouge1Counts,
     _root_entropy,
     _stream,
@@ -34,7 +34,7 @@ from metaeval_core.simulations import (
     rouge_tokens,
     subsample_sizes,
 )
-from metaeval_core.texts import (
+from metaeval_core.data.texts import (
     SUMMEVAL_DOCUMENTS,
     SUMMEVAL_PICKLE,
     SUMMEVAL_SUMMARIES,
@@ -304,7 +304,7 @@ def test_coverage_counts_undefined_trials():
 def test_coverage_calibration_on_synthetic_data():
     # A dataset where systems and inputs really are random draws: BOOT-BOTH, which resamples
     # both, covers the held-out correlation far more often than BOOT-INPUTS.
-    from metaeval_core.synthetic import synthetic_dataset
+    from metaeval_core.data.synthetic import synthetic_dataset
 
     demo = synthetic_dataset()
     result = ci_coverage(demo, "metric.good", "human.quality", level="system", coefficient="pearson",
@@ -456,7 +456,7 @@ def test_power_default_tests_drop_williams_at_input_level():
 
 
 def test_power_detects_heavy_noise_on_synthetic_data():
-    from metaeval_core.synthetic import synthetic_dataset
+    from metaeval_core.data.synthetic import synthetic_dataset
 
     demo = synthetic_dataset()
     result = power_curve(demo, "metric.strong", "human.quality", level="system", coefficient="pearson",
@@ -621,7 +621,7 @@ def test_cli_errors_are_one_line(capsys):
 # ---------------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def summeval(data_dir):
-    from metaeval_core.registry import load_dataset
+    from metaeval_core.data.registry import load_dataset
 
     return load_dataset("summeval", data_dir=data_dir)
 
@@ -724,8 +724,8 @@ def test_summeval_power_perm_both_most_powerful(summeval, summeval_texts):
 
 
 def test_cli_default_trials_are_bounded_per_level():
-    from metaeval_core.cli import build_parser
-    from metaeval_core.cli_simulations import COVERAGE_TRIALS, POWER_TRIALS
+    from metaeval_core.cli.main import build_parser
+    from metaeval_core.cli.simulations import COVERAGE_TRIALS, POWER_TRIALS
 
     args = build_parser().parse_args(["power", "--dataset", "demo", "--metric", "m", "--human", "h"])
     assert args.trials is None and args.degrade == "auto" and args.coefficient == "pearson"

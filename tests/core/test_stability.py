@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from metaeval_core.stability import (
+from metaeval_core.stats.stability import (
     dataset_ranking_stability,
     default_sizes,
     draw_stability_indices,

@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from metaeval_core.store import DatasetStore, StoreError, slugify
-from metaeval_core.synthetic import SyntheticSpec, synthetic_dataset
+from metaeval_core.data.store import DatasetStore, StoreError, slugify
+from metaeval_core.data.synthetic import SyntheticSpec, synthetic_dataset
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -75,8 +75,8 @@ def test_killed_mid_save_leaves_old_or_new_never_torn(tmp_path):
         f"""
         import sys
         sys.path.insert(0, {str(REPO)!r})
-        from metaeval_core.store import DatasetStore
-        from metaeval_core.synthetic import SyntheticSpec, synthetic_dataset
+        from metaeval_core.data.store import DatasetStore
+        from metaeval_core.data.synthetic import SyntheticSpec, synthetic_dataset
         store = DatasetStore({str(tmp_path)!r})
         big = synthetic_dataset(SyntheticSpec(n_systems=16, n_judged=100, n_unjudged=3000, seed=5))
         store.save(big, "entry", overwrite=True)

@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from metaeval_core.registry import load_dataset
-from metaeval_core.resampling import dataset_confidence_interval
-from metaeval_core.significance import compare_all_pairs
+from metaeval_core.data.registry import load_dataset
+from metaeval_core.stats.resampling import dataset_confidence_interval
+from metaeval_core.stats.significance import compare_all_pairs
 
 pytestmark = [pytest.mark.realdata, pytest.mark.slow]
 HUMAN = "expert.relevance"

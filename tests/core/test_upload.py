@@ -1,4 +1,4 @@
-"""Tests of metaeval_core.upload: round trips, the bad-file corpus, edge cases and fuzzing."""
+"""Tests of metaeval_core.data.upload: round trips, the bad-file corpus, edge cases and fuzzing."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from metaeval_core.dataset import Dataset, DatasetError
-from metaeval_core.synthetic import SyntheticSpec, synthetic_dataset
-from metaeval_core.upload import (
+from metaeval_core.data.dataset import Dataset, DatasetError
+from metaeval_core.data.synthetic import SyntheticSpec, synthetic_dataset
+from metaeval_core.data.upload import (
     UPLOAD_ERROR_KINDS,
     UploadError,
     UploadLimits,

@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from metaeval_core.correlation import correlate
-from metaeval_core.dataset import Dataset, DatasetError, Measure
-from metaeval_core.whatif import (
+from metaeval_core.stats.correlation import correlate
+from metaeval_core.data.dataset import Dataset, DatasetError, Measure
+from metaeval_core.data.whatif import (
     MergeError,
     describe_merge,
     edit_scores,
@@ -190,7 +190,7 @@ def test_with_identity_keeps_content(base):
 
 
 def test_partial_files_for_merging_are_read(base):
-    from metaeval_core.upload import UploadError, read_user_file
+    from metaeval_core.data.upload import UploadError, read_user_file
 
     human_only = b"system,input,human\na,d3,5\nb,d3,4\n"
     with pytest.raises(UploadError):

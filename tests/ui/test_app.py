@@ -38,7 +38,7 @@ def test_overview_shows_counts_and_links_to_the_details(demo_env):
 
 
 def test_overview_links_only_to_registered_pages(demo_env, monkeypatch):
-    from ui import data
+    from metaeval_ui import data
 
     monkeypatch.setattr(data, "has_resampling", lambda: False)  # this build: no Confidence intervals page
     at = new_app().run()

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from ui import data
+from metaeval_ui import data
 from ui_helpers import new_app
 
-pytestmark = pytest.mark.skipif(not data.has_upload(), reason="metaeval_core.upload not in this build")
+pytestmark = pytest.mark.skipif(not data.has_upload(), reason="metaeval_core.data.upload not in this build")
 
 BAD = Path(__file__).resolve().parents[1] / "data" / "bad_uploads"
 FILES = sorted(p.name for p in BAD.iterdir() if p.is_file())
@@ -34,7 +34,7 @@ KINDS = expected_kinds()
 
 
 def unescape(text: str) -> str:
-    """Undo ui.errors.escape_markdown (the UI escapes user-provided text for Streamlit's markdown)."""
+    """Undo metaeval_ui.errors.escape_markdown (the UI escapes user-provided text for Streamlit's markdown)."""
     return _ESCAPED.sub(r"\1", text)
 
 
@@ -63,7 +63,7 @@ def test_the_corpus_is_covered_by_the_core_table():
 @pytest.mark.parametrize("name", FILES)
 def test_a_bad_upload_shows_the_core_message(shared_app, name):
     app = shared_app
-    from metaeval_core.upload import UploadError, read_user_file
+    from metaeval_core.data.upload import UploadError, read_user_file
 
     raw = (BAD / name).read_bytes()
     with pytest.raises(UploadError) as info:

@@ -1,4 +1,4 @@
-"""Unit tests of the pure figure builders (ui/figures.py) and summaries (ui/tables.py)."""
+"""Unit tests of the pure figure builders (metaeval_ui/figures/__init__.py) and summaries (metaeval_ui/tables.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from ui import figures, tables
+from metaeval_ui import figures, tables
 
 
 def corr_frame(estimates, humans=("human.q",)):

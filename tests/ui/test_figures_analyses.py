@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ui import figures_analyses as fa
+from metaeval_ui.figures import analyses as fa
 
 EVIL = "<b>x</b>&y"
 

@@ -1,4 +1,4 @@
-"""Unit tests of the NAACL 2022 figure builders (ui/figures_pairs.py) and pure helpers (ui/data_pairs.py)."""
+"""Unit tests of the NAACL 2022 figure builders (metaeval_ui/figures/pairs.py) and pure helpers (metaeval_ui/data/pairs.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from metaeval_core import pairs
-from ui import data_pairs as dp, figures_pairs as fp
+from metaeval_core.stats import pairs
+from metaeval_ui.data import pairs as dp
+from metaeval_ui.figures import pairs as fp
 
 
 def means(n=16, seed=0):
@@ -170,7 +171,7 @@ def test_score_interval_and_width_figures():
 
 
 def test_band_and_decile_figures_are_built_once_per_band_and_equal_the_builders(demo_env):
-    from ui import data
+    from metaeval_ui import data
 
     ds = data.load_registered(data.DEMO_ID, data.data_dir_key())
     args = (ds, (ds.id, "test-version"), "metric.strong", "human.quality", "judged", "")

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from metaeval_core import practice
-from ui import figures_practice as fp
+from metaeval_core.analyses import practice
+from metaeval_ui.figures import practice as fp
 
 
 @pytest.fixture(scope="module")
@@ -119,7 +119,7 @@ def test_clusters_figure_groups_by_cluster():
 
 
 def test_data_helpers_are_consistent_with_the_core(demo, improvement):
-    from ui import data_practice as dp
+    from metaeval_ui.data import practice as dp
 
     assert dp.nice(0.04216) == 0.042 and dp.nice(4.6654) == 4.7 and dp.nice(0.0) == 0.0
     assert dp.default_input_sizes(249) == [10, 20, 50, 100, 249]
@@ -134,7 +134,7 @@ def test_data_helpers_are_consistent_with_the_core(demo, improvement):
 
 
 def test_plan_by_design_merges_like_the_core(demo):
-    from ui import data_practice as dp
+    from metaeval_ui.data import practice as dp
 
     key = dp.plan_key(("demo", demo.version), "metric.good", "human.quality", [10, 40], [6, 16], 0.6, 0.5, "",
                       1.0, "kendall", "boot-inputs", 50, 3, 7, "")

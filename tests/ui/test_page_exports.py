@@ -1,6 +1,6 @@
 """Every analysis page exports what it shows: each figure (PNG camera + HTML), each table (CSV) and a report.
 
-All charts go through :func:`ui.exports.chart` and all CSV downloads through :func:`ui.exports.table_download`
+All charts go through :func:`metaeval_ui.exports.chart` and all CSV downloads through :func:`metaeval_ui.exports.table_download`
 (checked on the source), so no page can show a figure or table that the report leaves out.
 """
 
@@ -72,7 +72,7 @@ def test_every_chart_and_table_is_exported_and_reported(demo_env, page):
 def test_figures_carry_the_metaeval_template_on_screen_and_in_exports():
     import plotly.graph_objects as go
 
-    from ui import exports
+    from metaeval_ui import exports
 
     exports.install_template()
     exports.install_template()  # idempotent

@@ -6,7 +6,7 @@ import importlib.util
 
 import pytest
 
-from ui import data_analyses as da
+from metaeval_ui.data import analyses as da
 from ui_helpers import assert_clean, new_app, plotly_specs
 
 PAGES = ["pages/topk.py", "pages/pairwise.py", "pages/matrix.py", "pages/annotators.py", "pages/highrange.py",
@@ -187,8 +187,8 @@ def test_summeval_high_range_defaults_to_lead3(real_env):
 
 # -- simulations ----------------------------------------------------------------------------------------------
 
-needs_sim = pytest.mark.skipif(importlib.util.find_spec("metaeval_core.simulations") is None,
-                               reason="metaeval_core.simulations not in this build")
+needs_sim = pytest.mark.skipif(importlib.util.find_spec("metaeval_core.analyses.simulations") is None,
+                               reason="metaeval_core.analyses.simulations not in this build")
 
 
 def finish_job(at, kind: str, timeout: float = 120):

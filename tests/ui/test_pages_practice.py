@@ -184,8 +184,8 @@ def test_too_few_systems_is_an_empty_state():
     from streamlit.testing.v1 import AppTest
 
     def app():
-        from metaeval_core.synthetic import synthetic_dataset
-        from ui import widgets_practice
+        from metaeval_core.data.synthetic import synthetic_dataset
+        from metaeval_ui.widgets import practice as widgets_practice
 
         widgets_practice.gate(synthetic_dataset(), "metric.good", "human.quality", min_systems=3, n_systems=2,
                               why="a correlation")

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ui import data, tables
+from metaeval_ui import data, tables
 from ui_helpers import assert_clean, new_app, plotly_specs
 
-needs_ci = pytest.mark.skipif(not data.has_resampling(), reason="metaeval_core.resampling not in this build")
-needs_sig = pytest.mark.skipif(not data.has_significance(), reason="metaeval_core.significance not in this build")
+needs_ci = pytest.mark.skipif(not data.has_resampling(), reason="metaeval_core.stats.resampling not in this build")
+needs_sig = pytest.mark.skipif(not data.has_significance(), reason="metaeval_core.stats.significance not in this build")
 DEMO_METRICS = ["metric.strong", "metric.good", "metric.fair", "metric.weak", "metric.noise"]
 
 
@@ -83,8 +83,8 @@ def test_significance_heatmap_fill_outline_and_words(demo_env):
     assert words.startswith("H1: metric.strong correlates better with human.quality than metric.good")
     assert "PERM-BOTH, 99 resamples" in words
     # The page's correction equals the core's own corrected table.
-    from metaeval_core.significance import compare_all_pairs
-    from metaeval_core.synthetic import synthetic_dataset
+    from metaeval_core.stats.significance import compare_all_pairs
+    from metaeval_core.data.synthetic import synthetic_dataset
 
     core = compare_all_pairs(synthetic_dataset(), DEMO_METRICS, "human.quality", level="system",
                              coefficient="kendall", method="perm-both", n_resamples=99, rng=0,

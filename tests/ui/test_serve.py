@@ -6,8 +6,8 @@ import gc
 import pkgutil
 import sys
 
-import ui
-from ui import data, serve
+import metaeval_ui
+from metaeval_ui import data, serve
 
 
 def test_warm_up_imports_every_ui_module_and_loads_the_default_dataset(demo_env):
@@ -17,7 +17,7 @@ def test_warm_up_imports_every_ui_module_and_loads_the_default_dataset(demo_env)
         assert gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
-    expected = {f"ui.{m.name}" for m in pkgutil.iter_modules(ui.__path__)}
+    expected = {m.name for m in pkgutil.walk_packages(metaeval_ui.__path__, prefix="metaeval_ui.")}
     assert expected <= set(sys.modules)
     assert data.load_registered(data.DEMO_ID, data.data_dir_key()).id == data.DEMO_ID
 

@@ -1,10 +1,10 @@
-"""URL query parameters <-> view state (ui/state.py)."""
+"""URL query parameters <-> view state (metaeval_ui/state.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from ui import state
+from metaeval_ui import state
 
 from ui_helpers import assert_clean, new_app
 

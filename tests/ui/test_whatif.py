@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from metaeval_core.synthetic import synthetic_dataset
-from metaeval_core.upload import read_user_file
-from ui import data
+from metaeval_core.data.synthetic import synthetic_dataset
+from metaeval_core.data.upload import read_user_file
+from metaeval_ui import data
 from ui_helpers import assert_clean, new_app
 
-pytestmark = pytest.mark.skipif(not data.has_upload(), reason="metaeval_core.upload not in this build")
+pytestmark = pytest.mark.skipif(not data.has_upload(), reason="metaeval_core.data.upload not in this build")
 
 DEMO = synthetic_dataset()
 HUMAN = DEMO.human_measures[0]

@@ -13,7 +13,7 @@ LANDING = "pages/home.py"  # the Overview: light by design (no chart, table, cod
 def page_files() -> list[str]:
     """The content pages app.py registers in this build, each with tables/figures and their exports (CI and
     significance pages need their core modules). The landing page is not among them: see all_page_files()."""
-    from ui import data
+    from metaeval_ui import data
 
     pages = ["pages/dataset.py", "pages/correlations.py"]
     if data.has_resampling() and (REPO / "pages/confidence.py").is_file():

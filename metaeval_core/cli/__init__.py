@@ -1,0 +1,1 @@
+"""The command line: ``metaeval <subcommand>`` and ``python -m metaeval_core``."""

@@ -1,0 +1,188 @@
+"""CLI subcommands of the REALSumm, SummEval and Peyrard analyses (METHODS sec. 7 and 8).
+
+``topk``, ``pairwise-f1``, ``matrix``, ``annotators``, ``high-range`` and
+``normality``; each has ``--help`` and ``--json``. Registered by
+:mod:`metaeval_core.cli.main` through ``add_commands(command)``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Callable
+
+from metaeval_core.stats.coefficients import COEFFICIENTS
+from metaeval_core.stats.correlation import LEVELS
+from metaeval_core.data.dataset import POOLS
+
+
+def _cli():
+    # Imported lazily: metaeval_core.cli.main imports this module while building its parser.
+    from metaeval_core.cli import main as cli
+
+    return cli
+
+
+def cmd_topk(args: argparse.Namespace) -> None:
+    from metaeval_core.analyses.papers import topk_correlations
+
+    cli = _cli()
+    result = topk_correlations(
+        cli.load(args), cli.split_list(args.metrics, "metrics"), args.human, coefficient=args.coefficient,
+        pool=args.pool, systems=args.systems, min_k=args.min_k,
+    )
+    cli.emit(args, result.to_records(), columns=["metric", "k", "estimate"])
+
+
+def cmd_pairwise_f1(args: argparse.Namespace) -> None:
+    from metaeval_core.analyses.papers import pairwise_f1
+
+    cli = _cli()
+    result = pairwise_f1(
+        cli.load(args), cli.split_list(args.metrics, "metrics"), args.human, n_resamples=args.n_resamples,
+        confidence=args.confidence, systems=args.systems, rng=args.seed,
+    )
+    rows = result.to_records()
+    if args.labels:
+        if args.json:
+            for row in rows:
+                row["labels"] = [
+                    {k: v for k, v in label.items() if k != "metric"} for label in result.label_records(row["metric"])
+                ]
+            cli.emit(args, rows)
+            return
+        cli.print_table(rows, ["metric", "f1"])
+        print()
+        cli.print_table(result.label_records(), ["metric", "system_a", "system_b", "human_label", "metric_label",
+                                                 "human_share", "metric_share"])
+        return
+    cli.emit(args, rows, columns=["metric", "f1"])
+
+
+def cmd_matrix(args: argparse.Namespace) -> None:
+    from metaeval_core.analyses.papers import correlation_matrix
+
+    cli = _cli()
+    result = correlation_matrix(
+        cli.load(args), cli.split_list(args.measures, "measures"), level=args.level, coefficient=args.coefficient,
+        pool=args.pool, systems=args.systems, order=args.order,
+    )
+    if args.json:
+        cli.emit(args, result.to_dict())
+        return
+    rows = []
+    for i, name in enumerate(result.measures):
+        row = {"measure": name}
+        for j, other in enumerate(result.measures):
+            row[str(j + 1)] = float(result.matrix[i, j])
+        rows.append(row)
+    print(f"{result.level}-level {result.coefficient} ({result.order} order); columns follow the rows' numbering")
+    cli.print_table([{"#": i + 1, **row} for i, row in enumerate(rows)])
+
+
+def cmd_annotators(args: argparse.Namespace) -> None:
+    from metaeval_core.analyses.papers import annotator_agreement
+
+    cli = _cli()
+    groups = cli.split_list(args.groups, "groups") if args.groups else None
+    levels = cli.split_list(args.levels, "levels")
+    coefficients = cli.split_list(args.coefficients, "coefficients")
+    result = annotator_agreement(cli.load(args), groups=groups, levels=levels, coefficients=coefficients,
+                                 systems=args.systems)
+    if args.correlations:
+        cli.emit(args, result.correlation_records(),
+                 columns=["dimension", "group_a", "group_b", "level", "coefficient", "estimate", "n"])
+        return
+    cli.emit(args, result.to_records(), columns=["group", "dimension", "alpha", "n_units", "n_values", "n_annotators"])
+    if not args.json:
+        print(f"note: {result.note}")
+
+
+def cmd_high_range(args: argparse.Namespace) -> None:
+    from metaeval_core.analyses.papers import high_range
+
+    cli = _cli()
+    selection = cli.split_list(args.selection_metrics, "selection-metrics") if args.selection_metrics else None
+    result = high_range(
+        cli.load(args), cli.split_list(args.metrics, "metrics"), baseline=args.baseline,
+        selection_metrics=selection, n_bins=args.bins, normalise=args.normalise, pool=args.pool,
+        systems=args.systems,
+    )
+    if args.json:
+        cli.emit(args, result.to_dict())
+        return
+    print(f"baseline {result.baseline}: {result.mean_kept:.2f} of {len(result.system_names)} summaries kept per "
+          f"input; mean Kendall tau all {result.mean_tau_all:.3f}, top range {result.mean_tau_top:.3f}")
+    cli.print_table(result.to_records())
+    print()
+    cli.print_table(result.curve_records())
+
+
+def cmd_normality(args: argparse.Namespace) -> None:
+    from metaeval_core.analyses.papers import normality_table
+
+    cli = _cli()
+    result = normality_table(cli.load(args), cli.split_list(args.measures, "measures"), pool=args.pool,
+                             systems=args.systems, alpha=args.alpha)
+    cli.emit(args, result.to_records(), columns=["measure", "kind", "pool", "system_p", "system_n", "input_share",
+                                                 "input_tested", "input_skipped"])
+
+
+def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
+    """Register the analysis subcommands with the main parser's ``command`` factory."""
+    cli = _cli()
+
+    p = command("topk", cmd_topk, "system-level correlation among the top-k systems by human score, k = N..min-k "
+                "(Bhandari et al. 2020, sec. 4.2)")
+    cli.add_dataset_args(p)
+    p.add_argument("--metrics", required=True, help="comma-separated metric ids")
+    p.add_argument("--human", required=True, help="the human measure id")
+    p.add_argument("--coefficient", choices=COEFFICIENTS, default="pearson")
+    p.add_argument("--pool", choices=POOLS, default="judged", help="the metrics' input pool")
+    p.add_argument("--systems", default=None, help="a system subset such as type=abs")
+    p.add_argument("--min-k", type=int, default=3)
+
+    p = command("pairwise-f1", cmd_pairwise_f1, "weighted F1 of metric vs human significance labels for every "
+                "system pair, paired bootstrap over inputs (Bhandari et al. 2020, sec. 4.3)")
+    cli.add_dataset_args(p)
+    p.add_argument("--metrics", required=True, help="comma-separated metric ids")
+    p.add_argument("--human", required=True, help="the human measure id")
+    p.add_argument("--systems", default=None, help="a system subset such as type=abs")
+    p.add_argument("--confidence", type=float, default=0.95, help="share of resamples needed for a label 1 or 2")
+    p.add_argument("--labels", action="store_true", help="include the per-pair labels")
+    cli.add_resampling_args(p)
+
+    p = command("matrix", cmd_matrix, "measure-by-measure correlation matrix, humans included (SummEval Fig. 1)")
+    cli.add_dataset_args(p)
+    p.add_argument("--measures", required=True, help="comma-separated measure ids (metrics and humans)")
+    p.add_argument("--level", choices=LEVELS, default="system")
+    p.add_argument("--coefficient", choices=COEFFICIENTS, default="kendall")
+    p.add_argument("--pool", choices=POOLS, default="judged", help="the metrics' input pool (system level)")
+    p.add_argument("--systems", default=None, help="a system subset such as type=abs")
+    p.add_argument("--order", choices=["given", "clustered"], default="given")
+
+    p = command("annotators", cmd_annotators, "Krippendorff's alpha per annotator group and dimension (and 'all'); "
+                "with --correlations, group-mean correlations such as expert vs crowd")
+    cli.add_dataset_args(p)
+    p.add_argument("--groups", default=None, help="comma-separated annotator groups (default: all)")
+    p.add_argument("--levels", default="global,system", help="levels of the group-mean correlations")
+    p.add_argument("--coefficients", default="kendall,pearson", help="coefficients of the group-mean correlations")
+    p.add_argument("--systems", default=None, help="a system subset such as type=abs")
+    p.add_argument("--correlations", action="store_true", help="print the group-mean correlations instead of alpha")
+
+    p = command("high-range", cmd_high_range, "metric-metric Kendall tau on all summaries vs those beating a "
+                "baseline, and the disagreement curve (Peyrard 2019)")
+    cli.add_dataset_args(p)
+    p.add_argument("--metrics", required=True, help="comma-separated metric ids (at least two)")
+    p.add_argument("--baseline", required=True, help="the baseline system, e.g. M0 (Lead-3) on SummEval")
+    p.add_argument("--selection-metrics", default=None, help="metrics that select the high range (default: --metrics)")
+    p.add_argument("--bins", type=int, default=10, help="bins of the normalised pair score")
+    p.add_argument("--normalise", choices=["input", "global"], default="input")
+    p.add_argument("--pool", choices=POOLS, default="judged")
+    p.add_argument("--systems", default=None, help="a system subset such as type=abs (must keep the baseline)")
+
+    p = command("normality", cmd_normality, "Shapiro-Wilk p of system means; share of inputs with p < alpha")
+    cli.add_dataset_args(p)
+    p.add_argument("--measures", required=True, help="comma-separated measure ids")
+    p.add_argument("--pool", choices=POOLS, default="judged")
+    p.add_argument("--systems", default=None, help="a system subset such as type=abs")
+    p.add_argument("--alpha", type=float, default=0.05)

@@ -1,0 +1,418 @@
+"""``python -m metaeval_core``: the command line.
+
+Every subcommand prints a readable table by default and machine-readable JSON
+with ``--json``. Errors are one clear line on stderr and a non-zero exit code,
+never a traceback (set ``METAEVAL_DEBUG=1`` to see one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import math
+import os
+import sys
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from metaeval_core.stats.coefficients import COEFFICIENTS
+from metaeval_core.stats.correlation import LEVELS, correlate
+from metaeval_core.data.dataset import POOLS, Dataset, DatasetError
+
+# Modules exposing ``add_commands(command)``; ``command(name, func, help)`` returns a subparser
+# that already has ``--json``; helpers ``add_dataset_args``/``add_selection_args``/``add_resampling_args``/``emit``
+# live here.
+_COMMAND_MODULES: tuple[str, ...] = ("metaeval_core.cli.analyses", "metaeval_core.cli.practice",
+                                     "metaeval_core.cli.simulations")
+
+EXIT_USAGE = 2
+EXIT_INTERNAL = 1
+
+
+class CLIError(Exception):
+    """A user-facing error: printed as one line, exit code 2."""
+
+
+# -- output -------------------------------------------------------------
+def to_jsonable(value: Any) -> Any:
+    """Plain JSON types; NaN and infinities become null (JSON has no NaN)."""
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return to_jsonable(value.tolist())
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        return value if math.isfinite(value) else None
+    return value
+
+
+def print_table(rows: list[dict], columns: Sequence[str] | None = None, stream=None) -> None:
+    """A plain aligned text table (the default, human-readable output)."""
+    stream = stream or sys.stdout
+    if not rows:
+        print("(no rows)", file=stream)
+        return
+    columns = list(columns or rows[0].keys())
+
+    def fmt(v: Any) -> str:
+        if v is None:
+            return "-"
+        if isinstance(v, float):
+            return "nan" if not math.isfinite(v) else f"{v:.4f}"
+        if isinstance(v, (list, tuple)):
+            return ",".join(fmt(x) for x in v)
+        return str(v)
+
+    cells = [[fmt(r.get(c)) for c in columns] for r in rows]
+    widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
+    print("  ".join(c.ljust(w) for c, w in zip(columns, widths)), file=stream)
+    for row in cells:
+        print("  ".join(v.ljust(w) for v, w in zip(row, widths)), file=stream)
+
+
+def emit(args: argparse.Namespace, payload: Any, rows: list[dict] | None = None, columns=None) -> None:
+    if args.json:
+        json.dump(to_jsonable(payload), sys.stdout, indent=None if isinstance(payload, list) else 2)
+        sys.stdout.write("\n")
+    else:
+        print_table(to_jsonable(rows if rows is not None else payload), columns)
+
+
+# -- shared argument helpers --------------------------------------------
+def split_list(text: str | None, what: str) -> list[str]:
+    items = [part.strip() for part in (text or "").split(",") if part.strip()]
+    if not items:
+        raise CLIError(f"--{what} needs at least one name (comma-separated)")
+    return items
+
+
+def number_list(text: str | None, what: str, *, integers: bool = False) -> list:
+    """Comma-separated numbers for ``--what``: ints with ``integers``, else floats (whole ones as int)."""
+    values = []
+    for item in split_list(text, what):
+        try:
+            value = int(item) if integers else float(item)
+        except ValueError:
+            raise CLIError(f"--{what} must be comma-separated {'integers' if integers else 'numbers'}; "
+                           f"got {item!r}") from None
+        values.append(int(value) if not integers and value.is_integer() else value)
+    return values
+
+
+def data_dir(args: argparse.Namespace) -> Path | None:
+    """The ``--data-dir`` option as a Path (None when not given)."""
+    return Path(args.data_dir) if getattr(args, "data_dir", None) else None
+
+
+def load(args: argparse.Namespace) -> Dataset:
+    from metaeval_core.data.registry import dataset_ids, load_dataset
+
+    humans = getattr(args, "human_measures", None)
+    if humans is not None and args.dataset in dataset_ids():  # the core refuses it too, without naming the flag
+        raise CLIError(f"--human-measures is only for a file given to --dataset: {args.dataset!r} is a built-in "
+                       "dataset, whose human and metric measures are fixed")
+    return load_dataset(args.dataset, data_dir=data_dir(args), download=getattr(args, "download", False),
+                        human_measures=None if humans is None else split_list(humans, "human-measures"))
+
+
+def add_dataset_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--dataset", required=True, help="a dataset id (see `datasets`) or a path to a CSV/JSONL/Parquet file")
+    p.add_argument("--data-dir", help="data directory (default: $METAEVAL_DATA_DIR or data/cache)")
+    p.add_argument("--download", action="store_true", help="download missing files of a built-in dataset first")
+    p.add_argument("--human-measures", metavar="NAME[,NAME...]",
+                   help="for a file given to --dataset: its human measures (the rest are metrics); overrides the "
+                        "file's 'kind' column and detection by name")
+
+
+def add_selection_args(p: argparse.ArgumentParser, *, several_metrics: bool = True) -> None:
+    if several_metrics:
+        p.add_argument("--metrics", required=True, help="comma-separated metric ids")
+    p.add_argument("--human", required=True, help="the human measure id")
+    p.add_argument("--level", choices=LEVELS, default="system")
+    p.add_argument("--coefficient", choices=COEFFICIENTS, default="kendall")
+    p.add_argument("--pool", choices=POOLS, default="judged", help="the metrics' input pool (system level)")
+    p.add_argument("--systems", default=None, help="a system subset such as type=abs")
+
+
+def add_test_args(p: argparse.ArgumentParser) -> None:
+    """The options of a pairwise significance test: --test, --alternative, --correction, --family, --alpha."""
+    p.add_argument("--test", default="perm-both",
+                   choices=["perm-both", "perm-systems", "perm-inputs", "boot-both", "boot-systems", "boot-inputs",
+                            "williams"])
+    p.add_argument("--alternative", choices=["greater", "two-sided"], default="greater")
+    p.add_argument("--correction", choices=["bonferroni", "holm", "bh", "none"], default="bonferroni")
+    p.add_argument("--family", choices=["row", "table", "none"], default="row")
+    p.add_argument("--alpha", type=float, default=0.05)
+
+
+def add_resampling_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--n-resamples", type=int, default=1000)
+    p.add_argument("--seed", type=int, default=0)
+
+
+# -- subcommands ---------------------------------------------------------
+def cmd_fetch(args: argparse.Namespace) -> None:
+    from metaeval_core.data.registry import fetch_dataset, verify_files
+
+    ids = split_list(args.dataset, "dataset")
+    rows = []
+    for dataset_id in ids:
+        fetch_dataset(dataset_id, data_dir=data_dir(args), base_url=args.base_url)
+        for check in verify_files(dataset_id, data_dir=data_dir(args)):
+            rows.append({"dataset": dataset_id, "path": str(check.path), "status": check.status})
+    emit(args, rows, columns=["dataset", "path", "status"])
+
+
+def cmd_datasets(args: argparse.Namespace) -> None:
+    from metaeval_core.data.registry import list_datasets, load_dataset
+
+    directory = data_dir(args)
+    rows = []
+    for info in list_datasets(data_dir=directory):
+        row = {"id": info.id, "title": info.title, "licence": info.licence, "available": info.available,
+               "reason": info.reason, "systems": None, "inputs": None, "judged": None, "measures": None}
+        if info.available and args.counts:
+            ds = load_dataset(info.id, data_dir=directory)
+            row.update(systems=ds.n_systems, inputs=ds.n_inputs, judged=ds.n_judged,
+                       measures=len(ds.measures))
+        rows.append(row)
+    emit(args, rows, columns=["id", "available", "systems", "inputs", "judged", "measures", "licence", "reason"])
+
+
+def describe_dataset(ds: Dataset) -> dict:
+    measures = []
+    for name, m in ds.measures.items():
+        judged = m.scores[:, ds.judged]
+        measures.append({
+            "measure": name,
+            "kind": m.kind,
+            "annotators": None if m.annotators is None else int(m.annotators.shape[0]),
+            "missing_judged_cells": int(np.isnan(judged).sum()),
+            "unjudged_cells": int((~np.isnan(m.scores[:, ~ds.judged])).sum()),
+            "min": float(np.nanmin(m.scores)) if np.any(~np.isnan(m.scores)) else None,
+            "max": float(np.nanmax(m.scores)) if np.any(~np.isnan(m.scores)) else None,
+        })
+    return {
+        "id": ds.id,
+        "version": ds.version,
+        "title": ds.title,
+        "systems": list(ds.systems),
+        "n_systems": ds.n_systems,
+        "n_inputs": ds.n_inputs,
+        "n_judged": ds.n_judged,
+        "n_unjudged": ds.n_unjudged,
+        "human_measures": list(ds.human_measures),
+        "metric_measures": list(ds.metric_measures),
+        "attributes": {k: sorted(set(v)) for k, v in ds.system_attributes.items()},
+        "measures": measures,
+        "notes": list(ds.notes),
+    }
+
+
+def cmd_describe(args: argparse.Namespace) -> None:
+    info = describe_dataset(load(args))
+    if args.json:
+        emit(args, info)
+        return
+    print(f"{info['id']} ({info['title']}), version {info['version']}")
+    print(f"systems: {info['n_systems']}; inputs: {info['n_inputs']} ({info['n_judged']} judged, "
+          f"{info['n_unjudged']} unjudged)")
+    for attr, values in info["attributes"].items():
+        print(f"attribute {attr}: {', '.join(values)}")
+    for note in info["notes"]:
+        print(f"note: {note}")
+    print_table(info["measures"])
+
+
+def cmd_correlate(args: argparse.Namespace) -> None:
+    ds = load(args)
+    metrics = split_list(args.metrics, "metrics")
+    options = dict(level=args.level, coefficient=args.coefficient, pool=args.pool, systems=args.systems)
+    rows = []
+    for metric in metrics:
+        row = correlate(ds, metric, args.human, **options).to_dict()
+        if args.ci:
+            from metaeval_core.stats.resampling import dataset_confidence_interval
+
+            ci = dataset_confidence_interval(
+                ds, metric, args.human, method=args.ci, confidence_level=args.confidence_level,
+                n_resamples=args.n_resamples, rng=args.seed, **options,
+            )
+            row.update(ci_method=args.ci, low=ci.low, high=ci.high, n_defined=ci.n_defined,
+                       confidence_level=args.confidence_level)
+        rows.append(row)
+    columns = ["metric", "human", "level", "coefficient", "pool", "estimate", "n", "n_undefined"]
+    if args.ci:
+        columns += ["low", "high", "n_defined"]
+    emit(args, rows, columns=columns)
+
+
+def cmd_compare(args: argparse.Namespace) -> None:
+    from metaeval_core.stats.significance import compare_all_pairs
+
+    ds = load(args)
+    metrics = split_list(args.metrics, "metrics")
+    if len(metrics) < 2:
+        raise CLIError("--metrics needs at least two metrics to compare")
+    table = compare_all_pairs(
+        ds, metrics, args.human, level=args.level, coefficient=args.coefficient, method=args.test,
+        alternative=args.alternative, correction=args.correction, family=args.family, alpha=args.alpha,
+        n_resamples=args.n_resamples, rng=args.seed, pool=args.pool, systems=args.systems,
+    )
+    records = table.to_records()
+    emit(args, records, columns=["x", "y", "delta", "pvalue", "significant", "significant_corrected"])
+
+
+def cmd_delta(args: argparse.Namespace) -> None:
+    from metaeval_core.stats.correlation import system_means
+    from metaeval_core.stats.pairs import decile_grid, rsys_delta
+
+    ds = load(args).select_systems(args.systems)
+    x = system_means(ds.matrix(args.metric, pool=args.pool))
+    z = system_means(ds.matrix(args.human))
+    if args.grid:
+        grid = decile_grid(x, z, min_pairs=args.min_pairs)
+        payload = {"metric": args.metric, "human": args.human, "pool": args.pool, "lower": grid.lower,
+                   "upper": grid.upper, "tau": np.where(np.isnan(grid.tau), np.nan, grid.tau),
+                   "n_pairs": np.where(np.isnan(grid.tau), 0, grid.n_pairs), "min_pairs": args.min_pairs}
+        if args.json:
+            emit(args, payload)
+            return
+        rows = []
+        for r, low in enumerate(grid.lower):
+            row = {"l": float(low)}
+            for c, up in enumerate(grid.upper):
+                t = grid.tau[r, c]
+                row[f"u={up:.3g}"] = None if np.isnan(t) else f"{t:.2f} ({int(grid.n_pairs[r, c])})"
+            rows.append(row)
+        print_table(rows)
+        return
+    upper = math.inf if args.upper is None else args.upper
+    result = rsys_delta(x, z, lower=args.lower, upper=upper)
+    row = {"metric": args.metric, "human": args.human, "pool": args.pool, "lower": args.lower,
+           "upper": None if math.isinf(upper) else upper, "estimate": result.estimate,
+           "n_pairs": result.n_pairs, "share_of_pairs": result.share_of_pairs}
+    emit(args, row, rows=[row])
+
+
+def cmd_stability(args: argparse.Namespace) -> None:
+    from metaeval_core.stats.stability import ranking_stability
+
+    ds = load(args).select_systems(args.systems)
+    measures = split_list(args.measures, "measures")
+    sizes = number_list(args.sizes, "sizes", integers=True)
+    rng = np.random.default_rng(args.seed)
+    rows = []
+    for measure in measures:
+        curve = ranking_stability(ds.matrix(measure, pool=args.pool), sizes=sizes,
+                                  n_resamples=args.n_resamples, rng=rng)
+        for size, mean, std in zip(curve.sizes, curve.mean, curve.std):
+            rows.append({"measure": measure, "pool": args.pool if ds.measure(measure).kind == "metric" else "judged",
+                         "size": int(size), "mean": mean, "std": std})
+    emit(args, rows)
+
+
+# -- parser --------------------------------------------------------------
+class OneLineErrorParser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr (exit 2), pointing at --help."""
+
+    def error(self, message: str):  # noqa: D401 - argparse API
+        self.exit(EXIT_USAGE, f"error: {self.prog}: {message} (see --help)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = OneLineErrorParser(
+        prog="python -m metaeval_core",
+        description="Meta-evaluate automatic evaluation metrics against human judgments.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    def command(name: str, func: Callable, help: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help, description=help)
+        p.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
+        p.set_defaults(func=func)
+        return p
+
+    p = command("datasets", cmd_datasets, "list the built-in datasets with availability and counts")
+    p.add_argument("--data-dir", help="data directory (default: $METAEVAL_DATA_DIR or data/cache)")
+    p.add_argument("--no-counts", dest="counts", action="store_false", help="skip loading datasets for counts")
+
+    p = command("fetch", cmd_fetch, "download a built-in dataset's files from their pinned URLs and verify "
+                                     "each by sha256 (a mismatching file is refused and removed)")
+    p.add_argument("--dataset", required=True, help="one or more dataset ids, comma-separated")
+    p.add_argument("--data-dir", help="data directory (default: $METAEVAL_DATA_DIR or data/cache)")
+    p.add_argument("--base-url", default=None, help="a mirror to download from instead of the upstream URLs")
+
+    p = command("describe", cmd_describe, "systems, inputs (judged/unjudged), measures, attributes, missing cells")
+    add_dataset_args(p)
+
+    p = command("correlate", cmd_correlate, "metric-human correlations (optionally with confidence intervals)")
+    add_dataset_args(p)
+    add_selection_args(p)
+    p.add_argument("--ci", choices=["fisher", "boot-systems", "boot-inputs", "boot-both"], default=None)
+    p.add_argument("--confidence-level", type=float, default=0.95)
+    add_resampling_args(p)
+
+    p = command("compare", cmd_compare, "test whether one metric correlates better than another, for all pairs")
+    add_dataset_args(p)
+    add_selection_args(p)
+    add_test_args(p)
+    add_resampling_args(p)
+
+    p = command("delta", cmd_delta, "rSYS-Delta(l, u): Kendall tau on system pairs whose metric gap lies in [l, u]")
+    add_dataset_args(p)
+    p.add_argument("--metric", required=True)
+    p.add_argument("--human", required=True)
+    p.add_argument("--pool", choices=POOLS, default="judged")
+    p.add_argument("--systems", default=None)
+    p.add_argument("--lower", type=float, default=0.0)
+    p.add_argument("--upper", type=float, default=None, help="default: no upper bound")
+    p.add_argument("--grid", choices=["deciles"], default=None, help="the decile grid of NAACL 2022 Fig. 6")
+    p.add_argument("--min-pairs", type=int, default=5)
+
+    p = command("stability", cmd_stability, "ranking stability: Kendall tau between rankings on two input samples")
+    add_dataset_args(p)
+    p.add_argument("--measures", required=True)
+    p.add_argument("--sizes", required=True, help="comma-separated sample sizes, e.g. 10,20,50,100")
+    p.add_argument("--pool", choices=POOLS, default="judged")
+    p.add_argument("--systems", default=None)
+    add_resampling_args(p)
+
+    # Further analyses register their subcommands from their own modules.
+    for module_name in _COMMAND_MODULES:
+        module = importlib.import_module(module_name)
+        module.add_commands(command)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        args.func(args)
+    except (CLIError, DatasetError, ValueError, TypeError, FileNotFoundError, OSError) as error:
+        if os.environ.get("METAEVAL_DEBUG"):
+            raise
+        message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        print(f"error: {message}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+    except Exception as error:  # noqa: BLE001 - the CLI must never show a traceback to a user
+        if os.environ.get("METAEVAL_DEBUG"):
+            raise
+        print(f"internal error ({type(error).__name__}): {error}; rerun with METAEVAL_DEBUG=1 for details",
+              file=sys.stderr)
+        return EXIT_INTERNAL
+    return 0

@@ -1,0 +1,1 @@
+"""Datasets: the data model, the registry and its loaders, uploads, the local store, what-if edits, the synthetic demo."""

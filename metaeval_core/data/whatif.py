@@ -1,0 +1,408 @@
+"""What-if modifications of a dataset: merge extra scores, edit cells, include or exclude systems and inputs.
+
+Every function returns a **new** :class:`Dataset` (datasets are immutable); its ``version`` is the new
+content's :meth:`Dataset.fingerprint`, so caches keyed on ``(id, version)`` recompute. Nothing here
+imports streamlit.
+
+* :func:`describe_merge` says what merging ``extra`` into ``base`` would add (new systems, inputs,
+  measures, cells filled) and which cells conflict (both hold a different number).
+* :func:`merge_datasets` does it, with ``on_conflict`` = ``'error'`` (default: a :class:`MergeError`
+  naming the first conflicting cell), ``'keep'`` (the base's value wins) or ``'replace'`` (extra's wins).
+* :func:`edit_scores` sets single cells (validated: known names, a finite number or NaN).
+* :func:`include_exclude` keeps or drops systems and inputs by name.
+
+Per-annotator scores (``Measure.annotators``) stay consistent with the mean matrix: merged cell by cell
+when both sides hold the same number of annotators, otherwise dropped (with a note); a measure whose
+cells are edited by hand loses its per-annotator scores (with a note), since the edited mean no longer
+summarises them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import numbers
+from dataclasses import dataclass, field
+from typing import Iterable, Literal, Sequence
+
+import numpy as np
+
+from metaeval_core._checks import check_choice
+from metaeval_core.data.dataset import Dataset, DatasetError, Measure
+
+__all__ = [
+    "CONFLICT_POLICIES",
+    "Conflict",
+    "MergeError",
+    "MergeReport",
+    "describe_merge",
+    "edit_scores",
+    "include_exclude",
+    "merge_datasets",
+    "with_identity",
+]
+
+OnConflict = Literal["replace", "keep", "error"]
+CONFLICT_POLICIES: tuple[str, ...] = ("error", "keep", "replace")
+_MAX_LISTED = 20
+
+
+class MergeError(DatasetError):
+    """Two datasets cannot be merged as asked (e.g. a conflicting cell with ``on_conflict='error'``)."""
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """One cell both datasets score differently."""
+
+    system: str
+    input: str
+    measure: str
+    base: float
+    extra: float
+
+    def describe(self) -> str:
+        return (f"system {self.system!r}, input {self.input!r}, measure {self.measure!r}: "
+                f"{self.base!r} in the base dataset, {self.extra!r} in the new one")
+
+
+@dataclass(frozen=True)
+class MergeReport:
+    """What merging ``extra`` into ``base`` adds and where the two disagree."""
+
+    new_systems: tuple[str, ...]
+    new_inputs: tuple[str, ...]
+    new_measures: tuple[str, ...]
+    shared_measures: tuple[str, ...]
+    filled_cells: int  # cells empty in the base that extra fills (in existing or new rows/columns)
+    same_cells: int  # cells both hold with the same value
+    n_conflicts: int
+    conflicts: tuple[Conflict, ...]  # the first few, in (measure, system, input) order
+    kind_changes: tuple[str, ...] = ()  # shared measures whose kind differs (the base's kind is kept)
+    attribute_conflicts: tuple[str, ...] = ()
+    newly_judged_inputs: int = 0  # inputs without human scores in the base that get some
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def adds_anything(self) -> bool:
+        return bool(self.new_systems or self.new_inputs or self.new_measures or self.filled_cells
+                    or self.n_conflicts)
+
+    def summary(self) -> str:
+        parts = []
+        for label, items in (("new systems", self.new_systems), ("new inputs", self.new_inputs),
+                             ("new measures", self.new_measures)):
+            if items:
+                parts.append(f"{len(items)} {label}")
+        parts.append(f"{self.filled_cells} cells filled")
+        if self.n_conflicts:
+            parts.append(f"{self.n_conflicts} conflicting cells")
+        return ", ".join(parts)
+
+
+# -- helpers -------------------------------------------------------------------------------------------------
+
+
+def with_identity(dataset: Dataset, id: str, *, version: str = "", title: str | None = None) -> Dataset:
+    """The same content under another id (version: its fingerprint unless given)."""
+    changes: dict = {"id": id, "version": version}
+    if title is not None:
+        changes["title"] = title
+    return dataclasses.replace(dataset, **changes)
+
+
+def _union(first: Sequence[str], second: Sequence[str]) -> tuple[str, ...]:
+    seen = dict.fromkeys(first)
+    for name in second:
+        seen.setdefault(name, None)
+    return tuple(seen)
+
+
+def _place(matrix: np.ndarray, rows: np.ndarray, cols: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``matrix`` (..., r, c) scattered into a NaN array of ``shape`` at ``rows`` x ``cols``."""
+    out = np.full(shape, np.nan)
+    out[..., rows[:, None], cols[None, :]] = matrix
+    return out
+
+
+def _rebuild(dataset: Dataset, **changes) -> Dataset:
+    """A new dataset (fresh fingerprint as version) with some fields replaced."""
+    fields = dict(id=dataset.id, systems=dataset.systems, inputs=dataset.inputs, measures=dataset.measures,
+                  system_attributes=dataset.system_attributes, title=dataset.title, citation=dataset.citation,
+                  licence=dataset.licence, description=dataset.description, notes=dataset.notes)
+    fields.update(changes)
+    return Dataset(version="", **fields)
+
+
+# -- merge -----------------------------------------------------------------------------------------------
+
+
+def _check_policy(on_conflict: str) -> None:
+    check_choice(on_conflict, "on_conflict", CONFLICT_POLICIES)
+
+
+def _aligned(base: Dataset, extra: Dataset):
+    systems = _union(base.systems, extra.systems)
+    inputs = _union(base.inputs, extra.inputs)
+    sys_pos = {s: k for k, s in enumerate(systems)}
+    inp_pos = {j: k for k, j in enumerate(inputs)}
+    base_rows = np.arange(base.n_systems)
+    base_cols = np.arange(base.n_inputs)
+    extra_rows = np.array([sys_pos[s] for s in extra.systems], dtype=int)
+    extra_cols = np.array([inp_pos[j] for j in extra.inputs], dtype=int)
+    return systems, inputs, (base_rows, base_cols), (extra_rows, extra_cols)
+
+
+def describe_merge(base: Dataset, extra: Dataset) -> MergeReport:
+    """What :func:`merge_datasets` would add, and every conflicting cell (counted; the first few listed)."""
+    systems, inputs, (brow, bcol), (erow, ecol) = _aligned(base, extra)
+    shape = (len(systems), len(inputs))
+    filled = same = n_conflicts = 0
+    conflicts: list[Conflict] = []
+    kind_changes = []
+    judged_before = np.zeros(shape[1], dtype=bool)
+    judged_before[: base.n_inputs] = base.judged
+    judged_after = judged_before.copy()
+    for name, extra_measure in extra.measures.items():
+        theirs = _place(extra_measure.scores, erow, ecol, shape)
+        has_theirs = ~np.isnan(theirs)
+        if name in base.measures:
+            ours = _place(base.measures[name].scores, brow, bcol, shape)
+            has_ours = ~np.isnan(ours)
+            kind = base.measures[name].kind
+            if kind != extra_measure.kind:
+                kind_changes.append(name)
+        else:
+            ours = np.full(shape, np.nan)
+            has_ours = np.zeros(shape, dtype=bool)
+            kind = extra_measure.kind
+        both = has_ours & has_theirs
+        differ = both & (ours != theirs)
+        filled += int((has_theirs & ~has_ours).sum())
+        same += int((both & ~differ).sum())
+        n_conflicts += int(differ.sum())
+        if kind == "human":
+            judged_after |= has_theirs.any(axis=0)
+        if differ.any() and len(conflicts) < _MAX_LISTED:
+            for i, j in zip(*np.nonzero(differ)):
+                if len(conflicts) >= _MAX_LISTED:
+                    break
+                conflicts.append(Conflict(systems[i], inputs[j], name, float(ours[i, j]), float(theirs[i, j])))
+    attribute_conflicts = []
+    for attr, values in extra.system_attributes.items():
+        if attr not in base.system_attributes:
+            continue
+        mine = dict(zip(base.systems, base.system_attributes[attr]))
+        for system, value in zip(extra.systems, values):
+            if system in mine and mine[system] and value and mine[system] != value:
+                attribute_conflicts.append(f"{attr} of {system!r}: {mine[system]!r} vs {value!r}")
+    notes = [f"measure {name!r} is {base.measures[name].kind} in the base dataset and "
+             f"{extra.measures[name].kind} in the new file: kept as {base.measures[name].kind}"
+             for name in kind_changes]
+    return MergeReport(
+        new_systems=tuple(s for s in extra.systems if s not in set(base.systems)),
+        new_inputs=tuple(j for j in extra.inputs if j not in set(base.inputs)),
+        new_measures=tuple(m for m in extra.measures if m not in base.measures),
+        shared_measures=tuple(m for m in extra.measures if m in base.measures),
+        filled_cells=filled,
+        same_cells=same,
+        n_conflicts=n_conflicts,
+        conflicts=tuple(conflicts),
+        kind_changes=tuple(kind_changes),
+        attribute_conflicts=tuple(attribute_conflicts),
+        newly_judged_inputs=int((judged_after & ~judged_before).sum()),
+        notes=tuple(notes),
+    )
+
+
+def _merge_annotators(name: str, ours: Measure | None, theirs: Measure, take_theirs: np.ndarray,
+                      brc, erc, shape, notes: list[str]) -> np.ndarray | None:
+    """Per-annotator scores of the merged measure, or None (noted) when the two sides do not line up."""
+    mine = None if ours is None else ours.annotators
+    other = theirs.annotators
+    if mine is None and other is None:
+        return None
+    if ours is None:  # a new measure: its annotators, padded
+        return _place(other, *erc, (other.shape[0], *shape))
+    if not take_theirs.any():
+        return None if mine is None else _place(mine, *brc, (mine.shape[0], *shape))
+    if mine is not None and other is not None and mine.shape[0] == other.shape[0]:
+        merged = _place(mine, *brc, (mine.shape[0], *shape))
+        placed = _place(other, *erc, (other.shape[0], *shape))
+        merged[:, take_theirs] = placed[:, take_theirs]
+        return merged
+    notes.append(f"per-annotator scores of {name!r} were dropped: the two datasets do not hold the same "
+                 "annotators for it (its mean scores are merged)")
+    return None
+
+
+def merge_datasets(base: Dataset, extra: Dataset, *, on_conflict: OnConflict = "error",
+                   id: str | None = None) -> Dataset:
+    """``base`` plus what ``extra`` adds: new measures, systems and inputs, and cells ``base`` lacks.
+
+    Parameters
+    ----------
+    base, extra : Dataset
+        ``extra`` typically holds new human judgments (e.g. for inputs ``base`` has only metric scores
+        on), a new metric's scores, or a new system's scores.
+    on_conflict : {'error', 'keep', 'replace'}
+        What to do with a cell both datasets score with different numbers: raise a :class:`MergeError`
+        naming the first one, keep the base's value, or take the extra's. Equal values and cells missing
+        on one side are never conflicts.
+    id : str, optional
+        The merged dataset's id (default: the base's).
+
+    Returns
+    -------
+    Dataset
+        Systems and inputs of ``base`` first (in order), then the new ones of ``extra``; measures of
+        ``base`` then the new ones. A measure in both keeps the base's kind (human or metric). System
+        attributes are united (a new system's missing attribute is ``""``; a disagreeing value follows
+        ``on_conflict``). Metadata (title, citation, licence) come from ``base``; ``notes`` record the merge.
+    """
+    _check_policy(on_conflict)
+    if not isinstance(base, Dataset) or not isinstance(extra, Dataset):
+        raise TypeError("merge_datasets needs two Dataset objects")
+    report = describe_merge(base, extra)
+    if on_conflict == "error" and report.n_conflicts:
+        first = report.conflicts[0]
+        more = f" (and {report.n_conflicts - 1} more)" if report.n_conflicts > 1 else ""
+        raise MergeError(f"conflicting cell: {first.describe()}{more}; choose to keep or replace such cells")
+    if on_conflict == "error" and report.attribute_conflicts:
+        raise MergeError(f"conflicting system attribute: {report.attribute_conflicts[0]}; "
+                         "choose to keep or replace such values")
+    systems, inputs, brc, erc = _aligned(base, extra)
+    shape = (len(systems), len(inputs))
+    notes: list[str] = list(report.notes)
+    measures: dict[str, Measure] = {}
+    for name in _union(tuple(base.measures), tuple(extra.measures)):
+        ours = base.measures.get(name)
+        theirs = extra.measures.get(name)
+        if theirs is None:
+            annotators = None if ours.annotators is None else _place(ours.annotators, *brc,
+                                                                     (ours.annotators.shape[0], *shape))
+            measures[name] = Measure(name, ours.kind, _place(ours.scores, *brc, shape), annotators)
+            continue
+        placed = _place(theirs.scores, *erc, shape)
+        if ours is None:
+            merged = placed
+            take = ~np.isnan(placed)
+        else:
+            merged = _place(ours.scores, *brc, shape)
+            missing = np.isnan(merged)
+            take = ~np.isnan(placed) & (missing | (on_conflict == "replace"))
+            merged[take] = placed[take]
+        annotators = _merge_annotators(name, ours, theirs, take, brc, erc, shape, notes)
+        if annotators is not None:
+            # The mean must summarise the kept annotators: identical where a side's cells were taken whole.
+            kind = ours.kind if ours is not None else theirs.kind
+            measures[name] = Measure(name, kind, merged, annotators)
+        else:
+            measures[name] = Measure(name, ours.kind if ours is not None else theirs.kind, merged)
+    attributes: dict[str, list[str]] = {}
+    for attr in _union(tuple(base.system_attributes), tuple(extra.system_attributes)):
+        mine = dict(zip(base.systems, base.system_attributes.get(attr, ())))
+        other = dict(zip(extra.systems, extra.system_attributes.get(attr, ())))
+        values = []
+        for system in systems:
+            a, b = mine.get(system, ""), other.get(system, "")
+            values.append(b if (b and (not a or on_conflict == "replace")) else a)
+        attributes[attr] = values
+    notes.append(f"merged with {extra.id!r} ({report.summary()}; conflicts: {on_conflict})")
+    return _rebuild(base, id=id or base.id, systems=systems, inputs=inputs, measures=measures,
+                    system_attributes=attributes, notes=tuple(base.notes) + tuple(notes))
+
+
+# -- edits -----------------------------------------------------------------------------------------------
+
+
+def _number(value, where: str) -> float:
+    if value is None:
+        return math.nan
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise DatasetError(f"{where}: the new score must be a number (or empty/NaN), got {value!r}")
+    number = float(value)
+    if math.isinf(number):
+        raise DatasetError(f"{where}: the new score must be finite, got {number}")
+    return number
+
+
+def edit_scores(dataset: Dataset, edits: Iterable[tuple[str, str, str, float]], *, id: str | None = None) -> Dataset:
+    """``dataset`` with single cells set: each edit is ``(system, input, measure, value)``.
+
+    ``value`` is a finite real number, or NaN / None to clear the cell. Unknown names and non-finite or
+    non-numeric values raise a :class:`DatasetError` naming the edit; nothing is applied then. Several
+    edits of one cell: the last wins. A measure with per-annotator scores loses them when edited.
+    """
+    edits = list(edits)
+    sys_pos = {s: k for k, s in enumerate(dataset.systems)}
+    inp_pos = {j: k for k, j in enumerate(dataset.inputs)}
+    changes: dict[str, list[tuple[int, int, float]]] = {}
+    for n, edit in enumerate(edits, start=1):
+        try:
+            system, input_id, measure, value = edit
+        except (TypeError, ValueError):
+            raise DatasetError(f"edit {n}: expected (system, input, measure, value), got {edit!r}") from None
+        where = f"edit {n} ({system!r}, {input_id!r}, {measure!r})"
+        if measure not in dataset.measures:
+            raise DatasetError(f"{where}: unknown measure {measure!r}; known: {', '.join(dataset.measures)}")
+        if system not in sys_pos:
+            raise DatasetError(f"{where}: unknown system {system!r}")
+        if input_id not in inp_pos:
+            raise DatasetError(f"{where}: unknown input {input_id!r}")
+        changes.setdefault(measure, []).append((sys_pos[system], inp_pos[input_id], _number(value, where)))
+    if not changes:
+        return dataset if id is None else with_identity(dataset, id)
+    measures = dict(dataset.measures)
+    notes = list(dataset.notes)
+    for name, cells in changes.items():
+        old = dataset.measures[name]
+        scores = np.array(old.scores, copy=True)
+        for i, j, value in cells:
+            scores[i, j] = value
+        if old.annotators is not None and not np.array_equal(scores, old.scores, equal_nan=True):
+            notes.append(f"per-annotator scores of {name!r} were dropped: some of its cells were edited")
+            measures[name] = Measure(name, old.kind, scores)
+        else:
+            measures[name] = Measure(name, old.kind, scores, old.annotators)
+    notes.append(f"{len(edits)} score(s) edited by hand")
+    return _rebuild(dataset, id=id or dataset.id, measures=measures, notes=tuple(notes))
+
+
+# -- include / exclude -----------------------------------------------------------------------------------
+
+
+def _keep(universe: tuple[str, ...], include, exclude, what: str) -> list[str] | None:
+    if include is None and not exclude:
+        return None
+    known = set(universe)
+    for label, names in (("include", include), ("exclude", exclude)):
+        unknown = [n for n in (names or ()) if n not in known]
+        if unknown:
+            raise DatasetError(f"cannot {label} unknown {what}(s): {', '.join(map(repr, unknown[:5]))}")
+    wanted = set(universe if include is None else include) - set(exclude or ())
+    kept = [n for n in universe if n in wanted]
+    if not kept:
+        raise DatasetError(f"no {what} would be left")
+    return kept
+
+
+def include_exclude(dataset: Dataset, *, systems: Sequence[str] | None = None, inputs: Sequence[str] | None = None,
+                    exclude_systems: Sequence[str] | None = None, exclude_inputs: Sequence[str] | None = None,
+                    id: str | None = None) -> Dataset:
+    """Keep only ``systems`` / ``inputs`` (None: all), minus ``exclude_systems`` / ``exclude_inputs``.
+
+    The dataset's order is kept. Unknown names, or nothing left, raise a :class:`DatasetError`.
+    """
+    keep_systems = _keep(dataset.systems, systems, exclude_systems, "system")
+    keep_inputs = _keep(dataset.inputs, inputs, exclude_inputs, "input")
+    if keep_systems is None and keep_inputs is None:
+        return dataset if id is None else with_identity(dataset, id)
+    subset = dataset.subset(systems=keep_systems, inputs=keep_inputs, id=id or dataset.id)
+    dropped = []
+    if keep_systems is not None and len(keep_systems) < dataset.n_systems:
+        dropped.append(f"{dataset.n_systems - len(keep_systems)} system(s)")
+    if keep_inputs is not None and len(keep_inputs) < dataset.n_inputs:
+        dropped.append(f"{dataset.n_inputs - len(keep_inputs)} input(s)")
+    notes = tuple(subset.notes) + ((f"excluded {' and '.join(dropped)}",) if dropped else ())
+    return _rebuild(subset, notes=notes)

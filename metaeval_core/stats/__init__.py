@@ -1,0 +1,1 @@
+"""Statistics: coefficients, correlation levels, confidence intervals, significance tests, rSYS-Delta on system pairs, ranking stability, input pools."""

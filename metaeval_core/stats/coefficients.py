@@ -1,0 +1,368 @@
+"""Correlation coefficients, vectorised over leading batch axes, NaN-aware.
+
+Every function takes ``x`` and ``z`` of broadcastable shape ``(..., n)`` and
+returns the coefficient over the last axis for every leading index. Missing
+values (NaN) are dropped pairwise: a point counts only when both ``x`` and ``z``
+have it. A coefficient on fewer than 2 points or on a constant vector is
+undefined and comes back as NaN, never as an exception and never as 0.
+
+References: METHODS.md sec. 1.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Literal, get_args
+
+import numpy as np
+from scipy import stats
+
+from metaeval_core._checks import check_choice
+
+Coefficient = Literal["pearson", "spearman", "kendall", "pairwise-accuracy", "tie-calibrated-accuracy"]
+COEFFICIENTS: tuple[str, ...] = get_args(Coefficient)
+# Coefficients that are correlations in [-1, 1] with a Fisher transform and Williams'
+# test; the pairwise accuracies lie in [0, 1] and only support resampling methods.
+CORRELATIONS: tuple[str, ...] = ("pearson", "spearman", "kendall")
+
+# Pairs materialised at once by the O(n^2) Kendall kernel; bounds its memory.
+_KENDALL_PAIR_BUDGET = 8_000_000
+# Beyond this many points per slice, scipy's O(n log n) Kendall is used per slice.
+_KENDALL_PAIRWISE_MAX_N = 3_000
+
+
+def _prepare(x: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    x = np.asarray(x, dtype=np.float64)
+    z = np.asarray(z, dtype=np.float64)
+    x, z = np.broadcast_arrays(x, z)
+    valid = ~(np.isnan(x) | np.isnan(z))
+    return x, z, valid
+
+
+def _is_constant(values: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    # Exact test on the valid values: a float mean of a constant vector need not
+    # equal the constant, so centred values cannot be trusted to be exactly 0.
+    high = np.where(valid, values, -np.inf).max(axis=-1, initial=-np.inf)
+    low = np.where(valid, values, np.inf).min(axis=-1, initial=np.inf)
+    return ~(high > low)
+
+
+def pearson(x: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """Pearson's r over the last axis, pairwise-complete.
+
+    References: METHODS.md sec. 1.
+    """
+    x, z, valid = _prepare(x, z)
+    return _pearson_masked(x, z, valid)
+
+
+def _pearson_masked(x: np.ndarray, z: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    n = valid.sum(axis=-1)
+    safe_n = np.maximum(n, 1)
+    # r is scale-invariant; rescaling by the largest magnitude keeps squares of tiny
+    # (even subnormal) or huge values from underflowing or overflowing.
+    x0 = _rescaled(np.where(valid, x, 0.0))
+    z0 = _rescaled(np.where(valid, z, 0.0))
+    dx = np.where(valid, x0 - (x0.sum(axis=-1) / safe_n)[..., None], 0.0)
+    dz = np.where(valid, z0 - (z0.sum(axis=-1) / safe_n)[..., None], 0.0)
+    sxx = np.einsum("...i,...i->...", dx, dx)
+    szz = np.einsum("...i,...i->...", dz, dz)
+    sxz = np.einsum("...i,...i->...", dx, dz)
+    undefined = (n < 2) | _is_constant(x, valid) | _is_constant(z, valid)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = sxz / np.sqrt(sxx * szz)
+    r = np.clip(r, -1.0, 1.0)
+    return np.where(undefined, np.nan, r)
+
+
+def _rescaled(values: np.ndarray) -> np.ndarray:
+    scale = np.abs(values).max(axis=-1, keepdims=True, initial=0.0)
+    return values / np.where(scale > 0, scale, 1.0)
+
+
+def average_ranks(x: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """Average ranks (ties share their mean rank) over the last axis; NaN where not valid."""
+    masked = np.where(valid, x, np.nan)
+    return stats.rankdata(masked, axis=-1, nan_policy="omit")
+
+
+def spearman(x: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """Spearman's rho: Pearson's r on average ranks of the pairwise-complete points.
+
+    References: METHODS.md sec. 1.
+    """
+    x, z, valid = _prepare(x, z)
+    if x.size == 0:
+        return np.full(x.shape[:-1], np.nan)
+    return _pearson_masked(average_ranks(x, valid), average_ranks(z, valid), valid)
+
+
+@dataclass(frozen=True)
+class KendallCounts:
+    """Pair counts behind Kendall's tau-b.
+
+    ``concordant`` (P), ``discordant`` (Q), ``ties_x`` (T, tied in x only),
+    ``ties_z`` (U, tied in z only); pairs tied in both count in none.
+    """
+
+    concordant: np.ndarray
+    discordant: np.ndarray
+    ties_x: np.ndarray
+    ties_z: np.ndarray
+
+    @property
+    def tau(self) -> np.ndarray:
+        return tau_b_from_counts(self.concordant, self.discordant, self.ties_x, self.ties_z)
+
+
+def tau_b_from_counts(p, q, t, u) -> np.ndarray:
+    """``(P - Q) / sqrt((P + Q + T)(P + Q + U))``; NaN when a factor is 0."""
+    p, q, t, u = (np.asarray(a, dtype=np.float64) for a in (p, q, t, u))
+    denominator = (p + q + t) * (p + q + u)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tau = (p - q) / np.sqrt(denominator)
+    return np.where(denominator > 0, np.clip(tau, -1.0, 1.0), np.nan)
+
+
+def pair_signs(values: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """``sign(values[..., first] - values[..., second])`` as int8 (NaN compares as 0)."""
+    a = values[..., first]
+    b = values[..., second]
+    return (a > b).astype(np.int8) - (a < b).astype(np.int8)
+
+
+def kendall_counts_from_signs(sx: np.ndarray, sz: np.ndarray) -> KendallCounts:
+    """P, Q, T, U from pairwise sign arrays (0 = tie or excluded pair) over the last axis."""
+    product = sx.astype(np.int16) * sz
+    nx = sx != 0
+    nz = sz != 0
+    return KendallCounts(
+        concordant=(product > 0).sum(axis=-1),
+        discordant=(product < 0).sum(axis=-1),
+        ties_x=(~nx & nz).sum(axis=-1),
+        ties_z=(nx & ~nz).sum(axis=-1),
+    )
+
+
+def kendall(x: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """Kendall's tau-b over the last axis, pairwise-complete; equals ``scipy.stats.kendalltau``.
+
+    Uses an O(n^2) pair kernel vectorised over the batch axes (chunked to bound
+    memory), and scipy's O(n log n) routine per slice when ``n`` is large.
+
+    References: METHODS.md sec. 1.
+    """
+    x, z, valid = _prepare(x, z)
+    batch_shape = x.shape[:-1]
+    n = x.shape[-1]
+    if n < 2 or x.size == 0:
+        return np.full(batch_shape, np.nan)
+    x2 = x.reshape(-1, n)
+    z2 = z.reshape(-1, n)
+    v2 = valid.reshape(-1, n)
+    out = np.full(x2.shape[0], np.nan)
+    if n > _KENDALL_PAIRWISE_MAX_N:
+        for k in range(x2.shape[0]):
+            xs, zs = x2[k, v2[k]], z2[k, v2[k]]
+            if xs.size >= 2:
+                out[k] = stats.kendalltau(xs, zs).statistic
+        return out.reshape(batch_shape)
+    first, second = np.triu_indices(n, 1)
+    # Excluded points get a value that makes every pair involving them a tie in
+    # x *and* z, so they count in none of P, Q, T, U.
+    xf = np.where(v2, x2, 0.0)
+    zf = np.where(v2, z2, 0.0)
+    pair_valid = v2[:, first] & v2[:, second]
+    step = max(1, _KENDALL_PAIR_BUDGET // max(first.size, 1))
+    for start in range(0, x2.shape[0], step):
+        sl = slice(start, start + step)
+        sx = pair_signs(xf[sl], first, second) * pair_valid[sl]
+        sz = pair_signs(zf[sl], first, second) * pair_valid[sl]
+        out[sl] = kendall_counts_from_signs(sx, sz).tau
+    return out.reshape(batch_shape)
+
+
+def kendall_from_signs(sx: np.ndarray, sz: np.ndarray) -> np.ndarray:
+    """Kendall's tau-b from pairwise sign arrays over the last axis (fast path for resampling)."""
+    numerator = np.einsum("...p,...p->...", sx.astype(np.float64), sz.astype(np.float64))
+    nx = np.count_nonzero(sx, axis=-1).astype(np.float64)
+    nz = np.count_nonzero(sz, axis=-1).astype(np.float64)
+    denominator = nx * nz
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tau = numerator / np.sqrt(denominator)
+    return np.where(denominator > 0, np.clip(tau, -1.0, 1.0), np.nan)
+
+
+
+
+
+
+# -- pairwise accuracy (Deutsch, Foster & Freitag, 2023, "Ties Matter") ----------
+@dataclass(frozen=True)
+class AccuracyResult:
+    """Pairwise accuracy per slice, and the tie threshold epsilon it used (0 for plain accuracy)."""
+
+    accuracy: np.ndarray
+    epsilon: np.ndarray
+    n_pairs: np.ndarray
+
+
+def _pair_differences(x: np.ndarray, z: np.ndarray):
+    x, z, valid = _prepare(x, z)
+    batch_shape = x.shape[:-1]
+    n = x.shape[-1]
+    first, second = np.triu_indices(n, 1)
+    x2 = np.where(valid, x, 0.0).reshape(-1, n)
+    z2 = np.where(valid, z, 0.0).reshape(-1, n)
+    v2 = valid.reshape(-1, n)
+    pair_valid = v2[:, first] & v2[:, second]
+    return batch_shape, x2, z2, first, second, pair_valid
+
+
+# Beyond this many points per slice, plain pairwise accuracy is computed in
+# O(n log n) from scipy's tau-b and tie counts instead of enumerating pairs.
+_ACCURACY_PAIRWISE_MAX_N = 300
+
+
+def pairwise_accuracy(x: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """Pairwise accuracy with ties: the share of pairs that x and z order the same way.
+
+    A pair agrees when both differences have the same sign, or when both are tied
+    (``acc_eq`` of Deutsch et al., 2023): ``(P + T_both) / (P + Q + T + U + T_both)``.
+    Without ties it equals ``(1 + tau) / 2``. Undefined (NaN) with no valid pair.
+
+    References: METHODS.md sec. 10; Deutsch, Foster & Freitag (2023) sec. 3.
+    """
+    x, z, valid = _prepare(x, z)
+    if x.shape[-1] <= _ACCURACY_PAIRWISE_MAX_N:
+        return tie_calibrated_accuracy(x, z, calibrate=False).accuracy
+    batch_shape = x.shape[:-1]
+    n = x.shape[-1]
+    x2, z2, v2 = x.reshape(-1, n), z.reshape(-1, n), valid.reshape(-1, n)
+    out = np.array([_accuracy_from_tau(x2[k, v2[k]], z2[k, v2[k]]) for k in range(x2.shape[0])])
+    return out.reshape(batch_shape)
+
+
+def _tied_pairs(*columns: np.ndarray) -> int:
+    counts = np.unique(np.stack(columns, axis=1), axis=0, return_counts=True)[1]
+    return int((counts * (counts - 1) // 2).sum())
+
+
+def _accuracy_from_tau(x: np.ndarray, z: np.ndarray) -> float:
+    # P + Q = n0 - n1 - n2 + n3 and P - Q = tau_b * sqrt((n0 - n1)(n0 - n2)), with
+    # n1, n2 the pairs tied in x, in z, and n3 those tied in both.
+    n = x.size
+    n0 = n * (n - 1) // 2
+    if n0 == 0:
+        return math.nan
+    n1, n2, n3 = _tied_pairs(x), _tied_pairs(z), _tied_pairs(x, z)
+    ordered = n0 - n1 - n2 + n3
+    if ordered == 0:
+        return n3 / n0
+    tau = stats.kendalltau(x, z).statistic
+    difference = tau * math.sqrt((n0 - n1) * (n0 - n2))
+    concordant = (ordered + difference) / 2.0
+    return float((concordant + n3) / n0)
+
+
+def tie_calibrated_accuracy(x: np.ndarray, z: np.ndarray, *, calibrate: bool = True) -> AccuracyResult:
+    """Tie-calibrated pairwise accuracy: metric differences ``|dx| <= epsilon`` count as ties.
+
+    ``epsilon`` is chosen per slice to maximise the accuracy, over 0 and every
+    observed ``|dx|`` (the smallest maximiser is reported). Because epsilon is tuned
+    on the same pairs it is scored on, the value is optimistic; it answers "how
+    well could this metric rank with the best tie threshold", not "how well does
+    it rank with a fixed one".
+
+    References: METHODS.md sec. 10; Deutsch, Foster & Freitag (2023) sec. 4.
+    """
+    batch_shape, x2, z2, first, second, pair_valid = _pair_differences(x, z)
+    slices = x2.shape[0]
+    accuracy = np.full(slices, np.nan)
+    epsilon = np.zeros(slices)
+    n_pairs = pair_valid.sum(axis=1)
+    if first.size == 0 or slices == 0:
+        return AccuracyResult(accuracy.reshape(batch_shape), epsilon.reshape(batch_shape),
+                              n_pairs.reshape(batch_shape))
+    step = max(1, _KENDALL_PAIR_BUDGET // first.size)
+    for start in range(0, slices, step):
+        sl = slice(start, start + step)
+        dx = x2[sl][:, first] - x2[sl][:, second]
+        dz = z2[sl][:, first] - z2[sl][:, second]
+        valid = pair_valid[sl]
+        count = valid.sum(axis=1)
+        # What each pair scores if the metric calls it a tie, and if it does not.
+        if_tie = (dz == 0) & valid
+        if_ordered = (np.sign(dx) == np.sign(dz)) & (dx != 0) & valid
+        if_ordered |= (dx == 0) & (dz == 0) & valid
+        with np.errstate(invalid="ignore", divide="ignore"):
+            base = if_ordered.sum(axis=1) / count
+        if not calibrate:
+            accuracy[sl] = np.where(count > 0, base, np.nan)
+            continue
+        adx = np.where(valid, np.abs(dx), np.inf)
+        order = np.argsort(adx, axis=1, kind="stable")
+        sorted_adx = np.take_along_axis(adx, order, axis=1)
+        gain = np.take_along_axis(if_tie.astype(np.int64) - if_ordered.astype(np.int64), order, axis=1)
+        cumulative = np.cumsum(gain, axis=1)
+        # Only the last pair of a run of equal |dx| is a possible threshold.
+        last_of_run = np.ones_like(sorted_adx, dtype=bool)
+        last_of_run[:, :-1] = sorted_adx[:, 1:] != sorted_adx[:, :-1]
+        candidate = np.where(last_of_run & np.isfinite(sorted_adx), cumulative, np.iinfo(np.int64).min)
+        best = candidate.max(axis=1)
+        best_at = candidate.argmax(axis=1)  # first maximiser = smallest epsilon
+        use = best > 0
+        rows = np.arange(dx.shape[0])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            accuracy[sl] = np.where(count > 0, base + np.where(use, best, 0) / count, np.nan)
+        epsilon[sl] = np.where(use, sorted_adx[rows, best_at], 0.0)
+    return AccuracyResult(accuracy.reshape(batch_shape), epsilon.reshape(batch_shape), n_pairs.reshape(batch_shape))
+
+
+def _tie_calibrated(x: np.ndarray, z: np.ndarray) -> np.ndarray:
+    return tie_calibrated_accuracy(x, z).accuracy
+
+
+_FUNCTIONS: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "pearson": pearson,
+    "spearman": spearman,
+    "kendall": kendall,
+    "pairwise-accuracy": pairwise_accuracy,
+    "tie-calibrated-accuracy": _tie_calibrated,
+}
+
+
+def coefficient_function(coefficient: str) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """The vectorised function for a coefficient name."""
+    validate_coefficient(coefficient)
+    return _FUNCTIONS[coefficient]
+
+
+def validate_coefficient(coefficient: object) -> None:
+    check_choice(coefficient, "coefficient", COEFFICIENTS)
+
+
+def require_correlation(coefficient: str, what: str) -> None:
+    """Raise a clear error when ``what`` (Fisher's interval, Williams' test) needs a correlation."""
+    validate_coefficient(coefficient)
+    if coefficient not in CORRELATIONS:
+        raise ValueError(
+            f"{what} needs a correlation coefficient ({', '.join(CORRELATIONS)}); {coefficient!r} is a pairwise "
+            "accuracy, which has no Fisher transform: use a bootstrap or permutation method"
+        )
+
+
+# Tie calibration searches every pair's |dx| as a threshold: O(n^2 log n) per slice.
+# Fine for one value or for systems/inputs, too slow to repeat per resample on cells.
+TIE_CALIBRATED_RESAMPLING_MAX_POINTS = 400
+
+
+def check_resampling_size(coefficient: str, level: str, n_points: int) -> None:
+    """Refuse, with the reason, resampling the tie-calibrated accuracy over many cells."""
+    if coefficient == "tie-calibrated-accuracy" and level == "global" and n_points > TIE_CALIBRATED_RESAMPLING_MAX_POINTS:
+        raise ValueError(
+            f"tie-calibrated-accuracy at the global level searches a threshold over all pairs of the {n_points} "
+            f"cells on every resample (more than {TIE_CALIBRATED_RESAMPLING_MAX_POINTS} cells is too slow to "
+            "resample); use the system or input level, or pairwise-accuracy"
+        )

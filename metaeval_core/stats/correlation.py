@@ -1,0 +1,204 @@
+"""Metric-human correlations at the system, input and global levels.
+
+References: METHODS.md sec. 1 (Deutsch, Dror & Roth, TACL 2021, sec. 2).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Sequence, get_args
+
+import numpy as np
+
+from metaeval_core._checks import check_choice, check_human
+from metaeval_core.stats.coefficients import Coefficient, coefficient_function, validate_coefficient
+from metaeval_core.data.dataset import Dataset, Pool, POOLS
+
+Level = Literal["system", "input", "global"]
+LEVELS: tuple[str, ...] = get_args(Level)
+
+
+@dataclass(frozen=True)
+class LevelCorrelation:
+    """Correlations from score matrices, one per leading batch index.
+
+    ``estimate`` is NaN where undefined. ``n`` is the number of points behind
+    each value: systems (system level), inputs whose correlation was defined
+    (input level) or cells (global level). ``n_undefined`` counts the inputs
+    skipped at the input level (0 at other levels).
+    """
+
+    estimate: np.ndarray
+    n: np.ndarray
+    n_undefined: np.ndarray
+
+
+def nanmean_last(values: np.ndarray) -> np.ndarray:
+    """Mean over the last axis ignoring NaN; NaN (without a warning) when all are NaN."""
+    valid = ~np.isnan(values)
+    count = valid.sum(axis=-1)
+    total = np.where(valid, values, 0.0).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, total / np.maximum(count, 1), np.nan)
+
+
+def system_means(matrix: np.ndarray) -> np.ndarray:
+    """Per-system means over the inputs (last axis), ignoring NaN."""
+    return nanmean_last(np.asarray(matrix, dtype=np.float64))
+
+
+def correlate_matrices(
+    metric: np.ndarray,
+    human: np.ndarray,
+    *,
+    level: Level = "system",
+    coefficient: Coefficient = "kendall",
+) -> LevelCorrelation:
+    """Correlate a metric and a human score matrix of shape ``(..., N, M)``.
+
+    At the system level the two matrices may have different numbers of inputs
+    (the metric's pool may be ``all``); at the input and global levels they must
+    share their inputs.
+
+    References: METHODS.md sec. 1.
+    """
+    validate_level(level)
+    validate_coefficient(coefficient)
+    metric = np.asarray(metric, dtype=np.float64)
+    human = np.asarray(human, dtype=np.float64)
+    if metric.ndim < 2 or human.ndim < 2:
+        raise ValueError("metric and human must be score matrices of shape (..., systems, inputs)")
+    if metric.shape[-2] != human.shape[-2]:
+        raise ValueError(
+            f"metric and human must have the same number of systems; got {metric.shape[-2]} and {human.shape[-2]}"
+        )
+    corr = coefficient_function(coefficient)
+    if level == "system":
+        x = system_means(metric)
+        z = system_means(human)
+        estimate = corr(x, z)
+        n = (~np.isnan(x) & ~np.isnan(z)).sum(axis=-1)
+        return LevelCorrelation(estimate, n, np.zeros_like(n))
+    if metric.shape[-1] != human.shape[-1]:
+        raise ValueError(
+            f"at the {level} level metric and human must share their inputs; got {metric.shape[-1]} and {human.shape[-1]}"
+        )
+    if level == "input":
+        per_input = corr(np.swapaxes(metric, -1, -2), np.swapaxes(human, -1, -2))
+        defined = ~np.isnan(per_input)
+        return LevelCorrelation(nanmean_last(per_input), defined.sum(axis=-1), (~defined).sum(axis=-1))
+    batch = metric.shape[:-2]
+    x = metric.reshape(*batch, -1)
+    z = human.reshape(*batch, -1)
+    n = (~np.isnan(x) & ~np.isnan(z)).sum(axis=-1)
+    return LevelCorrelation(corr(x, z), n, np.zeros_like(n))
+
+
+@dataclass(frozen=True)
+class CorrelationResult:
+    """One metric-human correlation on a dataset.
+
+    References: METHODS.md sec. 1.
+    """
+
+    metric: str
+    human: str
+    level: str
+    coefficient: str
+    pool: str
+    estimate: float
+    n: int
+    n_undefined: int
+    systems: str = ""
+
+    @property
+    def defined(self) -> bool:
+        return bool(np.isfinite(self.estimate))
+
+    def to_dict(self) -> dict:
+        return {
+            "metric": self.metric,
+            "human": self.human,
+            "level": self.level,
+            "coefficient": self.coefficient,
+            "pool": self.pool,
+            "estimate": None if not self.defined else float(self.estimate),
+            "n": int(self.n),
+            "n_undefined": int(self.n_undefined),
+            "systems": self.systems,
+        }
+
+
+def correlation_inputs(
+    dataset: Dataset, metric: str, human: str, *, level: Level, pool: Pool
+) -> tuple[np.ndarray, np.ndarray]:
+    """The metric and human matrices a correlation at ``level`` uses.
+
+    Input and global correlations compare cells, so they always use the judged
+    inputs; the ``all`` pool changes only system-level means.
+    """
+    validate_level(level)
+    check_choice(pool, "pool", POOLS)
+    check_human(dataset, human)
+    effective_pool = pool if level == "system" else "judged"
+    return dataset.matrix(metric, pool=effective_pool), dataset.matrix(human)
+
+
+def correlate(
+    dataset: Dataset,
+    metric: str,
+    human: str,
+    *,
+    level: Level = "system",
+    coefficient: Coefficient = "kendall",
+    pool: Pool = "judged",
+    systems: str | None = None,
+) -> CorrelationResult:
+    """Correlation of one metric with one human measure on a dataset.
+
+    Parameters
+    ----------
+    dataset : Dataset
+    metric, human : str
+        Measure ids (any measure may serve as ``metric``; ``human`` must be a human measure).
+    level : {'system', 'input', 'global'}
+    coefficient : {'pearson', 'spearman', 'kendall'}
+    pool : {'judged', 'all'}
+        The metric's input pool at the system level (METHODS sec. 0).
+    systems : str, optional
+        A system subset such as ``"type=abs"``.
+
+    References
+    ----------
+    METHODS.md sec. 1; Deutsch, Dror & Roth (TACL 2021) sec. 2.
+    """
+    subset = dataset.select_systems(systems)
+    x, z = correlation_inputs(subset, metric, human, level=level, pool=pool)
+    result = correlate_matrices(x, z, level=level, coefficient=coefficient)
+    return CorrelationResult(
+        metric=metric,
+        human=human,
+        level=level,
+        coefficient=coefficient,
+        pool=pool if level == "system" else "judged",
+        estimate=float(result.estimate),
+        n=int(result.n),
+        n_undefined=int(result.n_undefined),
+        systems=systems or "",
+    )
+
+
+def correlate_many(
+    dataset: Dataset,
+    metrics: Sequence[str],
+    human: str,
+    **options,
+) -> list[CorrelationResult]:
+    """:func:`correlate` for several metrics against one human measure."""
+    if not metrics:
+        raise ValueError("metrics must name at least one measure")
+    return [correlate(dataset, m, human, **options) for m in metrics]
+
+
+def validate_level(level: object) -> None:
+    check_choice(level, "level", LEVELS)

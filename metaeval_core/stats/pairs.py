@@ -1,0 +1,792 @@
+"""Realistic system pairs: rSYS-Delta(l, u), its decile grid and its bootstrap interval.
+
+The standard system-level Kendall tau counts every one of the ``N (N - 1) / 2``
+system pairs. rSYS-Delta(l, u) keeps only the pairs whose metric difference
+``|dx|`` lies in ``[l, u]`` (metric units), so it measures how well the metric
+orders systems that are as close as those researchers actually compare.
+
+References: METHODS.md sec. 1 and 4; Deutsch, Dror & Roth (NAACL 2022) sec. 4, Fig. 6 and 10.
+"""
+
+from __future__ import annotations
+
+import math
+
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+import numpy as np
+
+from metaeval_core._checks import RngLike, as_generator, check_choice, check_confidence_level, check_human, check_int
+from metaeval_core.stats.coefficients import kendall_counts_from_signs, tau_b_from_counts
+from metaeval_core.stats.correlation import system_means
+from metaeval_core.data.dataset import Dataset, Pool, POOLS
+
+DeltaMethod = Literal["boot-inputs", "boot-systems", "boot-both"]
+DELTA_METHODS: tuple[str, ...] = get_args(DeltaMethod)
+N_DECILES = 10
+
+# Elements (resamples x systems x inputs) gathered at once by the resampling kernels.
+_GATHER_BUDGET = 4_000_000
+
+# --------------------------------------------------------------------------------------------
+# Pairs and rSYS-Delta
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SystemPairs:
+    """Every pair ``i < i'`` of systems that have both a metric and a human mean.
+
+    ``first`` and ``second`` index the original system order; ``dx = x[first] - x[second]``
+    and ``dz = z[first] - z[second]``. ``n_systems`` counts the systems used and
+    ``dropped_systems`` those left out because a mean was NaN.
+    """
+
+    first: np.ndarray
+    second: np.ndarray
+    dx: np.ndarray
+    dz: np.ndarray
+    n_systems: int
+    dropped_systems: int
+
+    @property
+    def n_pairs(self) -> int:
+        return int(self.dx.size)
+
+    @property
+    def abs_dx(self) -> np.ndarray:
+        return np.abs(self.dx)
+
+
+@dataclass(frozen=True)
+class DeltaResult:
+    """rSYS-Delta(l, u): Kendall tau-b over the system pairs with ``lower <= |dx| <= upper``.
+
+    ``estimate`` is NaN when undefined (no selected pair, or ``P + Q + T = 0`` or
+    ``P + Q + U = 0``). ``n_pairs`` pairs were selected out of ``total_pairs``
+    (``share_of_pairs = n_pairs / total_pairs``); ``concordant`` (P), ``discordant`` (Q),
+    ``ties_metric`` (T, tied in the metric only), ``ties_human`` (U, tied in the human only)
+    and ``ties_both`` (tied in both; counted in none) partition the selected pairs.
+
+    References: METHODS.md sec. 4; NAACL 2022 sec. 4.2.
+    """
+
+    estimate: float
+    lower: float
+    upper: float
+    n_pairs: int
+    share_of_pairs: float
+    total_pairs: int
+    concordant: int
+    discordant: int
+    ties_metric: int
+    ties_human: int
+    ties_both: int = 0
+    n_systems: int = 0
+    dropped_systems: int = 0
+
+    @property
+    def defined(self) -> bool:
+        return bool(np.isfinite(self.estimate))
+
+    def to_dict(self) -> dict:
+        out = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        for key in ("estimate", "lower", "upper", "share_of_pairs"):
+            value = float(out[key])
+            out[key] = value if np.isfinite(value) else None
+        return out
+
+
+def system_pairs(metric_means, human_means) -> SystemPairs:
+    """All system pairs ``i < i'`` with their metric and human differences.
+
+    Systems whose metric or human mean is NaN are dropped (and counted).
+
+    Parameters
+    ----------
+    metric_means, human_means : array_like, shape (N,)
+        Per-system means of the metric (``x_i``) and the human measure (``z_i``).
+
+    Returns
+    -------
+    SystemPairs
+
+    References
+    ----------
+    METHODS.md sec. 4; NAACL 2022 sec. 4.2.
+    """
+    x, z = _validate_means(metric_means, human_means)
+    valid = ~(np.isnan(x) | np.isnan(z))
+    kept = np.flatnonzero(valid)
+    a, b = np.triu_indices(kept.size, 1)
+    first, second = kept[a], kept[b]
+    return SystemPairs(
+        first=first,
+        second=second,
+        dx=x[first] - x[second],
+        dz=z[first] - z[second],
+        n_systems=int(kept.size),
+        dropped_systems=int(x.size - kept.size),
+    )
+
+
+def _delta_from_pairs(pairs: SystemPairs, lower: float, upper: float) -> DeltaResult:
+    adx = pairs.abs_dx
+    selected = (adx >= lower) & (adx <= upper)
+    sx = np.sign(pairs.dx[selected]).astype(np.int8)
+    sz = np.sign(pairs.dz[selected]).astype(np.int8)
+    counts = kendall_counts_from_signs(sx, sz)
+    n = int(selected.sum())
+    p, q, t, u = (int(c) for c in (counts.concordant, counts.discordant, counts.ties_x, counts.ties_z))
+    total = pairs.n_pairs
+    return DeltaResult(
+        estimate=float(tau_b_from_counts(p, q, t, u)),
+        lower=float(lower),
+        upper=float(upper),
+        n_pairs=n,
+        share_of_pairs=n / total if total else float("nan"),
+        total_pairs=total,
+        concordant=p,
+        discordant=q,
+        ties_metric=t,
+        ties_human=u,
+        ties_both=n - p - q - t - u,
+        n_systems=pairs.n_systems,
+        dropped_systems=pairs.dropped_systems,
+    )
+
+
+def rsys_delta(metric_means, human_means, *, lower: float = 0.0, upper: float = np.inf) -> DeltaResult:
+    """rSYS-Delta(l, u): Kendall tau-b over the system pairs with ``lower <= |dx| <= upper``.
+
+    With ``lower = 0`` and ``upper = inf`` it is the standard system-level Kendall
+    tau-b (equal to ``scipy.stats.kendalltau`` on the means).
+
+    Parameters
+    ----------
+    metric_means, human_means : array_like, shape (N,)
+        Per-system means; systems with a NaN mean are dropped.
+    lower, upper : float
+        Bounds on ``|dx|`` in the metric's own units, both inclusive; ``0 <= lower <= upper``.
+
+    Returns
+    -------
+    DeltaResult
+        The estimate (NaN if undefined) with the pair counts behind it.
+
+    References
+    ----------
+    METHODS.md sec. 1 and 4; Deutsch, Dror & Roth (NAACL 2022) sec. 4.2.
+    """
+    lower, upper = _validate_bounds(lower, upper)
+    return _delta_from_pairs(system_pairs(metric_means, human_means), lower, upper)
+
+
+def dataset_means(
+    dataset: Dataset, metric: str, human: str, *, pool: Pool = "judged", systems: str | None = None
+) -> tuple[np.ndarray, np.ndarray, Dataset]:
+    """Per-system metric means (over ``pool``) and human means (over the judged inputs)."""
+    subset, x, z = _dataset_matrices(dataset, metric, human, pool=pool, systems=systems)
+    return system_means(x), system_means(z), subset
+
+
+def _dataset_matrices(dataset: Dataset, metric: str, human: str, *, pool, systems):
+    check_choice(pool, "pool", POOLS)
+    subset = dataset.select_systems(systems)
+    check_human(subset, human)
+    return subset, subset.matrix(metric, pool=pool), subset.matrix(human)
+
+
+def dataset_rsys_delta(
+    dataset: Dataset,
+    metric: str,
+    human: str,
+    *,
+    lower: float = 0.0,
+    upper: float = np.inf,
+    pool: Pool = "judged",
+    systems: str | None = None,
+) -> DeltaResult:
+    """:func:`rsys_delta` of a metric against a human measure on a dataset.
+
+    Parameters
+    ----------
+    dataset : Dataset
+    metric, human : str
+        Measure ids; ``human`` must be a human measure.
+    lower, upper : float
+        Bounds on ``|dx|`` in the metric's units (inclusive).
+    pool : {'judged', 'all'}
+        The metric's input pool (METHODS sec. 0); the human always uses the judged inputs.
+    systems : str, optional
+        A system subset such as ``"type=abs"``.
+
+    References
+    ----------
+    METHODS.md sec. 4; NAACL 2022 sec. 4.2.
+    """
+    lower, upper = _validate_bounds(lower, upper)
+    x, z, _ = dataset_means(dataset, metric, human, pool=pool, systems=systems)
+    return rsys_delta(x, z, lower=lower, upper=upper)
+
+
+# --------------------------------------------------------------------------------------------
+# Decile grid and curve
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class DecileGrid:
+    """rSYS-Delta(l, u) on the decile grid of NAACL 2022 Fig. 6 and 10.
+
+    ``thresholds[k-1] = t_k`` (k = 1..10); columns ``upper = t_1..t_10``; rows
+    ``lower = 0, t_1..t_9``. ``exists[r, c]`` when ``lower[r] < upper[c]`` and the
+    cell holds at least ``min_pairs`` pairs. ``tau`` is NaN and ``n_pairs`` 0 where a
+    cell does not exist (``tau`` may also be NaN in an existing cell whose Kendall tau
+    is undefined, e.g. all its pairs are tied in the metric). ``pairs_in_range``
+    counts the pairs with ``lower <= |dx| <= upper`` for every cell with
+    ``lower < upper`` (including those below ``min_pairs``), and ``column_share`` the
+    share of all pairs with ``|dx| <= upper``.
+
+    References: METHODS.md sec. 4; NAACL 2022 Fig. 6 and 10.
+    """
+
+    lower: np.ndarray
+    upper: np.ndarray
+    tau: np.ndarray
+    n_pairs: np.ndarray
+    min_pairs: int
+    thresholds: np.ndarray
+    exists: np.ndarray
+    pairs_in_range: np.ndarray
+    column_share: np.ndarray
+    total_pairs: int
+    bucket_size: int
+
+    def rows(self) -> list[dict]:
+        """One record per existing cell: lower, upper, tau (None if undefined), n_pairs."""
+        out = []
+        for r in range(N_DECILES):
+            for c in range(N_DECILES):
+                if self.exists[r, c]:
+                    tau = float(self.tau[r, c])
+                    out.append(
+                        {
+                            "row": r,
+                            "column": c,
+                            "lower": float(self.lower[r]),
+                            "upper": float(self.upper[c]),
+                            "tau": tau if np.isfinite(tau) else None,
+                            "n_pairs": int(self.n_pairs[r, c]),
+                        }
+                    )
+        return out
+
+
+def _cumulative_counts(pairs: SystemPairs) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs sorted by |dx| and cumulative (P, Q, T, U) counts, with a leading zero row."""
+    adx = pairs.abs_dx
+    order = np.argsort(adx, kind="stable")
+    sx = np.sign(pairs.dx[order])
+    sz = np.sign(pairs.dz[order])
+    product = sx * sz
+    indicators = np.stack([product > 0, product < 0, (sx == 0) & (sz != 0), (sx != 0) & (sz == 0)], axis=1)
+    cumulative = np.vstack([np.zeros((1, 4), dtype=np.int64), np.cumsum(indicators, axis=0, dtype=np.int64)])
+    return adx[order], cumulative
+
+
+def _counts_between(sorted_adx: np.ndarray, cumulative: np.ndarray, lower, upper):
+    """Pair count and (P, Q, T, U) of the pairs with lower <= |dx| <= upper (broadcasting)."""
+    hi = np.searchsorted(sorted_adx, upper, side="right")
+    lo = np.searchsorted(sorted_adx, lower, side="left")
+    hi, lo = np.broadcast_arrays(hi, lo)
+    n = np.maximum(hi - lo, 0)
+    counts = np.where((hi >= lo)[..., None], cumulative[hi] - cumulative[lo], 0)
+    return n, counts
+
+
+def decile_thresholds(abs_dx) -> tuple[np.ndarray, int]:
+    """``t_1..t_10`` of METHODS sec. 4 and the bucket size ``b = ceil(0.1 * #pairs)``.
+
+    ``t_k`` is the ``|dx|`` at 0-based sorted position ``min(k b, #pairs) - 1``. With
+    no pair the thresholds are NaN and ``b = 0``. ``b`` is evaluated exactly as the
+    NAACL 2022 authors' script (``plot_heatmaps.py``) does, ``math.ceil(#pairs * 0.1)``
+    in floating point, so the grid follows the paper's procedure to the letter (for
+    120 pairs ``b = 12``, for 276 pairs ``b = 28``).
+    """
+    values = np.sort(np.asarray(abs_dx, dtype=np.float64).ravel())
+    n = values.size
+    if n == 0:
+        return np.full(N_DECILES, np.nan), 0
+    b = math.ceil(n * 0.1)  # the paper's script's own expression (see docstring)
+    positions = np.minimum(np.arange(1, N_DECILES + 1) * b, n) - 1
+    return values[positions], b
+
+
+def decile_grid(metric_means, human_means, *, min_pairs: int = 5) -> DecileGrid:
+    """rSYS-Delta(l, u) on the 10 x 10 decile grid of NAACL 2022 Fig. 6 and 10.
+
+    Sort the pairs by ``|dx|``; ``b = ceil(0.1 * #pairs)``; ``t_k = |dx|`` at 0-based
+    sorted position ``min(k b, #pairs) - 1`` for ``k = 1..10``. Columns ``u = t_1..t_10``
+    (the 10%..100% of pairs closest in metric score), rows ``l = 0, t_1..t_9``; the cell
+    ``(l, u)`` uses the pairs with ``l <= |dx| <= u`` and exists when ``l < u`` and it
+    holds at least ``min_pairs`` pairs. When some ``|dx|`` are tied, thresholds may
+    repeat and a column may then hold more than its nominal share (``column_share``).
+
+    Parameters
+    ----------
+    metric_means, human_means : array_like, shape (N,)
+        Per-system means; systems with a NaN mean are dropped.
+    min_pairs : int, default 5
+        Smallest number of pairs for a cell to exist (>= 1).
+
+    Returns
+    -------
+    DecileGrid
+
+    References
+    ----------
+    METHODS.md sec. 4; Deutsch, Dror & Roth (NAACL 2022) sec. 4.2, Fig. 6 and 10.
+    """
+    min_pairs = check_int(min_pairs, "min_pairs")
+    pairs = system_pairs(metric_means, human_means)
+    thresholds, b = decile_thresholds(pairs.abs_dx)
+    lower = np.concatenate([[0.0], thresholds[:-1]])
+    upper = thresholds.copy()
+    sorted_adx, cumulative = _cumulative_counts(pairs)
+    ordered = lower[:, None] < upper[None, :]
+    n, counts = _counts_between(sorted_adx, cumulative, lower[:, None], upper[None, :])
+    in_range = np.where(ordered, n, 0).astype(np.int64)
+    exists = ordered & (in_range >= min_pairs)
+    tau = tau_b_from_counts(counts[..., 0], counts[..., 1], counts[..., 2], counts[..., 3])
+    tau = np.where(exists, tau, np.nan)
+    total = pairs.n_pairs
+    if total:
+        share = np.searchsorted(sorted_adx, upper, side="right") / total
+    else:
+        share = np.full(N_DECILES, np.nan)
+    return DecileGrid(
+        lower=lower,
+        upper=upper,
+        tau=tau,
+        n_pairs=np.where(exists, in_range, 0).astype(np.int64),
+        min_pairs=min_pairs,
+        thresholds=thresholds,
+        exists=exists,
+        pairs_in_range=in_range,
+        column_share=np.asarray(share, dtype=np.float64),
+        total_pairs=total,
+        bucket_size=b,
+    )
+
+
+@dataclass(frozen=True)
+class DeltaCurve:
+    """rSYS-Delta(0, u) against the share of pairs with ``|dx| <= u`` (for a line plot).
+
+    References: METHODS.md sec. 4; NAACL 2022 Fig. 6.
+    """
+
+    upper: np.ndarray
+    share_of_pairs: np.ndarray
+    n_pairs: np.ndarray
+    tau: np.ndarray
+    total_pairs: int
+
+
+def delta_curve(metric_means, human_means, *, n_points: int | None = None) -> DeltaCurve:
+    """rSYS-Delta(0, u) as ``u`` grows, against the share of pairs it covers.
+
+    Parameters
+    ----------
+    metric_means, human_means : array_like, shape (N,)
+    n_points : int, optional
+        ``None`` (default): one point per distinct ``|dx|`` value (every possible
+        cut). Otherwise cuts at the ``|dx|`` of 0-based sorted position
+        ``min(k b, #pairs) - 1`` with ``b = ceil(#pairs / n_points)``, ``k = 1..n_points``
+        (duplicate cuts removed); ``n_points = 10`` gives the decile grid's columns, so
+        the curve is the grid's first row without ``min_pairs``.
+
+    Returns
+    -------
+    DeltaCurve
+        Undefined points have ``tau`` NaN.
+
+    References
+    ----------
+    METHODS.md sec. 4; NAACL 2022 Fig. 6.
+    """
+    if n_points is not None:
+        n_points = check_int(n_points, "n_points")
+    pairs = system_pairs(metric_means, human_means)
+    sorted_adx, cumulative = _cumulative_counts(pairs)
+    total = pairs.n_pairs
+    if total == 0:
+        empty = np.array([], dtype=np.float64)
+        return DeltaCurve(empty, empty, np.array([], dtype=np.int64), empty, 0)
+    if n_points is None:
+        upper = np.unique(sorted_adx)
+    else:
+        b = -(-total // n_points)
+        positions = np.minimum(np.arange(1, n_points + 1) * b, total) - 1
+        upper = np.unique(sorted_adx[positions])
+    n, counts = _counts_between(sorted_adx, cumulative, 0.0, upper)
+    tau = tau_b_from_counts(counts[:, 0], counts[:, 1], counts[:, 2], counts[:, 3])
+    return DeltaCurve(upper, n / total, n.astype(np.int64), tau, total)
+
+
+# --------------------------------------------------------------------------------------------
+# Bootstrap confidence interval of rSYS-Delta
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class DeltaResamples:
+    """Resample indices for :func:`delta_confidence_interval`, all drawn up front.
+
+    ``metric_inputs`` (k, M_x) and ``human_inputs`` (k, M_z) are input indices
+    (``None`` when inputs are not resampled; ``human_inputs is metric_inputs`` when
+    the pool is ``judged`` and the same indices apply to both); ``systems`` (k, N)
+    are system indices (``None`` when systems are not resampled).
+    """
+
+    metric_inputs: np.ndarray | None
+    human_inputs: np.ndarray | None
+    systems: np.ndarray | None
+    n_resamples: int
+
+
+def _index_dtype(n: int):
+    return np.int32 if n < 2**31 - 1 else np.int64
+
+
+def draw_delta_resamples(
+    rng: RngLike,
+    *,
+    method: DeltaMethod,
+    n_systems: int,
+    n_metric_inputs: int,
+    n_human_inputs: int,
+    paired_inputs: bool,
+    n_resamples: int,
+) -> DeltaResamples:
+    """Draw every resample index up front, in a fixed order.
+
+    Order: metric input indices ``(k, M_x)``, then (unless ``paired_inputs``) human input
+    indices ``(k, M_z)``, then system indices ``(k, N)``; each with one
+    ``Generator.integers`` call, so results do not depend on how resamples are batched.
+    """
+    gen = as_generator(rng)
+    k = n_resamples
+    metric_inputs = human_inputs = systems = None
+    if method in ("boot-inputs", "boot-both"):
+        metric_inputs = gen.integers(0, n_metric_inputs, size=(k, n_metric_inputs), dtype=_index_dtype(n_metric_inputs))
+        if paired_inputs:
+            human_inputs = metric_inputs
+        else:
+            human_inputs = gen.integers(0, n_human_inputs, size=(k, n_human_inputs), dtype=_index_dtype(n_human_inputs))
+    if method in ("boot-systems", "boot-both"):
+        systems = gen.integers(0, n_systems, size=(k, n_systems), dtype=_index_dtype(n_systems))
+    return DeltaResamples(metric_inputs, human_inputs, systems, k)
+
+
+def resampled_means(matrix: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """Per-system means of ``matrix`` (N, M) over the input indices of each resample.
+
+    ``indices`` has shape (b, m); the result has shape (b, N) and ignores NaN (NaN when a
+    system has no valid resampled input). Each value is a sum over the gathered row, so it
+    depends only on that resample's indices, never on the batch it was computed in, and
+    systems with identical scores get identical means.
+    """
+    valid = ~np.isnan(matrix)
+    filled = np.where(valid, matrix, 0.0)
+    gathered = np.take(filled, indices, axis=1)  # (N, b, m)
+    total = gathered.sum(axis=-1)
+    if valid.all():
+        count = np.full(total.shape, float(indices.shape[-1]))
+    else:
+        count = np.take(valid, indices, axis=1).sum(axis=-1).astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.where(count > 0, total / np.maximum(count, 1.0), np.nan)
+    return means.T
+
+
+def resampled_system_means(x_mat: np.ndarray, z_mat: np.ndarray, draws: DeltaResamples, start: int, stop: int,
+                           x_means: np.ndarray, z_means: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Metric and human system means, each (stop - start, N), for resamples ``start:stop`` of ``draws``.
+
+    ``x_means``/``z_means`` are the system means of ``x_mat``/``z_mat`` on the full data, used as
+    they are when inputs are not resampled; resampled systems reorder the rows of both alike.
+    """
+    if draws.metric_inputs is not None:
+        xb = resampled_means(x_mat, draws.metric_inputs[start:stop])
+        zb = resampled_means(z_mat, draws.human_inputs[start:stop])
+    else:
+        xb = np.broadcast_to(x_means, (stop - start, x_means.size))
+        zb = np.broadcast_to(z_means, (stop - start, z_means.size))
+    if draws.systems is not None:
+        s = draws.systems[start:stop]
+        xb = np.take_along_axis(xb, s, axis=1)
+        zb = np.take_along_axis(zb, s, axis=1)
+    return xb, zb
+
+
+def _default_batch(n_systems: int, n_inputs: int) -> int:
+    return max(1, _GATHER_BUDGET // max(1, n_systems * max(1, n_inputs)))
+
+
+def delta_taus_from_means(
+    x: np.ndarray, z: np.ndarray, lower: float, upper: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """rSYS-Delta(l, u) for each row of ``x``, ``z`` (b, N); also the selected pair counts.
+
+    Pairs are taken over positions ``a < a'`` of the rows (system resamples may repeat
+    a system; such a pair is tied in both and counts in none of P, Q, T, U). Pairs with
+    a NaN mean are never selected.
+    """
+    n = x.shape[-1]
+    first, second = np.triu_indices(n, 1)
+    dx = x[:, first] - x[:, second]
+    dz = z[:, first] - z[:, second]
+    adx = np.abs(dx)
+    selected = (adx >= lower) & (adx <= upper) & ~np.isnan(dz)
+    sx = np.where(selected, np.sign(dx), 0).astype(np.int8)
+    sz = np.where(selected, np.sign(dz), 0).astype(np.int8)
+    return kendall_counts_from_signs(sx, sz).tau, selected.sum(axis=-1)
+
+
+@dataclass(frozen=True)
+class DeltaInterval:
+    """A bootstrap percentile interval of rSYS-Delta(l, u).
+
+    ``estimate`` is rSYS-Delta on the original data (``point`` holds its pair counts);
+    ``low``/``high`` are the ``(1 -/+ confidence_level) / 2`` quantiles of the
+    ``n_defined`` defined resampled values (NaN if none). ``distribution`` holds all
+    ``n_resamples`` values (NaN where undefined) and ``pairs_per_resample`` the number
+    of selected pairs in each.
+
+    References: METHODS.md sec. 2 and 4; NAACL 2022 sec. 3.2, 4.2.
+    """
+
+    estimate: float
+    low: float
+    high: float
+    n_defined: int
+    n_resamples: int
+    distribution: np.ndarray
+    method: str
+    pool: str
+    confidence_level: float
+    lower: float
+    upper: float
+    point: DeltaResult
+    pairs_per_resample: np.ndarray
+
+    @property
+    def width(self) -> float:
+        return float(self.high - self.low)
+
+    @property
+    def n_undefined(self) -> int:
+        return self.n_resamples - self.n_defined
+
+
+def percentile_interval(values: np.ndarray, confidence_level: float) -> tuple[float, float, int]:
+    """Percentile interval over the defined (non-NaN) values; NaN bounds if none."""
+    defined = values[~np.isnan(values)]
+    if defined.size == 0:
+        return float("nan"), float("nan"), 0
+    alpha = 1.0 - confidence_level
+    low, high = np.quantile(defined, [alpha / 2, 1 - alpha / 2])
+    return float(low), float(high), int(defined.size)
+
+
+def delta_confidence_interval(
+    metric,
+    human,
+    *,
+    lower: float = 0.0,
+    upper: float = np.inf,
+    method: DeltaMethod = "boot-inputs",
+    pool: Pool = "judged",
+    confidence_level: float = 0.95,
+    n_resamples: int = 1000,
+    rng: RngLike = None,
+    batch: int | None = None,
+) -> DeltaInterval:
+    """Bootstrap percentile interval of rSYS-Delta(l, u), the pair set recomputed per resample.
+
+    Each resample recomputes the system means (metric and human), then the pairs
+    and which of them satisfy ``lower <= |dx| <= upper`` from the *resampled* metric
+    means, then Kendall tau-b over those pairs. So the interval reflects both the
+    noise in the human/metric ordering and the noise in which pairs count as close.
+
+    Parameters
+    ----------
+    metric : array_like, shape (N, M_x)
+        Metric scores over the metric's pool.
+    human : array_like, shape (N, M_z)
+        Human scores over the judged inputs.
+    lower, upper : float
+        Bounds on ``|dx|`` (metric units, inclusive).
+    method : {'boot-inputs', 'boot-systems', 'boot-both'}
+        What is resampled with replacement (TACL 2021 sec. 3).
+    pool : {'judged', 'all'}
+        ``'judged'``: the metric and human share their inputs (``M_x == M_z``) and the
+        same input indices apply to both. ``'all'``: the metric's inputs (its
+        ``M_test`` pool) and the human's (``M_jud``) are resampled separately.
+        Systems are always resampled jointly.
+    confidence_level : float, default 0.95
+    n_resamples : int, default 1000
+    rng : numpy.random.Generator, int or None
+        All indices are drawn up front (:func:`draw_delta_resamples`), so the result is
+        the same for any ``batch``.
+    batch : int, optional
+        Resamples processed at once (memory only); default bounds the gathered array
+        to about 4 million elements.
+
+    Returns
+    -------
+    DeltaInterval
+
+    References
+    ----------
+    METHODS.md sec. 2 and 4; Deutsch, Dror & Roth (NAACL 2022) sec. 3.2, 4.2;
+    Deutsch, Dror & Roth (TACL 2021) sec. 3 (Algorithm 1).
+    """
+    x_mat, z_mat = _validate_matrices(metric, human, pool)
+    lower, upper = _validate_bounds(lower, upper)
+    check_choice(method, "method", DELTA_METHODS)
+    confidence_level = check_confidence_level(confidence_level)
+    n_resamples = check_int(n_resamples, "n_resamples")
+    batch = check_int(batch, "batch", allow_none=True)
+    gen = as_generator(rng)
+    n_sys = x_mat.shape[0]
+    point = rsys_delta(system_means(x_mat), system_means(z_mat), lower=lower, upper=upper)
+    draws = draw_delta_resamples(
+        gen,
+        method=method,
+        n_systems=n_sys,
+        n_metric_inputs=x_mat.shape[1],
+        n_human_inputs=z_mat.shape[1],
+        paired_inputs=(pool == "judged"),
+        n_resamples=n_resamples,
+    )
+    distribution, n_sel = _delta_resample_values(x_mat, z_mat, draws, lower, upper, batch)
+    low, high, n_defined = percentile_interval(distribution, confidence_level)
+    return DeltaInterval(
+        estimate=point.estimate,
+        low=low,
+        high=high,
+        n_defined=n_defined,
+        n_resamples=n_resamples,
+        distribution=distribution,
+        method=method,
+        pool=pool,
+        confidence_level=float(confidence_level),
+        lower=lower,
+        upper=upper,
+        point=point,
+        pairs_per_resample=n_sel,
+    )
+
+
+def _delta_resample_values(x_mat, z_mat, draws: DeltaResamples, lower, upper, batch):
+    k = draws.n_resamples
+    n_sys = x_mat.shape[0]
+    if batch is None:
+        batch = _default_batch(n_sys, max(x_mat.shape[1], z_mat.shape[1]) if draws.metric_inputs is not None else 1)
+    values = np.empty(k)
+    n_sel = np.empty(k, dtype=np.int64)
+    x_fixed = system_means(x_mat)
+    z_fixed = system_means(z_mat)
+    for start in range(0, k, batch):
+        stop = min(k, start + batch)
+        xb, zb = resampled_system_means(x_mat, z_mat, draws, start, stop, x_fixed, z_fixed)
+        values[start:stop], n_sel[start:stop] = delta_taus_from_means(xb, zb, lower, upper)
+    return values, n_sel
+
+
+def dataset_delta_confidence_interval(
+    dataset: Dataset,
+    metric: str,
+    human: str,
+    *,
+    lower: float = 0.0,
+    upper: float = np.inf,
+    method: DeltaMethod = "boot-inputs",
+    pool: Pool = "judged",
+    systems: str | None = None,
+    confidence_level: float = 0.95,
+    n_resamples: int = 1000,
+    rng: RngLike = None,
+    batch: int | None = None,
+) -> DeltaInterval:
+    """:func:`delta_confidence_interval` for a metric and human measure of a dataset.
+
+    References
+    ----------
+    METHODS.md sec. 2 and 4; NAACL 2022 sec. 3.2, 4.2.
+    """
+    _, x, z = _dataset_matrices(dataset, metric, human, pool=pool, systems=systems)
+    return delta_confidence_interval(
+        x,
+        z,
+        lower=lower,
+        upper=upper,
+        method=method,
+        pool=pool,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        rng=rng,
+        batch=batch,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Validation (one helper per rule; messages name the parameter and the rule)
+# --------------------------------------------------------------------------------------------
+def _validate_means(metric_means, human_means) -> tuple[np.ndarray, np.ndarray]:
+    x = np.asarray(metric_means, dtype=np.float64)
+    z = np.asarray(human_means, dtype=np.float64)
+    if x.ndim != 1:
+        raise ValueError(f"metric_means must be 1-D (one mean per system); got shape {x.shape}")
+    if z.ndim != 1:
+        raise ValueError(f"human_means must be 1-D (one mean per system); got shape {z.shape}")
+    if x.size != z.size:
+        raise ValueError(
+            f"metric_means and human_means must have one value per system each; got {x.size} and {z.size}"
+        )
+    if np.isinf(x).any() or np.isinf(z).any():
+        raise ValueError("metric_means and human_means must be finite or NaN (missing)")
+    return x, z
+
+
+def _validate_bounds(lower, upper) -> tuple[float, float]:
+    try:
+        lower = float(lower)
+        upper = float(upper)
+    except (TypeError, ValueError):
+        raise TypeError("lower and upper must be numbers") from None
+    if np.isnan(lower) or np.isnan(upper):
+        raise ValueError("lower and upper must not be NaN")
+    if lower < 0:
+        raise ValueError(f"lower must be >= 0 (it bounds |dx|); got {lower}")
+    if lower > upper:
+        raise ValueError(f"lower must be <= upper; got lower={lower}, upper={upper}")
+    return lower, upper
+
+
+def _validate_matrices(metric, human, pool) -> tuple[np.ndarray, np.ndarray]:
+    check_choice(pool, "pool", POOLS)
+    x = np.asarray(metric, dtype=np.float64)
+    z = np.asarray(human, dtype=np.float64)
+    if x.ndim != 2 or z.ndim != 2:
+        raise ValueError("metric and human must be 2-D score matrices (systems x inputs)")
+    if x.shape[0] != z.shape[0]:
+        raise ValueError(f"metric and human must have the same number of systems; got {x.shape[0]} and {z.shape[0]}")
+    if x.shape[0] < 2:
+        raise ValueError(f"metric and human must have at least 2 systems; got {x.shape[0]}")
+    if x.shape[1] < 1 or z.shape[1] < 1:
+        raise ValueError("metric and human must have at least 1 input each")
+    if pool == "judged" and x.shape[1] != z.shape[1]:
+        raise ValueError(
+            "with pool='judged' metric and human must share their inputs (same number of columns); "
+            f"got {x.shape[1]} and {z.shape[1]} (use pool='all' for a larger metric pool)"
+        )
+    return x, z

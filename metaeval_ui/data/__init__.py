@@ -1,0 +1,315 @@
+"""Cached access to datasets and core computations, keyed on small keys only.
+
+* Datasets from the registry are ``st.cache_resource`` objects keyed on (dataset id, data directory);
+  uploaded datasets live in the session's own state, keyed by the sha256 of their content (never global).
+* Computations are ``st.cache_data`` functions taking the dataset as ``_dataset`` (leading underscore:
+  never hashed) plus its small :data:`DatasetKey` ``(id, version)`` and frozen option tuples, with
+  bounded ``max_entries``.
+
+Until ``metaeval_core.data.registry`` / ``metaeval_core.data.upload`` land, the registry offers only the built-in
+synthetic demo and uploads are unavailable (with that reason shown).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from metaeval_core.stats.correlation import correlate
+from metaeval_core.data.dataset import Dataset, DatasetError
+from metaeval_core.data.synthetic import synthetic_dataset
+
+from metaeval_ui import tables
+
+try:  # colleagues' modules; optional until they land
+    from metaeval_core.data import registry as _registry
+except ImportError:  # pragma: no cover - depends on the repository state
+    _registry = None
+try:
+    from metaeval_core.data import upload as _upload
+except ImportError:  # pragma: no cover
+    _upload = None
+try:
+    from metaeval_core.stats import resampling as _resampling
+except ImportError:  # pragma: no cover
+    _resampling = None
+try:
+    from metaeval_core.stats import significance as _significance
+except ImportError:  # pragma: no cover
+    _significance = None
+
+DatasetKey = tuple[str, str]  # (dataset id, version)
+DEMO_ID = "demo"
+UPLOAD_PREFIX = "upload:"
+MAX_UPLOADS_PER_SESSION = 3
+MAX_UPLOAD_MB = 50  # the core's UploadLimits default; checked again (also after gunzip) by the reader
+
+
+def has_registry() -> bool:
+    return _registry is not None
+
+
+def has_upload() -> bool:
+    return _upload is not None
+
+
+def has_resampling() -> bool:
+    return _resampling is not None
+
+
+def has_significance() -> bool:
+    return _significance is not None
+
+
+def resampling_module():
+    return _resampling
+
+
+def significance_module():
+    return _significance
+
+
+@dataclass(frozen=True)
+class DatasetChoice:
+    """One entry of the dataset picker (a registry DatasetInfo, the demo, or an upload)."""
+
+    id: str
+    title: str
+    available: bool = True
+    reason: str = ""
+    description: str = ""
+    citation: str = ""
+    licence: str = ""
+
+
+def data_dir_key() -> str:
+    """The data directory as a string (part of cache keys: another directory is another catalogue)."""
+    if _registry is not None:
+        try:
+            return str(_registry.data_dir())
+        except Exception:  # noqa: BLE001 - a misconfigured directory must not break the app
+            pass
+    return os.environ.get("METAEVAL_DATA_DIR", "")
+
+
+@st.cache_data(max_entries=8, ttl=300, show_spinner=False)
+def list_choices(data_dir: str) -> tuple[DatasetChoice, ...]:
+    """The datasets the picker offers for ``data_dir`` (the demo first)."""
+    demo = DatasetChoice(DEMO_ID, "Synthetic demo (offline)", description="Generated data with a known truth.")
+    if _registry is None:
+        return (demo,)
+    infos = _registry.list_datasets(data_dir=Path(data_dir) if data_dir else None)
+    out = [
+        DatasetChoice(
+            id=str(info.id),
+            title=str(getattr(info, "title", "") or info.id),
+            available=bool(getattr(info, "available", True)),
+            reason=str(getattr(info, "reason", "") or ""),
+            description=str(getattr(info, "description", "") or ""),
+            citation=str(getattr(info, "citation", "") or ""),
+            licence=str(getattr(info, "licence", "") or ""),
+        )
+        for info in infos
+    ]
+    if not any(c.id == DEMO_ID for c in out):
+        out.insert(0, demo)
+    return tuple(out)
+
+
+@st.cache_resource(max_entries=6, show_spinner="Loading dataset…")
+def load_registered(dataset_id: str, data_dir: str) -> Dataset:
+    """A built-in dataset, loaded once per process and shared (read-only arrays) by every session."""
+    if dataset_id == DEMO_ID or _registry is None:
+        if dataset_id != DEMO_ID:
+            raise DatasetError(f"unknown dataset {dataset_id!r}: only the demo is available in this build")
+        return synthetic_dataset()
+    return _registry.load_dataset(dataset_id, data_dir=Path(data_dir) if data_dir else None)
+
+
+def fetch(dataset_id: str, data_dir: str) -> list[Path]:
+    """Download a registry dataset's files (clears the catalogue cache so it shows as available)."""
+    if _registry is None:
+        raise DatasetError("downloading needs metaeval_core.data.registry, which this build does not have yet")
+    paths = _registry.fetch_dataset(dataset_id, data_dir=Path(data_dir) if data_dir else None)
+    list_choices.clear()
+    return paths
+
+
+def content_sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def parse_upload(data: bytes, name: str, *, human_measures: Sequence[str] | None = None) -> Dataset:
+    """Parse an uploaded file with the core reader (raises UploadError/DatasetError on bad files)."""
+    if _upload is None:
+        raise DatasetError("uploads need metaeval_core.data.upload, which this build does not have yet")
+    digest = content_sha256(data)
+    options: dict[str, Any] = {"name": name, "dataset_id": f"{UPLOAD_PREFIX}{digest[:12]}",
+                               "limits": _upload.UploadLimits.from_environment()}
+    if human_measures:
+        options["human_measures"] = list(human_measures)
+    return _upload.read_user_file(data, **options)
+
+
+def dataset_key(dataset: Dataset) -> DatasetKey:
+    return (dataset.id, dataset.version)
+
+
+# -- computations ------------------------------------------------------------------------------------------
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def correlation_table(
+    _dataset: Dataset,
+    key: DatasetKey,
+    metrics: tuple[str, ...],
+    humans: tuple[str, ...],
+    level: str,
+    coefficient: str,
+    pool: str,
+    systems: str,
+) -> pd.DataFrame:
+    """One row per (metric, human) with the correlation and how many points / undefined pieces it used."""
+    rows = []
+    for human in humans:
+        for metric in metrics:
+            result = correlate(
+                _dataset, metric, human, level=level, coefficient=coefficient, pool=pool, systems=systems or None
+            )
+            rows.append(result.to_dict())
+    frame = pd.DataFrame(
+        rows, columns=["metric", "human", "level", "coefficient", "pool", "estimate", "n", "n_undefined", "systems"]
+    )
+    frame["estimate"] = frame["estimate"].astype(float)
+    return frame
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def system_means(_dataset: Dataset, key: DatasetKey, measures: tuple[str, ...], pool: str, systems: str) -> pd.DataFrame:
+    return tables.system_means(_subset(_dataset, systems), measures, pool=pool)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def distribution_stats(_dataset: Dataset, key: DatasetKey, measures: tuple[str, ...], pool: str, bins: int) -> pd.DataFrame:
+    return tables.histograms(_dataset, measures, pool=pool, bins=bins)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def box_stats(_dataset: Dataset, key: DatasetKey, measures: tuple[str, ...], pool: str) -> pd.DataFrame:
+    return tables.box_stats(_dataset, measures, pool=pool)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def missing_summary(_dataset: Dataset, key: DatasetKey) -> pd.DataFrame:
+    return tables.missing_summary(_dataset)
+
+
+def _subset(dataset: Dataset, systems: str) -> Dataset:
+    return dataset.select_systems(systems or None)
+
+
+def finite_or_none(value: float) -> float | None:
+    return float(value) if value is not None and np.isfinite(value) else None
+
+
+# -- resampling: confidence intervals and significance ------------------------------------------------------
+
+MAX_RESAMPLES = 10_000  # k beyond this takes minutes at the global level and shifts percentiles by < 0.005
+
+
+@st.cache_data(max_entries=512, show_spinner=False)
+def confidence_interval(
+    _dataset: Dataset,
+    key: DatasetKey,
+    metric: str,
+    human: str,
+    level: str,
+    coefficient: str,
+    method: str,
+    pool: str,
+    systems: str,
+    confidence_level: float,
+    n_resamples: int,
+    seed: int,
+) -> dict:
+    """One interval as a plain dict (``ConfidenceInterval.to_dict()`` plus the metric and human)."""
+    if _resampling is None:
+        raise DatasetError("confidence intervals need metaeval_core.stats.resampling, which this build does not have yet")
+    ci = _resampling.dataset_confidence_interval(
+        _dataset, metric, human, level=level, coefficient=coefficient, method=method, pool=pool,
+        systems=systems or None, confidence_level=confidence_level, n_resamples=n_resamples, rng=seed,
+    )
+    out = ci.to_dict()
+    out.update(metric=metric, human=human)
+    return out
+
+
+class _ResultStore:
+    """A small thread-safe LRU shared by all sessions, for results computed with a progress callback.
+
+    (``st.cache_data`` would record the progress-bar updates made inside the cached call and try to replay
+    them on the bar of a later run.) Keys are small tuples that include the dataset's (id, version).
+    """
+
+    def __init__(self, max_entries: int) -> None:
+        self._items: OrderedDict[tuple, Any] = OrderedDict()
+        self._lock = threading.Lock()
+        self.max_entries = max_entries
+
+    def get(self, key: tuple) -> Any:
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+        return None
+
+    def put(self, key: tuple, value: Any) -> None:
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self.max_entries:
+                self._items.popitem(last=False)
+
+
+@st.cache_resource
+def _store() -> _ResultStore:
+    return _ResultStore(max_entries=48)
+
+
+def pairwise_is_cached(key: tuple) -> bool:
+    return _store().get(key) is not None
+
+
+def pairwise_key(dataset_key: DatasetKey, metrics: tuple[str, ...], human: str, level: str, coefficient: str,
+                 method: str, alternative: str, pool: str, systems: str, n_resamples: int, seed: int) -> tuple:
+    return ("pairs", dataset_key, metrics, human, level, coefficient, method, alternative, pool, systems,
+            n_resamples, seed)
+
+
+def pairwise_uncorrected(_dataset: Dataset, key: tuple, *, progress: Callable[[float], None] | None = None):
+    """``compare_all_pairs`` without correction (alpha/correction/family are applied afterwards, cheaply).
+
+    ``key`` comes from :func:`pairwise_key`; results are cached in a bounded LRU shared by sessions.
+    """
+    if _significance is None:
+        raise DatasetError("significance tests need metaeval_core.stats.significance, which this build does not have yet")
+    found = _store().get(key)
+    if found is not None:
+        return found
+    (_, _, metrics, human, level, coefficient, method, alternative, pool, systems, n_resamples, seed) = key
+    table = _significance.compare_all_pairs(
+        _dataset, list(metrics), human, level=level, coefficient=coefficient, method=method,
+        alternative=alternative, correction="none", family="none", alpha=0.05, n_resamples=n_resamples, rng=seed,
+        pool=pool, systems=systems or None, progress=progress,
+    )
+    _store().put(key, table)
+    return table

@@ -1,0 +1,226 @@
+"""Pure plotly builders of the NAACL 2022 pages: plain data / DataFrames in, ``go.Figure`` out.
+
+No streamlit import; unit-tested in tests/ui/test_figures_pairs.py. User-provided names (measures,
+systems) are HTML-escaped with :func:`metaeval_ui.figures.esc` before they reach labels and hover text.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from metaeval_ui.figures import HUMAN_COLOUR, PALETTE, empty_figure, esc, fmt  # noqa: F401 (fmt re-exported)
+
+CONCORDANT = "#2ca02c"
+DISCORDANT = "#d62728"
+TIE = "#7f7f7f"
+BAND = "rgba(255, 193, 7, 0.18)"
+JUDGED_COLOUR = "#1f77b4"
+ALL_COLOUR = "#ff7f0e"
+TITLE_FONT = dict(size=14)
+TAU_AXIS = dict(range=[-1.05, 1.05], zeroline=True, zerolinecolor="#bbb")
+
+
+def fmt_percent(value: object, digits: int = 0, *, signed: bool = False) -> str:
+    """A fraction as a percentage ('undefined' for NaN/None)."""
+    text = fmt(value, 6)
+    return text if text == "undefined" else f"{100 * float(value):{'+' if signed else ''}.{digits}f}%"
+
+
+def delta_curve_figure(curve: pd.DataFrame, *, upper: float | None = None, full: float | None = None,
+                       metric: str = "") -> go.Figure:
+    """rSYS-Delta(0, u) against the share of pairs with ``|dx| <= u`` (NAACL 2022 Fig. 6), with the chosen
+    ``u`` marked and the full rSYS as a dotted reference line."""
+    if curve is None or curve.empty:
+        return empty_figure("No system pairs: nothing to plot")
+    share = 100 * curve["share"].to_numpy(dtype=float)
+    hover = [f"u = {fmt(u, 4)}<br>{n} pairs ({s:.0f}%)<br>τ = {fmt(t)}"
+             for u, n, s, t in zip(curve["upper"], curve["n_pairs"], share, curve["tau"])]
+    # Shapes and annotations go straight into the layout: plotly's add_hline/add_vline re-validate the
+    # whole figure per call, which costs tens of milliseconds on every slider move.
+    shapes, annotations = [], []
+    if full is not None and np.isfinite(full):
+        shapes.append(dict(type="line", xref="paper", x0=0, x1=1, yref="y", y0=full, y1=full,
+                           line=dict(dash="dot", color="#555")))
+        annotations.append(dict(xref="paper", x=0, yref="y", y=full, text=f"all pairs: {fmt(full)}",
+                                showarrow=False, xanchor="left", yanchor="bottom"))
+    if upper is not None:
+        within = curve["upper"].to_numpy(float) <= upper + 1e-12 * max(1.0, abs(upper))
+        selected = float(share[within].max()) if within.any() else 0.0
+        shapes.append(dict(type="line", xref="x", x0=selected, x1=selected, yref="paper", y0=0, y1=1,
+                           line=dict(dash="dash", color=DISCORDANT)))
+        annotations.append(dict(xref="x", x=selected, yref="paper", y=0, showarrow=False, xanchor="left",
+                                yanchor="bottom", text=f"u = {upper:.4g} ({selected:.0f}% of pairs)"))
+    trace = go.Scatter(x=share, y=curve["tau"], mode="lines+markers", name="rSYS-Δ(0, u)",
+                       line=dict(color=JUDGED_COLOUR, shape="hv"), marker=dict(size=5),
+                       hovertext=hover, hoverinfo="text")
+    fig = go.Figure(trace, layout=dict(
+        title=dict(text=f"rSYS-Δ(0, u) of {esc(metric)} as u grows" if metric else None, font=TITLE_FONT),
+        xaxis=dict(title="share of system pairs with |Δ metric| ≤ u (%)", range=[0, 102]),
+        yaxis=dict(title="Kendall τ on those pairs", **TAU_AXIS), showlegend=False,
+        margin=dict(t=60, b=50), height=380, shapes=shapes, annotations=annotations))
+    return fig
+
+
+def decile_labels(lower: Sequence[float], upper: Sequence[float]) -> tuple[list[str], list[str]]:
+    """Column labels ``10% · u≤t1`` and row labels ``l = 0``, ``l ≥ t1`` (unique even with tied thresholds)."""
+    columns = [f"{10 * (c + 1)}%<br>u={fmt(u, 3)}" for c, u in enumerate(upper)]
+    rows = ["l = 0"] + [f"l = t{r} ({fmt(v, 3)})" for r, v in enumerate(lower[1:], start=1)]
+    return columns, rows
+
+
+def decile_heatmap(grid, *, metric: str = "", selected: tuple[int, int] | None = None) -> go.Figure:
+    """The 10 x 10 rSYS-Delta(l, u) grid (NAACL 2022 Fig. 10): tau coloured, tau and pair count written in
+    every existing cell, non-existing cells blank; ``selected`` (row, column) is outlined. ``grid`` is a
+    :class:`metaeval_core.stats.pairs.DecileGrid`."""
+    exists = np.asarray(grid.exists, dtype=bool)
+    if grid.total_pairs == 0 or not exists.any():
+        return empty_figure(f"No cell holds at least {grid.min_pairs} pairs ({grid.total_pairs} pairs in all)")
+    tau = np.asarray(grid.tau, dtype=float)
+    z = np.where(exists, tau, np.nan)
+    z_list = [[None if not np.isfinite(v) else float(v) for v in row] for row in z]
+    text = [[(f"{fmt(tau[r, c], 2)}<br>n={int(grid.n_pairs[r, c])}" if exists[r, c] else "")
+             for c in range(exists.shape[1])] for r in range(exists.shape[0])]
+    columns, rows = decile_labels(grid.lower, grid.upper)
+    fig = go.Figure(go.Heatmap(
+        z=z_list, x=columns, y=rows, text=text, texttemplate="%{text}", textfont=dict(size=11),
+        colorscale="RdBu", zmin=-1, zmax=1, zmid=0, hoverongaps=False, xgap=2, ygap=2,
+        colorbar=dict(title="τ"), hovertemplate="%{y}, %{x}<br>%{text}<extra></extra>"))
+    if selected is not None:
+        r, c = selected
+        fig.add_shape(type="rect", x0=c - 0.5, x1=c + 0.5, y0=r - 0.5, y1=r + 0.5, xref="x", yref="y",
+                          line=dict(color="black", width=3))
+    # Margins sized from the labels instead of plotly's automargin, which redraws the heatmap a second time
+    # (~25 ms per render; this figure is redrawn on every band and metric change).
+    left = 7 * max(len(r) for r in rows) + 40
+    fig.update_layout(title=f"rSYS-Δ(l, u) of {esc(metric)}: each column adds 10% of pairs" if metric else None,
+                      xaxis=dict(side="top", type="category", automargin=False),
+                      yaxis=dict(title="l (skip the closest pairs)", autorange="reversed", type="category",
+                                 automargin=False),
+                      margin=dict(t=100, b=30, l=left, r=10), height=520, title_y=0.98)
+    fig.update_layout(title_font=TITLE_FONT)
+    return fig
+
+
+def pair_scatter(table: pd.DataFrame, *, lower: float, upper: float, metric: str = "",
+                 human: str = "") -> go.Figure:
+    """Every system pair: |Δ metric| (x) vs Δ human signed so the metric's winner is on the right (y > 0:
+    humans agree). Concordant / discordant / tied pairs coloured; pairs outside the band [l, u] faded."""
+    if table is None or table.empty:
+        return empty_figure("No system pairs: nothing to plot")
+    inside = (table["abs_dx"] >= lower) & (table["abs_dx"] <= upper)
+    traces = []
+    for label, colour in (("concordant", CONCORDANT), ("discordant", DISCORDANT), ("tie", TIE)):
+        part = table[table["agreement"] == label]
+        if part.empty:
+            continue
+        within = inside[part.index].to_numpy()
+        hover = [f"{esc(w)} > {esc(l)} by {fmt(d, 4)}<br>humans: {fmt(h, 3)} ({label})"
+                 for w, l, d, h in zip(part["winner"], part["loser"], part["abs_dx"], part["dz"])]
+        traces.append(go.Scatter(
+            x=part["abs_dx"], y=part["dz"], mode="markers", name=f"{label} ({int(within.sum())} in band)",
+            marker=dict(color=colour, size=np.where(within, 10, 6).tolist(),
+                        opacity=np.where(within, 0.95, 0.3).tolist(), line=dict(width=0.5, color="white")),
+            hovertext=hover, hoverinfo="text"))
+    # The band and the zero line as plain layout shapes (see delta_curve_figure for why).
+    shapes = [dict(type="rect", xref="x", x0=lower, x1=upper, yref="paper", y0=0, y1=1, fillcolor=BAND,
+                   line=dict(width=0), layer="below"),
+              dict(type="line", xref="paper", x0=0, x1=1, yref="y", y0=0, y1=0, line=dict(color="#999", width=1))]
+    annotations = [dict(xref="x", x=lower, yref="paper", y=1, text=f"[l, u]: {int(inside.sum())} pairs",
+                        showarrow=False, xanchor="left", yanchor="top")]
+    return go.Figure(traces, layout=dict(
+        title=dict(text="System pairs, metric's winner on the right", font=TITLE_FONT),
+        xaxis=dict(title=f"|Δ {esc(metric)}| (metric units)", rangemode="tozero"),
+        yaxis=dict(title=f"Δ {esc(human)} (metric's winner − loser)"),
+        legend=dict(orientation="h", y=-0.2), margin=dict(t=60), height=430, shapes=shapes,
+        annotations=annotations))
+
+
+def stability_figure(frame: pd.DataFrame, *, log_x: bool = False, title: str = "",
+                     human: str | None = None) -> go.Figure:
+    """Mean ± 1 std of the split-sample Kendall tau against the sample size m, one line + band per measure
+    (NAACL 2022 Fig. 3). ``frame``: measure, m, mean, std."""
+    if frame is None or frame.empty:
+        return empty_figure("No stability curve to show")
+    fig = go.Figure()
+    palette = [c for c in PALETTE if c != HUMAN_COLOUR]  # red is the human's alone
+    metrics = [m for m in dict.fromkeys(frame["measure"]) if m != human]
+    for measure, part in frame.groupby("measure", sort=False):
+        colour = HUMAN_COLOUR if measure == human else palette[metrics.index(measure) % len(palette)]
+        m, mean, std = part["m"].to_numpy(), part["mean"].to_numpy(float), part["std"].to_numpy(float)
+        name = esc(measure) + (" (human)" if measure == human else "")
+        fig.add_trace(go.Scatter(x=np.concatenate([m, m[::-1]]), y=np.concatenate([mean + std, (mean - std)[::-1]]),
+                                 fill="toself", fillcolor=colour, opacity=0.15, line=dict(width=0),
+                                 hoverinfo="skip", showlegend=False, legendgroup=name))
+        fig.add_trace(go.Scatter(x=m, y=mean, mode="lines+markers", name=name, legendgroup=name,
+                                 line=dict(color=colour, dash="dash" if measure == human else "solid"),
+                                 marker=dict(size=5),
+                                 hovertext=[f"{name}<br>m = {mm}<br>τ = {fmt(a)} ± {fmt(s)}"
+                                            for mm, a, s in zip(m, mean, std)], hoverinfo="text"))
+    fig.update_layout(title=title or None, xaxis=dict(title="inputs per sample (m)",
+                                                      type="log" if log_x else "linear"),
+                      yaxis=dict(title="Kendall τ between two samples' rankings", range=[-0.05, 1.05]),
+                      legend=dict(orientation="h", y=-0.25), height=430, margin=dict(t=60))
+    fig.update_layout(title_font=TITLE_FONT)
+    return fig
+
+
+def score_interval_figure(frame: pd.DataFrame, *, metric: str = "", pool_names: dict | None = None) -> go.Figure:
+    """Per-system mean with its 95% bootstrap interval, judged vs all side by side (NAACL 2022 Fig. 2).
+    ``frame``: system, pool, mean, low, high; systems ordered by their judged-pool mean."""
+    if frame is None or frame.empty:
+        return empty_figure("No system scores to show")
+    names = pool_names or {}
+    judged = frame[frame["pool"] == "judged"].sort_values("mean")
+    order = list(judged["system"]) or list(dict.fromkeys(frame["system"]))
+    fig = go.Figure()
+    for pool, colour in (("judged", JUDGED_COLOUR), ("all", ALL_COLOUR)):
+        part = frame[frame["pool"] == pool].set_index("system").reindex(order)
+        if part["mean"].isna().all():
+            continue
+        fig.add_trace(go.Scatter(
+            x=[esc(s) for s in order], y=part["mean"], mode="markers", name=names.get(pool, pool),
+            offsetgroup=pool, marker=dict(color=colour, size=8),
+            error_y=dict(type="data", symmetric=False, array=(part["high"] - part["mean"]).tolist(),
+                         arrayminus=(part["mean"] - part["low"]).tolist(), thickness=1.5, width=3),
+            hovertext=[f"{esc(s)} ({pool})<br>mean {fmt(m, 4)} [{fmt(lo, 4)}, {fmt(hi, 4)}]"
+                       for s, m, lo, hi in zip(order, part["mean"], part["low"], part["high"])],
+            hoverinfo="text"))
+    low, high = np.nanmin(frame[["low", "mean"]].to_numpy(float)), np.nanmax(frame[["high", "mean"]].to_numpy(float))
+    pad = 0.05 * (high - low) if high > low else 0.05 * max(abs(high), 1.0)
+    fig.update_layout(scattermode="group", yaxis_range=[low - pad, high + pad],
+                      title=f"{esc(metric)}: each system's score, 95% bootstrap intervals",
+                      xaxis=dict(title="system (ordered by the judged-pool mean)", tickangle=-45),
+                      yaxis_title=f"mean {esc(metric)}", legend=dict(orientation="h", y=1.08),
+                      height=460, margin=dict(t=80, b=120))
+    fig.update_layout(title_font=TITLE_FONT)
+    return fig
+
+
+def width_figure(frame: pd.DataFrame, *, pool_names: dict | None = None) -> go.Figure:
+    """rSYS interval width per bootstrap method, judged vs all, with the % reduction written above
+    (NAACL 2022 Fig. 4). ``frame``: method, width_judged, width_all, reduction_percent."""
+    if frame is None or frame.empty:
+        return empty_figure("No interval widths to show")
+    names = pool_names or {}
+    methods = [str(m).upper() for m in frame["method"]]
+    fig = go.Figure()
+    for pool, colour in (("judged", JUDGED_COLOUR), ("all", ALL_COLOUR)):
+        widths = frame[f"width_{pool}"].astype(float)
+        fig.add_trace(go.Bar(x=methods, y=widths, name=names.get(pool, pool), marker_color=colour,
+                             text=[fmt(w, 2) for w in widths], textposition="outside"))
+    top = float(np.nanmax(frame[["width_judged", "width_all"]].to_numpy(float), initial=0.0))
+    for method, reduction in zip(methods, frame["reduction_percent"].astype(float)):
+        if not np.isfinite(reduction):
+            label = "reduction undefined"
+        else:
+            label = f"{reduction:.0f}% narrower" if reduction >= 0 else f"{-reduction:.0f}% wider"
+        fig.add_annotation(x=method, y=top * 1.18 + 0.05, text=label, showarrow=False, font=dict(size=13))
+    fig.update_layout(barmode="group", title="Width of the 95% interval of rSYS (Kendall τ)",
+                      yaxis=dict(title="interval width (τ units)", range=[0, top * 1.3 + 0.1]),
+                      legend=dict(orientation="h", y=-0.15), height=400, margin=dict(t=60))
+    fig.update_layout(title_font=TITLE_FONT)
+    return fig

@@ -1,0 +1,163 @@
+"""Pure pandas/numpy summaries behind the overview page (no streamlit, no plotly; unit-testable).
+
+Missing values are NaN in the score matrices (METHODS.md sec. 0); every summary here ignores them and
+says how many there were.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from metaeval_core.stats.correlation import system_means as _row_means
+from metaeval_core.data.dataset import Dataset
+
+
+def overview_counts(dataset: Dataset) -> dict[str, int]:
+    """Headline counts: systems, judged/unjudged inputs, human/metric measures, system attributes."""
+    return {
+        "systems": dataset.n_systems,
+        "judged inputs": dataset.n_judged,
+        "unjudged inputs": dataset.n_unjudged,
+        "human measures": len(dataset.human_measures),
+        "metric measures": len(dataset.metric_measures),
+        "system attributes": len(dataset.system_attributes),
+    }
+
+
+def attribute_summary(dataset: Dataset) -> pd.DataFrame:
+    """One row per system attribute: its values and how many systems carry each."""
+    rows = []
+    for attribute, values in dataset.system_attributes.items():
+        counts = pd.Series(values).value_counts(sort=False)
+        rows.append(
+            {
+                "attribute": attribute,
+                "values": ", ".join(f"{value} ({count})" for value, count in counts.items()),
+                "distinct": int(counts.size),
+            }
+        )
+    return pd.DataFrame(rows, columns=["attribute", "values", "distinct"])
+
+
+def system_means(dataset: Dataset, measures: Sequence[str], *, pool: str = "judged") -> pd.DataFrame:
+    """Per-system mean of each measure over its input pool (humans: judged inputs), NaN ignored.
+
+    Index: systems; one column per measure, plus one column per system attribute.
+    """
+    frame = pd.DataFrame(index=pd.Index(dataset.systems, name="system"))
+    for attribute, values in dataset.system_attributes.items():
+        frame[attribute] = list(values)
+    for name in measures:
+        frame[name] = _row_means(dataset.matrix(name, pool=pool))
+    return frame
+
+
+def _values(dataset: Dataset, name: str, pool: str) -> np.ndarray:
+    values = dataset.matrix(name, pool=pool).ravel()
+    return values[~np.isnan(values)]
+
+
+def histograms(dataset: Dataset, measures: Sequence[str], *, pool: str = "judged", bins: int = 30) -> pd.DataFrame:
+    """Histogram of every cell score per measure: rows (measure, kind, left, right, count, share).
+
+    Binned here so a figure never carries every raw cell (the demo has 33,600 per metric).
+    """
+    rows = []
+    for name in measures:
+        values = _values(dataset, name, pool)
+        kind = dataset.measure(name).kind
+        if values.size == 0:
+            continue
+        low, high = float(values.min()), float(values.max())
+        distinct = np.unique(values)
+        if distinct.size <= bins:  # discrete scales (Likert 1-5, binary labels): one bar per value
+            counts = np.array([(values == v).sum() for v in distinct])
+            width = float(np.min(np.diff(distinct))) if distinct.size > 1 else 1.0
+            lefts, rights = distinct - width * 0.4, distinct + width * 0.4
+        else:
+            counts, edges = np.histogram(values, bins=bins, range=(low, high))
+            lefts, rights = edges[:-1], edges[1:]
+        for left, right, count in zip(lefts, rights, counts):
+            rows.append({"measure": name, "kind": kind, "left": float(left), "right": float(right),
+                         "count": int(count), "share": float(count) / values.size})
+    return pd.DataFrame(rows, columns=["measure", "kind", "left", "right", "count", "share"])
+
+
+def box_stats(dataset: Dataset, measures: Sequence[str], *, pool: str = "judged") -> pd.DataFrame:
+    """Five-number summary (Tukey fences at 1.5 IQR) plus mean and count of every measure's cell scores."""
+    rows = []
+    for name in measures:
+        values = _values(dataset, name, pool)
+        if values.size == 0:
+            continue
+        q1, median, q3 = np.quantile(values, [0.25, 0.5, 0.75])
+        iqr = q3 - q1
+        inside = values[(values >= q1 - 1.5 * iqr) & (values <= q3 + 1.5 * iqr)]
+        rows.append({
+            "measure": name, "kind": dataset.measure(name).kind, "n": int(values.size),
+            "min": float(values.min()), "lowerfence": float(inside.min()), "q1": float(q1),
+            "median": float(median), "mean": float(values.mean()), "q3": float(q3),
+            "upperfence": float(inside.max()), "max": float(values.max()),
+        })
+    return pd.DataFrame(rows, columns=["measure", "kind", "n", "min", "lowerfence", "q1", "median", "mean", "q3",
+                                       "upperfence", "max"])
+
+
+def missing_summary(dataset: Dataset) -> pd.DataFrame:
+    """Missing cells per measure, on judged inputs and (metrics only) on unjudged inputs.
+
+    ``systems with gaps`` / ``inputs with gaps``: how many rows / columns of the judged block miss a score.
+    Human measures are judged-only by definition, so their unjudged share is not applicable (None).
+    """
+    judged = dataset.judged
+    rows = []
+    for name, measure in dataset.measures.items():
+        block = measure.scores[:, judged]
+        missing = np.isnan(block)
+        row = {
+            "measure": name,
+            "kind": measure.kind,
+            "judged cells": int(block.size),
+            "missing (judged)": int(missing.sum()),
+            "missing % (judged)": 100.0 * missing.mean() if block.size else 0.0,
+            "systems with gaps": int(missing.any(axis=1).sum()),
+            "inputs with gaps": int(missing.any(axis=0).sum()),
+            "scored unjudged inputs": None,
+            "annotators": None if measure.annotators is None else int(measure.annotators.shape[0]),
+        }
+        if measure.kind == "metric" and dataset.n_unjudged:
+            unjudged = measure.scores[:, ~judged]
+            row["scored unjudged inputs"] = int((~np.isnan(unjudged)).any(axis=0).sum())
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+# -- significance ------------------------------------------------------------------------------------------
+
+
+def correct_table(pvalue: np.ndarray, correction: str, family: str) -> np.ndarray:
+    """Adjust a metric x metric p-value table within each family: 'row', 'table' or 'none'
+    (METHODS.md sec. 3); :func:`metaeval_core.stats.significance.correct_table`."""
+    from metaeval_core.stats.significance import correct_table as _correct_table
+
+    return _correct_table(pvalue, correction=correction, family=family)
+
+
+def pairwise_records(metrics, delta, pvalue, corrected, alpha: float, n_defined) -> pd.DataFrame:
+    """One row per ordered pair (row metric X, column metric Y), X != Y."""
+    rows = []
+    for i, x in enumerate(metrics):
+        for j, y in enumerate(metrics):
+            if i == j:
+                continue
+            p, pc = float(pvalue[i, j]), float(corrected[i, j])
+            rows.append({
+                "X (better?)": x, "Y": y, "delta": float(delta[i, j]), "p": p, "p corrected": pc,
+                "significant": bool(np.isfinite(p) and p < alpha),
+                "significant corrected": bool(np.isfinite(pc) and pc < alpha),
+                "defined resamples": int(n_defined[i, j]),
+            })
+    return pd.DataFrame(rows)

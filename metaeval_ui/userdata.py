@@ -1,0 +1,252 @@
+"""The session's modified ("what if") dataset and the local store of user datasets, for the dataset picker.
+
+* A what-if dataset lives in the session only (:class:`WhatIf`): a base dataset (its picker id), the
+  ``full`` modified dataset (merges and edits applied) and the excluded systems/inputs. Its picker id and
+  dataset id are ``whatif:<base id>``; its version is the content fingerprint, so every cached
+  computation keyed on ``(id, version)`` recomputes after each change.
+* Stored datasets (``metaeval_core.data.store``, folder ``$METAEVAL_STORE_DIR`` or ``data/user``) appear in
+  the picker as ``user:<key>`` and survive restarts.
+* :func:`banner` is drawn on every page while a what-if dataset is active, with a confirmed revert.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import streamlit as st
+
+from metaeval_core.data.dataset import Dataset, DatasetError
+from metaeval_core.data.store import DatasetStore, StoredDataset, default_store_dir
+from metaeval_core.data.whatif import include_exclude, with_identity
+
+from metaeval_ui import data, state
+from metaeval_ui.errors import escape_markdown
+
+WHATIF_PREFIX = "whatif:"
+USER_PREFIX = "user:"
+_WHATIF = "_whatif"
+_MESSAGES = "_whatif_messages"
+
+
+# -- the what-if dataset -------------------------------------------------------------------------------------
+
+
+@dataclass
+class WhatIf:
+    """A modified copy of a base dataset, kept in the session until saved, reverted or replaced."""
+
+    base_id: str
+    base_title: str
+    base_version: str
+    full: Dataset  # merges and edits applied, nothing excluded (id: whatif:<base id>)
+    excluded_systems: tuple[str, ...] = ()
+    excluded_inputs: tuple[str, ...] = ()
+    steps: list[str] = field(default_factory=list)
+    saved_as: str | None = None  # store key, when saved since the last change
+    _dataset: Dataset | None = None
+
+    @property
+    def id(self) -> str:
+        return WHATIF_PREFIX + self.base_id
+
+    @property
+    def dataset(self) -> Dataset:
+        """The modified dataset the pages compute on (exclusions applied)."""
+        if self._dataset is None:
+            subset = include_exclude(self.full, exclude_systems=self.excluded_systems,
+                                     exclude_inputs=self.excluded_inputs, id=self.id)
+            self._dataset = with_identity(subset, self.id, title=f"{self.base_title} (what if)")
+        return self._dataset
+
+    def update(self, *, full: Dataset | None = None, excluded_systems=None, excluded_inputs=None,
+               step: str = "") -> None:
+        """Change the modified dataset (validated before anything is replaced)."""
+        new_full = with_identity(full, self.id) if full is not None else self.full
+        systems = tuple(self.excluded_systems if excluded_systems is None else excluded_systems)
+        inputs = tuple(self.excluded_inputs if excluded_inputs is None else excluded_inputs)
+        systems = tuple(s for s in systems if s in set(new_full.systems))
+        inputs = tuple(j for j in inputs if j in set(new_full.inputs))
+        subset = include_exclude(new_full, exclude_systems=systems, exclude_inputs=inputs, id=self.id)
+        self.full, self.excluded_systems, self.excluded_inputs = new_full, systems, inputs
+        self._dataset = with_identity(subset, self.id, title=f"{self.base_title} (what if)")
+        if step:
+            self.steps.append(step)
+        self.saved_as = None
+
+
+def whatif() -> WhatIf | None:
+    found = st.session_state.get(_WHATIF)
+    return found if isinstance(found, WhatIf) else None
+
+
+def start_whatif(base_id: str, base: Dataset) -> WhatIf:
+    """A fresh what-if copy of ``base`` (replacing any earlier one: callers confirm first)."""
+    found = WhatIf(base_id=base_id, base_title=base.title or base.id, base_version=base.version,
+                   full=with_identity(base, WHATIF_PREFIX + base_id))
+    st.session_state[_WHATIF] = found
+    return found
+
+
+def discard_whatif() -> None:
+    st.session_state.pop(_WHATIF, None)
+
+
+def is_whatif(choice_id: str | None) -> bool:
+    return bool(choice_id) and str(choice_id).startswith(WHATIF_PREFIX)
+
+
+def family(dataset_id: str) -> str:
+    """The id a what-if dataset derives from (measure choices are kept between the two)."""
+    return dataset_id[len(WHATIF_PREFIX):] if is_whatif(dataset_id) else dataset_id
+
+
+def message(kind: str, text: str) -> None:
+    """A message for the next run (set in callbacks)."""
+    st.session_state.setdefault(_MESSAGES, []).append((kind, text))
+
+
+def show_messages() -> None:
+    for kind, text in st.session_state.pop(_MESSAGES, []):
+        {"success": st.success, "error": st.error, "warning": st.warning}.get(kind, st.info)(escape_markdown(text))
+
+
+# -- the store ---------------------------------------------------------------------------------------------
+
+
+def store() -> DatasetStore:
+    return DatasetStore(default_store_dir())
+
+
+def _signature(root: Path) -> tuple:
+    if not root.is_dir():
+        return ()
+    out = []
+    for path in root.glob("*.npz"):
+        try:
+            stat = path.stat()
+        except OSError:
+            continue
+        out.append((path.name, stat.st_mtime_ns, stat.st_size))
+    return tuple(sorted(out))
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _entries(root: str, signature: tuple) -> list[StoredDataset]:
+    return DatasetStore(root).list()
+
+
+def stored_entries() -> list[StoredDataset]:
+    """Every readable stored dataset, newest first (re-read when the folder's files change)."""
+    root = default_store_dir()
+    return _entries(str(root), _signature(root))
+
+
+@st.cache_resource(max_entries=8, show_spinner="Loading stored dataset…")
+def _load(root: str, key: str, mtime_ns: int) -> Dataset:
+    return DatasetStore(root).load(key)
+
+
+def load_stored(key: str) -> Dataset:
+    root = default_store_dir()
+    path = root / f"{key}.npz"
+    try:
+        mtime = path.stat().st_mtime_ns
+    except OSError:
+        raise DatasetError(f"no stored dataset called {key!r} in {root}") from None
+    return _load(str(root), key, mtime)
+
+
+# -- the picker ------------------------------------------------------------------------------------------
+
+
+def extra_choices() -> dict[str, data.DatasetChoice]:
+    """The what-if dataset (if any) and the stored datasets, as picker choices."""
+    out: dict[str, data.DatasetChoice] = {}
+    found = whatif()
+    if found is not None:
+        changes = len(found.steps)
+        out[found.id] = data.DatasetChoice(found.id, f"What if: {found.base_title} ({changes} change"
+                                           f"{'' if changes == 1 else 's'}{'' if found.saved_as else ', unsaved'})")
+    try:
+        entries = stored_entries()
+    except Exception:  # noqa: BLE001 - an unreadable store folder must not break the picker
+        entries = []
+    for entry in entries:
+        out[USER_PREFIX + entry.key] = data.DatasetChoice(USER_PREFIX + entry.key, f"Stored: {entry.name}")
+    return out
+
+
+def owns(choice_id: str) -> bool:
+    return is_whatif(choice_id) or str(choice_id).startswith(USER_PREFIX)
+
+
+def load_choice(choice_id: str) -> Dataset:
+    if is_whatif(choice_id):
+        found = whatif()
+        if found is None or found.id != choice_id:
+            raise DatasetError("the modified dataset is no longer in this session")
+        return found.dataset
+    return load_stored(choice_id[len(USER_PREFIX):])
+
+
+def missing_note(wanted: str | None, choices) -> str | None:
+    """Why a linked dataset of ours is not offered (None when it is, or is not ours)."""
+    if not wanted or wanted in choices:
+        return None
+    if is_whatif(wanted):
+        return (f"The link refers to a modified dataset ({wanted}) that existed only in its own session: "
+                "rebuild it on the What if… page, or save it to the store to share it on this machine.")
+    if wanted.startswith(USER_PREFIX):
+        return f"The link refers to a stored dataset ({wanted}) that is not in this machine's store."
+    return None
+
+
+# -- the banner ------------------------------------------------------------------------------------------
+
+
+def _revert() -> None:
+    found = whatif()
+    if found is None:
+        return
+    if not st.session_state.get("whatif_revert_confirm"):
+        message("warning", "Tick the box to confirm that the modifications may be discarded.")
+        return
+    base_id = found.base_id
+    discard_whatif()
+    st.session_state.pop("whatif_revert_confirm", None)
+    state.put("dataset", base_id)
+    message("info", f"Reverted to {base_id}; the modified dataset was discarded.")
+
+
+def banner(dataset: Dataset) -> None:
+    """On every page: say that a modified dataset is active, with a confirmed revert."""
+    found = whatif()
+    if not is_whatif(dataset.id) or found is None:
+        show_messages()
+        return
+    show_messages()
+    steps = "; ".join(found.steps[-3:]) + (" …" if len(found.steps) > 3 else "")
+    saved = f" Saved as stored dataset '{found.saved_as}'." if found.saved_as else " Not saved."
+    st.warning(escape_markdown(f"A modified dataset is active: {found.base_title} with {len(found.steps)} "
+                               f"change(s) ({steps}).{saved} Every page computes on it."),
+               icon=":material/science:")
+    with st.expander("Revert to the original dataset"):
+        st.checkbox("Discard the modifications" + ("" if found.saved_as else " (they are not saved)"),
+                    key="whatif_revert_confirm")
+        st.button(f"Revert to {found.base_id}", key="whatif_revert", on_click=_revert,
+                  disabled=not st.session_state.get("whatif_revert_confirm"), icon=":material/undo:")
+
+
+# -- extra files for merging -----------------------------------------------------------------------------
+
+
+def parse_extra(raw: bytes, name: str, *, human_measures=None) -> Dataset:
+    """Parse a file to merge into the current dataset (it may hold one system, or only human/metric scores)."""
+    from metaeval_core.data import upload
+
+    options = {"name": name, "dataset_id": f"{data.UPLOAD_PREFIX}{data.content_sha256(raw)[:12]}", "partial": True,
+               "limits": upload.UploadLimits.from_environment()}
+    if human_measures:
+        options["human_measures"] = list(human_measures)
+    return upload.read_user_file(raw, **options)

@@ -1,0 +1,334 @@
+"""The shared sidebar: dataset picker (registry, demo, upload) and measure / correlation pickers.
+
+Every view-defining widget goes through :mod:`metaeval_ui.state` (restored across pages and from the URL).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from metaeval_core.stats.coefficients import COEFFICIENTS, CORRELATIONS  # noqa: F401 - CORRELATIONS for pages
+from metaeval_core.stats.correlation import LEVELS
+from metaeval_core.data.dataset import Dataset
+
+from metaeval_ui import data, exports, state, userdata
+from metaeval_ui.navigation import ensure_navigation_mode
+from metaeval_ui.errors import EXPECTED, escape_markdown, guard, message_of, show_error
+
+DEFAULT_DATASET = "summeval"
+DEFAULT_HUMAN = "expert.relevance"
+WELL_KNOWN_METRICS = ("rouge-1.f1", "rouge-2.f1", "rouge-l.f1", "bertscore.recall", "qa-eval.f1")
+UPLOAD_OPTION = "__upload__"
+_UPLOADS = "_uploads"  # session-only: sha256 -> Dataset
+_UPLOAD_ERROR = "_upload_error"
+_LAST_DATASET = "_last_dataset"
+
+NO_METRICS = ("This dataset has no automatic-metric scores (only human judgments), so there is nothing to "
+              "meta-evaluate here. The Overview and Dataset pages still describe it.")
+
+LEVEL_HELP = {
+    "system": "correlation of the per-system mean scores (one point per system)",
+    "input": "mean over judged inputs of the per-input correlation across systems (summary level)",
+    "global": "correlation over every (system, input) cell that has both scores",
+}
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the sidebar chose, for the page to use."""
+
+    dataset: Dataset
+    key: data.DatasetKey
+    human: str | None
+    metrics: tuple[str, ...]
+
+
+# -- datasets ----------------------------------------------------------------------------------------------
+
+
+def _uploads() -> dict[str, Dataset]:
+    return st.session_state.setdefault(_UPLOADS, {})
+
+
+def _on_upload() -> None:
+    """File-uploader callback: parse the file once per content hash and select it (runs before the rerun)."""
+    file = st.session_state.get(state.widget_key("upload_file"))
+    st.session_state.pop(_UPLOAD_ERROR, None)
+    if file is None:
+        return
+    raw = file.getvalue()
+    if len(raw) > data.MAX_UPLOAD_MB * 1024 * 1024:
+        st.session_state[_UPLOAD_ERROR] = f"{file.name}: larger than {data.MAX_UPLOAD_MB} MB"
+        return
+    digest = data.content_sha256(raw)
+    uploads = _uploads()
+    key = f"{data.UPLOAD_PREFIX}{digest[:12]}"
+    if key not in uploads:
+        humans = [h.strip() for h in str(st.session_state.get("w:upload_humans", "")).split(",") if h.strip()]
+        try:
+            dataset = data.parse_upload(raw, file.name, human_measures=humans or None)
+        except EXPECTED as error:  # shown by the sidebar on this run
+            kind = getattr(error, "kind", "")
+            st.session_state[_UPLOAD_ERROR] = f"{file.name}: {message_of(error)}" + (f" ({kind})" if kind else "")
+            return
+        while len(uploads) >= data.MAX_UPLOADS_PER_SESSION:
+            uploads.pop(next(iter(uploads)))
+        uploads[key] = dataset
+    state.put("dataset", key)
+
+
+def _label(choice: data.DatasetChoice | None, key: str) -> str:
+    if key == UPLOAD_OPTION:
+        return "Upload a file (CSV / JSONL / Parquet)…"
+    if choice is None:
+        return key
+    suffix = "" if choice.available else " — unavailable"
+    return f"{choice.title} [{choice.id}]{suffix}"
+
+
+def dataset_picker() -> tuple[Dataset, data.DatasetKey] | None:
+    """Draw the dataset picker; return the chosen dataset, or None (with the reason shown) if there is none."""
+    data_dir = data.data_dir_key()
+    choices: dict[str, data.DatasetChoice] = {}
+    with guard("Could not list the datasets"):
+        choices = {c.id: c for c in data.list_choices(data_dir)}
+    if data.DEMO_ID not in choices:
+        choices = {data.DEMO_ID: data.DatasetChoice(data.DEMO_ID, "Synthetic demo (offline)"), **choices}
+    uploads = _uploads()
+    for key, ds in uploads.items():
+        choices[key] = data.DatasetChoice(key, f"Uploaded: {ds.title or ds.id}")
+    choices.update(userdata.extra_choices())  # the session's what-if dataset and the local store
+    options = list(choices) + ([UPLOAD_OPTION] if data.has_upload() else [])
+    wanted = state.get("dataset")
+    if wanted and wanted.startswith(data.UPLOAD_PREFIX) and wanted not in choices:
+        state.add_note(f"The link refers to an uploaded file ({wanted}) that is not loaded in this session: "
+                       "upload it again to reproduce the view.")
+    elif userdata.missing_note(wanted, choices):
+        state.add_note(userdata.missing_note(wanted, choices))
+    default = DEFAULT_DATASET if choices.get(DEFAULT_DATASET, None) and choices[DEFAULT_DATASET].available \
+        else data.DEMO_ID
+    key = state.prepare("dataset", options=options, fallback=default)
+    chosen = st.sidebar.selectbox("Dataset", options, key=key, format_func=lambda k: _label(choices.get(k), k),
+                                  help="Built-in human-judgment datasets, the offline synthetic demo, or your file.")
+    if chosen == UPLOAD_OPTION:
+        _upload_box()
+        st.info("Upload a file in the sidebar to analyse your own scores.", icon=":material/upload:")
+        return None
+    state.commit("dataset", chosen)
+    if not data.has_upload():
+        st.sidebar.caption("Uploads arrive with `metaeval_core.data.upload` (not in this build yet).")
+    else:
+        with st.sidebar.expander("Upload your own scores"):
+            _upload_box(container=st)
+    choice = choices[chosen]
+    if not choice.available:
+        st.warning(escape_markdown(f"Dataset {choice.title} is not available here: {choice.reason or 'files missing'}"),
+                   icon=":material/cloud_off:")
+        st.caption("Point METAEVAL_DATA_DIR at a folder holding the human-judgment mirror (MANIFEST.json), "
+                   "or download the files from their pinned upstream URLs:")
+        if st.button("Download and verify (sha256)", key="fetch_" + chosen):
+            with guard("Download failed"), st.spinner("Downloading…"):
+                data.fetch(chosen, data_dir)
+                st.rerun()
+        return None
+    dataset = None
+    if chosen in uploads:
+        dataset = uploads[chosen]
+    elif userdata.owns(chosen):
+        with guard(f"Could not load dataset {chosen}"):
+            dataset = userdata.load_choice(chosen)
+    else:
+        with guard(f"Could not load dataset {chosen}"):
+            dataset = data.load_registered(chosen, data_dir)
+    if dataset is None:
+        return None
+    return dataset, data.dataset_key(dataset)
+
+
+def _upload_box(container=None) -> None:
+    box = container or st.sidebar
+    box.text_input("Human measures (comma-separated; empty: the file's kind column, else detect)",
+                   key="w:upload_humans",
+                   help="Columns or keys holding human judgments; the rest are treated as metrics.")
+    # No type= filter: the core names an unsupported format and what to do about it, which is clearer than
+    # Streamlit's generic refusal (and the server-side refusal would surface as an exception element).
+    box.file_uploader("Scores file (CSV, TSV, JSON Lines or Parquet; .gz allowed)", key=state.widget_key("upload_file"),
+                      on_change=_on_upload,
+                      help="Wide: one row per (system, input), one column per measure. Long: columns system, input, "
+                           "measure, score (and optionally annotator, and kind: human or metric). Or SacreROUGE "
+                           "JSON Lines. Human measures are those listed above, else those of the kind column, else "
+                           "detected by name (human., expert., relevance, ...).")
+    error = st.session_state.get(_UPLOAD_ERROR)
+    if error is not None:
+        show_error(error, prefix="Upload rejected")
+
+
+# -- measures ----------------------------------------------------------------------------------------------
+
+
+def default_human(dataset: Dataset) -> str | None:
+    humans = dataset.human_measures
+    if DEFAULT_HUMAN in humans:
+        return DEFAULT_HUMAN
+    relevance = [h for h in humans if h.endswith("relevance")]
+    return (relevance or list(humans) or [None])[0]
+
+
+def default_metrics(dataset: Dataset) -> list[str]:
+    known = [m for m in WELL_KNOWN_METRICS if m in dataset.metric_measures]
+    return known or list(dataset.metric_measures[:5])
+
+
+def measure_pickers(dataset: Dataset, *, human: bool = True, metrics: bool = True) -> tuple[str | None, tuple[str, ...]]:
+    """Human dimension (single) and metrics (multi); reset to the dataset's defaults when the dataset changes."""
+    ss = st.session_state
+    current = userdata.family(dataset.id)  # a what-if copy keeps its base's choices
+    if ss.get(_LAST_DATASET) not in (None, current):
+        for name in ("human", "metrics", "systems"):
+            state.put(name, None)
+    ss[_LAST_DATASET] = current
+    chosen_human = None
+    if human:
+        options = list(dataset.human_measures)
+        if not options:
+            st.sidebar.warning("This dataset has no human measure.")
+        else:
+            key = state.prepare("human", options=options, fallback=default_human(dataset))
+            chosen_human = state.commit("human", st.sidebar.selectbox(
+                "Human dimension", options, key=key, help="The human judgments the metrics are compared with."))
+    chosen_metrics: tuple[str, ...] = ()
+    if metrics:
+        options = list(dataset.metric_measures)
+        fallback = default_metrics(dataset)
+        if not state.is_set("metrics") and state.widget_key("metrics") not in ss:
+            state.put("metrics", fallback)
+        key = state.prepare("metrics", options=options, multi=True, fallback=fallback)
+        chosen_metrics = tuple(state.commit("metrics", st.sidebar.multiselect(
+            "Metrics", options, key=key, help="Automatic metrics to meta-evaluate.")))
+    return chosen_human, chosen_metrics
+
+
+def correlation_settings(dataset: Dataset) -> tuple[str, str, str, str]:
+    """Level, coefficient, input pool and system subset (shared by the correlation-based pages)."""
+    side = st.sidebar
+    side.markdown("**Correlation**")
+    key = state.prepare("level", options=LEVELS, fallback="system")
+    level = state.commit("level", side.radio("Level", LEVELS, key=key, horizontal=True,
+                                             help="; ".join(f"{k}: {v}" for k, v in LEVEL_HELP.items())))
+    key = state.prepare("coefficient", options=COEFFICIENTS, fallback="kendall")
+    coefficient = state.commit("coefficient", side.radio("Coefficient", COEFFICIENTS, key=key, horizontal=True,
+                                                         help="Kendall = tau-b (ties handled as in scipy)."))
+    has_pool = dataset.has_unjudged_pool
+    if not has_pool:
+        if state.get("pool") == "all":
+            state.add_note("pool=all is not available: this dataset has no unjudged inputs; using judged")
+        state.put("pool", "judged")
+    key = state.prepare("pool", options=("judged", "all"), fallback="judged")
+    pool = state.commit("pool", side.radio(
+        "Metric input pool", ("judged", "all"), key=key, horizontal=True, disabled=not has_pool,
+        help="judged: only inputs with human scores (standard); all: judged + unjudged inputs for the metric's "
+             "system means (NAACL 2022). Applies at the system level; input/global levels always use judged.",
+    ))
+    if not has_pool:
+        side.caption("Pool 'all' is disabled: this dataset has no unjudged inputs with metric scores.")
+    elif pool == "all" and level != "system":
+        side.caption("Pool 'all' only changes system-level means; this level uses judged inputs.")
+    systems = system_subset(dataset, side)
+    return level, coefficient, pool, systems
+
+
+def system_subset(dataset: Dataset, container=None) -> str:
+    """The system subset (``attr=value``, or '' for all systems) from a selectbox in ``container``."""
+    box = container or st.sidebar
+    subsets = [""] + [f"{attr}={value}" for attr, values in dataset.system_attributes.items()
+                      for value in dict.fromkeys(values)]
+    key = state.prepare("systems", options=subsets, fallback="")
+    return state.commit("systems", box.selectbox(
+        "Systems", subsets, key=key, format_func=lambda s: s or "all systems",
+        help="Restrict to systems with a given attribute (e.g. type=abs: abstractive)."))
+
+
+def need_measures(ctx: Context, *, min_metrics: int = 1, what: str = "") -> bool:
+    """Whether the page can run; otherwise show the right empty state (and the caller stops)."""
+    ds = ctx.dataset
+    if not ds.metric_measures:
+        st.info(NO_METRICS, icon=":material/info:")
+        return False
+    if len(ds.metric_measures) < min_metrics:
+        st.info(f"This dataset has fewer than {min_metrics} metrics.", icon=":material/info:")
+        return False
+    if not ctx.human:
+        st.warning("This dataset has no human measure to compare the metrics with.")
+        return False
+    if len(ctx.metrics) < min_metrics:
+        need = "at least one metric" if min_metrics == 1 else f"at least {_WORDS.get(min_metrics, min_metrics)} metrics"
+        st.info(f"Pick {need} in the sidebar{what}.", icon=":material/touch_app:")
+        return False
+    return True
+
+
+_WORDS = {2: "two", 3: "three"}
+
+
+def sidebar(*, human: bool = True, metrics: bool = True) -> Context | None:
+    """Dataset + measure pickers; None when there is no usable dataset (the reason is already shown)."""
+    ensure_navigation_mode()
+    state.init()
+    exports.begin()
+    picked = dataset_picker()
+    if picked is None:
+        return None
+    dataset, key = picked
+    exports.set_dataset(dataset)
+    userdata.banner(dataset)
+    chosen_human, chosen_metrics = measure_pickers(dataset, human=human, metrics=metrics)
+    return Context(dataset, key, chosen_human, chosen_metrics)
+
+
+def show_notes() -> None:
+    """Show (once) what was dropped from the URL or from an earlier dataset's choices."""
+    for note in state.notes():
+        st.caption(":material/info: " + escape_markdown(note))
+    state.clear_notes()
+
+
+def finish() -> None:
+    """End of every page: show notes and write the choices into the URL."""
+    show_notes()
+    state.sync_url()
+    exports.report_button()
+
+
+# -- resampling controls -----------------------------------------------------------------------------------
+
+
+def _clamp_int(low: int, high: int):
+    def coerce(value):
+        return int(min(max(int(value), low), high))
+    return coerce
+
+
+def resamples_and_seed(k_name: str, seed_name: str, *, container=None, disabled: bool = False) -> tuple[int, int]:
+    """Number of resamples (capped at data.MAX_RESAMPLES, with the reason) and the random seed."""
+    box = container or st
+    cap = data.MAX_RESAMPLES
+    wanted = state.get(k_name)
+    if wanted is not None and int(wanted) > cap:
+        state.add_note(f"{state.FIELDS[k_name].param}={wanted}: capped at {cap:,} resamples")
+    key = state.prepare(k_name, fallback=1000, coerce=_clamp_int(10, cap))
+    k = state.commit(k_name, int(box.number_input(
+        "Resamples (k)", min_value=10, max_value=cap, step=100, key=key, disabled=disabled,
+        help=f"At most {cap:,}: the percentile bounds and p-values move by well under 0.01 beyond that, while "
+             "the time grows linearly (global-level resampling of 1,000 takes seconds per metric).")))
+    key = state.prepare(seed_name, fallback=0, coerce=_clamp_int(0, 2**32 - 1))
+    seed = state.commit(seed_name, int(box.number_input(
+        "Seed", min_value=0, max_value=2**32 - 1, step=1, key=key, disabled=disabled,
+        help="Same seed, same result (whatever the batch size).")))
+    return k, seed
+
+
+def upper(value: str) -> str:
+    """Method names as the papers write them (boot-both -> BOOT-BOTH)."""
+    return str(value).upper()

@@ -1,0 +1,40 @@
+"""Widgets shared by the practitioner's pages (METHODS sec. 10): a single-metric picker and the page's gate.
+
+Each goes through :mod:`metaeval_ui.state` (prepare/commit), so the choice is restored across pages and from the URL.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from metaeval_core.data.dataset import Dataset
+
+from metaeval_ui import state, widgets
+
+
+def metric_picker(name: str, dataset: Dataset, *, label: str = "Metric", container=None,
+                  help: str = "The automatic metric to study.") -> str | None:
+    """One metric of ``dataset`` (default: the first sidebar metric, else the dataset's usual first); None if none."""
+    options = list(dataset.metric_measures)
+    if not options:
+        return None
+    chosen = [m for m in (state.get("metrics") or ()) if m in options]
+    fallback = (chosen or widgets.default_metrics(dataset) or options)[0]
+    key = state.prepare(name, options=options, fallback=fallback)
+    return state.commit(name, (container or st.sidebar).selectbox(label, options, key=key, help=help))
+
+
+def gate(dataset: Dataset, metric: str | None, human: str | None, *, min_systems: int, n_systems: int,
+         why: str) -> bool:
+    """Whether the page can run; otherwise show the empty state (the caller finishes and stops)."""
+    if metric is None:
+        st.info(widgets.NO_METRICS, icon=":material/info:")
+        return False
+    if human is None:
+        st.warning("This dataset has no human measure to compare the metric with.")
+        return False
+    if n_systems < min_systems:
+        st.info(f"This needs at least {min_systems} systems ({why}); the selection has {n_systems}.",
+                icon=":material/info:")
+        return False
+    return True
