@@ -6,7 +6,7 @@ References: METHODS.md sec. 0.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal, Mapping, Sequence
 
 import numpy as np
@@ -32,16 +32,28 @@ class Measure:
 
     ``annotators`` optionally keeps per-annotator scores ``A[a, i, j]``; ``scores``
     is then their NaN-ignoring mean (METHODS sec. 0).
+
+    ``label`` is an optional display name for pickers and tables (the id ``name``
+    stays the key everywhere); ``attributes`` are optional string facts about the
+    measure, e.g. ``family`` (``llm-judge``, ``string-based``, ...), ``reference``
+    (``reference-based`` / ``reference-free``) or ``criterion``. Neither changes a number.
     """
 
     name: str
     kind: MeasureKind
     scores: np.ndarray
     annotators: np.ndarray | None = None
+    label: str = ""
+    attributes: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.kind not in ("human", "metric"):
             raise DatasetError(f"measure {self.name!r}: kind must be 'human' or 'metric', got {self.kind!r}")
+        if not isinstance(self.label, str):
+            raise DatasetError(f"measure {self.name!r}: label must be a string, got {type(self.label).__name__}")
+        if not isinstance(self.attributes, Mapping):
+            raise DatasetError(f"measure {self.name!r}: attributes must be a mapping of strings")
+        object.__setattr__(self, "attributes", {str(k): str(v) for k, v in self.attributes.items()})
         object.__setattr__(self, "scores", _readonly(self.scores))
         if self.scores.ndim != 2:
             raise DatasetError(f"measure {self.name!r}: scores must be a 2-D systems x inputs matrix")
@@ -52,8 +64,14 @@ class Measure:
                     f"measure {self.name!r}: annotators must have shape (A, {self.scores.shape[0]}, {self.scores.shape[1]})"
                 )
 
+    @property
+    def display_name(self) -> str:
+        """The label when there is one, else the id."""
+        return self.label or self.name
+
     @classmethod
-    def from_annotators(cls, name: str, kind: MeasureKind, annotators: np.ndarray) -> "Measure":
+    def from_annotators(cls, name: str, kind: MeasureKind, annotators: np.ndarray, *, label: str = "",
+                        attributes: Mapping[str, str] | None = None) -> "Measure":
         """Build a measure whose matrix is the mean over annotators, ignoring NaN."""
         annotators = np.asarray(annotators, dtype=np.float64)
         valid = ~np.isnan(annotators)
@@ -61,7 +79,12 @@ class Measure:
         total = np.where(valid, annotators, 0.0).sum(axis=0)
         with np.errstate(invalid="ignore", divide="ignore"):
             mean = np.where(count > 0, total / np.maximum(count, 1), np.nan)
-        return cls(name=name, kind=kind, scores=mean, annotators=annotators)
+        return cls(name=name, kind=kind, scores=mean, annotators=annotators, label=label,
+                   attributes=dict(attributes or {}))
+
+    def with_scores(self, scores: np.ndarray, annotators: np.ndarray | None = None) -> "Measure":
+        """The same measure (name, kind, label, attributes) over other scores, e.g. a subset or an edit."""
+        return Measure(self.name, self.kind, scores, annotators, self.label, self.attributes)
 
 
 @dataclass(frozen=True, eq=False)
@@ -69,7 +92,11 @@ class Dataset:
     """N systems, a pool of inputs and named measures over them.
 
     Inputs are ordered; ``judged[j]`` is True when input j has at least one human
-    score. Human measures are always used on judged inputs only; a metric's input
+    score. ``default_systems`` is the system subset the dataset's published
+    figures use (``ATTR=VALUE``, e.g. ``kind=model`` on HANNA, which drops the
+    human-written stories), or ``''``: the dashboard and the command line apply
+    it unless asked for all systems (:meth:`with_default_systems`); the core
+    functions themselves always use the systems they are given. Human measures are always used on judged inputs only; a metric's input
     pool is either ``judged`` (the standard definition) or ``all`` (judged plus
     unjudged inputs, NAACL 2022).
 
@@ -87,6 +114,7 @@ class Dataset:
     licence: str = ""
     description: str = ""
     notes: tuple[str, ...] = ()
+    default_systems: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "systems", tuple(str(s) for s in self.systems))
@@ -112,6 +140,10 @@ class Dataset:
                 raise DatasetError(
                     f"dataset {self.id!r}: attribute {attribute!r} has {len(values)} values for {len(self.systems)} systems"
                 )
+        if not isinstance(self.default_systems, str):
+            raise DatasetError(f"dataset {self.id!r}: default_systems must be a string such as 'kind=model'")
+        if self.default_systems and not self._matching_systems(parse_system_selection(self.default_systems)):
+            raise DatasetError(f"dataset {self.id!r}: default_systems {self.default_systems!r} matches no system")
         judged = np.zeros(len(self.inputs), dtype=bool)
         for measure in self.measures.values():
             if measure.kind == "human":
@@ -180,6 +212,19 @@ class Dataset:
             return measure.scores[:, self.judged]
         return measure.scores
 
+    def display_name(self, name: str) -> str:
+        """A measure's label for pickers and tables (its id when it has no label)."""
+        return self.measure(name).display_name
+
+    def measures_with(self, attribute: str, value: str | None = None, *,
+                      kind: MeasureKind | None = None) -> tuple[str, ...]:
+        """Ids of the measures whose ``attribute`` is set (and equals ``value`` when given), in dataset order."""
+        return tuple(
+            n for n, m in self.measures.items()
+            if attribute in m.attributes and (value is None or m.attributes[attribute] == value)
+            and (kind is None or m.kind == kind)
+        )
+
     def system_attribute(self, attribute: str) -> tuple[str, ...]:
         try:
             return self.system_attributes[attribute]
@@ -206,18 +251,23 @@ class Dataset:
         for name in names:
             m = self.measure(name)
             annotators = None if m.annotators is None else m.annotators[:, sys_index][:, :, inp_index]
-            new_measures[name] = Measure(name, m.kind, m.scores[np.ix_(sys_index, inp_index)], annotators)
+            new_measures[name] = m.with_scores(m.scores[np.ix_(sys_index, inp_index)], annotators)
+        attributes = {k: [v[i] for i in sys_index] for k, v in self.system_attributes.items()}
+        default = self.default_systems
+        if default and not matching_systems(parse_system_selection(default), attributes, len(sys_index)):
+            default = ""  # the subset kept none of the default's systems: it no longer applies
         return Dataset(
             id=id or self.id,
             systems=[self.systems[i] for i in sys_index],
             inputs=[self.inputs[j] for j in inp_index],
             measures=new_measures,
-            system_attributes={k: [v[i] for i in sys_index] for k, v in self.system_attributes.items()},
+            system_attributes=attributes,
             title=self.title,
             citation=self.citation,
             licence=self.licence,
             description=self.description,
             notes=self.notes,
+            default_systems=default,
         )
 
     def select_systems(self, selection: str | Mapping[str, str] | None) -> "Dataset":
@@ -225,14 +275,28 @@ class Dataset:
         criteria = parse_system_selection(selection)
         if not criteria:
             return self
-        keep = []
-        for i, name in enumerate(self.systems):
-            if all(self.system_attribute(attr)[i] == value for attr, value in criteria.items()):
-                keep.append(name)
+        for attr in criteria:
+            self.system_attribute(attr)  # an unknown attribute names the known ones
+        keep = [self.systems[i] for i in self._matching_systems(criteria)]
         if not keep:
             wanted = ", ".join(f"{k}={v}" for k, v in criteria.items())
             raise DatasetError(f"no system of dataset {self.id!r} matches {wanted}")
         return self.subset(systems=keep)
+
+    def with_default_systems(self) -> "Dataset":
+        """The dataset restricted to its ``default_systems`` (itself when there is none), with a note saying so."""
+        if not self.default_systems:
+            return self
+        subset = self.select_systems(self.default_systems)
+        if subset.n_systems == self.n_systems:
+            return self
+        dropped = [s for s in self.systems if s not in set(subset.systems)]
+        note = (f"Systems: {self.default_systems} ({subset.n_systems} of {self.n_systems}), this dataset's "
+                f"default as in its published figures; dropped {', '.join(dropped)}. Ask for all systems to keep them.")
+        return replace(subset, notes=tuple(subset.notes) + (note,), version="")
+
+    def _matching_systems(self, criteria: Mapping[str, str]) -> list[int]:
+        return matching_systems(criteria, self.system_attributes, self.n_systems)
 
     def fingerprint(self) -> str:
         """A short content hash: two datasets with equal fingerprints hold the same numbers."""
@@ -247,6 +311,12 @@ class Dataset:
                 digest.update(np.ascontiguousarray(m.annotators).tobytes())
         for attr, values in sorted(self.system_attributes.items()):
             digest.update(f"\x1e{attr}\x1f".encode() + "\x1f".join(values).encode())
+        # Labels, measure attributes and the default subset enter only when set, so that the fingerprints
+        # of datasets without them are unchanged.
+        described = [(n, m.label, sorted(m.attributes.items())) for n, m in self.measures.items()
+                     if m.label or m.attributes]
+        if described or self.default_systems:
+            digest.update(repr((described, self.default_systems)).encode())
         return digest.hexdigest()[:16]
 
     @staticmethod
@@ -260,9 +330,19 @@ class Dataset:
         return [position[c] for c in chosen]
 
 
+ALL_SYSTEMS = "all"
+
+
+def matching_systems(criteria: Mapping[str, str], attributes: Mapping[str, Sequence[str]], n: int) -> list[int]:
+    """Indices of the ``n`` systems whose attributes equal every criterion (an unknown attribute matches none)."""
+    if any(attr not in attributes for attr in criteria):
+        return []
+    return [i for i in range(n) if all(attributes[attr][i] == value for attr, value in criteria.items())]
+
+
 def parse_system_selection(selection: str | Mapping[str, str] | None) -> dict[str, str]:
-    """Parse ``"type=abs"`` or ``"type=abs,size=large"`` into a dict."""
-    if selection is None or selection == "":
+    """Parse ``"type=abs"`` or ``"type=abs,size=large"`` into a dict; ``None``, ``""`` and ``"all"`` mean all."""
+    if selection is None or selection == "" or (isinstance(selection, str) and selection.strip() == ALL_SYSTEMS):
         return {}
     if isinstance(selection, Mapping):
         return {str(k): str(v) for k, v in selection.items()}

@@ -66,7 +66,10 @@ def _serialise(dataset: Dataset, name: str) -> bytes:
         arrays[f"scores_{k}"] = m.scores
         if m.annotators is not None:
             arrays[f"annotators_{k}"] = m.annotators
-        measures.append({"name": measure_name, "kind": m.kind, "annotators": m.annotators is not None})
+        spec = {"name": measure_name, "kind": m.kind, "annotators": m.annotators is not None}
+        if m.label or m.attributes:
+            spec.update(label=m.label, attributes=dict(m.attributes))
+        measures.append(spec)
     attributes = []
     for k, (attr, values) in enumerate(dataset.system_attributes.items()):
         arrays[f"attribute_{k}"] = np.array(values, dtype=np.str_)
@@ -82,6 +85,7 @@ def _serialise(dataset: Dataset, name: str) -> bytes:
         "notes": list(dataset.notes),
         "measures": measures,
         "attributes": attributes,
+        "default_systems": dataset.default_systems,
         "saved_at": time.time(),
     }
     arrays["meta"] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
@@ -99,7 +103,8 @@ def _deserialise(path: Path) -> tuple[dict, Dataset]:
             measures = {}
             for k, spec in enumerate(meta["measures"]):
                 annotators = archive[f"annotators_{k}"] if spec["annotators"] else None
-                measures[spec["name"]] = Measure(spec["name"], spec["kind"], archive[f"scores_{k}"], annotators)
+                measures[spec["name"]] = Measure(spec["name"], spec["kind"], archive[f"scores_{k}"], annotators,
+                                                 str(spec.get("label", "")), dict(spec.get("attributes", {})))
             attributes = {attr: archive[f"attribute_{k}"].tolist() for k, attr in enumerate(meta["attributes"])}
             dataset = Dataset(
                 id=f"user:{path.stem}",
@@ -112,6 +117,7 @@ def _deserialise(path: Path) -> tuple[dict, Dataset]:
                 licence=meta.get("licence", ""),
                 description=meta.get("description", ""),
                 notes=tuple(meta.get("notes", ())),
+                default_systems=str(meta.get("default_systems", "")),
             )
     except StoreError:
         raise

@@ -28,7 +28,7 @@ from typing import Iterable, Literal, Sequence
 import numpy as np
 
 from metaeval_core._checks import check_choice
-from metaeval_core.data.dataset import Dataset, DatasetError, Measure
+from metaeval_core.data.dataset import Dataset, DatasetError, Measure, matching_systems, parse_system_selection
 
 __all__ = [
     "CONFLICT_POLICIES",
@@ -129,8 +129,13 @@ def _rebuild(dataset: Dataset, **changes) -> Dataset:
     """A new dataset (fresh fingerprint as version) with some fields replaced."""
     fields = dict(id=dataset.id, systems=dataset.systems, inputs=dataset.inputs, measures=dataset.measures,
                   system_attributes=dataset.system_attributes, title=dataset.title, citation=dataset.citation,
-                  licence=dataset.licence, description=dataset.description, notes=dataset.notes)
+                  licence=dataset.licence, description=dataset.description, notes=dataset.notes,
+                  default_systems=dataset.default_systems)
     fields.update(changes)
+    if fields["default_systems"] and "system_attributes" in changes:
+        criteria = parse_system_selection(fields["default_systems"])
+        if not matching_systems(criteria, fields["system_attributes"], len(fields["systems"])):
+            fields["default_systems"] = ""  # the merge or exclusion kept none of the default's systems
     return Dataset(version="", **fields)
 
 
@@ -281,7 +286,7 @@ def merge_datasets(base: Dataset, extra: Dataset, *, on_conflict: OnConflict = "
         if theirs is None:
             annotators = None if ours.annotators is None else _place(ours.annotators, *brc,
                                                                      (ours.annotators.shape[0], *shape))
-            measures[name] = Measure(name, ours.kind, _place(ours.scores, *brc, shape), annotators)
+            measures[name] = ours.with_scores(_place(ours.scores, *brc, shape), annotators)
             continue
         placed = _place(theirs.scores, *erc, shape)
         if ours is None:
@@ -295,10 +300,9 @@ def merge_datasets(base: Dataset, extra: Dataset, *, on_conflict: OnConflict = "
         annotators = _merge_annotators(name, ours, theirs, take, brc, erc, shape, notes)
         if annotators is not None:
             # The mean must summarise the kept annotators: identical where a side's cells were taken whole.
-            kind = ours.kind if ours is not None else theirs.kind
-            measures[name] = Measure(name, kind, merged, annotators)
+            measures[name] = (ours or theirs).with_scores(merged, annotators)
         else:
-            measures[name] = Measure(name, ours.kind if ours is not None else theirs.kind, merged)
+            measures[name] = (ours or theirs).with_scores(merged)
     attributes: dict[str, list[str]] = {}
     for attr in _union(tuple(base.system_attributes), tuple(extra.system_attributes)):
         mine = dict(zip(base.systems, base.system_attributes.get(attr, ())))
@@ -362,9 +366,9 @@ def edit_scores(dataset: Dataset, edits: Iterable[tuple[str, str, str, float]], 
             scores[i, j] = value
         if old.annotators is not None and not np.array_equal(scores, old.scores, equal_nan=True):
             notes.append(f"per-annotator scores of {name!r} were dropped: some of its cells were edited")
-            measures[name] = Measure(name, old.kind, scores)
+            measures[name] = old.with_scores(scores)
         else:
-            measures[name] = Measure(name, old.kind, scores, old.annotators)
+            measures[name] = old.with_scores(scores, old.annotators)
     notes.append(f"{len(edits)} score(s) edited by hand")
     return _rebuild(dataset, id=id or dataset.id, measures=measures, notes=tuple(notes))
 
