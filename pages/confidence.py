@@ -3,6 +3,7 @@
 import pandas as pd
 import streamlit as st
 
+from metaeval_core.stats.resampling import CI_METHODS
 from metaeval_ui import data, exports, figures, state, widgets
 from metaeval_ui.errors import escape_markdown, guard
 
@@ -15,7 +16,7 @@ if ctx is None:
 ds = ctx.dataset
 level, coefficient, pool, systems = widgets.correlation_settings(ds)
 # Fisher's interval exists for correlations only, not for the pairwise accuracies.
-methods_all = tuple(m for m in data.resampling_module().CI_METHODS
+methods_all = tuple(m for m in CI_METHODS
                     if m != "fisher" or coefficient in widgets.CORRELATIONS)
 
 left, middle, right = st.columns([2, 1, 1])

@@ -3,6 +3,7 @@
 import numpy as np
 import streamlit as st
 
+from metaeval_core.stats import significance
 from metaeval_ui import data, exports, figures, state, tables, widgets
 from metaeval_ui.data import practice as practice_data
 from metaeval_ui.figures import practice as practice_figures
@@ -16,10 +17,9 @@ if ctx is None:
     st.stop()
 ds = ctx.dataset
 level, coefficient, pool, systems = widgets.correlation_settings(ds)
-sig = data.significance_module()
 
 # Williams' test needs a correlation (not a pairwise accuracy) and a system or global level.
-methods = [m for m in sig.TEST_METHODS
+methods = [m for m in significance.TEST_METHODS
            if not (m == "williams" and (level == "input" or coefficient not in widgets.CORRELATIONS))]
 c1, c2, c3, c4 = st.columns(4)
 key = state.prepare("sig_method", options=methods, fallback="perm-both")
@@ -27,17 +27,17 @@ method = state.commit("sig_method", c1.selectbox(
     "Test", methods, key=key, format_func=widgets.upper,
     help="PERM-*: permutation (swap X and Y scores by system, input or cell); BOOT-*: paired bootstrap; "
          "WILLIAMS: analytic, assumes normality (system and global levels only)."))
-key = state.prepare("sig_alternative", options=sig.ALTERNATIVES, fallback="greater")
+key = state.prepare("sig_alternative", options=significance.ALTERNATIVES, fallback="greater")
 alternative = state.commit("sig_alternative", c1.radio(
-    "Alternative", sig.ALTERNATIVES, key=key, horizontal=True,
+    "Alternative", significance.ALTERNATIVES, key=key, horizontal=True,
     help="greater: H1 is 'row X correlates better than column Y'; two-sided: 'they differ'."))
-key = state.prepare("sig_family", options=sig.FAMILIES, fallback="row")
+key = state.prepare("sig_family", options=significance.FAMILIES, fallback="row")
 family = state.commit("sig_family", c2.selectbox(
-    "Family", sig.FAMILIES, key=key,
+    "Family", significance.FAMILIES, key=key,
     format_func={"row": "per row metric (TACL Fig. 5)", "table": "whole table (TACL App. B)",
                  "none": "none"}.get))
-key = state.prepare("sig_correction", options=sig.CORRECTIONS, fallback="bonferroni")
-correction = state.commit("sig_correction", c2.selectbox("Correction", sig.CORRECTIONS, key=key,
+key = state.prepare("sig_correction", options=significance.CORRECTIONS, fallback="bonferroni")
+correction = state.commit("sig_correction", c2.selectbox("Correction", significance.CORRECTIONS, key=key,
                                                          format_func=figures.correction_label))
 key = state.prepare("sig_alpha", fallback=0.05, coerce=lambda v: min(max(float(v), 0.001), 0.5))
 alpha = state.commit("sig_alpha", c3.number_input("alpha", min_value=0.001, max_value=0.5, step=0.01,

@@ -1,4 +1,4 @@
-"""``python -m metaeval_core``: the command line.
+"""``metaeval`` (or ``python -m metaeval_core``): the command line.
 
 Every subcommand prints a readable table by default and machine-readable JSON
 with ``--json``. Errors are one clear line on stderr and a non-zero exit code,
@@ -329,13 +329,29 @@ class OneLineErrorParser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"error: {self.prog}: {message} (see --help)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def cmd_app(args: argparse.Namespace) -> None:
+    # By name, at call time: the core never imports the dashboard's stack (streamlit, plotly) otherwise.
+    try:
+        serve = importlib.import_module("metaeval_ui.serve")
+    except ImportError as error:
+        raise CLIError(f"the dashboard cannot start: {error} (install metaeval with its dependencies: "
+                       "pip install metaeval, or bash run.sh app in a checkout)") from None
+    raise SystemExit(serve.main(list(args.streamlit_args)))
+
+
+def build_parser(prog: str = "metaeval") -> argparse.ArgumentParser:
     parser = OneLineErrorParser(
-        prog="python -m metaeval_core",
+        prog=prog,
         description="Meta-evaluate automatic evaluation metrics against human judgments.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
+
+    app = sub.add_parser("app", help="start the dashboard (http://localhost:8501); Streamlit options may follow",
+                         description="Start the dashboard. Options after `app` go to Streamlit, e.g. "
+                                     "`metaeval app --server.port 8600`.")
+    app.add_argument("streamlit_args", nargs=argparse.REMAINDER, help="Streamlit options")
+    app.set_defaults(func=cmd_app)
 
     def command(name: str, func: Callable, help: str) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help, description=help)
@@ -395,9 +411,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+def main(argv: Sequence[str] | None = None, *, prog: str = "metaeval") -> int:
+    parser = build_parser(prog)
+    # Streamlit's own options follow `app` (argparse's REMAINDER does not take a leading --option).
+    args, extra = parser.parse_known_args(argv)
+    if extra and args.command != "app":
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    if args.command == "app":
+        args.streamlit_args = [*extra, *args.streamlit_args]
     try:
         args.func(args)
     except (CLIError, DatasetError, ValueError, TypeError, FileNotFoundError, OSError) as error:
@@ -416,3 +437,8 @@ def main(argv: Sequence[str] | None = None) -> int:
               file=sys.stderr)
         return EXIT_INTERNAL
     return 0
+
+
+def entry() -> None:
+    """The ``metaeval`` console command (``pyproject.toml``'s ``[project.scripts]``)."""
+    sys.exit(main())

@@ -5,9 +5,6 @@
 * Computations are ``st.cache_data`` functions taking the dataset as ``_dataset`` (leading underscore:
   never hashed) plus its small :data:`DatasetKey` ``(id, version)`` and frozen option tuples, with
   bounded ``max_entries``.
-
-Until ``metaeval_core.data.registry`` / ``metaeval_core.data.upload`` land, the registry offers only the built-in
-synthetic demo and uploads are unavailable (with that reason shown).
 """
 
 from __future__ import annotations
@@ -24,28 +21,13 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from metaeval_core.data import registry as _registry, upload as _upload
+from metaeval_core.stats import resampling as _resampling, significance as _significance
 from metaeval_core.stats.correlation import correlate
 from metaeval_core.data.dataset import Dataset, DatasetError
 from metaeval_core.data.synthetic import synthetic_dataset
 
 from metaeval_ui import tables
-
-try:  # colleagues' modules; optional until they land
-    from metaeval_core.data import registry as _registry
-except ImportError:  # pragma: no cover - depends on the repository state
-    _registry = None
-try:
-    from metaeval_core.data import upload as _upload
-except ImportError:  # pragma: no cover
-    _upload = None
-try:
-    from metaeval_core.stats import resampling as _resampling
-except ImportError:  # pragma: no cover
-    _resampling = None
-try:
-    from metaeval_core.stats import significance as _significance
-except ImportError:  # pragma: no cover
-    _significance = None
 
 DatasetKey = tuple[str, str]  # (dataset id, version)
 DEMO_ID = "demo"
@@ -54,28 +36,10 @@ MAX_UPLOADS_PER_SESSION = 3
 MAX_UPLOAD_MB = 50  # the core's UploadLimits default; checked again (also after gunzip) by the reader
 
 
-def has_registry() -> bool:
-    return _registry is not None
 
 
-def has_upload() -> bool:
-    return _upload is not None
 
 
-def has_resampling() -> bool:
-    return _resampling is not None
-
-
-def has_significance() -> bool:
-    return _significance is not None
-
-
-def resampling_module():
-    return _resampling
-
-
-def significance_module():
-    return _significance
 
 
 @dataclass(frozen=True)
@@ -93,20 +57,16 @@ class DatasetChoice:
 
 def data_dir_key() -> str:
     """The data directory as a string (part of cache keys: another directory is another catalogue)."""
-    if _registry is not None:
-        try:
-            return str(_registry.data_dir())
-        except Exception:  # noqa: BLE001 - a misconfigured directory must not break the app
-            pass
-    return os.environ.get("METAEVAL_DATA_DIR", "")
+    try:
+        return str(_registry.data_dir())
+    except Exception:  # noqa: BLE001 - a misconfigured directory must not break the app
+        return os.environ.get("METAEVAL_DATA_DIR", "")
 
 
 @st.cache_data(max_entries=8, ttl=300, show_spinner=False)
 def list_choices(data_dir: str) -> tuple[DatasetChoice, ...]:
     """The datasets the picker offers for ``data_dir`` (the demo first)."""
     demo = DatasetChoice(DEMO_ID, "Synthetic demo (offline)", description="Generated data with a known truth.")
-    if _registry is None:
-        return (demo,)
     infos = _registry.list_datasets(data_dir=Path(data_dir) if data_dir else None)
     out = [
         DatasetChoice(
@@ -128,17 +88,13 @@ def list_choices(data_dir: str) -> tuple[DatasetChoice, ...]:
 @st.cache_resource(max_entries=6, show_spinner="Loading dataset…")
 def load_registered(dataset_id: str, data_dir: str) -> Dataset:
     """A built-in dataset, loaded once per process and shared (read-only arrays) by every session."""
-    if dataset_id == DEMO_ID or _registry is None:
-        if dataset_id != DEMO_ID:
-            raise DatasetError(f"unknown dataset {dataset_id!r}: only the demo is available in this build")
+    if dataset_id == DEMO_ID:
         return synthetic_dataset()
     return _registry.load_dataset(dataset_id, data_dir=Path(data_dir) if data_dir else None)
 
 
 def fetch(dataset_id: str, data_dir: str) -> list[Path]:
     """Download a registry dataset's files (clears the catalogue cache so it shows as available)."""
-    if _registry is None:
-        raise DatasetError("downloading needs metaeval_core.data.registry, which this build does not have yet")
     paths = _registry.fetch_dataset(dataset_id, data_dir=Path(data_dir) if data_dir else None)
     list_choices.clear()
     return paths
@@ -150,8 +106,6 @@ def content_sha256(data: bytes) -> str:
 
 def parse_upload(data: bytes, name: str, *, human_measures: Sequence[str] | None = None) -> Dataset:
     """Parse an uploaded file with the core reader (raises UploadError/DatasetError on bad files)."""
-    if _upload is None:
-        raise DatasetError("uploads need metaeval_core.data.upload, which this build does not have yet")
     digest = content_sha256(data)
     options: dict[str, Any] = {"name": name, "dataset_id": f"{UPLOAD_PREFIX}{digest[:12]}",
                                "limits": _upload.UploadLimits.from_environment()}
@@ -242,8 +196,6 @@ def confidence_interval(
     seed: int,
 ) -> dict:
     """One interval as a plain dict (``ConfidenceInterval.to_dict()`` plus the metric and human)."""
-    if _resampling is None:
-        raise DatasetError("confidence intervals need metaeval_core.stats.resampling, which this build does not have yet")
     ci = _resampling.dataset_confidence_interval(
         _dataset, metric, human, level=level, coefficient=coefficient, method=method, pool=pool,
         systems=systems or None, confidence_level=confidence_level, n_resamples=n_resamples, rng=seed,
@@ -300,8 +252,6 @@ def pairwise_uncorrected(_dataset: Dataset, key: tuple, *, progress: Callable[[f
 
     ``key`` comes from :func:`pairwise_key`; results are cached in a bounded LRU shared by sessions.
     """
-    if _significance is None:
-        raise DatasetError("significance tests need metaeval_core.stats.significance, which this build does not have yet")
     found = _store().get(key)
     if found is not None:
         return found

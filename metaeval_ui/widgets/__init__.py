@@ -100,7 +100,7 @@ def dataset_picker() -> tuple[Dataset, data.DatasetKey] | None:
     for key, ds in uploads.items():
         choices[key] = data.DatasetChoice(key, f"Uploaded: {ds.title or ds.id}")
     choices.update(userdata.extra_choices())  # the session's what-if dataset and the local store
-    options = list(choices) + ([UPLOAD_OPTION] if data.has_upload() else [])
+    options = [*choices, UPLOAD_OPTION]
     wanted = state.get("dataset")
     if wanted and wanted.startswith(data.UPLOAD_PREFIX) and wanted not in choices:
         state.add_note(f"The link refers to an uploaded file ({wanted}) that is not loaded in this session: "
@@ -117,11 +117,8 @@ def dataset_picker() -> tuple[Dataset, data.DatasetKey] | None:
         st.info("Upload a file in the sidebar to analyse your own scores.", icon=":material/upload:")
         return None
     state.commit("dataset", chosen)
-    if not data.has_upload():
-        st.sidebar.caption("Uploads arrive with `metaeval_core.data.upload` (not in this build yet).")
-    else:
-        with st.sidebar.expander("Upload your own scores"):
-            _upload_box(container=st)
+    with st.sidebar.expander("Upload your own scores"):
+        _upload_box(container=st)
     choice = choices[chosen]
     if not choice.available:
         st.warning(escape_markdown(f"Dataset {choice.title} is not available here: {choice.reason or 'files missing'}"),

@@ -37,14 +37,10 @@ def test_overview_shows_counts_and_links_to_the_details(demo_env):
     assert any(label.startswith("**Correlations**") for label in links), links
 
 
-def test_overview_links_only_to_registered_pages(demo_env, monkeypatch):
-    from metaeval_ui import data
-
-    monkeypatch.setattr(data, "has_resampling", lambda: False)  # this build: no Confidence intervals page
+def test_overview_links_only_to_registered_pages(demo_env):
     at = new_app().run()
     assert_clean(at)
     links = [link.proto.label for link in at.get("page_link")]
-    assert not any("Confidence intervals" in label for label in links), links
     assert any(label.startswith("**Dataset**") for label in links), links
 
 

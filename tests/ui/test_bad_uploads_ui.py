@@ -11,7 +11,6 @@ import pytest
 from metaeval_ui import data
 from ui_helpers import new_app
 
-pytestmark = pytest.mark.skipif(not data.has_upload(), reason="metaeval_core.data.upload not in this build")
 
 BAD = Path(__file__).resolve().parents[1] / "data" / "bad_uploads"
 FILES = sorted(p.name for p in BAD.iterdir() if p.is_file())

@@ -73,7 +73,6 @@ def evil_csv() -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
-@pytest.mark.skipif(not data.has_upload(), reason="metaeval_core.data.upload not in this build")
 def test_report_holds_titles_numbers_provenance_and_is_escaped(demo_env):
     at = new_app().run()
     at.file_uploader(key="w:upload_file").upload("evil.csv", evil_csv(), "text/csv")

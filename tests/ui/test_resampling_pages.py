@@ -8,8 +8,6 @@ import pytest
 from metaeval_ui import data, tables
 from ui_helpers import assert_clean, new_app, plotly_specs
 
-needs_ci = pytest.mark.skipif(not data.has_resampling(), reason="metaeval_core.stats.resampling not in this build")
-needs_sig = pytest.mark.skipif(not data.has_significance(), reason="metaeval_core.stats.significance not in this build")
 DEMO_METRICS = ["metric.strong", "metric.good", "metric.fair", "metric.weak", "metric.noise"]
 
 
@@ -20,7 +18,6 @@ def open_ci(query):
     return at
 
 
-@needs_ci
 def test_ci_page_forest_plot_table_and_methods(demo_env):
     at = open_ci({"ci": ["fisher", "boot-both"], "ci_k": "60", "ci_seed": "7"})
     table = at.dataframe[0].value
@@ -44,7 +41,6 @@ def test_ci_page_forest_plot_table_and_methods(demo_env):
     assert not np.allclose(other[other["method"] == "BOOT-BOTH"]["low"], boot["low"])
 
 
-@needs_ci
 def test_ci_sort_order_and_cap(demo_env):
     at = open_ci({"ci": "fisher", "metric": ["metric.noise", "metric.strong"], "ci_k": "50000", "sort": "name"})
     assert at.number_input(key="w:ci_k").value == data.MAX_RESAMPLES
@@ -57,7 +53,6 @@ def test_ci_sort_order_and_cap(demo_env):
     assert at.query_params["sort"] == "estimate"
 
 
-@needs_ci
 def test_ci_empty_state(demo_env):
     at = open_ci({"ci": ""})
     assert any("at least one CI method" in i.value for i in at.info)
@@ -71,7 +66,6 @@ def open_sig(query):
     return at
 
 
-@needs_sig
 def test_significance_heatmap_fill_outline_and_words(demo_env):
     at = open_sig({"sig_k": "99", "test": "perm-both", "correction": "bonferroni", "family": "row"})
     records = at.dataframe[0].value
@@ -100,7 +94,6 @@ def test_significance_heatmap_fill_outline_and_words(demo_env):
     assert at.query_params["correction"] == "none"
 
 
-@needs_sig
 def test_significance_williams_only_where_defined_and_empty_state(demo_env):
     at = open_sig({"test": "williams", "level": "input", "sig_k": "20"})
     assert "williams" not in at.selectbox(key="w:sig_method").options
@@ -126,8 +119,6 @@ def test_correct_table_families():
         tables.correct_table(p, "holm", "galaxy")
 
 
-@needs_ci
-@needs_sig
 def test_pairwise_accuracy_is_a_coefficient_on_the_resampling_pages(demo_env):
     """The accuracies are offered wherever a coefficient is; Fisher and Williams are not offered for them."""
     at = open_ci({"ci": ["fisher", "boot-both"], "ci_k": "40", "coef": "pairwise-accuracy"})

@@ -8,7 +8,6 @@ import pytest
 from metaeval_ui import data
 from ui_helpers import assert_clean, new_app
 
-pytestmark = pytest.mark.skipif(not data.has_upload(), reason="metaeval_core.data.upload not in this build")
 
 
 def wide_csv(n_systems=6, n_inputs=12, seed=3) -> bytes:

@@ -10,7 +10,6 @@ from metaeval_core.data.upload import read_user_file
 from metaeval_ui import data
 from ui_helpers import assert_clean, new_app
 
-pytestmark = pytest.mark.skipif(not data.has_upload(), reason="metaeval_core.data.upload not in this build")
 
 DEMO = synthetic_dataset()
 HUMAN = DEMO.human_measures[0]

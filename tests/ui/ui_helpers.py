@@ -11,16 +11,9 @@ LANDING = "pages/home.py"  # the Overview: light by design (no chart, table, cod
 
 
 def page_files() -> list[str]:
-    """The content pages app.py registers in this build, each with tables/figures and their exports (CI and
-    significance pages need their core modules). The landing page is not among them: see all_page_files()."""
-    from metaeval_ui import data
-
-    pages = ["pages/dataset.py", "pages/correlations.py"]
-    if data.has_resampling() and (REPO / "pages/confidence.py").is_file():
-        pages.append("pages/confidence.py")
-    if data.has_significance() and (REPO / "pages/significance.py").is_file():
-        pages.append("pages/significance.py")
-    return pages
+    """The content pages with tables/figures and their exports. The landing page is not among them: see
+    all_page_files()."""
+    return ["pages/dataset.py", "pages/correlations.py", "pages/confidence.py", "pages/significance.py"]
 
 
 def all_page_files() -> list[str]:
