@@ -8,7 +8,7 @@ estimated from repeated seeds). Data: SummEval (16 systems x 100 judged inputs) 
 ``metaeval_core.data.registry.load_dataset('summeval')`` finds the mirror (METAEVAL_DATA_DIR or
 ../shared/datasets), otherwise the synthetic demo (said in every line as ``data``).
 
-PERM-BOTH: METHODS sec. 3 swaps each cell independently. nlpstats' own ``'both'`` swaps
+PERM-BOTH: docs/methods.md sec. 3 swaps each cell independently. nlpstats' own ``'both'`` swaps
 whole rows and then whole columns (cell swapped iff row XOR column), a different null; the
 reference here therefore calls ``nlpstats.correlations.permutation_test`` with a
 cell-wise permutation callable, and the nlpstats ``'both'`` p-value is printed for information.
@@ -59,7 +59,7 @@ def timed(fn, repeat=1):
 
 
 def cellwise_permute(x, y, **_):
-    """PERM-BOTH as METHODS sec. 3 (and TACL Algorithm 2): each cell swapped independently."""
+    """PERM-BOTH as docs/methods.md sec. 3 (and TACL Algorithm 2): each cell swapped independently."""
     mask = np.random.rand(*x.shape) > 0.5
     xp, yp = x.copy(), y.copy()
     xp[mask], yp[mask] = y[mask], x[mask]

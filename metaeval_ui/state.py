@@ -69,7 +69,7 @@ FIELDS: dict[str, Field] = {
     "pools_k": Field("pools_k", "int", 1000),
     "pools_seed": Field("pools_seed", "int", 0),
     "pools_m": Field("sim_m", "int"),
-    # paper analyses (METHODS sec. 7-8) and simulations (sec. 9)
+    # paper analyses (docs/methods.md sec. 7-8) and simulations (sec. 9)
     "f1_k": Field("f1_k", "int", 1000),
     "f1_seed": Field("f1_seed", "int", 0),
     "f1_metric": Field("f1_metric", "str"),
@@ -89,7 +89,7 @@ FIELDS: dict[str, Field] = {
     "sim_tests": Field("sim_test", "list"),
     "sim_ptrials": Field("ptrials", "int", 20),
     "sim_degrade": Field("degrade", "str"),
-    # a practitioner's questions (METHODS sec. 10): improvement, planning, influence, significance clusters
+    # a practitioner's questions (docs/methods.md sec. 10): improvement, planning, influence, significance clusters
     "imp_metric": Field("imetric", "str"),
     "imp_delta": Field("d", "float"),
     "imp_method": Field("imethod", "str", "boot-both"),

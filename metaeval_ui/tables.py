@@ -1,6 +1,6 @@
 """Pure pandas/numpy summaries behind the overview page (no streamlit, no plotly; unit-testable).
 
-Missing values are NaN in the score matrices (METHODS.md sec. 0); every summary here ignores them and
+Missing values are NaN in the score matrices (docs/methods.md sec. 0); every summary here ignores them and
 says how many there were.
 """
 
@@ -140,7 +140,7 @@ def missing_summary(dataset: Dataset) -> pd.DataFrame:
 
 def correct_table(pvalue: np.ndarray, correction: str, family: str) -> np.ndarray:
     """Adjust a metric x metric p-value table within each family: 'row', 'table' or 'none'
-    (METHODS.md sec. 3); :func:`metaeval_core.stats.significance.correct_table`."""
+    (docs/methods.md sec. 3); :func:`metaeval_core.stats.significance.correct_table`."""
     from metaeval_core.stats.significance import correct_table as _correct_table
 
     return _correct_table(pvalue, correction=correction, family=family)

@@ -1,4 +1,4 @@
-"""Annotators: how much do the human judges agree with each other? (SummEval sec. 4-5, METHODS sec. 8)"""
+"""Annotators: how much do the human judges agree with each other? (SummEval sec. 4-5, docs/methods.md sec. 8)"""
 
 import streamlit as st
 

@@ -1,4 +1,4 @@
-"""High-scoring range: do metrics disagree on the best summaries? (Peyrard 2019, METHODS sec. 8)"""
+"""High-scoring range: do metrics disagree on the best summaries? (Peyrard 2019, docs/methods.md sec. 8)"""
 
 import streamlit as st
 

@@ -1,4 +1,4 @@
-"""Is my improvement real? How likely humans agree with a metric gain of size d (METHODS sec. 10)."""
+"""Is my improvement real? How likely humans agree with a metric gain of size d (docs/methods.md sec. 10)."""
 
 import math
 

@@ -1,4 +1,4 @@
-"""Leave one system out: does a single system drive the metric-human correlation? (METHODS sec. 10)"""
+"""Leave one system out: does a single system drive the metric-human correlation? (docs/methods.md sec. 10)"""
 
 import math
 

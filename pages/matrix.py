@@ -1,4 +1,4 @@
-"""Correlation matrix: how do the measures (metrics and humans) agree with each other? (METHODS sec. 8)"""
+"""Correlation matrix: how do the measures (metrics and humans) agree with each other? (docs/methods.md sec. 8)"""
 
 import numpy as np
 import pandas as pd

@@ -1,4 +1,4 @@
-"""Normality: are the scores normal enough for Fisher intervals and Williams' test? (METHODS sec. 8)"""
+"""Normality: are the scores normal enough for Fisher intervals and Williams' test? (docs/methods.md sec. 8)"""
 
 import streamlit as st
 

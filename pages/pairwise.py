@@ -1,4 +1,4 @@
-"""Pairwise comparison F1: can a metric tell which of two systems is significantly better? (METHODS sec. 7)"""
+"""Pairwise comparison F1: can a metric tell which of two systems is significantly better? (docs/methods.md sec. 7)"""
 
 import pandas as pd
 import streamlit as st

@@ -1,4 +1,4 @@
-"""How many judgments do I need? rSYS interval width and PERM-BOTH power by design (METHODS sec. 10)."""
+"""How many judgments do I need? rSYS interval width and PERM-BOTH power by design (docs/methods.md sec. 10)."""
 
 import pandas as pd
 import streamlit as st

@@ -106,7 +106,7 @@ st.dataframe(records, hide_index=True, width="stretch",
 exports.table_download(records, exports.file_name("significance", ds.id, level, coefficient, method),
                        title=f"Pairwise comparisons ({label}, {correction}, alpha {alpha:g})")
 
-# -- significance clusters (METHODS sec. 10): ranks of metrics not significantly different, as in WMT ----------
+# -- significance clusters (docs/methods.md sec. 10): ranks of metrics not significantly different, as in WMT ----------
 st.subheader("Significance clusters")
 key = state.prepare("clu_raw")
 raw = state.commit("clu_raw", st.toggle("Use uncorrected p-values", key=key,

@@ -1,4 +1,4 @@
-"""Simulations: do the intervals cover, and can the tests tell a better metric? (TACL 2021 sec. 5, METHODS sec. 9)"""
+"""Simulations: do the intervals cover, and can the tests tell a better metric? (TACL 2021 sec. 5, docs/methods.md sec. 9)"""
 
 import time
 

@@ -1,4 +1,4 @@
-"""Top-k systems: does a metric still rank the best systems well? (Bhandari et al. 2020, METHODS sec. 7)"""
+"""Top-k systems: does a metric still rank the best systems well? (Bhandari et al. 2020, docs/methods.md sec. 7)"""
 
 import pandas as pd
 import streamlit as st

@@ -94,7 +94,6 @@ def test_document_has_sections_0_to_17_and_references():
     assert "References" in titles, "docs/methods.md lacks its '## References' section"
 
 
-@pytest.mark.xfail(strict=False, reason="citations are rewritten to docs/methods.md after the layout move")
 def test_code_cites_the_document():
     found = citations()
     scanned = ", ".join(p.relative_to(REPO).as_posix() for p in source_files()[:5])

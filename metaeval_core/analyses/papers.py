@@ -8,9 +8,9 @@ for an unknown measure, system or attribute) and returns a frozen dataclass
 with named fields and a ``to_records()`` method giving plain rows.
 
 Undefined pieces (a correlation on fewer than 2 points or on a constant vector)
-are NaN, never 0, and every result counts what it dropped (METHODS sec. 1).
+are NaN, never 0, and every result counts what it dropped (docs/methods.md sec. 1).
 
-References: METHODS.md sec. 7 (Bhandari et al., EMNLP 2020) and sec. 8
+References: docs/methods.md sec. 7 (Bhandari et al., EMNLP 2020) and sec. 8
 (Fabbri et al., TACL 2021; Peyrard, ACL 2019).
 """
 
@@ -170,7 +170,7 @@ def topk_correlations(
 
     Systems are sorted by their mean human score (best first; ties keep dataset
     order; systems without a human mean are left out). For each ``k`` the
-    correlation of the system means (METHODS sec. 1, system level) is computed on
+    correlation of the system means (docs/methods.md sec. 1, system level) is computed on
     the top ``k`` systems only: one curve per metric.
 
     Parameters
@@ -195,7 +195,7 @@ def topk_correlations(
 
     References
     ----------
-    METHODS.md sec. 7; Bhandari et al. (EMNLP 2020) sec. 4.2, Fig. 3 and 8.
+    docs/methods.md sec. 7; Bhandari et al. (EMNLP 2020) sec. 4.2, Fig. 3 and 8.
     """
     subset, metrics = _validate_topk(dataset, metrics, human, coefficient, pool, systems, min_k)
     z = system_means(subset.matrix(human))
@@ -241,7 +241,7 @@ def weighted_f1(y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
 
     References
     ----------
-    METHODS.md sec. 7; scikit-learn ``f1_score(..., average='weighted')``.
+    docs/methods.md sec. 7; scikit-learn ``f1_score(..., average='weighted')``.
     """
     y_true = np.asarray(y_true)
     y_pred = np.asarray(y_pred)
@@ -399,7 +399,7 @@ def pairwise_f1(
 
     References
     ----------
-    METHODS.md sec. 7; Bhandari et al. (EMNLP 2020) sec. 4.3, Fig. 4; Koehn (2004).
+    docs/methods.md sec. 7; Bhandari et al. (EMNLP 2020) sec. 4.3, Fig. 4; Koehn (2004).
     """
     subset, metrics, generator = _validate_pairwise(
         dataset, metrics, human, n_resamples, confidence, systems, rng, batch
@@ -538,7 +538,7 @@ def correlation_matrix(
 ) -> CorrelationMatrix:
     """Correlation of every pair of measures (metrics and humans alike) at one level.
 
-    Each pair is correlated exactly as a metric with a human in METHODS sec. 1:
+    Each pair is correlated exactly as a metric with a human in docs/methods.md sec. 1:
     system means (each metric over its ``pool``, humans over the judged inputs)
     at the system level; per judged input, then averaged, at the input level;
     over all judged cells at the global level.
@@ -565,7 +565,7 @@ def correlation_matrix(
 
     References
     ----------
-    METHODS.md sec. 8; Fabbri et al. (TACL 2021) sec. 5.2, Fig. 1 (pairwise Pearson correlations of all metrics).
+    docs/methods.md sec. 8; Fabbri et al. (TACL 2021) sec. 5.2, Fig. 1 (pairwise Pearson correlations of all metrics).
     """
     subset, measures = _validate_matrix(dataset, measures, level, coefficient, pool, systems, order)
     effective_pool = pool if level == "system" else "judged"
@@ -770,7 +770,7 @@ def annotator_agreement(
     * **Correlations**: for each dimension held by two groups, the correlation
       of the two groups' mean scores (e.g. SummEval ``expert.relevance`` vs
       ``turker.relevance``) at each of ``levels`` and ``coefficients``, computed
-      as in METHODS sec. 1 (``'global'`` = over all summaries, the paper's
+      as in docs/methods.md sec. 1 (``'global'`` = over all summaries, the paper's
       summary-level comparison).
 
     Parameters
@@ -795,7 +795,7 @@ def annotator_agreement(
 
     References
     ----------
-    METHODS.md sec. 8; Fabbri et al. (TACL 2021) sec. 4.3 and 5.1 (Krippendorff's alpha: crowd 0.4920,
+    docs/methods.md sec. 8; Fabbri et al. (TACL 2021) sec. 4.3 and 5.1 (Krippendorff's alpha: crowd 0.4920,
     experts 0.4286 in the first round and 0.7187 in the second); Krippendorff (2011).
     """
     subset, with_annotators, chosen = _validate_annotators(dataset, groups, levels, coefficients, systems)
@@ -1013,7 +1013,7 @@ def high_range(
 
     References
     ----------
-    METHODS.md sec. 8; Peyrard (ACL 2019) sec. 3-4, Table 1, Fig. 2, App. B (Algorithm 2).
+    docs/methods.md sec. 8; Peyrard (ACL 2019) sec. 3-4, Table 1, Fig. 2, App. B (Algorithm 2).
     """
     subset, metrics, selection = _validate_high_range(
         dataset, metrics, baseline, selection_metrics, n_bins, normalise, pool, systems
@@ -1086,7 +1086,7 @@ def high_range(
 
 
 # ---------------------------------------------------------------------------
-# Normality (METHODS sec. 8)
+# Normality (docs/methods.md sec. 8)
 # ---------------------------------------------------------------------------
 @dataclass(frozen=True)
 class NormalityRow:
@@ -1173,7 +1173,7 @@ def normality_table(
 
     References
     ----------
-    METHODS.md sec. 8; Shapiro & Wilk (1965); Deutsch, Dror & Roth (TACL 2021) sec. 3.
+    docs/methods.md sec. 8; Shapiro & Wilk (1965); Deutsch, Dror & Roth (TACL 2021) sec. 3.
     """
     subset, measures = _validate_normality(dataset, measures, pool, systems, alpha)
     rows = []

@@ -1,4 +1,4 @@
-"""Beyond the papers: the questions a practitioner asks of a meta-evaluation (METHODS sec. 10).
+"""Beyond the papers: the questions a practitioner asks of a meta-evaluation (docs/methods.md sec. 10).
 
 * :func:`improvement_probability` -- "is my improvement real?": the probability that humans
   order two systems the same way as a metric difference of size ``delta``, from a monotone
@@ -12,7 +12,7 @@
 * :func:`system_influence` -- leave-one-system-out: how much each system moves the
   metric-human correlation.
 
-References: METHODS.md sec. 10; Deutsch, Dror & Roth (TACL 2021, NAACL 2022);
+References: docs/methods.md sec. 10; Deutsch, Dror & Roth (TACL 2021, NAACL 2022);
 Deutsch, Foster & Freitag (2023) on ties; Kocmi et al. (2021, 2024) on metric deltas.
 """
 
@@ -305,7 +305,7 @@ def improvement_probability(
         The metric difference to judge, in the metric's own units (say 0.5 ROUGE-1 points);
         its sign is ignored, it must be non-zero.
     pool : {'judged', 'all'}, default 'judged'
-        The metric's input pool (METHODS sec. 0); the human always uses the judged inputs.
+        The metric's input pool (docs/methods.md sec. 0); the human always uses the judged inputs.
     systems : str, optional
         A system subset such as ``"type=abs"``.
     method : {'boot-both', 'boot-inputs', 'boot-systems'}, default 'boot-both'
@@ -330,7 +330,7 @@ def improvement_probability(
 
     References
     ----------
-    METHODS.md sec. 10 and 4; Deutsch, Dror & Roth (NAACL 2022) sec. 4; Deutsch, Foster &
+    docs/methods.md sec. 10 and 4; Deutsch, Dror & Roth (NAACL 2022) sec. 4; Deutsch, Foster &
     Freitag (2023) "Ties matter"; Kocmi et al. (2024) "Navigating the metrics maze"
     (delta-accuracy); Barlow et al. (1972) for isotonic regression.
     """
@@ -529,7 +529,7 @@ def plan_judgments(
       trial. A system-level offset does not average out over inputs, so the copy is worse
       than the metric by the same expected amount whatever the number of inputs, and power
       against the number of inputs reflects sampling noise only. (Cell-level noise, the
-      generic simulation of METHODS sec. 9, would shrink the gap itself as inputs grow.)
+      generic simulation of docs/methods.md sec. 9, would shrink the gap itself as inputs grow.)
 
     Width and power are averaged over trials. The recommendation is the design with the
     fewest judged cells (``n_inputs * n_systems``; ties: fewer systems) whose mean width is
@@ -576,7 +576,7 @@ def plan_judgments(
 
     References
     ----------
-    METHODS.md sec. 10, 2, 3 and 9; Deutsch, Dror & Roth (TACL 2021) sec. 3-5.
+    docs/methods.md sec. 10, 2, 3 and 9; Deutsch, Dror & Roth (TACL 2021) sec. 3-5.
     """
     (subset, inputs, sys_sizes, target_width, target_power, alpha, noise, confidence_level, n_resamples, n_trials,
      rng) = _plan_iv(dataset, metric, human, input_sizes, system_sizes, target_width, target_power, versus, noise,
@@ -747,7 +747,7 @@ def significance_clusters(
 
     References
     ----------
-    METHODS.md sec. 10 and 3; Freitag et al. (2022, 2023), Results of the WMT Metrics Shared
+    docs/methods.md sec. 10 and 3; Freitag et al. (2022, 2023), Results of the WMT Metrics Shared
     Task (significance clusters); Deutsch, Dror & Roth (TACL 2021) sec. 6.
     """
     values, significant = _clusters_iv(table, use_corrected, estimates)
@@ -876,7 +876,7 @@ def system_influence(
     level : {'system', 'input', 'global'}, default 'system'
     coefficient : {'kendall', 'pearson', 'spearman'}, default 'kendall'
     pool : {'judged', 'all'}, default 'judged'
-        The metric's input pool (system level only, METHODS sec. 0).
+        The metric's input pool (system level only, docs/methods.md sec. 0).
     systems : str, optional
         A system subset such as ``"type=abs"`` (the leave-one-out runs within it).
     threshold : float, default 0.1
@@ -897,7 +897,7 @@ def system_influence(
 
     References
     ----------
-    METHODS.md sec. 10, 1 and 2; Cook (1977) for deletion diagnostics; Mathur, Baldwin &
+    docs/methods.md sec. 10, 1 and 2; Cook (1977) for deletion diagnostics; Mathur, Baldwin &
     Cohn (2020) "Tangled up in BLEU" on outlier systems.
     """
     subset, x, z, threshold, confidence_level, n_resamples, rng = _influence_iv(

@@ -1,4 +1,4 @@
-"""Simulations that judge the resampling methods themselves (METHODS sec. 9; TACL 2021 sec. 5).
+"""Simulations that judge the resampling methods themselves (docs/methods.md sec. 9; TACL 2021 sec. 5).
 
 * :func:`ci_coverage` -- how often a 95% interval computed on half of the systems
   and half of the inputs contains the correlation on the *other* halves (TACL
@@ -31,7 +31,7 @@ stemmer (no data files needed); :class:`Rouge1Counts` is tested to equal
 ``rouge_score.rouge_scorer.RougeScorer(['rouge1'], use_stemmer=True)`` exactly,
 on full summaries and on subsamples.
 
-References: METHODS.md sec. 9; Deutsch, Dror & Roth (TACL 2021) sec. 5.1 (Table 1)
+References: docs/methods.md sec. 9; Deutsch, Dror & Roth (TACL 2021) sec. 5.1 (Table 1)
 and sec. 5.2 (Fig. 3).
 """
 
@@ -186,7 +186,7 @@ def draw_coverage_splits(rng: np.random.Generator | int | None, n_trials: int, n
 
     References
     ----------
-    METHODS.md sec. 9; TACL 2021 sec. 5.1.
+    docs/methods.md sec. 9; TACL 2021 sec. 5.1.
     """
     generator = as_generator(rng)
     n_trials = check_int(n_trials, "n_trials")
@@ -406,12 +406,12 @@ def ci_coverage(
     ``n <= b``, or no defined resample) or whose held-out correlation is undefined are
     left out of that method's coverage and counted in ``n_undefined``. ``se`` is the
     binomial standard error of the coverage. Following TACL (footnote 8), Fisher at the
-    input level is applied to the averaged input-level correlation, with METHODS sec. 2's
+    input level is applied to the averaged input-level correlation, with docs/methods.md sec. 2's
     ``n`` (the largest number of valid systems in any input).
 
     References
     ----------
-    METHODS.md sec. 2 and 9; Deutsch, Dror & Roth (TACL 2021) sec. 5.1 and Table 1.
+    docs/methods.md sec. 2 and 9; Deutsch, Dror & Roth (TACL 2021) sec. 5.1 and Table 1.
     """
     x, z, methods, n_trials, n_resamples, confidence_level, generator, batch = _ci_coverage_iv(
         dataset, metric, human, level, coefficient, methods, n_trials, n_resamples, confidence_level, rng, batch,
@@ -492,7 +492,7 @@ class Rouge1Counts:
 
     References
     ----------
-    METHODS.md sec. 9; TACL 2021 sec. 5.2; Lin (2004).
+    docs/methods.md sec. 9; TACL 2021 sec. 5.2; Lin (2004).
     """
 
     shape: tuple[int, int]
@@ -815,7 +815,7 @@ def _power_curve_iv(dataset, metric, human, level, coefficient, tests, ks, n_tri
     tests = _check_names(tests, "tests", TEST_METHODS)
     if "williams" in tests and level == "input":
         raise ValueError("tests must not include 'williams' at the input level (it is defined at the system "
-                         "and global levels only, METHODS sec. 3)")
+                         "and global levels only, docs/methods.md sec. 3)")
     ks = _check_ks(ks, degrade)
     n_trials = check_int(n_trials, "n_trials")
     n_resamples = check_int(n_resamples, "n_resamples")
@@ -903,7 +903,7 @@ def power_curve(
     n_resamples : int, default 1000
         Resamples per test (ignored by Williams).
     alpha : float, default 0.05
-        A trial rejects H0 when ``p < alpha`` (the heatmap convention of METHODS sec. 3).
+        A trial rejects H0 when ``p < alpha`` (the heatmap convention of docs/methods.md sec. 3).
     degrade : {'tokens', 'noise'}, default 'tokens'
         ``'tokens'`` needs ``texts``; ``'noise'`` is the generic fallback for any dataset.
     texts : SummaryTexts, optional
@@ -937,7 +937,7 @@ def power_curve(
 
     References
     ----------
-    METHODS.md sec. 3 and 9; Deutsch, Dror & Roth (TACL 2021) sec. 5.2 and Fig. 3.
+    docs/methods.md sec. 3 and 9; Deutsch, Dror & Roth (TACL 2021) sec. 5.2 and Fig. 3.
     """
     z, tests, ks, n_trials, n_resamples, alpha, generator, batch, degrader, variant = _power_curve_iv(
         dataset, metric, human, level, coefficient, tests, ks, n_trials, n_resamples, alpha, degrade, texts, rng,

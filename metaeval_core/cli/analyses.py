@@ -1,4 +1,4 @@
-"""CLI subcommands of the REALSumm, SummEval and Peyrard analyses (METHODS sec. 7 and 8).
+"""CLI subcommands of the REALSumm, SummEval and Peyrard analyses (docs/methods.md sec. 7 and 8).
 
 ``topk``, ``pairwise-f1``, ``matrix``, ``annotators``, ``high-range`` and
 ``normality``; each has ``--help`` and ``--json``. Registered by

@@ -1,4 +1,4 @@
-"""CLI subcommands of the practitioner's questions (METHODS sec. 10).
+"""CLI subcommands of the practitioner's questions (docs/methods.md sec. 10).
 
 ``improvement``, ``plan``, ``clusters`` and ``influence``; each has ``--help`` and
 ``--json``. Registered by :mod:`metaeval_core.cli.main` through ``add_commands(command)``.
@@ -123,7 +123,7 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
 
     p = command("improvement", cmd_improvement, "is my improvement real? the probability that humans agree with "
                 "a metric gain of --delta, from an isotonic fit over the dataset's system pairs, with a "
-                "bootstrap band (METHODS sec. 10)")
+                "bootstrap band (docs/methods.md sec. 10)")
     cli.add_dataset_args(p)
     p.add_argument("--metric", required=True)
     p.add_argument("--human", required=True)
@@ -138,7 +138,7 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     cli.add_resampling_args(p)
 
     p = command("plan", cmd_plan, "how many judgments do I need? rSYS interval width and PERM-BOTH power by "
-                "number of judged inputs (and systems), by subsampling the dataset (METHODS sec. 10)")
+                "number of judged inputs (and systems), by subsampling the dataset (docs/methods.md sec. 10)")
     cli.add_dataset_args(p)
     p.add_argument("--metric", required=True)
     p.add_argument("--human", required=True)
@@ -164,7 +164,7 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--seed", type=int, default=0)
 
     p = command("clusters", cmd_clusters, "significance clusters: metrics grouped into ranks not significantly "
-                "different, WMT-style (METHODS sec. 10)")
+                "different, WMT-style (docs/methods.md sec. 10)")
     cli.add_dataset_args(p)
     cli.add_selection_args(p)
     cli.add_test_args(p)
@@ -172,7 +172,7 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     cli.add_resampling_args(p)
 
     p = command("influence", cmd_influence, "leave-one-system-out: the correlation with each system removed, "
-                "flagging influential systems (METHODS sec. 10)")
+                "flagging influential systems (docs/methods.md sec. 10)")
     cli.add_dataset_args(p)
     p.add_argument("--metric", required=True)
     p.add_argument("--human", required=True)

@@ -1,10 +1,10 @@
-"""CLI subcommands of the METHODS sec. 9 simulations: ``coverage`` and ``power``.
+"""CLI subcommands of the docs/methods.md sec. 9 simulations: ``coverage`` and ``power``.
 
 Each has ``--help`` and ``--json``. Registered by :mod:`metaeval_core.cli.main` through
 ``add_commands(command)``. The defaults finish in well under a minute on SummEval
 (16 x 100) on two cores; TACL's own runs use 1000 trials (``--trials 1000``).
 
-References: METHODS.md sec. 9; Deutsch, Dror & Roth (TACL 2021) sec. 5.
+References: docs/methods.md sec. 9; Deutsch, Dror & Roth (TACL 2021) sec. 5.
 """
 
 from __future__ import annotations

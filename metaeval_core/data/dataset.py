@@ -1,6 +1,6 @@
 """The data model: systems x inputs score matrices for named measures.
 
-References: METHODS.md sec. 0.
+References: docs/methods.md sec. 0.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ class Measure:
     """One named measure: a score matrix ``scores[i, j]`` for system i, input j.
 
     ``annotators`` optionally keeps per-annotator scores ``A[a, i, j]``; ``scores``
-    is then their NaN-ignoring mean (METHODS sec. 0).
+    is then their NaN-ignoring mean (docs/methods.md sec. 0).
 
     ``label`` is an optional display name for pickers and tables (the id ``name``
     stays the key everywhere); ``attributes`` are optional string facts about the
@@ -100,7 +100,7 @@ class Dataset:
     pool is either ``judged`` (the standard definition) or ``all`` (judged plus
     unjudged inputs, NAACL 2022).
 
-    References: METHODS.md sec. 0.
+    References: docs/methods.md sec. 0.
     """
 
     id: str

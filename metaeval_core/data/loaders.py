@@ -13,7 +13,7 @@ the line (or record).
 Loaders are registered by name in :data:`LOADERS`; the registry entry's
 ``loader`` field selects one.
 
-References: METHODS.md sec. 0; each dataset's ``SOURCE.md`` in the data mirror.
+References: docs/methods.md sec. 0; each dataset's ``SOURCE.md`` in the data mirror.
 """
 
 from __future__ import annotations
@@ -465,12 +465,12 @@ def load_deutsch2022(files: LoaderFiles) -> LoadedData:
     float for REALSumm); metrics ``ROUGE-1``, ``ROUGE-2``, ``ROUGE-L``,
     ``BERTScore``, ``QAEval``. When the optional ``all/metrics.jsonl.gz`` is
     present, its inputs that are not judged are appended as the unjudged pool
-    (metric scores only; METHODS sec. 0); judged inputs keep their judged
+    (metric scores only; docs/methods.md sec. 0); judged inputs keep their judged
     values, and systems that were never judged are ignored.
 
     References
     ----------
-    Deutsch, Dror & Roth (NAACL 2022) sec. 3; METHODS.md sec. 0 and 6.
+    Deutsch, Dror & Roth (NAACL 2022) sec. 3; docs/methods.md sec. 0 and 6.
     """
     files = _validate_files(files, "deutsch2022", ("judged/metrics.jsonl.gz",))
     cells = _Cells()
@@ -673,7 +673,7 @@ def load_xsum_hallucination(files: LoaderFiles) -> LoadedData:
 
 
 def load_synthetic(files: LoaderFiles) -> LoadedData:
-    """The built-in synthetic demo (no files). References: METHODS.md sec. 9."""
+    """The built-in synthetic demo (no files). References: docs/methods.md sec. 9."""
     from metaeval_core.data.synthetic import synthetic_dataset
 
     ds = synthetic_dataset()

@@ -12,7 +12,7 @@ The data directory is ``$METAEVAL_DATA_DIR`` when set, else
 ``<repo>/data/cache`` (git-ignored). Nothing is cached in memory except the
 parsed registry file: the UI caches datasets on ``(id, version)``.
 
-References: METHODS.md sec. 0; the data mirror's README.md and MANIFEST.json.
+References: docs/methods.md sec. 0; the data mirror's README.md and MANIFEST.json.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ class DatasetInfo:
     ``files`` are the required files; ``optional_present`` the relative paths
     of the optional files found in the data directory.
 
-    References: METHODS.md sec. 0.
+    References: docs/methods.md sec. 0.
     """
 
     id: str
@@ -267,7 +267,7 @@ def list_datasets(*, data_dir: Path | None = None) -> list[DatasetInfo]:
 
     References
     ----------
-    METHODS.md sec. 0.
+    docs/methods.md sec. 0.
     """
     directory = _resolve_dir(data_dir)
     infos = [_info(e, directory) for e in _entries()]
@@ -284,7 +284,7 @@ def dataset_info(dataset_id: str, *, data_dir: Path | None = None) -> DatasetInf
 
     References
     ----------
-    METHODS.md sec. 0.
+    docs/methods.md sec. 0.
     """
     entry = _entry(dataset_id)
     return _info(entry, _resolve_dir(data_dir))
@@ -489,7 +489,7 @@ def load_dataset(id_or_path: str, *, data_dir: Path | None = None, download: boo
 
     References
     ----------
-    METHODS.md sec. 0.
+    docs/methods.md sec. 0.
     """
     directory = _validate_load(id_or_path, data_dir, download)
     key = os.fspath(id_or_path)

@@ -16,7 +16,7 @@ before it is parsed. The reference of a summary is the single original CNN/DM
 reference (``ref_summ``), the one the dataset's SacreROUGE scores were computed
 against.
 
-References: METHODS.md sec. 9 (TACL 2021 sec. 5.2 needs texts for ROUGE-1 on a
+References: docs/methods.md sec. 9 (TACL 2021 sec. 5.2 needs texts for ROUGE-1 on a
 random k% of the summary's tokens).
 """
 
@@ -177,7 +177,7 @@ def load_summeval_texts(*, data_dir: Path | str | None = None) -> SummaryTexts:
 
     References
     ----------
-    METHODS.md sec. 9; the mirror's ``summeval/SOURCE.md`` (section C).
+    docs/methods.md sec. 9; the mirror's ``summeval/SOURCE.md`` (section C).
     """
     directory = _resolve(data_dir)
     if (directory / SUMMEVAL_SUMMARIES).is_file() and (directory / SUMMEVAL_DOCUMENTS).is_file():
@@ -218,7 +218,7 @@ def load_texts(dataset_id: str, *, data_dir: Path | str | None = None) -> Summar
 
     References
     ----------
-    METHODS.md sec. 9.
+    docs/methods.md sec. 9.
     """
     if not isinstance(dataset_id, str):
         raise TypeError(f"dataset_id must be a string; got {type(dataset_id).__name__}")

@@ -45,7 +45,7 @@ The way back: :func:`dataset_to_long_frame` writes a :class:`Dataset` as a long 
 that :func:`read_user_file` reads back to the same systems, inputs, measures (with their
 ``kind``), scores, per-annotator scores and system attributes, with nothing to declare.
 
-References: METHODS.md sec. 0 (the data model); datasets/README.md (the
+References: docs/methods.md sec. 0 (the data model); datasets/README.md (the
 SacreROUGE JSONL convention).
 """
 

@@ -6,7 +6,7 @@ values (NaN) are dropped pairwise: a point counts only when both ``x`` and ``z``
 have it. A coefficient on fewer than 2 points or on a constant vector is
 undefined and comes back as NaN, never as an exception and never as 0.
 
-References: METHODS.md sec. 1.
+References: docs/methods.md sec. 1.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def _is_constant(values: np.ndarray, valid: np.ndarray) -> np.ndarray:
 def pearson(x: np.ndarray, z: np.ndarray) -> np.ndarray:
     """Pearson's r over the last axis, pairwise-complete.
 
-    References: METHODS.md sec. 1.
+    References: docs/methods.md sec. 1.
     """
     x, z, valid = _prepare(x, z)
     return _pearson_masked(x, z, valid)
@@ -90,7 +90,7 @@ def average_ranks(x: np.ndarray, valid: np.ndarray) -> np.ndarray:
 def spearman(x: np.ndarray, z: np.ndarray) -> np.ndarray:
     """Spearman's rho: Pearson's r on average ranks of the pairwise-complete points.
 
-    References: METHODS.md sec. 1.
+    References: docs/methods.md sec. 1.
     """
     x, z, valid = _prepare(x, z)
     if x.size == 0:
@@ -151,7 +151,7 @@ def kendall(x: np.ndarray, z: np.ndarray) -> np.ndarray:
     Uses an O(n^2) pair kernel vectorised over the batch axes (chunked to bound
     memory), and scipy's O(n log n) routine per slice when ``n`` is large.
 
-    References: METHODS.md sec. 1.
+    References: docs/methods.md sec. 1.
     """
     x, z, valid = _prepare(x, z)
     batch_shape = x.shape[:-1]
@@ -232,7 +232,7 @@ def pairwise_accuracy(x: np.ndarray, z: np.ndarray) -> np.ndarray:
     (``acc_eq`` of Deutsch et al., 2023): ``(P + T_both) / (P + Q + T + U + T_both)``.
     Without ties it equals ``(1 + tau) / 2``. Undefined (NaN) with no valid pair.
 
-    References: METHODS.md sec. 10; Deutsch, Foster & Freitag (2023) sec. 3.
+    References: docs/methods.md sec. 11.1; Deutsch, Foster & Freitag (2023) sec. 3.
     """
     x, z, valid = _prepare(x, z)
     if x.shape[-1] <= _ACCURACY_PAIRWISE_MAX_N:
@@ -275,7 +275,7 @@ def tie_calibrated_accuracy(x: np.ndarray, z: np.ndarray, *, calibrate: bool = T
     well could this metric rank with the best tie threshold", not "how well does
     it rank with a fixed one".
 
-    References: METHODS.md sec. 10; Deutsch, Foster & Freitag (2023) sec. 4.
+    References: docs/methods.md sec. 11.2; Deutsch, Foster & Freitag (2023) sec. 4.
     """
     batch_shape, x2, z2, first, second, pair_valid = _pair_differences(x, z)
     slices = x2.shape[0]

@@ -1,6 +1,6 @@
 """Metric-human correlations at the system, input and global levels.
 
-References: METHODS.md sec. 1 (Deutsch, Dror & Roth, TACL 2021, sec. 2).
+References: docs/methods.md sec. 1 (Deutsch, Dror & Roth, TACL 2021, sec. 2).
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def correlate_matrices(
     (the metric's pool may be ``all``); at the input and global levels they must
     share their inputs.
 
-    References: METHODS.md sec. 1.
+    References: docs/methods.md sec. 1.
     """
     validate_level(level)
     validate_coefficient(coefficient)
@@ -98,7 +98,7 @@ def correlate_matrices(
 class CorrelationResult:
     """One metric-human correlation on a dataset.
 
-    References: METHODS.md sec. 1.
+    References: docs/methods.md sec. 1.
     """
 
     metric: str
@@ -164,13 +164,13 @@ def correlate(
     level : {'system', 'input', 'global'}
     coefficient : {'pearson', 'spearman', 'kendall'}
     pool : {'judged', 'all'}
-        The metric's input pool at the system level (METHODS sec. 0).
+        The metric's input pool at the system level (docs/methods.md sec. 0).
     systems : str, optional
         A system subset such as ``"type=abs"``.
 
     References
     ----------
-    METHODS.md sec. 1; Deutsch, Dror & Roth (TACL 2021) sec. 2.
+    docs/methods.md sec. 1; Deutsch, Dror & Roth (TACL 2021) sec. 2.
     """
     subset = dataset.select_systems(systems)
     x, z = correlation_inputs(subset, metric, human, level=level, pool=pool)

@@ -5,7 +5,7 @@ system pairs. rSYS-Delta(l, u) keeps only the pairs whose metric difference
 ``|dx|`` lies in ``[l, u]`` (metric units), so it measures how well the metric
 orders systems that are as close as those researchers actually compare.
 
-References: METHODS.md sec. 1 and 4; Deutsch, Dror & Roth (NAACL 2022) sec. 4, Fig. 6 and 10.
+References: docs/methods.md sec. 1 and 4; Deutsch, Dror & Roth (NAACL 2022) sec. 4, Fig. 6 and 10.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ class DeltaResult:
     ``ties_metric`` (T, tied in the metric only), ``ties_human`` (U, tied in the human only)
     and ``ties_both`` (tied in both; counted in none) partition the selected pairs.
 
-    References: METHODS.md sec. 4; NAACL 2022 sec. 4.2.
+    References: docs/methods.md sec. 4; NAACL 2022 sec. 4.2.
     """
 
     estimate: float
@@ -112,7 +112,7 @@ def system_pairs(metric_means, human_means) -> SystemPairs:
 
     References
     ----------
-    METHODS.md sec. 4; NAACL 2022 sec. 4.2.
+    docs/methods.md sec. 4; NAACL 2022 sec. 4.2.
     """
     x, z = _validate_means(metric_means, human_means)
     valid = ~(np.isnan(x) | np.isnan(z))
@@ -175,7 +175,7 @@ def rsys_delta(metric_means, human_means, *, lower: float = 0.0, upper: float = 
 
     References
     ----------
-    METHODS.md sec. 1 and 4; Deutsch, Dror & Roth (NAACL 2022) sec. 4.2.
+    docs/methods.md sec. 1 and 4; Deutsch, Dror & Roth (NAACL 2022) sec. 4.2.
     """
     lower, upper = _validate_bounds(lower, upper)
     return _delta_from_pairs(system_pairs(metric_means, human_means), lower, upper)
@@ -216,13 +216,13 @@ def dataset_rsys_delta(
     lower, upper : float
         Bounds on ``|dx|`` in the metric's units (inclusive).
     pool : {'judged', 'all'}
-        The metric's input pool (METHODS sec. 0); the human always uses the judged inputs.
+        The metric's input pool (docs/methods.md sec. 0); the human always uses the judged inputs.
     systems : str, optional
         A system subset such as ``"type=abs"``.
 
     References
     ----------
-    METHODS.md sec. 4; NAACL 2022 sec. 4.2.
+    docs/methods.md sec. 4; NAACL 2022 sec. 4.2.
     """
     lower, upper = _validate_bounds(lower, upper)
     x, z, _ = dataset_means(dataset, metric, human, pool=pool, systems=systems)
@@ -245,7 +245,7 @@ class DecileGrid:
     ``lower < upper`` (including those below ``min_pairs``), and ``column_share`` the
     share of all pairs with ``|dx| <= upper``.
 
-    References: METHODS.md sec. 4; NAACL 2022 Fig. 6 and 10.
+    References: docs/methods.md sec. 4; NAACL 2022 Fig. 6 and 10.
     """
 
     lower: np.ndarray
@@ -303,7 +303,7 @@ def _counts_between(sorted_adx: np.ndarray, cumulative: np.ndarray, lower, upper
 
 
 def decile_thresholds(abs_dx) -> tuple[np.ndarray, int]:
-    """``t_1..t_10`` of METHODS sec. 4 and the bucket size ``b = ceil(0.1 * #pairs)``.
+    """``t_1..t_10`` of docs/methods.md sec. 4 and the bucket size ``b = ceil(0.1 * #pairs)``.
 
     ``t_k`` is the ``|dx|`` at 0-based sorted position ``min(k b, #pairs) - 1``. With
     no pair the thresholds are NaN and ``b = 0``. ``b`` is evaluated exactly as the
@@ -343,7 +343,7 @@ def decile_grid(metric_means, human_means, *, min_pairs: int = 5) -> DecileGrid:
 
     References
     ----------
-    METHODS.md sec. 4; Deutsch, Dror & Roth (NAACL 2022) sec. 4.2, Fig. 6 and 10.
+    docs/methods.md sec. 4; Deutsch, Dror & Roth (NAACL 2022) sec. 4.2, Fig. 6 and 10.
     """
     min_pairs = check_int(min_pairs, "min_pairs")
     pairs = system_pairs(metric_means, human_means)
@@ -381,7 +381,7 @@ def decile_grid(metric_means, human_means, *, min_pairs: int = 5) -> DecileGrid:
 class DeltaCurve:
     """rSYS-Delta(0, u) against the share of pairs with ``|dx| <= u`` (for a line plot).
 
-    References: METHODS.md sec. 4; NAACL 2022 Fig. 6.
+    References: docs/methods.md sec. 4; NAACL 2022 Fig. 6.
     """
 
     upper: np.ndarray
@@ -411,7 +411,7 @@ def delta_curve(metric_means, human_means, *, n_points: int | None = None) -> De
 
     References
     ----------
-    METHODS.md sec. 4; NAACL 2022 Fig. 6.
+    docs/methods.md sec. 4; NAACL 2022 Fig. 6.
     """
     if n_points is not None:
         n_points = check_int(n_points, "n_points")
@@ -560,7 +560,7 @@ class DeltaInterval:
     ``n_resamples`` values (NaN where undefined) and ``pairs_per_resample`` the number
     of selected pairs in each.
 
-    References: METHODS.md sec. 2 and 4; NAACL 2022 sec. 3.2, 4.2.
+    References: docs/methods.md sec. 2 and 4; NAACL 2022 sec. 3.2, 4.2.
     """
 
     estimate: float
@@ -646,7 +646,7 @@ def delta_confidence_interval(
 
     References
     ----------
-    METHODS.md sec. 2 and 4; Deutsch, Dror & Roth (NAACL 2022) sec. 3.2, 4.2;
+    docs/methods.md sec. 2 and 4; Deutsch, Dror & Roth (NAACL 2022) sec. 3.2, 4.2;
     Deutsch, Dror & Roth (TACL 2021) sec. 3 (Algorithm 1).
     """
     x_mat, z_mat = _validate_matrices(metric, human, pool)
@@ -721,7 +721,7 @@ def dataset_delta_confidence_interval(
 
     References
     ----------
-    METHODS.md sec. 2 and 4; NAACL 2022 sec. 3.2, 4.2.
+    docs/methods.md sec. 2 and 4; NAACL 2022 sec. 3.2, 4.2.
     """
     _, x, z = _dataset_matrices(dataset, metric, human, pool=pool, systems=systems)
     return delta_confidence_interval(

@@ -6,7 +6,7 @@
 * For datasets with no unjudged pool, a clearly labelled simulation that treats a
   random subset of ``m`` judged inputs as "judged" and all judged inputs as the full pool.
 
-References: METHODS.md sec. 6; Deutsch, Dror & Roth (NAACL 2022) sec. 3, App. A.
+References: docs/methods.md sec. 6; Deutsch, Dror & Roth (NAACL 2022) sec. 3, App. A.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ class SystemScoreIntervals:
     of the resampled means; ``variance`` their variance over the resamples
     (``ddof=0``, as in NAACL 2022). ``distribution`` has shape ``(n_resamples, N)``.
 
-    References: METHODS.md sec. 6; NAACL 2022 sec. 3.1, Fig. 2.
+    References: docs/methods.md sec. 6; NAACL 2022 sec. 3.1, Fig. 2.
     """
 
     systems: tuple[str, ...]
@@ -98,7 +98,7 @@ def system_score_intervals(
 
     References
     ----------
-    METHODS.md sec. 6; Deutsch, Dror & Roth (NAACL 2022) sec. 3.1, Fig. 2.
+    docs/methods.md sec. 6; Deutsch, Dror & Roth (NAACL 2022) sec. 3.1, Fig. 2.
     """
     x = np.asarray(matrix, dtype=np.float64)
     if x.ndim != 2 or x.shape[0] < 1 or x.shape[1] < 1:
@@ -147,12 +147,12 @@ class VarianceReduction:
 
     ``per_system = 1 - var_all / var_jud`` (NaN where ``var_jud`` is 0 or undefined;
     ``n_undefined`` counts those). ``average_reduction`` is the mean of the defined
-    per-system values (METHODS sec. 6); ``pooled_reduction = 1 - mean(var_all) /
+    per-system values (docs/methods.md sec. 6); ``pooled_reduction = 1 - mean(var_all) /
     mean(var_jud)`` is the figure the NAACL 2022 authors' script prints (sec. 3.1,
     "around a 99% reduction"). ``simulated`` is True when the "all" pool is not real
     unjudged data (see :func:`simulate_labelled_subset`).
 
-    References: METHODS.md sec. 6; NAACL 2022 sec. 3.1, Fig. 2.
+    References: docs/methods.md sec. 6; NAACL 2022 sec. 3.1, Fig. 2.
     """
 
     metric: str
@@ -197,7 +197,7 @@ def variance_reduction(
 
     References
     ----------
-    METHODS.md sec. 6; Deutsch, Dror & Roth (NAACL 2022) sec. 3.1, Fig. 2.
+    docs/methods.md sec. 6; Deutsch, Dror & Roth (NAACL 2022) sec. 3.1, Fig. 2.
     """
     subset = _require_unjudged_pool(dataset.select_systems(systems), metric, "variance_reduction")
     return _variance_reduction(subset, metric, confidence_level, n_resamples, as_generator(rng), batch, False)
@@ -250,7 +250,7 @@ class WidthComparison:
 
     With the default ``lower = 0``, ``upper = inf`` this is rSYS itself (NAACL 2022 Fig. 4).
 
-    References: METHODS.md sec. 6; NAACL 2022 sec. 3.2, Fig. 4, App. A.
+    References: docs/methods.md sec. 6; NAACL 2022 sec. 3.2, Fig. 4, App. A.
     """
 
     metric: str
@@ -298,7 +298,7 @@ def rsys_width_comparison(
     For each method in ``methods`` (in order) the judged-pool interval is computed,
     then the all-pool interval, each from the next child of ``rng``'s spawned
     streams (so every interval has its own reproducible stream). With pool ``all``
-    the metric's and the human's inputs are resampled separately (METHODS sec. 2).
+    the metric's and the human's inputs are resampled separately (docs/methods.md sec. 2).
 
     Parameters
     ----------
@@ -318,7 +318,7 @@ def rsys_width_comparison(
 
     References
     ----------
-    METHODS.md sec. 6; Deutsch, Dror & Roth (NAACL 2022) sec. 3.2, Fig. 4, App. A (Fig. 7, 8).
+    docs/methods.md sec. 6; Deutsch, Dror & Roth (NAACL 2022) sec. 3.2, Fig. 4, App. A (Fig. 7, 8).
     """
     lower, upper = _validate_bounds(lower, upper)
     methods = _validate_methods(methods)
@@ -401,7 +401,7 @@ def simulated_pool_dataset(dataset: Dataset, metric: str, human: str, inputs: Se
             f"Simulated pools: {int(keep.sum())} of {len(judged_ids)} judged inputs treated as judged; "
             f"all {len(judged_ids)} judged inputs treated as the metric's full pool."
         ),
-        notes=(*dataset.notes, "simulated judged/all pools (METHODS sec. 6)"),
+        notes=(*dataset.notes, "simulated judged/all pools (docs/methods.md sec. 6)"),
     )
 
 
@@ -428,7 +428,7 @@ def simulate_labelled_subset(
     simulated dataset. The full pool here is only ``M_jud`` inputs, far smaller than
     a real test set, so the reductions are much smaller than with a real unjudged
     pool; the human side also loses inputs. Interval widths may even grow: with pool
-    ``all`` the metric's and the human's inputs are resampled separately (METHODS
+    ``all`` the metric's and the human's inputs are resampled separately (docs/methods.md
     sec. 2), which drops the positive dependence that paired resampling of shared
     inputs induces, and a full pool of only ``M_jud`` inputs may not remove enough
     metric noise to compensate. The result is labelled as a simulation.
@@ -450,7 +450,7 @@ def simulate_labelled_subset(
 
     References
     ----------
-    METHODS.md sec. 6; NAACL 2022 sec. 3.
+    docs/methods.md sec. 6; NAACL 2022 sec. 3.
     """
     lower, upper = _validate_bounds(lower, upper)
     methods = _validate_methods(methods)

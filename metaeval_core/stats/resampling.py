@@ -21,7 +21,7 @@ statistic allows it:
 * input level, any coefficient: a resample of inputs only re-weights the
   per-input correlations, so the input-level value is a count-weighted mean.
 
-References: METHODS.md sec. 2; Deutsch, Dror & Roth (TACL 2021) sec. 3.
+References: docs/methods.md sec. 2; Deutsch, Dror & Roth (TACL 2021) sec. 3.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ CIMethod = Literal["fisher", "boot-systems", "boot-inputs", "boot-both"]
 CI_METHODS: tuple[str, ...] = get_args(CIMethod)
 BOOTSTRAP_METHODS: tuple[str, ...] = ("boot-systems", "boot-inputs", "boot-both")
 
-# (b, c) of the Fisher interval per coefficient (Bonett & Wright 2000; METHODS sec. 2).
+# (b, c) of the Fisher interval per coefficient (Bonett & Wright 2000; docs/methods.md sec. 2).
 _FISHER_B = {"pearson": 3, "spearman": 3, "kendall": 4}
 
 # Elements (resamples x cells) materialised per batch when ``batch`` is None: bounds memory
@@ -197,7 +197,7 @@ def _draw_bootstrap_indices(
     """Draw all bootstrap indices up front: systems, then metric inputs, then human inputs.
 
     ``n_human_inputs=None`` pairs the inputs (the same indices for metric and human);
-    an int resamples the human's inputs separately (pool ``all``, METHODS sec. 2).
+    an int resamples the human's inputs separately (pool ``all``, docs/methods.md sec. 2).
     """
     systems = metric_inputs = human_inputs = None
     if method in ("boot-systems", "boot-both"):
@@ -236,7 +236,7 @@ def _rows_correlation(x: np.ndarray, z: np.ndarray, coefficient: str) -> np.ndar
 
 def _kendall_rows_scipy(x: np.ndarray, z: np.ndarray) -> np.ndarray:
     # Many points per row (global level): scipy's O(n log n) tau-b per row beats the
-    # O(n^2) pair kernel; it is the same tau-b (METHODS sec. 1).
+    # O(n^2) pair kernel; it is the same tau-b (docs/methods.md sec. 1).
     x, z = np.broadcast_arrays(x, z)
     out = np.full(x.shape[0], np.nan)
     for s in range(x.shape[0]):
@@ -423,7 +423,7 @@ def fisher_interval(r: float, n: int, *, coefficient: str, confidence_level: flo
 
     References
     ----------
-    METHODS.md sec. 2; TACL 2021 sec. 3.1 (Bonett & Wright 2000).
+    docs/methods.md sec. 2; TACL 2021 sec. 3.1 (Bonett & Wright 2000).
     """
     require_correlation(coefficient, "Fisher's interval")
     confidence_level = check_confidence_level(confidence_level)
@@ -560,7 +560,7 @@ def confidence_interval(
 
     References
     ----------
-    METHODS.md sec. 2; Deutsch, Dror & Roth (TACL 2021) sec. 3; Deutsch et al. (NAACL 2022) sec. 3.
+    docs/methods.md sec. 2; Deutsch, Dror & Roth (TACL 2021) sec. 3; Deutsch et al. (NAACL 2022) sec. 3.
     """
     metric, human, method, confidence_level, n_resamples, rng, batch, separate = _confidence_interval_iv(
         metric, human, level, coefficient, method, confidence_level, n_resamples, rng, batch,
@@ -608,7 +608,7 @@ def dataset_confidence_interval(
 
     References
     ----------
-    METHODS.md sec. 0 and 2; TACL 2021 sec. 3; NAACL 2022 sec. 3.
+    docs/methods.md sec. 0 and 2; TACL 2021 sec. 3; NAACL 2022 sec. 3.
     """
     check_dataset(dataset)
     check_choice(pool, "pool", POOLS)

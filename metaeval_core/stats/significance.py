@@ -24,7 +24,7 @@ along inputs; at the input level with Kendall the pair counts of every input und
 every swap pattern are a quadratic form ``const + B' Q B`` in the swap bits ``B``
 (pairs of cells swap in one of four ways), evaluated as one batched matrix product.
 
-References: METHODS.md sec. 3; Deutsch, Dror & Roth (TACL 2021) sec. 4 and App. B.
+References: docs/methods.md sec. 3; Deutsch, Dror & Roth (TACL 2021) sec. 4 and App. B.
 """
 
 from __future__ import annotations
@@ -477,7 +477,7 @@ def _compare_metrics_iv(x, y, human, level, coefficient, method, alternative, n_
         raise ValueError(f"x and y must cover at least the human's {human.shape[1]} inputs; got {x.shape[1]}")
     if method == "williams" and level == "input":
         raise ValueError(
-            "method 'williams' is defined at the system and global levels only (METHODS sec. 3); got level='input'"
+            "method 'williams' is defined at the system and global levels only (docs/methods.md sec. 3); got level='input'"
         )
     if method == "williams":
         require_correlation(coefficient, "method 'williams'")
@@ -543,7 +543,7 @@ def compare_metrics(
 
     References
     ----------
-    METHODS.md sec. 3; Deutsch, Dror & Roth (TACL 2021) sec. 4; Williams (1959); Graham & Baldwin (2014).
+    docs/methods.md sec. 3; Deutsch, Dror & Roth (TACL 2021) sec. 4; Williams (1959); Graham & Baldwin (2014).
     """
     x, y, human, method, alternative, n_resamples, rng, batch = _compare_metrics_iv(
         x, y, human, level, coefficient, method, alternative, n_resamples, rng, batch, return_distribution, names
@@ -589,7 +589,7 @@ def correct_pvalues(pvalues: np.ndarray, *, method: Correction) -> np.ndarray:
 
     References
     ----------
-    METHODS.md sec. 3; TACL 2021 sec. 6.2 and App. B (Bonferroni); Holm (1979);
+    docs/methods.md sec. 3; TACL 2021 sec. 6.2 and App. B (Bonferroni); Holm (1979);
     Benjamini & Hochberg (1995).
     """
     p, method = _correct_pvalues_iv(pvalues, method)
@@ -626,7 +626,7 @@ def correct_table(pvalue: np.ndarray, *, correction: Correction, family: Family)
 
     References
     ----------
-    METHODS.md sec. 3; TACL 2021 sec. 6.2, Fig. 5 and App. B.
+    docs/methods.md sec. 3; TACL 2021 sec. 6.2, Fig. 5 and App. B.
     """
     correction = check_choice(correction, "correction", CORRECTIONS)
     family = check_choice(family, "family", FAMILIES)
@@ -657,7 +657,7 @@ class PairwiseTable:
 
     References
     ----------
-    METHODS.md sec. 3; TACL 2021 Fig. 5 and App. B.
+    docs/methods.md sec. 3; TACL 2021 Fig. 5 and App. B.
     """
 
     metrics: tuple[str, ...]
@@ -736,7 +736,7 @@ def _compare_all_pairs_iv(data, metrics, human, level, coefficient, method, alte
         raise ValueError("metrics must not repeat a name")
     if method == "williams" and level == "input":
         raise ValueError(
-            "method 'williams' is defined at the system and global levels only (METHODS sec. 3); got level='input'"
+            "method 'williams' is defined at the system and global levels only (docs/methods.md sec. 3); got level='input'"
         )
     if isinstance(data, Dataset):
         subset = data.select_systems(systems)
@@ -814,7 +814,7 @@ def compare_all_pairs(
 
     References
     ----------
-    METHODS.md sec. 3; Deutsch, Dror & Roth (TACL 2021) sec. 6.2, Fig. 5 and App. B.
+    docs/methods.md sec. 3; Deutsch, Dror & Roth (TACL 2021) sec. 6.2, Fig. 5 and App. B.
     """
     (matrices, z, metrics, method, alternative, correction, family, alpha, n_resamples, rng,
      batch) = _compare_all_pairs_iv(data, metrics, human, level, coefficient, method, alternative, correction,

@@ -5,7 +5,7 @@ from the measure's pool, compute the system means on each, and take Kendall's ta
 between the two rankings; repeat ``k`` times and report the mean and standard
 deviation for every ``m``.
 
-References: METHODS.md sec. 5; Deutsch, Dror & Roth (NAACL 2022) sec. 3.1, Fig. 3.
+References: docs/methods.md sec. 5; Deutsch, Dror & Roth (NAACL 2022) sec. 3.1, Fig. 3.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ class StabilityCurve:
     NaN where a resample's tau is undefined, e.g. constant means). ``n_inputs`` is the
     size of the pool sampled from.
 
-    References: METHODS.md sec. 5; NAACL 2022 Fig. 3.
+    References: docs/methods.md sec. 5; NAACL 2022 Fig. 3.
     """
 
     measure: str
@@ -105,7 +105,7 @@ def ranking_stability(
 
     References
     ----------
-    METHODS.md sec. 5; Deutsch, Dror & Roth (NAACL 2022) sec. 3.1, Fig. 3.
+    docs/methods.md sec. 5; Deutsch, Dror & Roth (NAACL 2022) sec. 3.1, Fig. 3.
     """
     x = _validate_matrix(matrix)
     size_array = _validate_sizes(sizes)
@@ -154,7 +154,7 @@ def default_sizes(n_inputs: int, *, pool: Pool, n_points: int = 19) -> np.ndarra
 
     References
     ----------
-    METHODS.md sec. 5; NAACL 2022 Fig. 3.
+    docs/methods.md sec. 5; NAACL 2022 Fig. 3.
     """
     n_inputs = check_int(n_inputs, "n_inputs")
     n_points = check_int(n_points, "n_points")
@@ -188,7 +188,7 @@ def dataset_ranking_stability(
 
     References
     ----------
-    METHODS.md sec. 5; NAACL 2022 Fig. 3.
+    docs/methods.md sec. 5; NAACL 2022 Fig. 3.
     """
     check_choice(pool, "pool", POOLS)
     subset = dataset.select_systems(systems)

@@ -1,4 +1,4 @@
-"""Cached core calls of the paper-analysis pages (METHODS sec. 7-8: top-k, pairwise F1, correlation matrix,
+"""Cached core calls of the paper-analysis pages (docs/methods.md sec. 7-8: top-k, pairwise F1, correlation matrix,
 annotators, high-scoring range, normality).
 
 Same pattern as :mod:`metaeval_ui.data`: the dataset is passed as ``_dataset`` (leading underscore: never hashed)
@@ -136,7 +136,7 @@ def default_baseline(dataset: Dataset, systems: str) -> str | None:
     return names[0]
 
 
-# -- simulations (METHODS sec. 9) ---------------------------------------------------------------------------
+# -- simulations (docs/methods.md sec. 9) ---------------------------------------------------------------------------
 # Runs happen in a background thread (one per kind and session) so that the page stays responsive: the
 # fragment polling it shows the progress, and Stop sets a flag read by ``should_stop``. Finished runs are
 # cached with st.cache_data on the frozen config; a stopped run raises :class:`Stopped`, so it is shown

@@ -1,4 +1,4 @@
-"""Cached core calls of the practitioner's pages (METHODS sec. 10): "is my improvement real?", "how many
+"""Cached core calls of the practitioner's pages (docs/methods.md sec. 10): "is my improvement real?", "how many
 judgments?", leave-one-system-out influence, significance clusters.
 
 Same pattern as :mod:`metaeval_ui.data`: the dataset is passed as ``_dataset`` (leading underscore: never hashed) with

@@ -1,4 +1,4 @@
-"""Pure plotly builders of the paper-analysis pages (METHODS sec. 7-9): plain data / DataFrames in,
+"""Pure plotly builders of the paper-analysis pages (docs/methods.md sec. 7-9): plain data / DataFrames in,
 ``go.Figure`` out.
 
 No streamlit import; unit-tested in tests/ui/test_figures_analyses.py. User-provided names (measures,

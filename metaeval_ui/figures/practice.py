@@ -1,4 +1,4 @@
-"""Pure plotly builders of the practitioner's pages (METHODS sec. 10): plain data / DataFrames in, ``go.Figure``
+"""Pure plotly builders of the practitioner's pages (docs/methods.md sec. 10): plain data / DataFrames in, ``go.Figure``
 out.
 
 No streamlit import; unit-tested in tests/ui/test_figures_practice.py. User-provided names (measures, systems)

@@ -1,4 +1,4 @@
-"""Widgets shared by the practitioner's pages (METHODS sec. 10): a single-metric picker and the page's gate.
+"""Widgets shared by the practitioner's pages (docs/methods.md sec. 10): a single-metric picker and the page's gate.
 
 Each goes through :mod:`metaeval_ui.state` (prepare/commit), so the choice is restored across pages and from the URL.
 """

@@ -1,4 +1,4 @@
-"""Slow, readable reference implementations of METHODS sec. 2-3.
+"""Slow, readable reference implementations of docs/methods.md sec. 2-3.
 
 Each oracle loops over resamples, builds the resampled (or swapped) matrices
 literally as in TACL 2021 Algorithms 1 and 2, and computes every correlation with
@@ -19,7 +19,7 @@ from .test_accuracy import loop_accuracy, loop_tie_calibrated
 
 
 def scipy_corr(x: np.ndarray, z: np.ndarray, coefficient: str) -> float:
-    """scipy's coefficient on the pairwise-complete points; NaN when undefined (METHODS sec. 1)."""
+    """scipy's coefficient on the pairwise-complete points; NaN when undefined (docs/methods.md sec. 1)."""
     x = np.asarray(x, dtype=float)
     z = np.asarray(z, dtype=float)
     if coefficient == "pairwise-accuracy":  # no scipy equivalent: the readable pair loop
@@ -93,7 +93,7 @@ def percentile_interval(values: np.ndarray, confidence_level: float) -> tuple[fl
 
 
 def fisher(r: float, n: int, coefficient: str, confidence_level: float) -> tuple[float, float]:
-    """Hand-written Fisher interval (METHODS sec. 2)."""
+    """Hand-written Fisher interval (docs/methods.md sec. 2)."""
     b = {"pearson": 3, "spearman": 3, "kendall": 4}[coefficient]
     if math.isnan(r) or n <= b:
         return math.nan, math.nan
@@ -131,7 +131,7 @@ def count_pvalue(values, threshold, alternative, tolerance=1e-12) -> float:
 
 
 def williams(r13: float, r23: float, r12: float, n: int, alternative: str = "greater") -> tuple[float, float]:
-    """Williams' t as written in METHODS sec. 3."""
+    """Williams' t as written in docs/methods.md sec. 3."""
     k = 1 - r12**2 - r13**2 - r23**2 + 2 * r12 * r13 * r23
     t = (r13 - r23) * math.sqrt((n - 1) * (1 + r12)) / math.sqrt(
         2 * k * (n - 1) / (n - 3) + (r23 + r13) ** 2 / 4 * (1 - r12) ** 3

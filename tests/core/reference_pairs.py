@@ -1,4 +1,4 @@
-"""Slow, readable reference implementations of METHODS sec. 4-6, written straight from the text.
+"""Slow, readable reference implementations of docs/methods.md sec. 4-6, written straight from the text.
 
 Plain Python loops, no vectorisation, used as test oracles for metaeval_core.stats.pairs,
 metaeval_core.stats.stability and metaeval_core.stats.pools.
@@ -54,7 +54,7 @@ def rsys_delta(x, z, lower: float, upper: float) -> tuple[float, int]:
 
 
 def decile_grid(x, z, min_pairs: int):
-    """METHODS sec. 4 decile grid: returns (lower, upper, tau, n_pairs) as Python lists."""
+    """docs/methods.md sec. 4 decile grid: returns (lower, upper, tau, n_pairs) as Python lists."""
     pairs = all_pairs(x, z)
     n = len(pairs)
     if n == 0:

@@ -1,4 +1,4 @@
-"""METHODS sec. 7-8 analyses on the real data (skipped cleanly when the mirror is absent).
+"""docs/methods.md sec. 7-8 analyses on the real data (skipped cleanly when the mirror is absent).
 
 Findings checked against the papers:
 * Bhandari et al. (2020) sec. 4.2: on CNNDM Mix, metrics de-correlate among the top-k systems; on

@@ -1,4 +1,4 @@
-"""Top-k correlations and pairwise-comparison F1 (METHODS sec. 7) against slow readable references."""
+"""Top-k correlations and pairwise-comparison F1 (docs/methods.md sec. 7) against slow readable references."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Correlation matrix, annotator agreement, high-scoring range and normality (METHODS sec. 8)
+"""Correlation matrix, annotator agreement, high-scoring range and normality (docs/methods.md sec. 8)
 against slow readable references on small data."""
 
 from __future__ import annotations

@@ -6,7 +6,7 @@
 Seeded; each test runs in well under a minute on 2 cores. Run with ``pytest -m slow -s`` to
 see the figures.
 
-References: METHODS.md sec. 2, 3 and 9; TACL 2021 sec. 5.
+References: docs/methods.md sec. 2, 3 and 9; TACL 2021 sec. 5.
 """
 
 from __future__ import annotations

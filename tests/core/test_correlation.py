@@ -14,7 +14,7 @@ from .oracles import scipy_corr
 
 
 def reference_level(metric, human, level, coefficient):
-    """The definitions of METHODS sec. 1, written as plain loops."""
+    """The definitions of docs/methods.md sec. 1, written as plain loops."""
     if level == "system":
         x = np.array([np.nanmean(row) if np.any(~np.isnan(row)) else np.nan for row in metric])
         z = np.array([np.nanmean(row) if np.any(~np.isnan(row)) else np.nan for row in human])

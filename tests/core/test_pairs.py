@@ -1,4 +1,4 @@
-"""rSYS-Delta, the decile grid and the rSYS-Delta bootstrap (METHODS sec. 4; NAACL 2022 sec. 4)."""
+"""rSYS-Delta, the decile grid and the rSYS-Delta bootstrap (docs/methods.md sec. 4; NAACL 2022 sec. 4)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Judged vs all inputs (METHODS sec. 6; NAACL 2022 sec. 3, Fig. 2 and 4)."""
+"""Judged vs all inputs (docs/methods.md sec. 6; NAACL 2022 sec. 3, Fig. 2 and 4)."""
 
 from __future__ import annotations
 

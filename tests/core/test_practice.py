@@ -1,4 +1,4 @@
-"""METHODS sec. 10: improvement probability, judgment planning, significance clusters, system influence.
+"""docs/methods.md sec. 10: improvement probability, judgment planning, significance clusters, system influence.
 
 Fast code is checked against slow readable oracles (plain loops, a textbook PAVA) and
 against properties: monotone curves, probabilities in [0, 1], shrinking widths, the smallest

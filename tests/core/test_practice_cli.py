@@ -1,4 +1,4 @@
-"""CLI subcommands of METHODS sec. 10: JSON shapes, readable output, one-line errors."""
+"""CLI subcommands of docs/methods.md sec. 10: JSON shapes, readable output, one-line errors."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""METHODS sec. 10 on the real-data mirror (skipped cleanly without it)."""
+"""docs/methods.md sec. 10 on the real-data mirror (skipped cleanly without it)."""
 
 from __future__ import annotations
 

@@ -6,12 +6,12 @@ judgments of Fabbri et al. (2021), peers only (``danieldeutsch/sacrerouge``
 ``summeval/SOURCE.md``; the two BERTScore rows are the extra values given
 there. Human score: the mean of the 3 experts. System level: correlation of
 per-system means over the 100 documents; summary level: the correlation over
-the 16 systems within each document, averaged (METHODS.md sec. 1).
+the 16 systems within each document, averaged (docs/methods.md sec. 1).
 
 Every value must round to the published two decimals: ``|ours - published| <= 0.005``
 (plus float slack).
 
-References: METHODS.md sec. 1; Deutsch, Dror & Roth (TACL 2021); SOURCE.md of ``summeval/``.
+References: docs/methods.md sec. 1; Deutsch, Dror & Roth (TACL 2021); SOURCE.md of ``summeval/``.
 """
 
 from __future__ import annotations

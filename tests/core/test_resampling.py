@@ -1,4 +1,4 @@
-"""Confidence intervals (METHODS sec. 2) against the slow oracles, hand formulas and invariances."""
+"""Confidence intervals (docs/methods.md sec. 2) against the slow oracles, hand formulas and invariances."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Metric comparisons (METHODS sec. 3) against the slow oracles, hand formulas and invariances."""
+"""Metric comparisons (docs/methods.md sec. 3) against the slow oracles, hand formulas and invariances."""
 
 from __future__ import annotations
 

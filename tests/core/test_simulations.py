@@ -1,4 +1,4 @@
-"""METHODS sec. 9 simulations: CI coverage and power, against slow readable reference loops.
+"""docs/methods.md sec. 9 simulations: CI coverage and power, against slow readable reference loops.
 
 The oracles take the *same* random draws as the fast code: the coverage splits from
 ``draw_coverage_splits`` and each (trial, method) bootstrap stream from

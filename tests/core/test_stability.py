@@ -1,4 +1,4 @@
-"""Ranking stability (METHODS sec. 5; NAACL 2022 Fig. 3)."""
+"""Ranking stability (docs/methods.md sec. 5; NAACL 2022 Fig. 3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""AppTest of the paper-analysis pages (METHODS sec. 7-8) on the demo and, when present, the real mirror."""
+"""AppTest of the paper-analysis pages (docs/methods.md sec. 7-8) on the demo and, when present, the real mirror."""
 
 from __future__ import annotations
 

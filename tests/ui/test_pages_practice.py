@@ -1,4 +1,4 @@
-"""AppTest of the practitioner's pages (METHODS sec. 10) and the significance clusters, on the demo and, when
+"""AppTest of the practitioner's pages (docs/methods.md sec. 10) and the significance clusters, on the demo and, when
 present, the real mirror."""
 
 from __future__ import annotations
