@@ -4,6 +4,7 @@ Pure numpy/scipy/pandas; never imports streamlit or plotly. The main entry point
 analysis module are re-exported here; the modules hold the rest (result types, helpers).
 """
 
+from metaeval_core._frames import to_frame
 from metaeval_core.analyses.papers import (
     annotator_agreement,
     correlation_matrix,
@@ -59,4 +60,6 @@ __all__ = [
     # practitioner tools and simulations
     "improvement_probability", "plan_judgments", "significance_clusters", "system_influence",
     "ci_coverage", "power_curve",
+    # results as pandas tables
+    "to_frame",
 ]

@@ -12,6 +12,7 @@ import numpy as np
 
 from metaeval_core._checks import check_choice, check_human
 from metaeval_core.stats.coefficients import Coefficient, coefficient_function, validate_coefficient
+from metaeval_core._frames import ToFrame
 from metaeval_core.data.dataset import Dataset, Pool, POOLS
 
 Level = Literal["system", "input", "global"]
@@ -95,7 +96,7 @@ def correlate_matrices(
 
 
 @dataclass(frozen=True)
-class CorrelationResult:
+class CorrelationResult(ToFrame):
     """One metric-human correlation on a dataset.
 
     References: docs/methods.md sec. 1.

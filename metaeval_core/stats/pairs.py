@@ -20,6 +20,7 @@ import numpy as np
 from metaeval_core._checks import RngLike, as_generator, check_choice, check_confidence_level, check_human, check_int
 from metaeval_core.stats.coefficients import kendall_counts_from_signs, tau_b_from_counts
 from metaeval_core.stats.correlation import system_means
+from metaeval_core._frames import ToFrame
 from metaeval_core.data.dataset import Dataset, Pool, POOLS
 
 DeltaMethod = Literal["boot-inputs", "boot-systems", "boot-both"]
@@ -58,7 +59,7 @@ class SystemPairs:
 
 
 @dataclass(frozen=True)
-class DeltaResult:
+class DeltaResult(ToFrame):
     """rSYS-Delta(l, u): Kendall tau-b over the system pairs with ``lower <= |dx| <= upper``.
 
     ``estimate`` is NaN when undefined (no selected pair, or ``P + Q + T = 0`` or

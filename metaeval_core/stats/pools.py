@@ -19,6 +19,7 @@ import numpy as np
 from metaeval_core._checks import RngLike, as_generator, check_choice, check_confidence_level, check_human, check_int
 from metaeval_core.stats.correlation import system_means
 from metaeval_core.data.dataset import Dataset, DatasetError, Measure, Pool, POOLS
+from metaeval_core._frames import ToFrame
 from metaeval_core.stats.pairs import (
     DELTA_METHODS,
     DeltaInterval,
@@ -245,7 +246,7 @@ class WidthRow:
 
 
 @dataclass(frozen=True)
-class WidthComparison:
+class WidthComparison(ToFrame):
     """rSYS-Delta(l, u) bootstrap interval widths, pool judged vs all, per method.
 
     With the default ``lower = 0``, ``upper = inf`` this is rSYS itself (NAACL 2022 Fig. 4).

@@ -43,6 +43,7 @@ from metaeval_core.stats.coefficients import (
     validate_coefficient,
 )
 from metaeval_core.stats.correlation import Level, correlate_matrices, correlation_inputs, system_means, validate_level
+from metaeval_core._frames import ToFrame
 from metaeval_core.data.dataset import Dataset, Pool, POOLS
 
 CIMethod = Literal["fisher", "boot-systems", "boot-inputs", "boot-both"]
@@ -62,7 +63,7 @@ _GLOBAL_KENDALL_SCIPY_MIN_N = 200
 
 
 @dataclass(frozen=True)
-class ConfidenceInterval:
+class ConfidenceInterval(ToFrame):
     """A confidence interval for one metric-human correlation.
 
     Attributes

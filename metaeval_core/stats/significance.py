@@ -47,6 +47,7 @@ from metaeval_core.stats.coefficients import (
 )
 from metaeval_core.stats.correlation import Level, correlate_matrices, correlation_inputs, system_means, validate_level
 from metaeval_core.data.dataset import Dataset, Pool, POOLS
+from metaeval_core._frames import ToFrame
 from metaeval_core.stats.resampling import (
     _as_matrix,
     _auto_batch,
@@ -75,7 +76,7 @@ _TOLERANCE = 1e-12
 
 
 @dataclass(frozen=True)
-class ComparisonResult:
+class ComparisonResult(ToFrame):
     """The outcome of testing whether metric ``x`` correlates better with the humans than ``y``.
 
     Attributes
@@ -647,7 +648,7 @@ def correct_table(pvalue: np.ndarray, *, correction: Correction, family: Family)
 
 
 @dataclass(frozen=True)
-class PairwiseTable:
+class PairwiseTable(ToFrame):
     """All ordered pairwise comparisons of a set of metrics (row X better than column Y?).
 
     ``delta[i, j] = r(metric_i) - r(metric_j)``; ``pvalue[i, j]`` tests "row i better than
