@@ -40,6 +40,7 @@ FIELDS: dict[str, Field] = {
     "coefficient": Field("coef", "str", "kendall"),
     "pool": Field("pool", "str", "judged"),
     "systems": Field("systems", "str", ""),
+    "all_systems": Field("all_systems", "bool", False),
     "dist_kind": Field("dist", "str", "histogram"),
     "corr_layout": Field("layout", "str", "chosen"),
     # confidence intervals

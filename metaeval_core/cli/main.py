@@ -120,8 +120,13 @@ def load(args: argparse.Namespace) -> Dataset:
     if humans is not None and args.dataset in dataset_ids():  # the core refuses it too, without naming the flag
         raise CLIError(f"--human-measures is only for a file given to --dataset: {args.dataset!r} is a built-in "
                        "dataset, whose human and metric measures are fixed")
-    return load_dataset(args.dataset, data_dir=data_dir(args), download=getattr(args, "download", False),
-                        human_measures=None if humans is None else split_list(humans, "human-measures"))
+    dataset = load_dataset(args.dataset, data_dir=data_dir(args), download=getattr(args, "download", False),
+                           human_measures=None if humans is None else split_list(humans, "human-measures"))
+    # A dataset's conventional subset (HANNA: kind=model) applies unless every system is asked for, or a
+    # --systems selection of its own is given (made among all systems).
+    if getattr(args, "all_systems", False) or getattr(args, "systems", None) is not None:
+        return dataset
+    return dataset.with_default_systems()
 
 
 def add_dataset_args(p: argparse.ArgumentParser) -> None:
@@ -131,6 +136,9 @@ def add_dataset_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--human-measures", metavar="NAME[,NAME...]",
                    help="for a file given to --dataset: its human measures (the rest are metrics); overrides the "
                         "file's 'kind' column and detection by name")
+    p.add_argument("--all-systems", action="store_true",
+                   help="keep every system of a dataset that has a default subset (HANNA: the human-written "
+                        "stories, dropped by default as in the published figures); --systems also selects among all")
 
 
 def add_selection_args(p: argparse.ArgumentParser, *, several_metrics: bool = True) -> None:
@@ -194,7 +202,9 @@ def describe_dataset(ds: Dataset) -> dict:
         judged = m.scores[:, ds.judged]
         measures.append({
             "measure": name,
+            "label": m.display_name,
             "kind": m.kind,
+            "family": m.attributes.get("family"),
             "annotators": None if m.annotators is None else int(m.annotators.shape[0]),
             "missing_judged_cells": int(np.isnan(judged).sum()),
             "unjudged_cells": int((~np.isnan(m.scores[:, ~ds.judged])).sum()),
@@ -213,6 +223,7 @@ def describe_dataset(ds: Dataset) -> dict:
         "human_measures": list(ds.human_measures),
         "metric_measures": list(ds.metric_measures),
         "attributes": {k: sorted(set(v)) for k, v in ds.system_attributes.items()},
+        "default_systems": ds.default_systems,
         "measures": measures,
         "notes": list(ds.notes),
     }

@@ -141,7 +141,25 @@ def dataset_picker() -> tuple[Dataset, data.DatasetKey] | None:
             dataset = data.load_registered(chosen, data_dir)
     if dataset is None:
         return None
+    dataset = default_systems_toggle(dataset)
     return dataset, data.dataset_key(dataset)
+
+
+def default_systems_toggle(dataset: Dataset) -> Dataset:
+    """A dataset with a conventional system subset (HANNA: kind=model) uses it unless the user keeps every system."""
+    subset = dataset.with_default_systems()
+    if subset is dataset:
+        return dataset
+    key = state.prepare("all_systems")
+    keep_all = state.commit("all_systems", st.sidebar.toggle(
+        "Keep every system", key=key,
+        help=f"Off: only the systems {dataset.default_systems}, as in this dataset's published figures "
+             f"({dataset.n_systems - subset.n_systems} dropped). On: all {dataset.n_systems} systems."))
+    if keep_all:
+        return dataset
+    st.sidebar.caption(escape_markdown(f"Systems: {dataset.default_systems} ({subset.n_systems} of "
+                                       f"{dataset.n_systems})."))
+    return subset
 
 
 def _upload_box(container=None) -> None:
@@ -194,7 +212,8 @@ def measure_pickers(dataset: Dataset, *, human: bool = True, metrics: bool = Tru
         else:
             key = state.prepare("human", options=options, fallback=default_human(dataset))
             chosen_human = state.commit("human", st.sidebar.selectbox(
-                "Human dimension", options, key=key, help="The human judgments the metrics are compared with."))
+                "Human dimension", options, key=key, format_func=lambda m: measure_label(dataset, m),
+                help="The human judgments the metrics are compared with."))
     chosen_metrics: tuple[str, ...] = ()
     if metrics:
         options = list(dataset.metric_measures)
@@ -203,8 +222,18 @@ def measure_pickers(dataset: Dataset, *, human: bool = True, metrics: bool = Tru
             state.put("metrics", fallback)
         key = state.prepare("metrics", options=options, multi=True, fallback=fallback)
         chosen_metrics = tuple(state.commit("metrics", st.sidebar.multiselect(
-            "Metrics", options, key=key, help="Automatic metrics to meta-evaluate.")))
+            "Metrics", options, key=key, format_func=lambda m: measure_label(dataset, m),
+            help="Automatic metrics to meta-evaluate. LLM judges are marked as such.")))
     return chosen_human, chosen_metrics
+
+
+def measure_label(dataset: Dataset, name: str) -> str:
+    """A picker entry: the measure's display name, marked when it is an LLM judge, and its id when it differs."""
+    measure = dataset.measures.get(name)
+    if measure is None:
+        return name
+    text = measure.display_name + (" · LLM judge" if measure.attributes.get("family") == "llm-judge" else "")
+    return text if measure.display_name == name else f"{text} [{name}]"
 
 
 def correlation_settings(dataset: Dataset) -> tuple[str, str, str, str]:

@@ -37,6 +37,7 @@ IDS = (
     "frank-xsum",
     "rose",
     "xsum-hallucination",
+    "hanna",
 )
 
 
@@ -47,7 +48,7 @@ def _raw_registry() -> dict:
 # ---------------------------------------------------------------------------
 # The registry file
 # ---------------------------------------------------------------------------
-def test_registry_lists_the_nine_built_in_datasets_demo_first(tmp_path):
+def test_registry_lists_the_built_in_datasets_demo_first(tmp_path):
     assert registry.dataset_ids() == IDS
     infos = list_datasets(data_dir=tmp_path)
     assert [i.id for i in infos] == list(IDS)

@@ -1,0 +1,53 @@
+"""The dashboard on HANNA: every page opens, the human-written stories are dropped by default (and kept on
+request), and LLM judges are marked in the metric picker."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.ui.ui_helpers import REPO, assert_clean, new_app
+
+PAGE_FILES = sorted(re.findall(r'\("(pages/[a-z_]+\.py)"', (REPO / "app.py").read_text(encoding="utf-8")))
+
+
+def open_hanna(page: str | None = None, query: dict | None = None):
+    at = new_app({"dataset": "hanna", **(query or {})}).run()
+    if at.sidebar.selectbox(key="w:dataset").value != "hanna":
+        pytest.skip("hanna is not available in this data mirror")
+    assert_clean(at)
+    if page is not None:
+        at.switch_page(page).run()
+        assert_clean(at)
+    return at
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("page", [p for p in PAGE_FILES if (REPO / p).is_file()])
+def test_every_page_opens_on_hanna(real_env, page):
+    # Small resample counts: this is a smoke test of the wiring on HANNA's 212 metrics, not of the statistics.
+    at = open_hanna(page, {"f1_k": "100", "ci_k": "100", "sig_k": "100", "stab_k": "20", "pools_k": "100",
+                           "trials": "5", "sim_k": "20", "imp_k": "100", "plan_trials": "5", "plan_k": "20",
+                           "infl_k": "100", "dk": "100"})
+    assert at.title
+    assert at.sidebar.selectbox(key="w:dataset").value == "hanna"
+
+
+@pytest.mark.realdata
+def test_hanna_default_systems_toggle_and_judge_labels(real_env):
+    at = open_hanna("pages/correlations.py", {"level": "system"})
+    toggle = at.sidebar.toggle(key="w:all_systems")
+    assert toggle.value is False
+    assert any("kind=model (10 of 11)" in c.value.replace("\\", "") for c in at.sidebar.caption)
+    metrics = at.sidebar.multiselect(key="w:metrics")
+    labels = [metrics.format_func(option) for option in metrics.options]
+    assert "BLEU [BLEU Ξ§]" in labels
+    assert "ChatGPT · Relevance (prompt 1) · LLM judge [ChatGPT RE 1]" in labels
+    metrics.set_value(["BLEU Ξ§", "ChatGPT RE 1"]).run()
+    assert_clean(at)
+    toggle = at.sidebar.toggle(key="w:all_systems").set_value(True).run()
+    assert_clean(at)
+    assert at.query_params.get("all_systems") in ("true", ["true"])
+    assert not any("kind=model (10 of 11)" in c.value.replace("\\", "") for c in at.sidebar.caption)
