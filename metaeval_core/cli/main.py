@@ -114,19 +114,35 @@ def data_dir(args: argparse.Namespace) -> Path | None:
 
 
 def load(args: argparse.Namespace) -> Dataset:
-    from metaeval_core.data.registry import dataset_ids, load_dataset
+    from metaeval_core.data.registry import DatasetUnavailable, dataset_ids, load_dataset
 
     humans = getattr(args, "human_measures", None)
     if humans is not None and args.dataset in dataset_ids():  # the core refuses it too, without naming the flag
         raise CLIError(f"--human-measures is only for a file given to --dataset: {args.dataset!r} is a built-in "
                        "dataset, whose human and metric measures are fixed")
-    dataset = load_dataset(args.dataset, data_dir=data_dir(args), download=getattr(args, "download", False),
-                           human_measures=None if humans is None else split_list(humans, "human-measures"))
+    try:
+        dataset = load_dataset(args.dataset, data_dir=data_dir(args), download=getattr(args, "download", False),
+                               human_measures=None if humans is None else split_list(humans, "human-measures"))
+    except DatasetUnavailable as error:
+        raise CLIError(unavailable_message(error.info)) from None
     # A dataset's conventional subset (HANNA: kind=model) applies unless every system is asked for, or a
     # --systems selection of its own is given (made among all systems).
     if getattr(args, "all_systems", False) or getattr(args, "systems", None) is not None:
         return dataset
     return dataset.with_default_systems()
+
+
+def unavailable_message(info) -> str:
+    """'dataset X is not available: what is missing; the command-line remedies' (no Python function names)."""
+    from metaeval_core.data.registry import DATA_DIR_ENV, missing_files_text
+
+    what = missing_files_text(info.files, info.missing, info.data_dir)
+    if info.downloadable:
+        fix = (f"download them with `metaeval fetch --dataset {info.id}` (or add --download to this command), "
+               f"or set {DATA_DIR_ENV} (or --data-dir) to a folder holding them")
+    else:
+        fix = f"they cannot be downloaded: set {DATA_DIR_ENV} (or --data-dir) to a local mirror holding them"
+    return f"dataset {info.id!r} is not available: {what}; {fix}"
 
 
 def add_dataset_args(p: argparse.ArgumentParser) -> None:
@@ -174,14 +190,14 @@ def cmd_fetch(args: argparse.Namespace) -> None:
     ids = split_list(args.dataset, "dataset")
     rows = []
     for dataset_id in ids:
-        fetch_dataset(dataset_id, data_dir=data_dir(args), base_url=args.base_url)
+        fetch_dataset(dataset_id, data_dir=data_dir(args), base_url=args.base_url, deadline=args.deadline)
         for check in verify_files(dataset_id, data_dir=data_dir(args)):
             rows.append({"dataset": dataset_id, "path": str(check.path), "status": check.status})
     emit(args, rows, columns=["dataset", "path", "status"])
 
 
 def cmd_datasets(args: argparse.Namespace) -> None:
-    from metaeval_core.data.registry import list_datasets, load_dataset
+    from metaeval_core.data.registry import DATA_DIR_ENV, data_dir as default_dir, list_datasets, load_dataset
 
     directory = data_dir(args)
     rows = []
@@ -193,7 +209,56 @@ def cmd_datasets(args: argparse.Namespace) -> None:
             row.update(systems=ds.n_systems, inputs=ds.n_inputs, judged=ds.n_judged,
                        measures=len(ds.measures))
         rows.append(row)
-    emit(args, rows, columns=["id", "available", "systems", "inputs", "judged", "measures", "licence", "reason"])
+    if args.json:  # the full reasons
+        emit(args, rows)
+        return
+    short = {info.id: info.short_reason for info in list_datasets(data_dir=directory)}
+    table = [{**row, "status": "available" if row["available"] else short[row["id"]]} for row in rows]
+    table, columns = fit_to_terminal(to_jsonable(table), ["id", "status", "systems", "inputs", "judged", "measures",
+                                                          "licence"], shrink=("licence",))
+    print_table(table, columns)
+    missing = [row["id"] for row in rows if not row["available"]]
+    if missing:
+        import textwrap
+
+        width = terminal_width()
+        print(f"\ndata directory: {directory or default_dir()}")
+        print(textwrap.fill(f"not available: download with `metaeval fetch --dataset ID` (or add --download to a "
+                            f"command), or set {DATA_DIR_ENV} to a folder holding the files; --json gives the full "
+                            "reasons", width=max(40, width - 1)))
+
+
+def terminal_width() -> int:
+    import shutil
+
+    return shutil.get_terminal_size((100, 24)).columns
+
+
+def fit_to_terminal(rows: list[dict], columns: Sequence[str], *, shrink: Sequence[str],
+                    width: int | None = None, narrowest: int = 8) -> tuple[list[dict], list[str]]:
+    """Shorten the ``shrink`` columns' text (with '…') so the table's lines fit the terminal; a column that would
+    be narrower than ``narrowest`` is left out. Returns the rows and the columns kept."""
+    width = width or terminal_width()
+    rows = [dict(row) for row in rows]
+    columns = list(columns)
+
+    def text(v: Any) -> str:
+        return "-" if v is None else str(v)
+
+    for column in shrink:
+        current = {c: max(len(c), *(len(text(r.get(c))) for r in rows)) for c in columns}
+        excess = sum(current.values()) + 2 * (len(columns) - 1) - width
+        if excess <= 0:
+            break
+        keep = current[column] - excess
+        if keep < max(narrowest, len(column)):
+            columns.remove(column)
+            continue
+        for row in rows:
+            value = text(row.get(column))
+            if len(value) > keep:
+                row[column] = value[:keep - 1].rstrip() + "…"
+    return rows, columns
 
 
 def describe_dataset(ds: Dataset) -> dict:
@@ -332,6 +397,14 @@ def cmd_stability(args: argparse.Namespace) -> None:
     emit(args, rows)
 
 
+def missing_dependency_message(error: ImportError) -> str:
+    """One line: which package is missing and the two ways to get a working environment."""
+    name = getattr(error, "name", None) or str(error)
+    return (f"a required package is missing ({name!r} cannot be imported by {sys.executable}): use the project's "
+            "environment (`bash run.sh cli ...`, or `.venv/bin/metaeval ...` once `bash run.sh` has set it up), "
+            "or install the requirements: pip install -r requirements.txt")
+
+
 # -- parser --------------------------------------------------------------
 class OneLineErrorParser(argparse.ArgumentParser):
     """argparse, but a usage error is one line on stderr (exit 2), pointing at --help."""
@@ -378,7 +451,11 @@ def build_parser(prog: str = "metaeval") -> argparse.ArgumentParser:
                                      "each by sha256 (a mismatching file is refused and removed)")
     p.add_argument("--dataset", required=True, help="one or more dataset ids, comma-separated")
     p.add_argument("--data-dir", help="data directory (default: $METAEVAL_DATA_DIR or data/cache)")
-    p.add_argument("--base-url", default=None, help="a mirror to download from instead of the upstream URLs")
+    p.add_argument("--base-url", default=None, help="an http(s) mirror to download from instead of the upstream URLs "
+                                                    "(default: $METAEVAL_DATA_BASE_URL)")
+    p.add_argument("--deadline", type=float, default=600.0, metavar="SECONDS",
+                   help="give up after this many seconds for all files together (default 600); each file is also "
+                        "capped at the size the registry records for it")
 
     p = command("describe", cmd_describe, "systems, inputs (judged/unjudged), measures, attributes, missing cells")
     add_dataset_args(p)
@@ -437,6 +514,11 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "metaeval") -> int:
             raise
         message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         print(f"error: {message}", file=sys.stderr)
+        return EXIT_USAGE
+    except ImportError as error:  # run outside the environment the README sets up
+        if os.environ.get("METAEVAL_DEBUG"):
+            raise
+        print(f"error: {missing_dependency_message(error)}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)

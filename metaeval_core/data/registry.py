@@ -4,9 +4,10 @@ The registry is ``data/registry.json`` in the repository. Each entry names a
 loader (:data:`metaeval_core.data.loaders.LOADERS`) and the files it needs, by path
 relative to the data directory, with the upstream download URL and sha256
 copied from the data mirror's ``MANIFEST.json``. A dataset is *available* when
-all its required files are present in the data directory; loading verifies
-their sha256 first. Downloads use pooch and verify sha256 before a file is put
-in place.
+all its required files are present in the data directory (however they got there:
+a mirror, :func:`fetch_dataset`, a copy; no ``MANIFEST.json`` is needed); loading
+verifies their sha256 first. Downloads stream over http(s) with a size cap (the
+registry's byte count), a deadline and a sha256 check before a file is put in place.
 
 The data directory is ``$METAEVAL_DATA_DIR`` when set, else
 ``<repo>/data/cache`` (git-ignored). Nothing is cached in memory except the
@@ -68,7 +69,9 @@ class DatasetInfo:
     ``available`` is True when every required file is present (``reason`` is
     then ``''``); otherwise ``reason`` says what is missing and how to get it.
     ``files`` are the required files; ``optional_present`` the relative paths
-    of the optional files found in the data directory.
+    of the optional files found in the data directory. ``short_reason`` is a
+    few words for a table (e.g. ``'missing 2/9 files'``); ``data_dir`` the
+    directory that was looked at.
 
     References: docs/methods.md sec. 0.
     """
@@ -86,6 +89,16 @@ class DatasetInfo:
     loader: str = ""
     missing: tuple[str, ...] = ()
     downloadable: bool = False
+    short_reason: str = ""
+    data_dir: Path | None = None
+
+
+class DatasetUnavailable(DatasetError):
+    """A built-in dataset whose required files are not in the data directory; ``info`` says which."""
+
+    def __init__(self, message: str, info: DatasetInfo) -> None:
+        super().__init__(message)
+        self.info = info
 
 
 @dataclass(frozen=True)
@@ -209,6 +222,15 @@ def data_dir() -> Path:
     return Path(configured).expanduser() if configured else DEFAULT_DATA_DIR
 
 
+_SET_DIR = f"set {DATA_DIR_ENV} to a folder holding them"
+
+
+def missing_files_text(files: Sequence[DataFile], missing: Sequence[str], directory: Path) -> str:
+    """'k of n required file(s) missing from DIR (a, b, c and 2 more)': the what, without a remedy."""
+    shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
+    return f"{len(missing)} of {len(files)} required file(s) missing from {directory} ({shown})"
+
+
 def _resolve_dir(directory: object) -> Path:
     if directory is None:
         return data_dir()
@@ -222,18 +244,16 @@ def _info(entry: _Entry, directory: Path) -> DatasetInfo:
     optional_present = tuple(f.path for f in entry.optional_files if (directory / f.path).is_file())
     downloadable = all(f.downloadable for f in entry.files)
     if not missing:
-        reason = ""
+        reason = short = ""
     else:
+        can_fetch = all(f.downloadable for f in entry.files if f.path in missing)
+        short = f"missing {len(missing)}/{len(entry.files)} files" + ("" if can_fetch else ", no URL")
         fix = (
-            "download them with fetch_dataset() or load_dataset(..., download=True)"
-            if all(f.downloadable for f in entry.files if f.path in missing)
+            f"download them (`metaeval fetch --dataset {entry.id}`; in Python fetch_dataset({entry.id!r}))"
+            if can_fetch
             else "some cannot be downloaded and must come from a local mirror"
         )
-        shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
-        reason = (
-            f"{len(missing)} of {len(entry.files)} required file(s) missing from {directory} ({shown}); {fix}, "
-            f"or set {DATA_DIR_ENV} to a folder holding them"
-        )
+        reason = f"{missing_files_text(entry.files, missing, directory)}; {fix}, or {_SET_DIR}"
     return DatasetInfo(
         id=entry.id,
         title=entry.title,
@@ -248,6 +268,8 @@ def _info(entry: _Entry, directory: Path) -> DatasetInfo:
         loader=entry.loader,
         missing=missing,
         downloadable=downloadable,
+        short_reason=short,
+        data_dir=directory,
     )
 
 
@@ -334,27 +356,46 @@ def _mismatch_message(check: FileCheck, directory: Path, dataset_id: str) -> str
     return (
         f"{directory / check.path}: sha256 mismatch for dataset {dataset_id!r} (expected {check.expected}, "
         f"got {check.actual}); the file is corrupt or a different version. Delete it and run "
-        f"fetch_dataset({dataset_id!r}) to download the pinned copy"
+        f"`metaeval fetch --dataset {dataset_id}` (in Python fetch_dataset({dataset_id!r})) to download the pinned copy"
     )
 
 
 # ---------------------------------------------------------------------------
 # Download
 # ---------------------------------------------------------------------------
-def _validate_fetch(dataset_id: object, directory: object, base_url: object) -> tuple[_Entry, Path, str | None]:
+DOWNLOAD_DEADLINE = 600.0  # seconds for one fetch_dataset call, all files together
+READ_TIMEOUT = 30.0  # seconds a connection may stay silent (connect or read)
+UNSIZED_LIMIT = 200 * 1024 * 1024  # byte cap for a file whose size the registry does not record
+_CHUNK = 1 << 16
+_MAX_REDIRECTS = 5
+
+
+class DownloadError(DatasetError):
+    """A download that failed or was refused; ``str()`` is one line saying which file, from where and why."""
+
+
+def _validate_fetch(dataset_id: object, directory: object, base_url: object,
+                    deadline: object) -> tuple[_Entry, Path, str | None, float]:
     entry = _entry(dataset_id)
     path = _resolve_dir(directory)
     if base_url is None:
         base_url = os.environ.get(BASE_URL_ENV, "").strip() or None
     if base_url is not None:
-        if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://", "file://")):
-            raise ValueError(f"base_url must be an http(s):// or file:// URL or None; got {base_url!r}")
+        if isinstance(base_url, str) and base_url.lower().startswith("file:"):
+            # A local folder needs no download: reading it in place is both simpler and verified on load.
+            raise ValueError(f"base_url {base_url!r} is a file:// URL, which is not downloaded: point "
+                             f"{DATA_DIR_ENV} at that folder instead (files are verified by sha256 when loaded)")
+        if not isinstance(base_url, str) or not base_url.lower().startswith(("http://", "https://")):
+            raise ValueError(f"base_url must be an http:// or https:// URL or None; got {base_url!r}")
         base_url = base_url.rstrip("/")
-    return entry, path, base_url
+    if isinstance(deadline, bool) or not isinstance(deadline, (int, float)) or not 0 < deadline < float("inf"):
+        raise ValueError(f"deadline must be a positive finite number of seconds; got {deadline!r}")
+    return entry, path, base_url, float(deadline)
 
 
-def fetch_dataset(dataset_id: str, *, data_dir: Path | None = None, base_url: str | None = None) -> list[Path]:
-    """Download a dataset's missing required files with pooch and verify every file's sha256.
+def fetch_dataset(dataset_id: str, *, data_dir: Path | None = None, base_url: str | None = None,
+                  deadline: float = DOWNLOAD_DEADLINE) -> list[Path]:
+    """Download a dataset's missing required files and verify every file's sha256.
 
     Parameters
     ----------
@@ -366,7 +407,12 @@ def fetch_dataset(dataset_id: str, *, data_dir: Path | None = None, base_url: st
         Replaces the upstream URL: a file is then fetched from
         ``base_url + '/' + path`` (its path relative to the data directory), e.g.
         a local mirror served over HTTP. Default: ``$METAEVAL_DATA_BASE_URL`` when
-        set, else each file's upstream URL.
+        set, else each file's upstream URL. Only http(s): a ``file://`` URL is refused
+        with a message saying to point ``$METAEVAL_DATA_DIR`` at the folder instead.
+    deadline : float
+        Seconds for the whole call (default 600). Each file is also capped at the size the
+        registry records for it, and a connection silent for 30 s is abandoned, so a server
+        that streams forever or trickles bytes neither fills the disk nor hangs the caller.
 
     Returns
     -------
@@ -376,16 +422,23 @@ def fetch_dataset(dataset_id: str, *, data_dir: Path | None = None, base_url: st
     Raises
     ------
     DatasetError
-        A download fails or its sha256 does not match (pooch downloads to a
-        temporary file and removes it, so the bad file is never put in place);
-        a present file has the wrong sha256 and cannot be re-downloaded; a
-        missing file has no download URL. Optional files are never downloaded.
+        A download fails (:class:`DownloadError`: one line saying why: no network, connection
+        refused, timed out, HTTP status, too large, a redirect to something other than http(s),
+        or a sha256 that does not match); a present file has the wrong sha256 and cannot be
+        re-downloaded; a missing file has no download URL. A file is written to a temporary
+        name and put in place only once its sha256 matches; nothing is left behind on failure
+        (no partial file, no folder this call created). Optional files are never downloaded.
+    ValueError
+        ``base_url`` is not an http(s) URL; ``deadline`` is not a positive number.
 
     References
     ----------
-    pooch documentation, ``pooch.retrieve``; MANIFEST.json of the data mirror.
+    MANIFEST.json of the data mirror (the pinned sizes and sha256 values).
     """
-    entry, directory, base = _validate_fetch(dataset_id, data_dir, base_url)
+    import time
+
+    entry, directory, base, seconds = _validate_fetch(dataset_id, data_dir, base_url, deadline)
+    until = time.monotonic() + seconds
     paths = []
     for file in entry.files:
         target = directory / file.path
@@ -401,36 +454,145 @@ def fetch_dataset(dataset_id: str, *, data_dir: Path | None = None, base_url: st
                 )
             raise DatasetError(_mismatch_message(check, directory, entry.id))
         url = f"{base}/{file.path}" if base else str(file.url)
-        _download(url, file, target)
-        after = _check(file, directory)
-        if after.status != "ok":  # pooch verified already; never keep a file that fails our check
-            target.unlink(missing_ok=True)
-            raise DatasetError(_mismatch_message(after, directory, entry.id))
+        _download(url, file, target, until=until, seconds=seconds)
         paths.append(target)
     return paths
 
 
-def _download(url: str, file: DataFile, target: Path) -> None:
-    import pooch  # lazily: only downloads need it
-    import requests
+def _new_folders(folder: Path) -> list[Path]:
+    """The folders ``folder.mkdir(parents=True)`` would create, deepest first."""
+    created = []
+    while not folder.exists() and folder != folder.parent:
+        created.append(folder)
+        folder = folder.parent
+    return created
 
+
+def _reason(error: BaseException) -> str:
+    """Why a connection failed, in a few words (no library text)."""
+    import socket
+    import urllib.error
+
+    cause = error.reason if isinstance(error, urllib.error.URLError) and not isinstance(
+        error, urllib.error.HTTPError) else error
+    if isinstance(cause, socket.gaierror):
+        return "no network (the server's name could not be resolved)"
+    if isinstance(cause, ConnectionRefusedError):
+        return "connection refused"
+    if isinstance(cause, (TimeoutError, socket.timeout)):
+        return "timed out"
+    if isinstance(cause, (ConnectionResetError, ConnectionAbortedError, BrokenPipeError)):
+        return "the connection was reset"
+    if isinstance(cause, OSError) and cause.errno in (101, 113):  # ENETUNREACH, EHOSTUNREACH
+        return "no network (the network is unreachable)"
+    if isinstance(cause, (OSError, ValueError)) and str(cause).strip():
+        return " ".join(str(cause).split())[:160]
+    return type(cause).__name__
+
+
+def _opener():
+    import urllib.error
+    import urllib.request
+
+    class OnlyHttp(urllib.request.HTTPRedirectHandler):
+        max_redirections = _MAX_REDIRECTS
+
+        def http_error_302(self, req, fp, code, msg, headers):
+            from urllib.parse import urljoin, urlsplit
+
+            newurl = headers.get("location") or headers.get("uri") or ""
+            scheme = urlsplit(urljoin(req.full_url, newurl)).scheme.lower()
+            if scheme not in ("http", "https"):
+                raise DownloadError(f"the server redirected to {newurl!r}, a {scheme}: URL, which is not "
+                                    "downloaded: only http(s) downloads are followed")
+            return super().http_error_302(req, fp, code, msg, headers)
+
+        http_error_301 = http_error_303 = http_error_307 = http_error_308 = http_error_302
+
+    return urllib.request.build_opener(OnlyHttp)
+
+
+def _bound_wait(response: Any, until: float) -> None:
+    """Let the next read wait at most until the deadline (and at most ``READ_TIMEOUT``)."""
+    import time
+
+    sock = getattr(getattr(getattr(response, "fp", None), "raw", None), "_sock", None)
+    if sock is not None:
+        sock.settimeout(max(0.05, min(READ_TIMEOUT, until - time.monotonic())))
+
+
+def _download(url: str, file: DataFile, target: Path, *, until: float, seconds: float) -> None:
+    """Stream ``url`` to a temporary file beside ``target``, capped in size and time; rename once verified."""
+    import tempfile
+    import time
+    import urllib.error
+    import urllib.request
+
+    limit = int(file.bytes) if isinstance(file.bytes, int) and file.bytes > 0 else UNSIZED_LIMIT
+    where = f"download of {file.path} from {url}"
+    created = _new_folders(target.parent)
+    temporary: Path | None = None
     try:
-        pooch.retrieve(
-            url,
-            known_hash=f"sha256:{file.sha256}",
-            fname=target.name,
-            path=target.parent,
-            progressbar=False,
-        )
-    except ValueError as error:
-        # pooch raises ValueError on a hash mismatch after deleting its temporary file.
-        raise DatasetError(
-            f"download of {file.path} from {url} refused: its sha256 does not match the pinned {file.sha256} "
-            f"(the server sent a different or corrupted file; nothing was written to {target.parent}). "
-            f"pooch said: {error}"
-        ) from error
-    except (requests.exceptions.RequestException, OSError) as error:
-        raise DatasetError(f"download of {file.path} from {url} failed: {error}") from error
+        remaining = until - time.monotonic()
+        if remaining <= 0:
+            raise DownloadError(f"{where} not started: the overall deadline of {seconds:g} s has passed")
+        request = urllib.request.Request(url, headers={"User-Agent": "metaeval", "Accept-Encoding": "identity"})
+        try:
+            response = _opener().open(request, timeout=min(READ_TIMEOUT, remaining))
+        except DownloadError as error:
+            raise DownloadError(f"{where} refused: {error}") from None
+        except urllib.error.HTTPError as error:
+            raise DownloadError(f"{where} failed: HTTP {error.code} {error.reason}") from None
+        except (urllib.error.URLError, OSError, ValueError) as error:
+            raise DownloadError(f"{where} failed: {_reason(error)}") from None
+        with response:
+            announced = response.headers.get("Content-Length")
+            if announced is not None and announced.strip().isdigit() and int(announced) > limit:
+                raise DownloadError(f"{where} refused: the server announces {int(announced):,} bytes, more than "
+                                    f"the {limit:,} the registry expects")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            handle, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+            temporary = Path(name)
+            digest = hashlib.sha256()
+            size = 0
+            with os.fdopen(handle, "wb") as out:
+                while True:
+                    late = DownloadError(f"{where} failed: timed out (the overall deadline of {seconds:g} s "
+                                         f"passed after {size:,} bytes)")
+                    if time.monotonic() > until:
+                        raise late
+                    _bound_wait(response, until)
+                    try:
+                        chunk = response.read1(_CHUNK)  # returns what has arrived: a trickle cannot block long
+                    except (OSError, ValueError) as error:
+                        if time.monotonic() >= until - 0.1:
+                            raise late from None
+                        raise DownloadError(f"{where} failed after {size:,} bytes: {_reason(error)}") from None
+                    if not chunk:
+                        break
+                    size += len(chunk)
+                    if size > limit:
+                        raise DownloadError(f"{where} refused: the server sent more than the {limit:,} bytes the "
+                                            "registry expects")
+                    digest.update(chunk)
+                    out.write(chunk)
+        actual = digest.hexdigest()
+        if actual != file.sha256:
+            raise DownloadError(
+                f"{where} refused: its sha256 does not match the pinned {file.sha256} (got {actual} for {size:,} "
+                f"bytes: the server sent a different or corrupted file; nothing was kept)"
+            )
+        os.replace(temporary, target)
+        temporary = None
+    except BaseException:
+        if temporary is not None:
+            temporary.unlink(missing_ok=True)
+        for folder in created:  # deepest first; only the folders this download made, only when empty
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+        raise
 
 
 # ---------------------------------------------------------------------------
@@ -518,7 +680,7 @@ def _load_registered(entry: _Entry, directory: Path, download: bool) -> Dataset:
     info = _info(entry, directory)
     if not info.available:
         if not download:
-            raise DatasetError(f"dataset {entry.id!r} is not available: {info.reason}")
+            raise DatasetUnavailable(f"dataset {entry.id!r} is not available: {info.reason}", info)
         fetch_dataset(entry.id, data_dir=directory)
     checks = [_check(f, directory) for f in entry.files]
     for check in checks:

@@ -98,16 +98,6 @@ def test_fetch_verifies_present_files(capsys, data_dir):
     assert all(r["status"] == "ok" for r in rows)
 
 
-def test_fetch_without_network_is_one_clear_line(capsys, tmp_path):
-    code, out, err = run_cli(capsys, "fetch", "--dataset", "rose", "--data-dir", str(tmp_path),
-                             "--base-url", "http://127.0.0.1:9")
-    assert code == 2 and out == ""
-    # pooch may log its "Downloading data from ..." progress line first; the error itself is one line.
-    errors = [line for line in err.strip().splitlines() if line.startswith("error: ")]
-    assert len(errors) == 1 and "rose" in errors[0] and "Traceback" not in err
-    assert not any(tmp_path.rglob("*.json"))
-
-
 # -- --human-measures: which measures of an uploaded file are human ----------------------------------------------
 KIND_FILE = ("system,input,measure,score,kind\n"
              + "".join(f"{s},{d},RelE,{q},human\n{s},{d},bertscore,{b},metric\n{s},{d},rouge,{r},metric\n"

@@ -1,0 +1,222 @@
+"""Downloads against a hostile or absent server: size cap, deadline, trickles, file:// and redirects, no leftovers.
+
+Every case runs against a server on 127.0.0.1 started inside the test, which stops itself (each response is
+bounded in bytes and seconds, and every handler quits when the test ends).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import socket
+import threading
+import time
+import urllib.error
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from metaeval_core.data import registry
+from metaeval_core.data.registry import DownloadError, dataset_info, fetch_dataset
+
+PAYLOAD = b"system,input,score\n" + b"".join(f"s{k % 4},d{k},{k / 7:.4f}\n".encode() for k in range(200))
+SHA = hashlib.sha256(PAYLOAD).hexdigest()
+REL = "tiny/nested/scores.csv"
+HARD_STOP = 20.0  # no handler ever runs longer than this, whatever the client does
+
+
+def _entry(size: int | None = len(PAYLOAD)) -> dict:
+    file = {"path": REL, "url": "https://example.invalid/scores.csv", "sha256": SHA}
+    if size is not None:
+        file["bytes"] = size
+    return {"id": "tiny", "title": "t", "citation": "c", "licence": "l", "description": "d", "loader": "rose",
+            "files": [file], "optional_files": []}
+
+
+@pytest.fixture
+def tiny(monkeypatch, tmp_path):
+    """A registry holding one 3 kB dataset 'tiny' (the file's size and sha256 recorded)."""
+    path = tmp_path / "registry.json"
+    path.write_text(json.dumps({"datasets": [_entry()]}))
+    monkeypatch.setattr(registry, "REGISTRY_PATH", path)
+    for name in ("HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    monkeypatch.delenv("METAEVAL_DATA_BASE_URL", raising=False)
+    return tmp_path / "cache"
+
+
+class _Hostile(BaseHTTPRequestHandler):
+    """``/<mode>/<path>``: ok, forever, drip, stall, big (announces too much), liar (sends too much), wrong,
+    redirect-file, redirect-ok, 404."""
+
+    stop: threading.Event
+
+    def log_message(self, *args):  # keep test output clean
+        pass
+
+    def _send(self, data: bytes, *, length: int | None = None) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        if length is not None:
+            self.send_header("Content-Length", str(length))
+        self.end_headers()
+        if data:
+            self.wfile.write(data)
+
+    def _until_stopped(self, step) -> None:
+        start = time.monotonic()
+        try:
+            while not self.stop.is_set() and time.monotonic() - start < HARD_STOP:
+                step()
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up, as it should
+        self.close_connection = True
+
+    def do_GET(self):  # noqa: N802 - http.server API
+        mode = self.path.strip("/").split("/", 1)[0]
+        if mode == "ok":
+            self._send(PAYLOAD, length=len(PAYLOAD))
+        elif mode == "wrong":
+            self._send(PAYLOAD.replace(b"s1", b"s9"), length=len(PAYLOAD))
+        elif mode == "big":
+            self._send(b"", length=10 ** 9)
+        elif mode == "liar":  # no length announced, then more than the registry's size
+            self._send(b"")
+            self._until_stopped(lambda: self.wfile.write(b"x" * 4096))
+        elif mode == "forever":
+            self.send_response(200)
+            self.end_headers()
+            self._until_stopped(lambda: (self.wfile.write(b"0" * 64), self.wfile.flush(), time.sleep(0.01)))
+        elif mode == "drip":  # one byte every 0.3 s: never silent long enough for a read timeout
+            self._send(b"", length=len(PAYLOAD))
+            self._until_stopped(lambda: (self.wfile.write(b"s"), self.wfile.flush(), self.stop.wait(0.3)))
+        elif mode == "stall":
+            self._send(b"", length=len(PAYLOAD))
+            self.stop.wait(HARD_STOP)
+        elif mode == "redirect-file":
+            self.send_response(302)
+            self.send_header("Location", "file:///etc/passwd")
+            self.end_headers()
+        elif mode == "redirect-ok":
+            self.send_response(302)
+            self.send_header("Location", "/ok/" + self.path.split("/", 2)[2])
+            self.end_headers()
+        else:
+            self.send_error(404)
+
+
+@contextmanager
+def hostile_server():
+    stop = threading.Event()
+    handler = type("Handler", (_Hostile,), {"stop": stop})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        stop.set()
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def _leftovers(root: Path) -> list[Path]:
+    return sorted(root.rglob("*")) if root.exists() else []
+
+
+def _fails(cache: Path, base: str, match: str, *, deadline: float = 30.0) -> float:
+    start = time.monotonic()
+    with pytest.raises(DownloadError, match=match) as info:
+        fetch_dataset("tiny", data_dir=cache, base_url=base, deadline=deadline)
+    elapsed = time.monotonic() - start
+    assert "\n" not in str(info.value) and REL in str(info.value)
+    assert not cache.exists(), f"left behind: {_leftovers(cache)}"  # not even the empty folders
+    return elapsed
+
+
+def test_a_good_mirror_and_an_http_redirect_download_and_verify(tiny):
+    with hostile_server() as base:
+        paths = fetch_dataset("tiny", data_dir=tiny, base_url=base + "/ok")
+        assert paths == [tiny / REL] and paths[0].read_bytes() == PAYLOAD
+        assert dataset_info("tiny", data_dir=tiny).available
+        assert _leftovers(tiny) == [tiny / "tiny", tiny / "tiny/nested", tiny / REL]  # no temporary file
+        paths[0].unlink()
+        assert fetch_dataset("tiny", data_dir=tiny, base_url=base + "/redirect-ok")[0].read_bytes() == PAYLOAD
+
+
+def test_a_server_that_streams_forever_is_cut_at_the_registry_size(tiny):
+    with hostile_server() as base:
+        assert _fails(tiny, base + "/forever", r"refused: the server sent more than the 3,039 bytes") < 10
+        assert _fails(tiny, base + "/liar", "sent more than") < 10
+
+
+def test_an_announced_size_above_the_registry_size_is_refused_before_reading(tiny):
+    with hostile_server() as base:
+        assert _fails(tiny, base + "/big", "announces 1,000,000,000 bytes, more than the 3,039") < 10
+
+
+def test_a_trickle_and_a_stall_end_at_the_deadline(tiny):
+    with hostile_server() as base:
+        assert _fails(tiny, base + "/drip", r"timed out \(the overall deadline of 1.5 s", deadline=1.5) < 4
+        assert _fails(tiny, base + "/stall", "timed out", deadline=1.5) < 4
+
+
+def test_a_file_that_is_not_the_pinned_one_is_refused(tiny):
+    with hostile_server() as base:
+        _fails(tiny, base + "/wrong", "sha256 does not match the pinned")
+        _fails(tiny, base + "/missing", "failed: HTTP 404")
+
+
+def test_file_urls_are_refused_with_a_message_that_says_so(tiny):
+    with pytest.raises(ValueError, match="is a file:// URL, which is not downloaded: point METAEVAL_DATA_DIR"):
+        fetch_dataset("tiny", data_dir=tiny, base_url="file:///srv/mirror")
+    with hostile_server() as base:
+        _fails(tiny, base + "/redirect-file",
+               r"refused: the server redirected to 'file:///etc/passwd'.*only http\(s\) downloads are followed")
+    assert not tiny.exists()
+
+
+def test_connection_failures_say_why_in_a_few_words(tiny, monkeypatch):
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]
+    _fails(tiny, f"http://127.0.0.1:{closed}", "failed: connection refused$")
+
+    class Offline:
+        def open(self, request, timeout):
+            raise urllib.error.URLError(socket.gaierror(-3, "Temporary failure in name resolution"))
+
+    monkeypatch.setattr(registry, "_opener", Offline)
+    _fails(tiny, "https://example.org", r"failed: no network \(the server's name could not be resolved\)$")
+
+
+def test_a_file_without_a_recorded_size_has_a_default_cap(tiny, monkeypatch):
+    path = Path(registry.REGISTRY_PATH)
+    path.write_text(json.dumps({"datasets": [_entry(size=None)]}))
+    registry._read_registry.cache_clear()
+    monkeypatch.setattr(registry, "UNSIZED_LIMIT", 10_000)
+    with hostile_server() as base:
+        assert fetch_dataset("tiny", data_dir=tiny, base_url=base + "/ok")[0].read_bytes() == PAYLOAD
+        (tiny / REL).unlink()
+        for folder in (tiny / "tiny/nested", tiny / "tiny", tiny):
+            folder.rmdir()
+        _fails(tiny, base + "/forever", "more than the 10,000 bytes")
+
+
+def test_a_present_file_is_kept_and_folders_that_existed_stay(tiny):
+    tiny.mkdir()
+    with hostile_server() as base:
+        with pytest.raises(DownloadError, match="sent more than"):
+            fetch_dataset("tiny", data_dir=tiny, base_url=base + "/forever", deadline=10)
+    assert tiny.is_dir() and _leftovers(tiny) == []  # the folder the user made stays; nothing inside
+
+
+@pytest.mark.parametrize("deadline", [0, -1, float("inf"), float("nan"), "10", True])
+def test_deadline_is_validated(tiny, deadline):
+    with pytest.raises(ValueError, match="deadline must be a positive finite number"):
+        fetch_dataset("tiny", data_dir=tiny, deadline=deadline)
