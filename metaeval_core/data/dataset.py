@@ -96,7 +96,9 @@ class Dataset:
     figures use (``ATTR=VALUE``, e.g. ``kind=model`` on HANNA, which drops the
     human-written stories), or ``''``: the dashboard and the command line apply
     it unless asked for all systems (:meth:`with_default_systems`); the core
-    functions themselves always use the systems they are given. Human measures are always used on judged inputs only; a metric's input
+    functions themselves always use the systems they are given. ``input_attributes``
+    are optional per-input facts (e.g. an MT test set's ``domain`` and ``document``),
+    selected with :meth:`select_inputs`. Human measures are always used on judged inputs only; a metric's input
     pool is either ``judged`` (the standard definition) or ``all`` (judged plus
     unjudged inputs, NAACL 2022).
 
@@ -115,6 +117,7 @@ class Dataset:
     description: str = ""
     notes: tuple[str, ...] = ()
     default_systems: str = ""
+    input_attributes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "systems", tuple(str(s) for s in self.systems))
@@ -122,6 +125,9 @@ class Dataset:
         object.__setattr__(self, "measures", dict(self.measures))
         object.__setattr__(
             self, "system_attributes", {k: tuple(str(v) for v in vs) for k, vs in self.system_attributes.items()}
+        )
+        object.__setattr__(
+            self, "input_attributes", {k: tuple(str(v) for v in vs) for k, vs in self.input_attributes.items()}
         )
         shape = (len(self.systems), len(self.inputs))
         if len(set(self.systems)) != len(self.systems):
@@ -139,6 +145,12 @@ class Dataset:
             if len(values) != len(self.systems):
                 raise DatasetError(
                     f"dataset {self.id!r}: attribute {attribute!r} has {len(values)} values for {len(self.systems)} systems"
+                )
+        for attribute, values in self.input_attributes.items():
+            if len(values) != len(self.inputs):
+                raise DatasetError(
+                    f"dataset {self.id!r}: input attribute {attribute!r} has {len(values)} values for "
+                    f"{len(self.inputs)} inputs"
                 )
         if not isinstance(self.default_systems, str):
             raise DatasetError(f"dataset {self.id!r}: default_systems must be a string such as 'kind=model'")
@@ -268,6 +280,7 @@ class Dataset:
             description=self.description,
             notes=self.notes,
             default_systems=default,
+            input_attributes={k: [v[j] for j in inp_index] for k, v in self.input_attributes.items()},
         )
 
     def select_systems(self, selection: str | Mapping[str, str] | None) -> "Dataset":
@@ -282,6 +295,22 @@ class Dataset:
             wanted = ", ".join(f"{k}={v}" for k, v in criteria.items())
             raise DatasetError(f"no system of dataset {self.id!r} matches {wanted}")
         return self.subset(systems=keep)
+
+    def select_inputs(self, selection: str | Mapping[str, str] | None) -> "Dataset":
+        """Inputs whose attributes match ``ATTR=VALUE`` (several joined by ``,``), e.g. ``domain=news``."""
+        criteria = parse_system_selection(selection)
+        if not criteria:
+            return self
+        for attr in criteria:
+            if attr not in self.input_attributes:
+                known = ", ".join(self.input_attributes) or "none"
+                raise DatasetError(f"unknown input attribute {attr!r} in dataset {self.id!r}; known attributes: "
+                                   f"{known}")
+        keep = [self.inputs[j] for j in matching_systems(criteria, self.input_attributes, self.n_inputs)]
+        if not keep:
+            wanted = ", ".join(f"{k}={v}" for k, v in criteria.items())
+            raise DatasetError(f"no input of dataset {self.id!r} matches {wanted}")
+        return self.subset(inputs=keep)
 
     def with_default_systems(self) -> "Dataset":
         """The dataset restricted to its ``default_systems`` (itself when there is none), with a note saying so."""
@@ -317,6 +346,8 @@ class Dataset:
                      if m.label or m.attributes]
         if described or self.default_systems:
             digest.update(repr((described, self.default_systems)).encode())
+        if self.input_attributes:
+            digest.update(repr(sorted(self.input_attributes.items())).encode())
         return digest.hexdigest()[:16]
 
     @staticmethod
@@ -334,7 +365,8 @@ ALL_SYSTEMS = "all"
 
 
 def matching_systems(criteria: Mapping[str, str], attributes: Mapping[str, Sequence[str]], n: int) -> list[int]:
-    """Indices of the ``n`` systems whose attributes equal every criterion (an unknown attribute matches none)."""
+    """Indices of the ``n`` systems (or inputs) whose attributes equal every criterion (an unknown attribute
+    matches none)."""
     if any(attr not in attributes for attr in criteria):
         return []
     return [i for i in range(n) if all(attributes[attr][i] == value for attr, value in criteria.items())]

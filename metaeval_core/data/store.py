@@ -86,6 +86,7 @@ def _serialise(dataset: Dataset, name: str) -> bytes:
         "measures": measures,
         "attributes": attributes,
         "default_systems": dataset.default_systems,
+        "input_attributes": {attr: list(values) for attr, values in dataset.input_attributes.items()},
         "saved_at": time.time(),
     }
     arrays["meta"] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
@@ -118,6 +119,7 @@ def _deserialise(path: Path) -> tuple[dict, Dataset]:
                 description=meta.get("description", ""),
                 notes=tuple(meta.get("notes", ())),
                 default_systems=str(meta.get("default_systems", "")),
+                input_attributes=dict(meta.get("input_attributes", {})),
             )
     except StoreError:
         raise

@@ -130,8 +130,13 @@ def _rebuild(dataset: Dataset, **changes) -> Dataset:
     fields = dict(id=dataset.id, systems=dataset.systems, inputs=dataset.inputs, measures=dataset.measures,
                   system_attributes=dataset.system_attributes, title=dataset.title, citation=dataset.citation,
                   licence=dataset.licence, description=dataset.description, notes=dataset.notes,
-                  default_systems=dataset.default_systems)
+                  default_systems=dataset.default_systems, input_attributes=dataset.input_attributes)
     fields.update(changes)
+    if "inputs" in changes and tuple(changes["inputs"]) != dataset.inputs:
+        # A merge may bring inputs this dataset has no attributes for: they get "".
+        fields["input_attributes"] = {
+            attr: [dict(zip(dataset.inputs, values)).get(str(j), "") for j in changes["inputs"]]
+            for attr, values in dataset.input_attributes.items()}
     if fields["default_systems"] and "system_attributes" in changes:
         criteria = parse_system_selection(fields["default_systems"])
         if not matching_systems(criteria, fields["system_attributes"], len(fields["systems"])):

@@ -88,3 +88,26 @@ def test_metadata_survives_whatif_and_store(tmp_path):
     assert back.measure("judge RE 1").attributes == {"family": "llm-judge", "judge": "Judge"}
     assert back.display_name("BLEU Ξ§") == "BLEU"
     assert back.default_systems == "kind=model"
+
+
+def test_input_attributes_select_subset_and_store(tmp_path):
+    base = _dataset()
+    ds = Dataset(id="t", systems=base.systems, inputs=base.inputs, measures=base.measures,
+                 system_attributes=base.system_attributes,
+                 input_attributes={"domain": ["news", "news", "social", "news", "social"]})
+    news = ds.select_inputs("domain=news")
+    assert news.inputs == ("v", "w", "y") and news.input_attributes["domain"] == ("news",) * 3
+    assert ds.select_inputs(None) is ds
+    with pytest.raises(DatasetError, match="unknown input attribute 'doc'"):
+        ds.select_inputs("doc=1")
+    with pytest.raises(DatasetError, match="no input of dataset 't' matches domain=speech"):
+        ds.select_inputs("domain=speech")
+    with pytest.raises(DatasetError, match="input attribute 'domain' has 1 values for 5 inputs"):
+        Dataset(id="t", systems=["a"], inputs=list("vwxyz"), measures={}, input_attributes={"domain": ["x"]})
+    assert ds.fingerprint() != base.fingerprint()
+    store = DatasetStore(tmp_path)
+    back = store.load(store.save(ds, "inputs").key)
+    assert back.input_attributes == ds.input_attributes
+    extra = Dataset(id="e", systems=["a"], inputs=["new"], measures={"plain": Measure("plain", "metric", [[1.0]])})
+    merged = whatif.merge_datasets(ds, extra, on_conflict="keep")
+    assert dict(zip(merged.inputs, merged.input_attributes["domain"]))["new"] == ""
