@@ -122,7 +122,8 @@ def load(args: argparse.Namespace) -> Dataset:
                        "dataset, whose human and metric measures are fixed")
     try:
         dataset = load_dataset(args.dataset, data_dir=data_dir(args), download=getattr(args, "download", False),
-                               human_measures=None if humans is None else split_list(humans, "human-measures"))
+                               human_measures=None if humans is None else split_list(humans, "human-measures"),
+                               lp=getattr(args, "lp", None), mtme_level=getattr(args, "mtme_level", None) or "seg")
     except DatasetUnavailable as error:
         raise CLIError(unavailable_message(error.info)) from None
     # A dataset's conventional subset (HANNA: kind=model) applies unless every system is asked for, or a
@@ -146,12 +147,19 @@ def unavailable_message(info) -> str:
 
 
 def add_dataset_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--dataset", required=True, help="a dataset id (see `datasets`) or a path to a CSV/JSONL/Parquet file")
+    p.add_argument("--dataset", required=True, help="a dataset id (see `datasets`), a path to a CSV/JSONL/Parquet "
+                                                    "file, or an mt-metrics-eval test-set directory (with --lp)")
     p.add_argument("--data-dir", help="data directory (default: $METAEVAL_DATA_DIR or data/cache)")
     p.add_argument("--download", action="store_true", help="download missing files of a built-in dataset first")
     p.add_argument("--human-measures", metavar="NAME[,NAME...]",
                    help="for a file given to --dataset: its human measures (the rest are metrics); overrides the "
                         "file's 'kind' column and detection by name")
+    p.add_argument("--lp", metavar="SRC-TGT",
+                   help="for an mt-metrics-eval test-set directory given to --dataset: the language pair (needed "
+                        "when it has several)")
+    p.add_argument("--mtme-level", choices=("seg", "sys"), default=None,
+                   help="for an mt-metrics-eval directory: seg (default; systems x segments from the .seg.score "
+                        "files) or sys (the .sys.score files' own system scores, e.g. corpus BLEU, wmt-z)")
     p.add_argument("--all-systems", action="store_true",
                    help="keep every system of a dataset that has a default subset (HANNA: the human-written "
                         "stories, dropped by default as in the published figures); --systems also selects among all")

@@ -616,8 +616,9 @@ def _validate_load(id_or_path: object, directory: object, download: object) -> P
 
 
 def load_dataset(id_or_path: str, *, data_dir: Path | None = None, download: bool = False,
-                 human_measures: Sequence[str] | None = None) -> Dataset:
-    """Load a built-in dataset by id, or a user file by path.
+                 human_measures: Sequence[str] | None = None, lp: str | None = None,
+                 mtme_level: str = "seg") -> Dataset:
+    """Load a built-in dataset by id, a user file by path, or a local mt-metrics-eval test-set directory.
 
     Parameters
     ----------
@@ -633,6 +634,9 @@ def load_dataset(id_or_path: str, *, data_dir: Path | None = None, download: boo
     human_measures : sequence of str, optional
         For a file only: its human measures, passed to ``read_user_file`` (they override the
         file's ``kind`` column and detection by name). A built-in dataset's kinds are fixed.
+    lp, mtme_level : str, optional
+        For a directory only: the language pair and ``'seg'`` or ``'sys'``, passed to
+        :func:`metaeval_core.data.mtme.read_mtme`.
 
     Returns
     -------
@@ -665,12 +669,23 @@ def load_dataset(id_or_path: str, *, data_dir: Path | None = None, download: boo
     if key in dataset_ids():
         return _load_registered(_entry(key), directory, download)
     path = Path(key).expanduser()
+    if path.is_dir():
+        from metaeval_core.data.mtme import read_mtme
+
+        if human_measures is not None:
+            raise DatasetError(f"{key}: an mt-metrics-eval directory's human measures are its human-scores files; "
+                               "human measures can be declared only for a file")
+        return read_mtme(path, lp=lp, level=mtme_level)  # type: ignore[arg-type]
+    if lp is not None or mtme_level != "seg":
+        raise DatasetError(f"{key!r} is not a directory: a language pair and a score level apply only to an "
+                           "mt-metrics-eval test-set directory")
     if path.is_file():
         from metaeval_core.data.upload import read_user_file  # written separately; imported only when needed
 
         return read_user_file(path, **({} if human_measures is None else {"human_measures": human_measures}))
     raise DatasetError(
-        f"{key!r} is neither a built-in dataset nor an existing file; known datasets: {', '.join(dataset_ids())}"
+        f"{key!r} is neither a built-in dataset nor an existing file or directory; known datasets: "
+        f"{', '.join(dataset_ids())}"
     )
 
 

@@ -15,6 +15,7 @@ from metaeval_core.data.dataset import Dataset
 
 from metaeval_ui import data, exports, state, userdata
 from metaeval_ui.navigation import ensure_navigation_mode
+from metaeval_ui.widgets.mtme import mtme_box
 from metaeval_ui.errors import EXPECTED, escape_markdown, guard, message_of, show_error
 
 DEFAULT_DATASET = "summeval"
@@ -119,6 +120,7 @@ def dataset_picker() -> tuple[Dataset, data.DatasetKey] | None:
     state.commit("dataset", chosen)
     with st.sidebar.expander("Upload your own scores"):
         _upload_box(container=st)
+    mtme_box(uploads)
     choice = choices[chosen]
     if not choice.available:
         st.warning(escape_markdown(f"Dataset {choice.title} is not available here: {choice.reason or 'files missing'}"),

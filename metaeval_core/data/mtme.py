@@ -1,0 +1,461 @@
+"""Read one test set and language pair of google-research/mt-metrics-eval's data layout into a Dataset.
+
+The layout (mt-metrics-eval's README, "File organization and naming convention"), relative to a
+test-set directory such as ``wmt22/``::
+
+    human-scores/<lp>.<NAME>.<LEVEL>.score      NAME: mqm, wmt-raw, wmt-z, da, ... (may contain dots)
+    metric-scores/<lp>/<METRIC>-<REF>.<LEVEL>.score   REF: refA, refA.refB, src (no reference) or all
+    documents/<lp>.docs                          one "DOMAIN DOCNAME" line per segment
+    sources/<lp>.txt, references/<lp>.<REF>.txt, system-outputs/<lp>/<SYSTEM>.txt
+
+``LEVEL`` is ``seg``, ``doc``, ``domain`` or ``sys``. A ``seg`` or ``sys`` file holds ``SYSTEM SCORE``
+lines (``None`` marks a missing human score): a ``sys`` file one line per system, a ``seg`` file one
+block per system whose k-th line is segment k. Only the file names and their numbers are read;
+the texts are never loaded (the source and reference files only give the segment count and the
+reference names).
+
+How it maps to metaeval's model (docs/methods.md sec. 0):
+
+* **systems** are the ``system-outputs/<lp>/`` files (else every system named in a score file), with
+  attribute ``kind`` = ``reference`` for the references scored as systems, ``mt`` otherwise;
+* **inputs** are the segments, ids ``1`` ... ``n`` (the source file's line numbers), with input
+  attributes ``domain`` and ``document`` from the documents file when there is one;
+* ``level="seg"`` (default): every ``seg`` human score is a human measure (id ``NAME``), every ``seg``
+  metric file a metric (id ``METRIC-REF``, attributes ``basename`` and ``references``); metaeval's own
+  system level is then the mean of the segment scores. Systems a metric does not score (the
+  reference it uses) and ``None`` human scores are NaN; segments without any human score form the
+  unjudged pool. ``sys`` files whose measure has segment scores are only compared with the segment
+  means (a note says where they differ, e.g. corpus BLEU); ``sys`` files with no segment scores (e.g.
+  ``wmt-z``) are *not* in this view, and a note names them;
+* ``level="sys"``: the ``sys`` files only, as a dataset with one pseudo-input ``system``, so that the
+  system level correlates exactly the files' system scores (corpus-level metric scores, system-only
+  human scores). Everything over inputs (input level, input resampling) is degenerate there.
+* ``doc`` and ``domain`` files and MQM ``.rating`` files are not read (a note counts them).
+
+References: google-research/mt-metrics-eval README (file organization); Freitag et al. (WMT 2021-2023
+metrics shared tasks).
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+import re
+import tempfile
+import zipfile
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, Mapping
+
+import numpy as np
+
+from metaeval_core.data.dataset import Dataset, DatasetError, Measure
+
+MtmeLevel = Literal["seg", "sys"]
+MTME_LEVELS: tuple[str, ...] = ("seg", "sys")
+FILE_LEVELS: tuple[str, ...] = ("seg", "doc", "domain", "sys")
+SUBDIRS: tuple[str, ...] = ("human-scores", "metric-scores")
+SYSTEM_INPUT = "system"
+MAX_ZIP_BYTES = 1 << 30  # uncompressed; one language pair of a WMT test set is well below
+_LP = re.compile(r"^[A-Za-z0-9_]+-[A-Za-z0-9_]+$")
+
+
+@dataclass(frozen=True)
+class _ScoreFile:
+    path: Path
+    measure: str
+    level: str
+    human: bool
+    basename: str = ""
+    references: str = ""
+
+
+def _is_test_set(directory: Path) -> bool:
+    return any((directory / sub).is_dir() for sub in SUBDIRS)
+
+
+def _test_set_dir(directory: object) -> Path:
+    if not isinstance(directory, (str, os.PathLike)):
+        raise TypeError(f"directory must be a path; got {type(directory).__name__}")
+    path = Path(directory).expanduser()
+    if not path.is_dir():
+        raise DatasetError(f"{path}: not a directory (an mt-metrics-eval test set such as .../wmt22)")
+    if _is_test_set(path):
+        return path
+    inside = sorted(p.name for p in path.iterdir() if p.is_dir() and _is_test_set(p))
+    if inside:
+        raise DatasetError(f"{path} holds several mt-metrics-eval test sets ({', '.join(inside[:8])}); give one of "
+                           "them as the directory")
+    raise DatasetError(f"{path}: not an mt-metrics-eval test set (no human-scores/ or metric-scores/ folder)")
+
+
+def language_pairs(directory: str | os.PathLike) -> tuple[str, ...]:
+    """The language pairs (``en-de``, ...) an mt-metrics-eval test-set directory has scores for, sorted.
+
+    References: mt-metrics-eval README (file organization).
+    """
+    root = _test_set_dir(directory)
+    found: set[str] = set()
+    human = root / "human-scores"
+    if human.is_dir():
+        found |= {p.name.split(".", 1)[0] for p in human.glob("*.score")}
+    metric = root / "metric-scores"
+    if metric.is_dir():
+        found |= {p.name for p in metric.iterdir() if p.is_dir() and any(p.glob("*.score"))}
+    return tuple(sorted(lp for lp in found if _LP.match(lp)))
+
+
+def _choose_lp(root: Path, lp: str | None) -> str:
+    pairs = language_pairs(root)
+    if lp is not None:
+        if not isinstance(lp, str) or lp not in pairs:
+            raise DatasetError(f"{root}: no scores for language pair {lp!r}; it has {', '.join(pairs) or 'none'}")
+        return lp
+    if len(pairs) == 1:
+        return pairs[0]
+    if not pairs:
+        raise DatasetError(f"{root}: no <lp>.<name>.<level>.score file in human-scores/ and no "
+                           "metric-scores/<lp>/ folder with .score files")
+    raise DatasetError(f"{root} has scores for {len(pairs)} language pairs ({', '.join(pairs)}); choose one "
+                       "(--lp on the command line)")
+
+
+def _score_files(root: Path, lp: str) -> list[_ScoreFile]:
+    files = []
+    for path in sorted((root / "human-scores").glob(f"{lp}.*.score")):
+        parts = path.name[len(lp) + 1:-len(".score")].rsplit(".", 1)
+        if len(parts) != 2 or not parts[0] or parts[1] not in FILE_LEVELS:
+            raise DatasetError(f"{path}: a human-score file must be named {lp}.NAME.LEVEL.score with LEVEL one of "
+                               f"{', '.join(FILE_LEVELS)}")
+        files.append(_ScoreFile(path, parts[0], parts[1], True))
+    for path in sorted((root / "metric-scores" / lp).glob("*.score")):
+        parts = path.name[:-len(".score")].rsplit(".", 1)
+        if len(parts) != 2 or parts[1] not in FILE_LEVELS or "-" not in parts[0]:
+            raise DatasetError(f"{path}: a metric-score file must be named METRIC-REF.LEVEL.score (REF: a reference "
+                               f"name, src or all; LEVEL one of {', '.join(FILE_LEVELS)})")
+        basename, references = parts[0].rsplit("-", 1)
+        if not basename or not references:
+            raise DatasetError(f"{path}: empty metric or reference name in {parts[0]!r}")
+        files.append(_ScoreFile(path, parts[0], parts[1], False, basename, references))
+    return files
+
+
+def _lines(path: Path) -> list[str]:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read().splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise DatasetError(f"{path}: cannot read the file ({error})") from error
+
+
+def _read_scores(file: _ScoreFile) -> tuple[dict[str, list[float]], int]:
+    """``{system: [scores in file order]}`` and the number of missing (``None``) scores."""
+    scores: dict[str, list[float]] = defaultdict(list)
+    missing = 0
+    for number, line in enumerate(_lines(file.path), start=1):
+        if not line.strip():
+            continue
+        fields = line.split()
+        if len(fields) != 2:
+            raise DatasetError(f"{file.path}, line {number}: expected 'SYSTEM SCORE'; got {line.strip()[:60]!r}")
+        system, text = fields
+        if text == "None":
+            value = math.nan
+        else:
+            try:
+                value = float(text)
+            except ValueError:
+                raise DatasetError(f"{file.path}, line {number}: score {text!r} is neither a number nor None") from None
+        if math.isnan(value):
+            missing += 1
+        scores[system].append(value)
+    if not scores:
+        raise DatasetError(f"{file.path}: no scores")
+    return scores, missing
+
+
+def _names_in(folder: Path, pattern: str, strip: str) -> list[str]:
+    if not folder.is_dir():
+        return []
+    return sorted(p.name[len(strip):].rsplit(".", 1)[0] if strip else p.name.rsplit(".", 1)[0]
+                  for p in folder.glob(pattern) if p.is_file())
+
+
+def read_mtme(directory: str | os.PathLike, *, lp: str | None = None, level: MtmeLevel = "seg",
+              dataset_id: str | None = None) -> Dataset:
+    """Read one language pair of a local mt-metrics-eval test-set directory.
+
+    Parameters
+    ----------
+    directory : path
+        The test-set directory (e.g. ``~/.mt-metrics-eval/mt-metrics-eval-v2/wmt22``), holding
+        ``human-scores/`` and/or ``metric-scores/``.
+    lp : str, optional
+        The language pair (``en-de``); needed only when the directory has several.
+    level : {'seg', 'sys'}
+        ``seg``: the segment-level files (systems x segments); ``sys``: the system-level files
+        only, as one pseudo-input, so that the files' own system scores are what is correlated.
+    dataset_id : str, optional
+        The dataset id (default ``mtme:<test set>/<lp>``, with ``/sys`` for the system view).
+
+    Returns
+    -------
+    Dataset
+        See the module docstring for the mapping; ``notes`` say what was not read and why.
+
+    Raises
+    ------
+    DatasetError
+        Not a test-set directory, an unknown or ambiguous language pair, a badly named file, a
+        malformed line (file and line named), a system not in ``system-outputs``, or segment
+        blocks of the wrong length.
+
+    References
+    ----------
+    google-research/mt-metrics-eval README (file organization and naming convention).
+    """
+    if level not in MTME_LEVELS:
+        raise ValueError(f"level must be one of {MTME_LEVELS}; got {level!r}")
+    root = _test_set_dir(directory)
+    lp = _choose_lp(root, lp)
+    files = _score_files(root, lp)
+    outputs = _names_in(root / "system-outputs" / lp, "*.*", "")
+    references = _names_in(root / "references", f"{lp}.*.*", f"{lp}.")
+    n_segments = _segment_count(root, lp)
+    docs = _documents(root, lp)
+    if docs is not None:
+        if n_segments is not None and len(docs) != n_segments:
+            raise DatasetError(f"{root / 'documents' / (lp + '.docs')}: {len(docs)} lines for {n_segments} source "
+                               "segments")
+        n_segments = len(docs)
+
+    read: dict[_ScoreFile, dict[str, list[float]]] = {}
+    missing: dict[str, int] = {}
+    skipped: dict[str, int] = defaultdict(int)
+    for file in files:
+        if file.level in ("doc", "domain"):
+            skipped[file.level] += 1
+            continue
+        read[file], missing[file.path.name] = _read_scores(file)
+    ratings = len(list((root / "human-scores").glob(f"{lp}.*.rating")))
+
+    systems = tuple(outputs) if outputs else _natural(sorted({s for scores in read.values() for s in scores}))
+    known = set(systems)
+    for file, scores in read.items():
+        unknown = [s for s in scores if s not in known]
+        if unknown:
+            raise DatasetError(f"{file.path}: system(s) {', '.join(unknown[:5])} not in system-outputs/{lp}/")
+    seg_files = [f for f in read if f.level == "seg"]
+    if n_segments is None and seg_files:
+        lengths = {len(v) for f in seg_files for v in read[f].values()}
+        if len(lengths) != 1:
+            raise DatasetError(f"{root}: segment-level files disagree on the number of segments ({sorted(lengths)}) "
+                               f"and there is no sources/{lp}.txt or documents/{lp}.docs to say which is right")
+        n_segments = lengths.pop()
+    for file in seg_files:
+        for system, values in read[file].items():
+            if len(values) != n_segments:
+                raise DatasetError(f"{file.path}: {len(values)} scores for system {system!r}; expected one per "
+                                   f"segment ({n_segments})")
+    for file in (f for f in read if f.level == "sys"):
+        repeated = [s for s, v in read[file].items() if len(v) != 1]
+        if repeated:
+            raise DatasetError(f"{file.path}: a system-level file needs one line per system; {repeated[0]!r} has "
+                               f"{len(read[file][repeated[0]])}")
+
+    reference_names = set(references) | {r for f in files if not f.human
+                                         for r in f.references.split(".") if r not in ("src", "all")}
+    attributes = {}
+    if reference_names & known:
+        attributes["kind"] = tuple("reference" if s in reference_names else "mt" for s in systems)
+    test_set = root.name
+    notes = [f"mt-metrics-eval test set {test_set}, language pair {lp} ({root}).",
+             "Metric ids keep the reference suffix (BLEU-refA: BLEU against reference refA; -src: no reference; "
+             "-all: every reference). A metric has no score for the reference it uses (NaN)."]
+    if "kind" in attributes:
+        notes.append(f"System kind=reference: the reference translations scored as systems "
+                     f"({', '.join(s for s in systems if s in reference_names)}).")
+    if skipped:
+        notes.append("Not read: " + ", ".join(f"{n} {lvl}-level file(s)" for lvl, n in sorted(skipped.items()))
+                     + " (metaeval's levels are system, input and global).")
+    if ratings:
+        notes.append(f"Not read: {ratings} MQM .rating file(s) (the .score files carry the scores).")
+    if level == "seg":
+        return _segment_view(read, systems, n_segments, docs, attributes, notes, missing,
+                             dataset_id or f"mtme:{test_set}/{lp}", f"{test_set} {lp} (mt-metrics-eval, segments)")
+    return _system_view(read, systems, attributes, notes, missing,
+                        dataset_id or f"mtme:{test_set}/{lp}/sys", f"{test_set} {lp} (mt-metrics-eval, system scores)")
+
+
+def _natural(names: list[str]) -> tuple[str, ...]:
+    from metaeval_core.data.loaders import natural_key
+
+    return tuple(sorted(names, key=natural_key))
+
+
+def _segment_count(root: Path, lp: str) -> int | None:
+    for name in (f"{lp}.txt", f"{lp}.jsonl"):
+        path = root / "sources" / name
+        if path.is_file():
+            return len(_lines(path))
+    return None
+
+
+def _documents(root: Path, lp: str) -> list[tuple[str, str]] | None:
+    path = root / "documents" / f"{lp}.docs"
+    if not path.is_file():
+        return None
+    out = []
+    for number, line in enumerate(_lines(path), start=1):
+        fields = line.split()
+        if len(fields) != 2:
+            raise DatasetError(f"{path}, line {number}: expected 'DOMAIN DOCNAME'; got {line.strip()[:60]!r}")
+        out.append((fields[0], fields[1]))
+    return out
+
+
+def _measure(file: _ScoreFile, matrix: np.ndarray) -> Measure:
+    if file.human:
+        return Measure(file.measure, "human", matrix)
+    return Measure(file.measure, "metric", matrix,
+                   attributes={"basename": file.basename, "references": file.references})
+
+
+def _matrix(scores: Mapping[str, list[float]], systems: tuple[str, ...], width: int) -> np.ndarray:
+    matrix = np.full((len(systems), width), np.nan)
+    for i, system in enumerate(systems):
+        if system in scores:
+            matrix[i] = scores[system]
+    return matrix
+
+
+def _row_means(matrix: np.ndarray) -> np.ndarray:
+    """Each row's mean over its non-NaN cells (NaN for an empty row), without numpy's all-NaN warning."""
+    valid = ~np.isnan(matrix)
+    count = valid.sum(axis=1)
+    total = np.where(valid, matrix, 0.0).sum(axis=1)
+    return np.where(count > 0, total / np.maximum(count, 1), np.nan)
+
+
+def _segment_view(read, systems, n_segments, docs, attributes, notes, missing, dataset_id, title) -> Dataset:
+    seg = {f: s for f, s in read.items() if f.level == "seg"}
+    if not seg:
+        raise DatasetError("no segment-level (.seg.score) file for this language pair; read it with level='sys' "
+                           "(--mtme-level sys) to use its system-level scores")
+    human_seg = [f for f in seg if f.human]
+    if not human_seg:
+        raise DatasetError("no segment-level human scores (human-scores/<lp>.NAME.seg.score) for this language "
+                           "pair; read it with level='sys' (--mtme-level sys) to use system-level human scores")
+    measures: dict[str, Measure] = {}
+    for file in sorted(seg, key=lambda f: (not f.human, f.measure)):
+        if file.measure in measures:
+            raise DatasetError(f"{file.path}: a second segment-level file for {file.measure!r}")
+        measures[file.measure] = _measure(file, _matrix(seg[file], systems, n_segments))
+    compared, sys_only = [], []
+    for file in (f for f in read if f.level == "sys"):
+        if file.measure not in measures:
+            sys_only.append(file.measure)
+            continue
+        own = _matrix(read[file], systems, 1)[:, 0]
+        means = _row_means(measures[file.measure].scores)
+        both = ~np.isnan(own) & ~np.isnan(means)
+        if both.any():
+            gap = float(np.max(np.abs(own[both] - means[both])))
+            if gap > 1e-9 * max(1.0, float(np.max(np.abs(own[both])))):
+                compared.append(f"{file.measure} (up to {gap:.4g})")
+    n_human_missing = {f.measure: missing[f.path.name] for f in human_seg if missing[f.path.name]}
+    inputs = tuple(str(k + 1) for k in range(n_segments))
+    input_attributes = {}
+    if docs is not None:
+        input_attributes = {"domain": tuple(d for d, _ in docs), "document": tuple(doc for _, doc in docs)}
+        domains = sorted({d for d, _ in docs})
+        notes.append(f"Input attributes domain ({', '.join(domains)}) and document from documents/*.docs; "
+                     "select a domain with Dataset.select_inputs('domain=...').")
+    notes.append(f"Inputs: the {n_segments} segments, ids 1..{n_segments} (source line numbers). metaeval's system "
+                 "level is the mean of a measure's segment scores over the judged segments (a metric's, with pool "
+                 "'all': over every segment).")
+    if n_human_missing:
+        notes.append("Missing human scores (None): " + ", ".join(f"{k}: {v}" for k, v in n_human_missing.items())
+                     + "; segments no human scored are unjudged (the 'all' pool of the metrics).")
+    if compared:
+        notes.append("Their .sys.score differs from the mean of their segment scores: " + ", ".join(compared)
+                     + " (e.g. corpus-level BLEU); this view uses the segment means; level='sys' (--mtme-level sys) "
+                       "uses the files' system scores.")
+    if sys_only:
+        notes.append(f"System-level only, not in this segment view: {', '.join(sorted(sys_only))}; read them with "
+                     "level='sys' (--mtme-level sys).")
+    return Dataset(id=dataset_id, systems=systems, inputs=inputs, measures=measures, system_attributes=attributes,
+                   title=title, notes=tuple(notes), input_attributes=input_attributes,
+                   description="A local copy of mt-metrics-eval data (systems x segments).")
+
+
+def _system_view(read, systems, attributes, notes, missing, dataset_id, title) -> Dataset:
+    sys_files = [f for f in read if f.level == "sys"]
+    if not any(f.human for f in sys_files):
+        raise DatasetError("no system-level human scores (human-scores/<lp>.NAME.sys.score) for this language pair")
+    measures: dict[str, Measure] = {}
+    for file in sorted(sys_files, key=lambda f: (not f.human, f.measure)):
+        if file.measure in measures:
+            raise DatasetError(f"{file.path}: a second system-level file for {file.measure!r}")
+        measures[file.measure] = _measure(file, _matrix(read[file], systems, 1))
+    notes.append("System scores as the .sys.score files give them (corpus-level metric scores, system-level human "
+                 "scores), on one pseudo-input 'system': use the system level; input-level views and input "
+                 "resampling are degenerate here.")
+    return Dataset(id=dataset_id, systems=systems, inputs=(SYSTEM_INPUT,), measures=measures,
+                   system_attributes=attributes, title=title, notes=tuple(notes),
+                   description="A local copy of mt-metrics-eval data (system-level scores).")
+
+
+# -- zip archives ----------------------------------------------------------------------------------------
+def read_mtme_zip(data: bytes, *, lp: str | None = None, level: MtmeLevel = "seg", name: str = "upload.zip",
+                  dataset_id: str | None = None, max_bytes: int = MAX_ZIP_BYTES) -> Dataset:
+    """Read an mt-metrics-eval test set from a zip archive (the test-set folder, or its content, inside).
+
+    Members are checked before anything is written: no absolute path or ``..``, no links, and at most
+    ``max_bytes`` uncompressed in all. The archive is extracted to a temporary folder that is removed
+    afterwards. Other arguments as :func:`read_mtme`.
+
+    References
+    ----------
+    Python ``zipfile`` documentation (extraction of untrusted archives).
+    """
+    if not isinstance(data, (bytes, bytearray)):
+        raise TypeError(f"data must be bytes; got {type(data).__name__}")
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile as error:
+        raise DatasetError(f"{name}: not a zip archive ({error})") from None
+    with archive, tempfile.TemporaryDirectory(prefix="metaeval-mtme-") as folder:
+        total = 0
+        for info in archive.infolist():
+            parts = Path(info.filename).parts
+            if info.filename.startswith(("/", "\\")) or ".." in parts or (parts and ":" in parts[0]):
+                raise DatasetError(f"{name}: member {info.filename!r} would be written outside the archive's folder")
+            if (info.external_attr >> 16) & 0o170000 == 0o120000:
+                raise DatasetError(f"{name}: member {info.filename!r} is a symbolic link")
+            total += info.file_size
+            if total > max_bytes:
+                raise DatasetError(f"{name}: more than {max_bytes // (1 << 20)} MB once uncompressed")
+        try:
+            archive.extractall(folder)
+        except (OSError, zipfile.BadZipFile, RuntimeError) as error:
+            raise DatasetError(f"{name}: cannot extract the archive ({error})") from error
+        root = _find_test_set(Path(folder), name)
+        dataset = read_mtme(root, lp=lp, level=level, dataset_id=dataset_id)
+        notes = tuple(n.replace(str(root), f"{name}:{root.relative_to(folder) or '.'}") for n in dataset.notes)
+        from dataclasses import replace
+
+        return replace(dataset, notes=notes)
+
+
+def _find_test_set(folder: Path, name: str) -> Path:
+    found = sorted({p.parent for sub in SUBDIRS for p in folder.rglob(sub) if p.is_dir()},
+                   key=lambda p: (len(p.parts), str(p)))
+    if not found:
+        raise DatasetError(f"{name}: no human-scores/ or metric-scores/ folder inside (an mt-metrics-eval test set)")
+    shallow = [p for p in found if len(p.parts) == len(found[0].parts)]
+    if len(shallow) > 1:
+        raise DatasetError(f"{name} holds several test sets ({', '.join(p.name for p in shallow[:8])}); zip one")
+    return shallow[0]
