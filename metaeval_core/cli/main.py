@@ -128,6 +128,8 @@ def load(args: argparse.Namespace) -> Dataset:
         raise CLIError(unavailable_message(error.info)) from None
     # A dataset's conventional subset (HANNA: kind=model) applies unless every system is asked for, or a
     # --systems selection of its own is given (made among all systems).
+    if getattr(args, "inputs", None):
+        dataset = dataset.select_inputs(args.inputs)
     if getattr(args, "all_systems", False) or getattr(args, "systems", None) is not None:
         return dataset
     return dataset.with_default_systems()
@@ -160,6 +162,8 @@ def add_dataset_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mtme-level", choices=("seg", "sys"), default=None,
                    help="for an mt-metrics-eval directory: seg (default; systems x segments from the .seg.score "
                         "files) or sys (the .sys.score files' own system scores, e.g. corpus BLEU, wmt-z)")
+    p.add_argument("--inputs", metavar="ATTR=VALUE",
+                   help="only the inputs with this attribute, e.g. domain=news on an mt-metrics-eval test set")
     p.add_argument("--all-systems", action="store_true",
                    help="keep every system of a dataset that has a default subset (HANNA: the human-written "
                         "stories, dropped by default as in the published figures); --systems also selects among all")

@@ -143,7 +143,7 @@ def dataset_picker() -> tuple[Dataset, data.DatasetKey] | None:
             dataset = data.load_registered(chosen, data_dir)
     if dataset is None:
         return None
-    dataset = default_systems_toggle(dataset)
+    dataset = input_subset(default_systems_toggle(dataset))
     return dataset, data.dataset_key(dataset)
 
 
@@ -162,6 +162,22 @@ def default_systems_toggle(dataset: Dataset) -> Dataset:
     st.sidebar.caption(escape_markdown(f"Systems: {dataset.default_systems} ({subset.n_systems} of "
                                        f"{dataset.n_systems})."))
     return subset
+
+
+MAX_INPUT_GROUPS = 30  # an attribute with more values (e.g. documents) is not offered as a subset
+
+
+def input_subset(dataset: Dataset) -> Dataset:
+    """Inputs restricted to one value of an input attribute (an MT test set's domain), or all inputs."""
+    options = [""] + [f"{attr}={value}" for attr, values in dataset.input_attributes.items()
+                      if len(set(values)) <= MAX_INPUT_GROUPS for value in dict.fromkeys(values)]
+    if len(options) == 1:
+        return dataset
+    key = state.prepare("inputs", options=options, fallback="")
+    chosen = state.commit("inputs", st.sidebar.selectbox(
+        "Inputs", options, key=key, format_func=lambda s: s or "all inputs",
+        help="Restrict every page to the inputs of one group (e.g. domain=news)."))
+    return dataset.select_inputs(chosen) if chosen else dataset
 
 
 def _upload_box(container=None) -> None:

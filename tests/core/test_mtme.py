@@ -177,3 +177,14 @@ def test_load_dataset_and_cli(replica, capsys):
     code = main(["describe", "--dataset", str(replica.test_set)])
     err = capsys.readouterr().err
     assert code == 2 and "choose one (--lp on the command line)" in err and "Traceback" not in err
+
+
+def test_cli_selects_a_domain(replica, capsys):
+    from metaeval_core.cli.main import main
+
+    base = ["describe", "--dataset", str(replica.test_set), "--lp", "en-de", "--json"]
+    assert main([*base, "--inputs", "domain=social"]) in (0, None)
+    info = json.loads(capsys.readouterr().out)
+    assert info["n_inputs"] == 2 and info["n_judged"] == 1  # segments 4 and 5; 5 has no human score
+    assert main([*base, "--inputs", "domain=speech"]) == 2
+    assert "no input of dataset" in capsys.readouterr().err

@@ -74,3 +74,17 @@ def test_zip_upload_and_errors(demo_env, replica, tmp_path):
     assert_clean(at)
     assert at.sidebar.selectbox(key="w:dataset").value.startswith("upload:mtme-")
     assert at.sidebar.selectbox(key="w:human").options == ["da"]
+
+
+def test_domain_subset_applies_to_every_page(demo_env, replica):
+    at = read_test_set(new_app().run(), str(replica.test_set))
+    box = at.sidebar.selectbox(key="w:inputs")
+    assert box.options[:3] == ["all inputs", "domain=news", "domain=social"]
+    assert "document=doc2" in box.options  # three documents: few enough to offer
+    box.set_value("domain=social").run()
+    assert_clean(at)
+    counts = {m.label: m.value for m in at.metric}
+    assert counts["judged inputs"] == "1"  # segments 4 and 5 are social; 5 has no human score
+    assert at.query_params["inputs"] == "domain=social"
+    at.switch_page("pages/correlations.py").run()
+    assert_clean(at)
