@@ -47,7 +47,13 @@ def test_hanna_default_systems_toggle_and_judge_labels(real_env):
     assert "ChatGPT · Relevance (prompt 1) · LLM judge [ChatGPT RE 1]" in labels
     metrics.set_value(["BLEU Ξ§", "ChatGPT RE 1"]).run()
     assert_clean(at)
+    table = at.dataframe[0].value.set_index("metric")
+    assert (table["n"] == 10).all()
+    assert table.loc["BLEU Ξ§", "estimate"] == pytest.approx(25 / 45)  # the independent check's value
     toggle = at.sidebar.toggle(key="w:all_systems").set_value(True).run()
     assert_clean(at)
+    table = at.dataframe[0].value.set_index("metric")
+    assert (table["n"] == 11).all()
+    assert table.loc["BLEU Ξ§", "estimate"] == pytest.approx(0.6364, abs=1e-4)
     assert at.query_params.get("all_systems") in ("true", ["true"])
     assert not any("kind=model (10 of 11)" in c.value.replace("\\", "") for c in at.sidebar.caption)
