@@ -96,7 +96,7 @@ class Dataset:
     figures use (``ATTR=VALUE``, e.g. ``kind=model`` on HANNA, which drops the
     human-written stories), or ``''``: the dashboard and the command line apply
     it unless asked for all systems (:meth:`with_default_systems`); the core
-    functions themselves always use the systems they are given. ``input_attributes``
+    functions themselves always use the systems they are given (docs/methods.md sec. 0.3). ``input_attributes``
     are optional per-input facts (e.g. an MT test set's ``domain`` and ``document``),
     selected with :meth:`select_inputs`. Human measures are always used on judged inputs only; a metric's input
     pool is either ``judged`` (the standard definition) or ``all`` (judged plus

@@ -732,7 +732,7 @@ def load_hanna(files: LoaderFiles) -> LoadedData:
     References
     ----------
     Chhun, Colombo, Suchanek & Clavel (COLING 2022); Chhun, Suchanek & Clavel (TACL 2024);
-    SOURCE.md of ``hanna/``.
+    SOURCE.md of ``hanna/``; docs/methods.md sec. 0.3 (default subset).
     """
     files = _validate_files(files, "hanna", ("hanna_metric_scores_llm.csv",))
     path = _files_ending(files, "hanna_metric_scores_llm.csv")[0]

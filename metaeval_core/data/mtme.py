@@ -14,7 +14,7 @@ block per system whose k-th line is segment k. Only the file names and their num
 the texts are never loaded (the source and reference files only give the segment count and the
 reference names).
 
-How it maps to metaeval's model (docs/methods.md sec. 0):
+How it maps to metaeval's model (docs/methods.md sec. 0.5):
 
 * **systems** are the ``system-outputs/<lp>/`` files (else every system named in a score file), with
   attribute ``kind`` = ``reference`` for the references scored as systems, ``mt`` otherwise;
@@ -214,7 +214,7 @@ def read_mtme(directory: str | os.PathLike, *, lp: str | None = None, level: Mtm
 
     References
     ----------
-    google-research/mt-metrics-eval README (file organization and naming convention).
+    google-research/mt-metrics-eval README (file organization and naming convention); docs/methods.md sec. 0.5.
     """
     if level not in MTME_LEVELS:
         raise ValueError(f"level must be one of {MTME_LEVELS}; got {level!r}")
