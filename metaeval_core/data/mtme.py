@@ -437,7 +437,7 @@ def read_mtme_zip(data: bytes, *, lp: str | None = None, level: MtmeLevel = "seg
                 raise DatasetError(f"{name}: member {info.filename!r} is a symbolic link")
             total += info.file_size
             if total > max_bytes:
-                raise DatasetError(f"{name}: more than {max_bytes // (1 << 20)} MB once uncompressed")
+                raise DatasetError(f"{name}: more than {max_bytes / (1 << 20):.3g} MB once uncompressed")
         try:
             archive.extractall(folder)
         except (OSError, zipfile.BadZipFile, RuntimeError) as error:
