@@ -34,7 +34,7 @@ PAGES = [  # (file, title, icon, url path)
 ]
 # Navigation sections by url path; pages not listed go to the first section.
 SECTIONS = {
-    "Correlations": ("overview", "dataset", "correlations", "confidence", "significance"),
+    "Dataset & correlations": ("overview", "dataset", "correlations", "confidence", "significance"),
     "Reliability": ("pairs", "stability", "pools"),
     "Paper analyses": ("topk", "pairwise", "matrix", "annotators", "highrange", "normality", "simulations"),
     "Practitioner's questions": ("improvement", "planning", "influence"),

@@ -521,6 +521,10 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "metaeval") -> int:
         args.streamlit_args = [*extra, *args.streamlit_args]
     try:
         args.func(args)
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader went away (`... | head`): stop quietly, as other command-line tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (CLIError, DatasetError, ValueError, TypeError, FileNotFoundError, OSError) as error:
         if os.environ.get("METAEVAL_DEBUG"):
             raise

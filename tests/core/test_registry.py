@@ -218,7 +218,9 @@ def test_malformed_registry_entries_are_reported(monkeypatch, tmp_path, bad, mes
 # ---------------------------------------------------------------------------
 @pytest.mark.realdata
 def test_verify_files_on_the_mirror(data_dir):
-    for dataset_id in IDS[1:]:
+    # The full mirror holds every dataset; a folder filled by `metaeval fetch` the ones fetched.
+    full = (data_dir / "MANIFEST.json").is_file()
+    for dataset_id in [i for i in IDS[1:] if full or dataset_info(i, data_dir=data_dir).available]:
         checks = verify_files(dataset_id, data_dir=data_dir)
         assert checks and all(c.ok for c in checks), dataset_id
 

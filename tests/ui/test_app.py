@@ -198,7 +198,7 @@ def test_every_page_opens_on_summeval(real_env, page):
 
 @pytest.mark.realdata
 def test_summeval_pool_is_disabled_with_a_reason(real_env):
-    at = new_app().run()
+    at = new_app({"dataset": "summeval"}).run()
     at.switch_page("pages/correlations.py").run()
     assert_clean(at)
     assert at.sidebar.radio(key="w:pool").disabled

@@ -1,0 +1,28 @@
+"""The navigation's sections: named for what they hold, never after one page of several."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+APP = Path(__file__).resolve().parents[2] / "app.py"
+
+
+def _literal(name: str):
+    for node in ast.parse(APP.read_text(encoding="utf-8")).body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                return ast.literal_eval(node.value)
+    raise AssertionError(f"app.py has no literal {name}")
+
+
+def test_no_section_is_named_after_one_of_its_pages():
+    titles = {url: title for _, title, _, url, *_ in _literal("PAGES")}
+    sections = _literal("SECTIONS")
+    for section, urls in sections.items():
+        assert all(url in titles for url in urls), section
+        if len(urls) > 1:
+            assert section not in {titles[url] for url in urls}, f"section {section!r} is also one of its pages"
+    first = next(iter(sections))
+    assert first == "Dataset & correlations" and sections[first][:2] == ("overview", "dataset")
