@@ -13,13 +13,14 @@ import threading
 import time
 import urllib.error
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 
 from metaeval_core.data import registry
 from metaeval_core.data.registry import DownloadError, dataset_info, fetch_dataset
+from tests.localhttp import serve
 
 PAYLOAD = b"system,input,score\n" + b"".join(f"s{k % 4},d{k},{k / 7:.4f}\n".encode() for k in range(200))
 SHA = hashlib.sha256(PAYLOAD).hexdigest()
@@ -111,18 +112,11 @@ class _Hostile(BaseHTTPRequestHandler):
 @contextmanager
 def hostile_server():
     stop = threading.Event()
-    handler = type("Handler", (_Hostile,), {"stop": stop})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        stop.set()
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+    with serve(type("Handler", (_Hostile,), {"stop": stop})) as base:
+        try:
+            yield base
+        finally:
+            stop.set()  # every handler still running returns before the server closes
 
 
 def _leftovers(root: Path) -> list[Path]:

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import shutil
 import sys
-import threading
 import types
 from contextlib import contextmanager
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -26,6 +23,7 @@ from metaeval_core.data.registry import (
     load_dataset,
     verify_files,
 )
+from tests.localhttp import serve
 
 IDS = (
     "demo",
@@ -256,25 +254,6 @@ def test_version_is_stable_and_depends_on_the_dataset(data_dir, tmp_path):
 # ---------------------------------------------------------------------------
 # Downloads from a local HTTP server
 # ---------------------------------------------------------------------------
-class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, *args):  # keep test output clean
-        pass
-
-
-@contextmanager
-def _serve(directory: Path):
-    handler = functools.partial(_QuietHandler, directory=str(directory))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
-
-
 @pytest.fixture
 def no_proxy(monkeypatch):
     for name in ("HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"):
@@ -285,7 +264,7 @@ def no_proxy(monkeypatch):
 @pytest.mark.realdata
 def test_fetch_downloads_and_verifies_into_an_empty_dir(data_dir, tmp_path, no_proxy):
     target = tmp_path / "cache"
-    with _serve(data_dir) as base:
+    with serve(data_dir) as base:
         paths = fetch_dataset("realsumm", data_dir=target, base_url=base)
         info = dataset_info("realsumm", data_dir=target)
         assert info.available
@@ -304,7 +283,7 @@ def test_fetch_downloads_and_verifies_into_an_empty_dir(data_dir, tmp_path, no_p
 @pytest.mark.realdata
 def test_load_with_download_uses_the_base_url_from_the_environment(data_dir, tmp_path, monkeypatch, no_proxy):
     target = tmp_path / "cache"
-    with _serve(data_dir) as base:
+    with serve(data_dir) as base:
         monkeypatch.setenv("METAEVAL_DATA_BASE_URL", base)
         ds = load_dataset("rose", data_dir=target, download=True)
     assert ds.n_systems == 12 and dataset_info("rose", data_dir=target).available
@@ -317,7 +296,7 @@ def test_a_tampered_download_is_refused_and_not_left_in_place(data_dir, tmp_path
     bad = served / "xsum_hallucination" / "eval_scores_xsum_summaries.csv"
     bad.write_bytes(bad.read_bytes().replace(b"0.2,0.125", b"0.3,0.125", 1))
     target = tmp_path / "cache"
-    with _serve(served) as base:
+    with serve(served) as base:
         with pytest.raises(DatasetError, match="sha256 does not match the pinned") as info:
             fetch_dataset("xsum-hallucination", data_dir=target, base_url=base)
     assert "eval_scores_xsum_summaries.csv" in str(info.value)
@@ -329,7 +308,7 @@ def test_a_tampered_download_is_refused_and_not_left_in_place(data_dir, tmp_path
 
 def test_a_failed_download_is_a_dataset_error(tmp_path, no_proxy):
     (tmp_path / "empty").mkdir()
-    with _serve(tmp_path / "empty") as base:  # serves nothing: 404
+    with serve(tmp_path / "empty") as base:  # serves nothing: 404
         with pytest.raises(DatasetError, match="download of rose/docs/_data/protocol-comparison.json from .* failed"):
             fetch_dataset("rose", data_dir=tmp_path / "cache", base_url=base)
 
@@ -337,3 +316,18 @@ def test_a_failed_download_is_a_dataset_error(tmp_path, no_proxy):
 def test_fetch_validates_base_url(tmp_path):
     with pytest.raises(ValueError, match="base_url must be an http"):
         fetch_dataset("rose", data_dir=tmp_path, base_url="ftp://example.org")
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("dataset_id, folder, count, top", [
+    ("summeval", "summeval/deutsch2021_stat_analysis/fabbri2020", "819 of the 1,600", "400.0"),
+    ("realsumm", "realsumm/deutsch2021_stat_analysis/bhandari2020", "1,479 of the 2,400", "300.0"),
+])
+def test_bewte_precision_above_its_range_is_stated_where_the_measure_is_described(data_dir, dataset_id, folder,
+                                                                                  count, top):
+    rows = [json.loads(line) for line in (data_dir / folder / "bewte.jsonl").read_text().splitlines()]
+    precision = [row["metrics"]["BEwTE"]["precision"] for row in rows]
+    above = [p for p in precision if p > 100]
+    assert f"{len(above):,} of the {len(rows):,}" == count and f"{max(above):.1f}" == top
+    description = dataset_info(dataset_id).description
+    assert f"BEwTE.precision is above 100 (the 0-100 scale) for {count} summaries, up to {top}" in description
