@@ -238,10 +238,12 @@ def read_mtme(directory: str | os.PathLike, *, lp: str | None = None, level: Mtm
         if file.level in ("doc", "domain"):
             skipped[file.level] += 1
             continue
+        if level == "sys" and file.level == "seg":
+            continue  # the system view needs none of the (large) segment files
         read[file], missing[file.path.name] = _read_scores(file)
     ratings = len(list((root / "human-scores").glob(f"{lp}.*.rating")))
 
-    systems = tuple(outputs) if outputs else _natural(sorted({s for scores in read.values() for s in scores}))
+    systems = _natural(list(set(outputs) or {s for scores in read.values() for s in scores}))
     known = set(systems)
     for file, scores in read.items():
         unknown = [s for s in scores if s not in known]
