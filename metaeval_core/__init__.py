@@ -4,6 +4,14 @@ Pure numpy/scipy/pandas; never imports streamlit or plotly. The main entry point
 analysis module are re-exported here; the modules hold the rest (result types, helpers).
 """
 
+try:  # the core's dependencies first: run as a command without them, one line (metaeval_core._missing)
+    import numpy, pandas, scipy  # noqa: E401, F401
+except ImportError as _error:
+    from metaeval_core._missing import exit_when_run_as_a_command
+
+    exit_when_run_as_a_command(_error)
+    raise
+
 from metaeval_core._frames import to_frame
 from metaeval_core.analyses.papers import (
     annotator_agreement,

@@ -18,6 +18,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from metaeval_core._missing import missing_dependency_message
 from metaeval_core.stats.coefficients import COEFFICIENTS
 from metaeval_core.stats.correlation import LEVELS, correlate
 from metaeval_core.data.dataset import POOLS, Dataset, DatasetError
@@ -407,14 +408,6 @@ def cmd_stability(args: argparse.Namespace) -> None:
             rows.append({"measure": measure, "pool": args.pool if ds.measure(measure).kind == "metric" else "judged",
                          "size": int(size), "mean": mean, "std": std})
     emit(args, rows)
-
-
-def missing_dependency_message(error: ImportError) -> str:
-    """One line: which package is missing and the two ways to get a working environment."""
-    name = getattr(error, "name", None) or str(error)
-    return (f"a required package is missing ({name!r} cannot be imported by {sys.executable}): use the project's "
-            "environment (`bash run.sh cli ...`, or `.venv/bin/metaeval ...` once `bash run.sh` has set it up), "
-            "or install the requirements: pip install -r requirements.txt")
 
 
 # -- parser --------------------------------------------------------------

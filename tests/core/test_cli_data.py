@@ -95,3 +95,29 @@ def test_a_missing_package_is_one_line_with_exit_2(capsys, monkeypatch):
     assert code == 2 and out == "" and len(err.splitlines()) == 1
     assert "a required package is missing ('pandas'" in err and "bash run.sh cli" in err
     assert "internal error" not in err
+
+
+@pytest.mark.parametrize("how", [["-m", "metaeval_core"], ["-c", "from metaeval_core.cli.main import entry; entry()"]])
+def test_a_missing_package_outside_the_environment_is_one_line_with_exit_2(tmp_path, how):
+    """`python -m metaeval_core` (or the `metaeval` command) with an interpreter that has no pandas."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    (tmp_path / "pandas").mkdir()
+    (tmp_path / "pandas" / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'pandas'\", "
+                                                     "name='pandas')\n")
+    env = {k: v for k, v in os.environ.items() if k != "METAEVAL_DEBUG"}
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), str(repo)])
+    argv = [sys.executable, *how, "datasets"]
+    if how[0] == "-c":  # as the console script, whose sys.argv[0] is its path
+        argv = [sys.executable, "-c", "import sys; sys.argv[0] = '/venv/bin/metaeval'; " + how[1]]
+    run = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env)
+    assert run.returncode == 2, run.stderr
+    assert run.stdout == "" and len(run.stderr.splitlines()) == 1, run.stderr
+    assert run.stderr.startswith("error: a required package is missing ('pandas' cannot be imported")
+    blocked = subprocess.run([sys.executable, "-c", "import metaeval_core"], cwd=tmp_path, capture_output=True,
+                             text=True, timeout=120, env=env)
+    assert blocked.returncode == 1 and "ModuleNotFoundError" in blocked.stderr  # from Python: the usual error
