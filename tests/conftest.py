@@ -3,9 +3,9 @@
 The real-data directory is any folder holding built-in datasets' files: the full mirror (``MANIFEST.json``), or a
 folder filled by ``metaeval fetch`` (the default ``data/cache/`` included), which may hold only some datasets.
 In such a *partial* directory a real-data test that needs a dataset it does not hold is skipped, naming the
-dataset and the command that fetches it, instead of failing: before it runs when the test (or a fixture it
-uses) names the dataset id as a string, and when it stops on the dataset being unavailable or on a file of the
-data directory that is not there. With every dataset present nothing is skipped, so a failure stays a failure.
+dataset and the command that fetches it, instead of failing: before it runs when the test (or a fixture or a
+helper of its module it uses) names the dataset id as a string, and when it stops on the dataset being
+unavailable or on a file of the data directory that is not there. With every dataset present nothing is skipped, so a failure stays a failure.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def _candidates() -> list[Path]:
     return [DEFAULT_MIRROR, DEFAULT_DATA_DIR]
 
 
-def mirror_dir() -> Path | None:
+def real_data_dir() -> Path | None:
     """The real-data directory: ``METAEVAL_DATA_DIR`` when set, else ``../shared/datasets`` beside the repository,
     else the default ``data/cache/``; the first that holds the mirror's ``MANIFEST.json`` or the files of at least
     one built-in dataset. ``None`` when there is none."""
@@ -47,12 +47,21 @@ def mirror_dir() -> Path | None:
     return None
 
 
+def mirror_dir() -> Path | None:
+    """The real-data directory when it is a whole mirror (its ``MANIFEST.json``, or every built-in dataset), else
+    None: for the tests that start the dashboard on "the mirror or the demo" (tests/browser)."""
+    found = real_data_dir()
+    if found is not None and ((found / "MANIFEST.json").is_file() or _partial() is None):
+        return found
+    return None
+
+
 @lru_cache(maxsize=1)
 def _partial() -> tuple[Path, frozenset[str], frozenset[str]] | None:
     """(directory, available ids, missing ids) when the real-data directory lacks some datasets, else None."""
     from metaeval_core.data.registry import DEMO_ID, dataset_ids
 
-    directory = mirror_dir()
+    directory = real_data_dir()
     if directory is None:
         return None
     available = _available_ids(directory)
@@ -67,7 +76,7 @@ def _fetch_hint(ids) -> str:
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
     """The real-data directory; tests that need it skip with a clear reason when it is absent."""
-    found = mirror_dir()
+    found = real_data_dir()
     if found is None:
         where = " or ".join(str(c) for c in _candidates())
         pytest.skip(
@@ -79,8 +88,15 @@ def data_dir() -> Path:
 
 # -- a partial data directory: skip what needs a dataset it does not hold ---------------------------------------
 def _named_ids(item: pytest.Item, ids: frozenset[str]) -> set[str]:
-    """The dataset ids that the test function, its parameters or the fixtures it uses name as string literals."""
-    sources = [getattr(item, "function", None)]
+    """The dataset ids that the test function, its parameters, the fixtures it uses or the functions of its module
+    it calls name as string literals."""
+    function = getattr(item, "function", None)
+    sources = [function]
+    module = getattr(item, "module", None)
+    for name in getattr(getattr(function, "__code__", None), "co_names", ()):  # helpers it calls, e.g. open_hanna()
+        helper = getattr(module, name, None)
+        if inspect.isfunction(helper):
+            sources.append(helper)
     infos = getattr(item, "_fixtureinfo", None)
     for defs in (infos.name2fixturedefs.values() if infos else ()):
         sources += [d.func for d in defs]

@@ -24,19 +24,20 @@ def _place(directory, dataset_id):
 
 
 def test_an_empty_folder_is_no_real_data(fresh):
-    assert conftest.mirror_dir() is None and conftest._partial() is None
+    assert conftest.real_data_dir() is None and conftest.mirror_dir() is None and conftest._partial() is None
 
 
 def test_a_folder_filled_by_fetch_is_accepted_without_a_manifest(fresh):
     _place(fresh, "rose")
-    assert conftest.mirror_dir() == fresh
+    assert conftest.real_data_dir() == fresh
+    assert conftest.mirror_dir() is None  # not a whole mirror: the browser tests run on the demo
     directory, available, missing = conftest._partial()
     assert directory == fresh and available == {"rose"} and "summeval" in missing and "demo" not in missing
 
 
 def test_the_mirror_manifest_alone_marks_a_real_data_folder(fresh):
     (fresh / "MANIFEST.json").write_text("{}")
-    assert conftest.mirror_dir() == fresh
+    assert conftest.real_data_dir() == fresh and conftest.mirror_dir() == fresh
 
 
 def test_the_data_directory_the_user_set_is_the_only_candidate(monkeypatch, tmp_path):
@@ -64,3 +65,11 @@ def test_a_partial_folder_skips_a_test_that_names_a_dataset_it_lacks(fresh, requ
     assert "not in the data directory" in conftest._absent_data(Item(), missing_file)
     assert conftest._absent_data(Item(), FileNotFoundError(2, "No such file", "/elsewhere/x")) is None
     assert conftest._absent_data(Item(), ValueError("a real failure")) is None
+
+
+def test_every_dataset_fetched_is_a_whole_mirror(fresh):
+    from metaeval_core.data.registry import dataset_ids
+
+    for dataset_id in dataset_ids()[1:]:
+        _place(fresh, dataset_id)
+    assert conftest._partial() is None and conftest.mirror_dir() == fresh
