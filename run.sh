@@ -9,8 +9,8 @@
 # Settings (environment variables):
 #   PYTHON=/path/to/python3.11   the interpreter that creates .venv (default: python3; needs Python >= 3.11)
 #   METAEVAL_VENV=/path/to/venv  use this virtual environment instead of .venv
-#   METAEVAL_DATA_DIR=/path      where the human-judgment files are read from; when unset, ../shared/datasets
-#                                beside the repository if it exists, else data/cache/ (where `fetch` writes)
+#   METAEVAL_DATA_DIR=/path      where the human-judgment files are read from (default: data/cache/, where
+#                                `metaeval fetch` writes)
 set -euo pipefail
 cd "$(dirname "$0")"
 PY=${PYTHON:-python3}
@@ -73,11 +73,6 @@ ensure_project() {
          "'bash run.sh cli …' works without it" >&2
   fi
 }
-
-# Use the human-judgment mirror beside the repository when no data directory is set.
-if [ -z "${METAEVAL_DATA_DIR:-}" ] && [ -f ../shared/datasets/MANIFEST.json ]; then
-  export METAEVAL_DATA_DIR="$(cd ../shared/datasets && pwd)"
-fi
 
 cmd=${1:-app}
 shift || true

@@ -8,7 +8,7 @@ plotly.js that ships with the Python plotly package. Each figure is drawn as the
 ``metaeval`` template) and, as the reference in the same run, with the margins of the template before
 2026-11-22 (10 px left, right and bottom): plotly's automargin then had to grow them, which costs a second
 full draw. Prints one JSON line per figure: median ms of each variant and their ratio. Data: SummEval from
-METAEVAL_DATA_DIR (else ../shared/datasets), the synthetic demo when the mirror is absent (said in ``data``).
+METAEVAL_DATA_DIR (else data/cache/), the synthetic demo when the mirror is absent (said in ``data``).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from tests.browser import harness as h  # noqa: E402
+from metaeval_core.data.registry import DEFAULT_DATA_DIR  # noqa: E402
 
 _DRAW = """async ([spec, n]) => {
   const host = document.getElementById('host'), times = [];
@@ -51,7 +52,7 @@ def figures() -> tuple[str, dict]:
 
     exports.install_template()  # as in the app, where every page imports metaeval_ui.exports
     configured = os.environ.get("METAEVAL_DATA_DIR")
-    data_dir = Path(configured) if configured else REPO.parent / "shared" / "datasets"
+    data_dir = Path(configured) if configured else DEFAULT_DATA_DIR
     if (data_dir / "MANIFEST.json").is_file():
         ds, metric, human, label = (registry.load_dataset("summeval", data_dir=data_dir), "rouge-1.f1",
                                     "expert.relevance", "summeval")

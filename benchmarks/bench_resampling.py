@@ -6,7 +6,7 @@ Prints one JSON line per case: case, ours_s, reference_s, ratio, our result, ref
 and whether the two agree within Monte Carlo error (3 combined standard errors; ours are
 estimated from repeated seeds). Data: SummEval (16 systems x 100 judged inputs) when
 ``metaeval_core.data.registry.load_dataset('summeval')`` finds the mirror (METAEVAL_DATA_DIR or
-../shared/datasets), otherwise the synthetic demo (said in every line as ``data``).
+data/cache/), otherwise the synthetic demo (said in every line as ``data``).
 
 PERM-BOTH: docs/methods.md sec. 3 swaps each cell independently. nlpstats' own ``'both'`` swaps
 whole rows and then whole columns (cell swapped iff row XOR column), a different null; the
@@ -30,12 +30,13 @@ sys.path.insert(0, str(REPO))
 
 from metaeval_core.stats.resampling import confidence_interval  # noqa: E402
 from metaeval_core.stats.significance import compare_all_pairs, compare_metrics  # noqa: E402
+from metaeval_core.data.registry import DEFAULT_DATA_DIR  # noqa: E402
 
 N_RESAMPLES = 1000
 
 
 def load():
-    data_dir = os.environ.get("METAEVAL_DATA_DIR") or str(REPO.parent / "shared" / "datasets")
+    data_dir = os.environ.get("METAEVAL_DATA_DIR") or str(DEFAULT_DATA_DIR)
     try:
         from metaeval_core.data.registry import load_dataset
 

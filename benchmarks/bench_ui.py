@@ -3,7 +3,7 @@
 Run:  .venv/bin/python benchmarks/bench_ui.py [--n 20] [--pages overview,pairs] [--skip-cold]
       (needs requirements-dev.txt and Debian's chromium; never `playwright install`)
 
-Starts its own server (METAEVAL_DATA_DIR, else ../shared/datasets; the synthetic demo when the mirror is absent,
+Starts its own server (METAEVAL_DATA_DIR, else data/cache/; the synthetic demo when the mirror is absent,
 said in every line as ``data``), then measures
 
 * ``cold:<page>`` — the first render of every page of the navigation on a fresh server: the first page by opening
@@ -39,6 +39,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from tests.browser import harness as h  # noqa: E402
+from metaeval_core.data.registry import DEFAULT_DATA_DIR  # noqa: E402
 
 CONTROL_TARGET_MS = 300.0
 COLD_TARGET_MS = 3000.0
@@ -55,7 +56,7 @@ _CHANGED = "(before) => (" + _FINGERPRINT + ")() !== before"
 
 def mirror() -> str | None:
     configured = os.environ.get("METAEVAL_DATA_DIR")
-    candidate = Path(configured) if configured else REPO.parent / "shared" / "datasets"
+    candidate = Path(configured) if configured else DEFAULT_DATA_DIR
     return str(candidate) if (candidate / "MANIFEST.json").is_file() else None
 
 
@@ -241,7 +242,7 @@ def main(argv=None) -> int:
                         help="extra `streamlit run --NAME VALUE` for an experiment, e.g. runner.postScriptGC=false")
     args = parser.parse_args(argv)
     data_dir = mirror()
-    data = "summeval" if data_dir else "demo (mirror absent: METAEVAL_DATA_DIR / ../shared/datasets)"
+    data = "summeval" if data_dir else "demo (mirror absent: METAEVAL_DATA_DIR / data/cache)"
     sync_playwright = h.require_playwright()
     extra = [part for option in args.streamlit_option for part in ("--" + option.split("=", 1)[0],
                                                                    option.split("=", 1)[1])]

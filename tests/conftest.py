@@ -19,7 +19,6 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-DEFAULT_MIRROR = REPO.parent / "shared" / "datasets"
 
 
 def _available_ids(directory: Path) -> frozenset[str]:
@@ -34,12 +33,11 @@ def _candidates() -> list[Path]:
         return [Path(configured).expanduser()]
     from metaeval_core.data.registry import DEFAULT_DATA_DIR
 
-    return [DEFAULT_MIRROR, DEFAULT_DATA_DIR]
+    return [DEFAULT_DATA_DIR]
 
 
 def real_data_dir() -> Path | None:
-    """The real-data directory: ``METAEVAL_DATA_DIR`` when set, else ``../shared/datasets`` beside the repository,
-    else the default ``data/cache/``; the first that holds the mirror's ``MANIFEST.json`` or the files of at least
+    """The real-data directory: ``METAEVAL_DATA_DIR`` when set, else the default ``data/cache/``; the first that holds the mirror's ``MANIFEST.json`` or the files of at least
     one built-in dataset. ``None`` when there is none."""
     for candidate in _candidates():
         if (candidate / "MANIFEST.json").is_file() or (candidate.is_dir() and _available_ids(candidate)):
@@ -81,7 +79,7 @@ def data_dir() -> Path:
         where = " or ".join(str(c) for c in _candidates())
         pytest.skip(
             f"no real data: {where} holds no built-in dataset; fetch one (e.g. `metaeval fetch --dataset rose`, into "
-            "data/cache/) or set METAEVAL_DATA_DIR to a folder holding the files (CI uses ../shared/datasets)"
+            "data/cache/) or set METAEVAL_DATA_DIR to a folder holding the files (CI sets it to its mirror)"
         )
     return found
 

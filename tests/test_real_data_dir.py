@@ -46,7 +46,7 @@ def test_the_data_directory_the_user_set_is_the_only_candidate(monkeypatch, tmp_
     monkeypatch.delenv("METAEVAL_DATA_DIR")
     from metaeval_core.data.registry import DEFAULT_DATA_DIR
 
-    assert conftest._candidates() == [conftest.DEFAULT_MIRROR, DEFAULT_DATA_DIR]
+    assert conftest._candidates() == [DEFAULT_DATA_DIR]  # nothing outside the repository unless configured
 
 
 def test_a_partial_folder_skips_a_test_that_names_a_dataset_it_lacks(fresh, request):
