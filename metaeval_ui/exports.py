@@ -7,8 +7,9 @@ Use in a page::
     exports.table_download(frame, "intervals_summeval")               # CSV download button (+ in the report)
     exports.collect("Per-system means", table=means)                  # a shown table, report only
 
-* :func:`chart` draws the figure with a PNG camera button (``toImageButtonOptions``: png, the file name,
-  scale 2; no plotly logo), offers a standalone HTML download (plotly.js inlined, works offline; generated
+* :func:`chart` draws the figure with a camera button saving a PNG or an SVG (the sidebar's "Figure downloads";
+  ``toImageButtonOptions`` at a slide's width and the figure's height, rendered by plotly.js in the browser, so
+  no kaleido is needed; no plotly logo), offers a standalone HTML download (plotly.js inlined, works offline; generated
   only when clicked) and registers the figure for the report.
 * :func:`table_download` offers a CSV download (``on_click="ignore"``: no rerun) and registers the table.
 * :func:`deferred_download` offers a file built only when clicked (no rerun, not in the report): for
@@ -143,10 +144,47 @@ def items() -> list[Item]:
 # -- figures ------------------------------------------------------------------------------------------------
 
 
-def chart_config(name: str) -> dict:
-    """The plotly config of every chart: PNG camera button at scale 2 with a meaningful file name."""
-    return {"toImageButtonOptions": {"format": "png", "filename": file_name(name), "scale": 2},
-            "displaylogo": False}
+IMAGE_FORMATS = ("png", "svg")
+FORMAT_KEY = "w:figure_format"  # a session preference, not part of the view (not in the URL)
+SLIDE_WIDTH = 1280  # px: a 16:9 slide's width; PNGs are drawn at scale 2 (2560 px wide), SVGs are vectors
+
+
+def image_format() -> str:
+    """The camera button's format in this session: 'png' (default) or 'svg' (sidebar: "Figure downloads")."""
+    try:
+        chosen = st.session_state.get(FORMAT_KEY, "png")
+    except Exception:  # noqa: BLE001 - outside a Streamlit run
+        chosen = "png"
+    return chosen if chosen in IMAGE_FORMATS else "png"
+
+
+def figure_height(fig: Any, default: int = 500) -> int:
+    try:
+        height = fig.layout.height
+    except AttributeError:
+        height = None
+    return int(height) if height else default
+
+
+def chart_config(name: str, *, fig: Any = None, image_format: str = "png") -> dict:
+    """The plotly config of every chart: the camera button saves a PNG (scale 2) or an SVG at presentation size
+    (a slide's width, the figure's own height) with a meaningful file name; no plotly logo. Static export happens
+    in the browser (plotly.js), so it needs neither kaleido nor a server-side Chromium."""
+    if image_format not in IMAGE_FORMATS:
+        raise ValueError(f"image_format must be one of {', '.join(IMAGE_FORMATS)}; got {image_format!r}")
+    options = {"format": image_format, "filename": file_name(name), "scale": 2 if image_format == "png" else 1,
+               "width": SLIDE_WIDTH, "height": figure_height(fig) if fig is not None else None}
+    return {"toImageButtonOptions": options, "displaylogo": False}
+
+
+def format_picker(container: Any = None) -> str:
+    """The sidebar's "Figure downloads" choice (PNG or SVG) for every camera button of the session."""
+    box = container or st.sidebar
+    return box.segmented_control(
+        "Figure downloads (camera button)", IMAGE_FORMATS, key=FORMAT_KEY, default="png",
+        format_func=str.upper, selection_mode="single",
+        help=f"PNG: a picture at {2 * SLIDE_WIDTH} px wide. SVG: vector graphics that stay sharp at any size on a "
+             "slide. Both at a 16:9 slide's width and the figure's own height.") or "png"
 
 
 def figure_title(fig: Any, default: str = "") -> str:
@@ -157,9 +195,36 @@ def figure_title(fig: Any, default: str = "") -> str:
     return str(text) if text else default
 
 
+# Two buttons above the figure of a standalone HTML download: PNG and SVG at presentation size, drawn by plotly.js
+# in the browser (offline). ``{plot_id}`` is filled in by plotly.
+_EXPORT_BUTTONS = """
+(function () {
+  var gd = document.getElementById('{plot_id}');
+  var bar = document.createElement('div');
+  bar.style.cssText = 'font-family: sans-serif; margin: 6px 0;';
+  ['png', 'svg'].forEach(function (format) {
+    var button = document.createElement('button');
+    button.textContent = 'Download ' + format.toUpperCase();
+    button.style.marginRight = '8px';
+    button.onclick = function () {
+      Plotly.downloadImage(gd, {format: format, filename: %(name)s, width: %(width)d, height: %(height)d,
+                                scale: format === 'png' ? 2 : 1});
+    };
+    bar.appendChild(button);
+  });
+  gd.parentNode.insertBefore(bar, gd);
+})();
+"""
+
+
 def figure_html(fig: Any, name: str) -> str:
-    """A standalone HTML page of the figure, plotly.js inlined (opens offline)."""
-    return fig.to_html(include_plotlyjs=True, full_html=True, config=chart_config(name))
+    """A standalone HTML page of the figure, plotly.js inlined (opens offline), with PNG and SVG buttons."""
+    import json
+
+    script = _EXPORT_BUTTONS % {"name": json.dumps(file_name(name)), "width": SLIDE_WIDTH,
+                                "height": figure_height(fig)}
+    return fig.to_html(include_plotlyjs=True, full_html=True, config=chart_config(name, fig=fig),
+                       post_script=script)
 
 
 def chart(fig: Any, *, key: str, name: str, title: str | None = None, collect_it: bool = True,
@@ -176,14 +241,14 @@ def chart(fig: Any, *, key: str, name: str, title: str | None = None, collect_it
     # theme="streamlit" would restyle it again in the browser, which cost ~35 ms per chart on every rerun
     # (benchmarks/bench_ui.py: 327 -> 213 ms median for the three charts of Realistic pairs).
     kwargs.setdefault("theme", None)
-    config = {**chart_config(name), **kwargs.pop("config", {})}
+    config = {**chart_config(name, fig=fig, image_format=image_format()), **kwargs.pop("config", {})}
     out = box.plotly_chart(fig, key=key, config=config, **kwargs)
     if html_download:
         deferred_download(
             "Figure (HTML)", lambda: figure_html(fig, name), name, key=f"{key}__html", suffix=".html",
             mime="text/html", type="tertiary", container=box,
-            help="A standalone interactive page (plotly.js inlined, opens offline). For a PNG, use the camera "
-                 "button above the figure.")
+            help="A standalone interactive page (plotly.js inlined, opens offline) with PNG and SVG buttons. "
+                 "The camera button above the figure saves a PNG or an SVG (sidebar: Figure downloads).")
     if collect_it:
         collect(title or figure_title(fig, name), fig=fig, key=f"chart:{key}")
     return out
@@ -267,7 +332,8 @@ def report_html(snap: dict) -> str:
         if item.fig is not None:
             has_figure = True
             parts.append(Html(item.fig.to_html(full_html=False, include_plotlyjs=False,
-                                               div_id=f"figure-{number}", config=chart_config(item.title))))
+                                               div_id=f"figure-{number}",
+                                               config=chart_config(item.title, fig=item.fig))))
         if item.table is not None:
             parts.append(item.table)
         if item.text:
@@ -288,6 +354,8 @@ def report_button(container: Any = None) -> None:
     if not snap["items"] or snap["dataset"] is None:
         return
     box = container or st.sidebar
+    if any(item.fig is not None for item in snap["items"]):
+        format_picker(box)
     dataset = snap["dataset"]
     box.download_button(
         "Download report (HTML)", data=_deferred(lambda: report_html(snap)),

@@ -67,8 +67,20 @@ if layout == "all" and len(humans) > 1:
     st.dataframe(pivot, width="stretch")
     exports.collect("Metric x human dimension", table=pivot.reset_index())
 
-exports.chart(figures.correlation_bar(table, title=f"{coefficient} correlation, {level} level"),
+# Uncertainty on every bar: Fisher's interval (closed form, so the page stays instant; the bootstrap methods are
+# on the Confidence intervals page). Not defined for the pairwise accuracies.
+if coefficient in widgets.CORRELATIONS:
+    bounds = [data.confidence_interval(ds, ctx.key, m, h, level, coefficient, "fisher", pool, systems, 0.95, 1000, 0)
+              for m, h in zip(table["metric"], table["human"])]
+    table = table.assign(low=[b["low"] for b in bounds], high=[b["high"] for b in bounds])
+    interval_note = ("Whiskers: 95% Fisher interval (approximate; the Confidence intervals page has the bootstrap "
+                     "intervals, which also account for the choice of inputs).")
+else:
+    interval_note = f"No whiskers: Fisher's interval does not apply to {coefficient} (see Confidence intervals)."
+exports.chart(figures.correlation_bar(table, title=f"{coefficient} correlation, {level} level",
+                                      interval_label="95% Fisher interval"),
               key="correlation_bar", name=exports.file_name("correlations", ds.id, level, coefficient, pool))
+st.caption(interval_note)
 exports.table_download(table, exports.file_name("correlations", ds.id, level, coefficient, pool),
                        title=f"Correlations ({coefficient}, {level} level, {pool} pool)")
 

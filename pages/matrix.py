@@ -54,7 +54,8 @@ st.caption(
     "and both miss what the humans judge. Blank cells are undefined (constant scores), never 0."
     + (f" Systems: {escape_markdown(systems)}." if systems else ""))
 title = f"{coefficient}, {level} level" + (f", {systems}" if systems else "")
-exports.chart(fa.matrix_heatmap(result.measures, result.matrix, n=result.n, humans=humans, title=title),
+exports.chart(fa.matrix_heatmap(result.measures, result.matrix, n=result.n, humans=humans, title=title,
+                                coefficient=coefficient),
               key="matrix", name=exports.file_name("matrix", ds.id, level, coefficient))
 
 undefined = [m for i, m in enumerate(result.measures) if np.isnan(result.matrix[i]).all()]

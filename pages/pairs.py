@@ -6,13 +6,11 @@ import streamlit as st
 
 from metaeval_core.stats.pairs import DELTA_METHODS
 from metaeval_ui.data import pairs as dp
-from metaeval_ui import exports, state, widgets
+from metaeval_ui import exports, figures, state, widgets
 from metaeval_ui.figures import pairs as fp
 from metaeval_ui.widgets import pairs as wp
 from metaeval_ui.errors import escape_markdown, guard
 
-BAND = state.widget_key("delta_band")  # the range slider; its ends are the fields delta_l / delta_u
-UNITS = "_pairs_units"
 
 st.title("Realistic system pairs: rSYS-Δ(l, u)")
 ctx = widgets.sidebar(metrics=False)
@@ -40,40 +38,16 @@ if table is None or table.empty:
     st.stop()
 n_total = len(table)
 
-# -- the band [l, u], in the metric's units (reset when the units change: another dataset or metric) --
-ss = st.session_state
-if ss.get(UNITS) not in (None, (ds.id, metric)):
-    for name in ("delta_l", "delta_u"):
-        state.put(name, None)
-    ss.pop(BAND, None)
-ss[UNITS] = (ds.id, metric)
-step = dp.slider_step(float(table["abs_dx"].max()))
-top = round(math.ceil(float(table["abs_dx"].max()) / step) * step, 12)
-digits = max(0, -math.floor(math.log10(step)))
-
-
+# -- the band [l, u]: moved in share of pairs, kept in the metric's units --
 def cut(k: int) -> float:  # the roundest u selecting the k-th decile column's pairs
-    return top if k >= 10 else dp.nice_cut(table["abs_dx"], dp.decile_count(n_total, k))
+    return float(table["abs_dx"].max()) if k >= 10 else dp.nice_cut(table["abs_dx"], dp.decile_count(n_total, k))
 
 
-def set_band(lower: float, upper: float) -> None:
-    ss[BAND] = (lower, upper)
-
-
-lo, hi = ss[BAND] if BAND in ss else (state.get("delta_l") or 0.0, state.get("delta_u", cut(2)))
-lo, hi = sorted(min(max(float(v), 0.0), top) for v in (lo, hi))
-ss[BAND] = (lo, hi)
 left, right = st.columns([3, 2])
-lo, hi = left.slider(
-    f"Band [l, u] of the metric difference |Δ {escape_markdown(metric)}| between two systems (metric units)",
-    min_value=0.0,
-    max_value=top, step=step, key=BAND, format=f"%.{digits}f",
-    help="Only system pairs whose metric scores differ by at least l and at most u are counted.")
-state.commit("delta_l", lo)
-state.commit("delta_u", hi)
+lo, hi = wp.band_slider(ds.id, metric, table["abs_dx"], default_upper=cut(2), container=left)
 right.caption("Quick bands (l = 0), the closest:")
 for column, k in zip(right.columns(4), (1, 2, 5, 10)):
-    column.button(f"{10 * k}%" if k < 10 else "all", key=f"band_{k}", on_click=set_band, args=(0.0, cut(k)),
+    column.button(f"{10 * k}%" if k < 10 else "all", key=f"band_{k}", on_click=wp.set_band, args=(0.0, cut(k)),
                   width="stretch", help=f"u = {cut(k):.4g}: the {10 * k}% of system pairs closest in metric score")
 
 # -- rSYS-Delta, its interval, the full rSYS --
@@ -129,7 +103,7 @@ st.caption(
     "low value can also mean the human judgments themselves cannot separate close systems.")
 
 left, right = st.columns(2)
-curve_figure, scatter_figure = dp.band_figures(*args, lo, hi)
+curve_figure, scatter_figure = dp.band_figures(*args, lo, hi, figures.measure_colour(metric))
 name = exports.file_name(ds.id, metric, ctx.human)
 exports.chart(curve_figure, key="delta_curve", name="delta-curve_" + name, container=left)
 exports.chart(scatter_figure, key="pair_scatter", name="pairs_" + name, container=right)

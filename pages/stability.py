@@ -48,20 +48,21 @@ if len(frames) < len(jobs):
 curves = pd.concat(frames, ignore_index=True)
 
 n_judged = int(curves.loc[curves["pool"] == "judged", "n_inputs"].max())
-columns = st.columns(len(pools))
-for column, pool in zip(columns, pools):
+for pool in pools:  # one full-width row of small multiples per pool (one panel per measure)
     part = curves[curves["pool"] == pool]
     if pool == "judged":
-        title = f"Judged inputs (M_jud = {n_judged:,}), linear m"
+        title = f"Judged inputs: the {n_judged:,} inputs with human scores (linear m)"
     else:
-        title = f"All inputs (M_test = {int(part['n_inputs'].max()):,}), log m — metrics only"
+        title = f"All inputs: the {int(part['n_inputs'].max()):,} inputs the metrics scored (log m) — metrics only"
     exports.chart(fp.stability_figure(part, log_x=pool == "all", title=title, human=ctx.human),
-                  key=f"stability_{pool}", name=exports.file_name("stability", ds.id, pool), container=column)
+                  key=f"stability_{pool}", name=exports.file_name("stability", ds.id, pool))
 if "all" not in pools:
     st.caption("This dataset has no unjudged inputs, so only the judged pool is shown (the paper's right-hand "
                "curves need metric scores on the whole test set).")
 else:
-    st.caption("Human judgments exist for the judged inputs only, so the human curve stops at M_jud.")
+    st.caption("Human judgments exist for the judged inputs only, so the human measure has no panel in the "
+               "all-inputs row. Each panel: one measure's mean τ (line) ± 1 standard deviation (band); grey lines "
+               "are the other measures, for comparison.")
 
 last = curves.sort_values("m").groupby(["measure", "pool"], sort=False).tail(1)
 table = last[["measure", "pool", "m", "mean", "std", "n_defined"]].rename(columns={"m": "m (largest)"})

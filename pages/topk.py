@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from metaeval_ui.data import analyses as da
-from metaeval_ui import exports, widgets
+from metaeval_ui import exports, figures, widgets
 from metaeval_ui.figures import analyses as fa
 from metaeval_ui.widgets import analyses as wa
 from metaeval_ui.errors import escape_markdown, guard
@@ -42,6 +42,9 @@ st.caption(
     "the best systems from each other. Few systems make the right end noisy (3 points!), and a low value "
     "there does not say the metric is wrong about any particular pair."
     + (f" Systems: {escape_markdown(systems)}." if systems else ""))
+frame = figures.fisher_bounds(frame, coefficient)  # whiskers: 95% Fisher interval from the k systems
+if frame["low"].isna().all():
+    st.caption(escape_markdown(f"No whiskers: Fisher's interval does not apply to {coefficient}, or k is too small."))
 exports.chart(fa.topk_figure(frame, coefficient=coefficient, human=ctx.human), key="topk",
               name=exports.file_name("topk", ds.id, coefficient, pool))
 

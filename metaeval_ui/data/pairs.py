@@ -127,7 +127,7 @@ def delta_interval(_dataset: Dataset, key: DatasetKey, metric: str, human: str, 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
 def band_figures(_dataset: Dataset, key: DatasetKey, metric: str, human: str, pool: str, systems: str,
-                 lower: float, upper: float) -> tuple[go.Figure, go.Figure]:
+                 lower: float, upper: float, colour: str | None = None) -> tuple[go.Figure, go.Figure]:
     """The rSYS-Delta(0, u) curve and the pair scatter for the band [lower, upper], built once per band.
 
     Building and validating the plotly figures was half of the page's script time on every slider or metric
@@ -136,7 +136,7 @@ def band_figures(_dataset: Dataset, key: DatasetKey, metric: str, human: str, po
     """
     args = (_dataset, key, metric, human, pool, systems)
     full = delta(*args, 0.0, math.inf)["estimate"]
-    return (fp.delta_curve_figure(curve(*args), upper=upper, full=full, metric=metric),
+    return (fp.delta_curve_figure(curve(*args), upper=upper, full=full, metric=metric, colour=colour),
             fp.pair_scatter(pair_table(*args), lower=lower, upper=upper, metric=metric, human=human))
 
 

@@ -15,9 +15,15 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
-HUMAN_COLOUR = "#d62728"
-METRIC_COLOUR = "#1f77b4"
+from metaeval_ui.figures.colours import (  # noqa: F401 - re-exported for the builders and pages
+    CORRELATION_SCALE, HIGHLIGHT_LINE, HUMAN_COLOUR, METRIC_PALETTE, MUTED, coefficient_label, correlation_colorbar,
+    is_human, measure_colour, measure_style, use_measures)
+
+# Colours of things that are not measures (CI methods, clusters, levels, groups): greys and dark tones, so no
+# hue of a measure is reused for something else.
+PALETTE = ("#4d4d4d", "#8a8a8a", "#1b3a57", "#6b4e2e", "#5e3c74", "#2f5d50", "#a0a0a0", "#000000")
+METHOD_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "cross", "star", "hexagon")
+HUMAN_PATTERNS = ("", "/", ".", "x", "\\", "+", "-", "|")
 
 
 def esc(text: object) -> str:
@@ -68,45 +74,88 @@ def empty_figure(message: str) -> go.Figure:
 # -- correlations ------------------------------------------------------------------------------------------
 
 
-def correlation_bar(frame: pd.DataFrame, *, title: str = "") -> go.Figure:
-    """Bars of ``estimate`` per metric (grouped by human measure when there are several).
+def fisher_bounds(frame: pd.DataFrame, coefficient: str, *, confidence_level: float = 0.95,
+                  n_column: str = "n") -> pd.DataFrame:
+    """``frame`` with ``low``/``high``: the Fisher-transformation interval of each ``estimate`` from its ``n``
+    (NaN when the coefficient has no Fisher interval, the estimate is undefined or n is too small)."""
+    from metaeval_core.stats.coefficients import CORRELATIONS
+    from metaeval_core.stats.resampling import fisher_interval
 
-    ``frame`` columns: metric, human, estimate, n, n_undefined (and optionally level, coefficient).
-    Undefined correlations (NaN) get no bar but an 'undefined' label, never a silent 0.
+    low, high = [], []
+    for estimate, n in zip(frame["estimate"], frame[n_column]):
+        r, count = _number(estimate), _number(n)
+        if coefficient not in CORRELATIONS or r is None or count is None:
+            low.append(math.nan)
+            high.append(math.nan)
+            continue
+        lo, hi = fisher_interval(r, int(count), coefficient=coefficient, confidence_level=confidence_level)
+        low.append(lo)
+        high.append(hi)
+    return frame.assign(low=low, high=high)
+
+
+def correlation_bar(frame: pd.DataFrame, *, title: str = "", interval_label: str = "95% interval") -> go.Figure:
+    """Bars of ``estimate`` per metric, each in the metric's colour (several human measures: one hatching each).
+
+    ``frame`` columns: metric, human, estimate, n, n_undefined, optionally low/high (an interval: error bars,
+    the bounds in the hover). Undefined correlations (NaN) get no bar but an 'undefined' label, never a silent 0.
+    With one human measure the value is written above each bar (above its interval); with several it is in the
+    hover only (grouped bars are too narrow for labels that do not collide).
     """
     if frame is None or frame.empty:
         return empty_figure("No correlations to show")
     fig = go.Figure()
     humans = list(dict.fromkeys(frame["human"]))
     metrics = list(dict.fromkeys(frame["metric"]))
+    has_ci = {"low", "high"} <= set(frame.columns) and frame[["low", "high"]].notna().any().any()
+    colours = [measure_colour(m) for m in metrics]
     for k, human in enumerate(humans):
         part = frame[frame["human"] == human].set_index("metric").reindex(metrics)
         estimate = part["estimate"].astype(float).to_numpy()
         defined = np.isfinite(estimate)
-        hover = [
-            f"<b>{esc(m)}</b> vs {esc(human)}<br>estimate = {fmt(e)}<br>n = {int(n) if pd.notna(n) else 0}"
-            f" points, {int(u) if pd.notna(u) else 0} undefined pieces skipped"
-            for m, e, n, u in zip(metrics, estimate, part["n"], part["n_undefined"])
-        ]
-        fig.add_bar(
-            x=[esc(m) for m in metrics],
-            y=np.where(defined, estimate, 0.0),
-            name=esc(human),
-            marker={"color": PALETTE[k % len(PALETTE)], "opacity": [1.0 if d else 0.0 for d in defined]},
-            text=[fmt(e) if d else "undefined" for e, d in zip(estimate, defined)],
-            textposition="outside",
-            hovertext=hover,
-            hoverinfo="text",
+        low = part["low"].astype(float).to_numpy() if has_ci else np.full(len(metrics), np.nan)
+        high = part["high"].astype(float).to_numpy() if has_ci else np.full(len(metrics), np.nan)
+        hover = []
+        for m, e, lo, hi, n, u in zip(metrics, estimate, low, high, part["n"], part["n_undefined"]):
+            line = f"<b>{esc(m)}</b> vs {esc(human)}<br>estimate = {fmt(e)}"
+            if np.isfinite(lo) and np.isfinite(hi):
+                line += f"<br>{esc(interval_label)}: [{fmt(lo)}, {fmt(hi)}]"
+            skipped = int(u) if pd.notna(u) else 0
+            line += f"<br>n = {int(n) if pd.notna(n) else 0} points" + (
+                f", {skipped} undefined per-input correlations left out" if skipped else "")
+            hover.append(line)
+        bar = dict(
+            x=[esc(m) for m in metrics], y=np.where(defined, estimate, 0.0), name=esc(human),
+            marker={"color": colours, "opacity": [1.0 if d else 0.0 for d in defined],
+                    "pattern": {"shape": HUMAN_PATTERNS[k % len(HUMAN_PATTERNS)], "fgcolor": "white",
+                                "solidity": 0.35}},
+            hovertext=hover, hoverinfo="text", offsetgroup=str(k), legendgroup=str(k),
         )
+        if has_ci:
+            bar["error_y"] = {"type": "data", "symmetric": False, "thickness": 1.5, "width": 6, "color": "#333",
+                              "array": np.nan_to_num(high - estimate, nan=0.0).tolist(),
+                              "arrayminus": np.nan_to_num(estimate - low, nan=0.0).tolist()}
+        fig.add_bar(**bar)
+        if len(humans) == 1:
+            top = np.where(np.isfinite(high), high, np.where(defined, estimate, 0.0))
+            bottom = np.where(np.isfinite(low), low, np.where(defined, estimate, 0.0))
+            above = np.where(defined, estimate, 0.0) >= 0
+            fig.add_scatter(
+                x=[esc(m) for m in metrics], y=np.where(above, top, bottom).tolist(), mode="text",
+                text=[fmt(e) if d else "undefined" for e, d in zip(estimate, defined)],
+                textposition=["top center" if a else "bottom center" for a in above], hoverinfo="skip",
+                showlegend=False, cliponaxis=False, textfont={"size": 12})
     fig.update_layout(
         barmode="group",
         title=esc(title) if title else None,
-        yaxis={"title": "correlation", "range": [-1.05, 1.15], "zeroline": True},
-        xaxis={"title": "metric"},
-        legend={"title": "human measure"},
+        yaxis={"title": "correlation" + (f" ({esc(interval_label)})" if has_ci else ""), "range": [-1.05, 1.15],
+               "zeroline": True},
+        xaxis={"title": "metric", "tickangle": -30 if len(metrics) > 6 else 0},
+        legend={"title": "human measure", "orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 1,
+                "xanchor": "right"},
         showlegend=len(humans) > 1,
-        height=420,
-        margin={"t": 50 if title else 20},
+        height=440,
+        margin={"t": 70 if (title or len(humans) > 1) else 20},
     )
     return fig
 
@@ -132,7 +181,7 @@ def histogram_grid(hist: pd.DataFrame, *, normalise: bool = False) -> go.Figure:
                         horizontal_spacing=0.08, vertical_spacing=0.5 / rows if rows > 1 else 0.1)
     for k, name in enumerate(measures):
         part = hist[hist["measure"] == name]
-        colour = HUMAN_COLOUR if part["kind"].iloc[0] == "human" else METRIC_COLOUR
+        colour = measure_colour(name, human=part["kind"].iloc[0] == "human")
         y = part["share"] if normalise else part["count"]
         fig.add_bar(
             x=(part["left"] + part["right"]) / 2, y=y, width=part["right"] - part["left"],
@@ -153,7 +202,7 @@ def box_grid(stats: pd.DataFrame) -> go.Figure:
     rows, cols = _grid(len(stats), max_cols=4)
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=[esc(m) for m in stats["measure"]])
     for k, row in enumerate(stats.itertuples(index=False)):
-        colour = HUMAN_COLOUR if row.kind == "human" else METRIC_COLOUR
+        colour = measure_colour(row.measure, human=row.kind == "human")
         fig.add_trace(
             go.Box(
                 x=[esc(row.measure)], q1=[row.q1], median=[row.median], q3=[row.q3], mean=[row.mean],
@@ -197,53 +246,63 @@ def forest_plot(frame: pd.DataFrame, *, sort: str = "estimate", title: str = "")
     """Correlation estimates with confidence intervals, one row per metric, one marker per CI method.
 
     ``frame`` columns: metric, method, estimate, low, high, and optionally n_defined, n_resamples, n,
-    confidence_level. Several methods are drawn side by side with small vertical offsets.
+    confidence_level. Markers and whiskers take the metric's colour; methods differ by marker symbol and sit
+    one under the other inside the metric's row, so the figure grows with metrics x methods and never overlaps.
     """
     if frame is None or frame.empty:
         return empty_figure("No intervals to show")
     order = order_metrics(frame, sort)
-    position = {m: len(order) - 1 - k for k, m in enumerate(order)}  # first at the top
     methods = list(dict.fromkeys(frame["method"]))
-    span = 0.6
-    offsets = {m: (0.0 if len(methods) == 1 else span / 2 - k * span / (len(methods) - 1))
-               for k, m in enumerate(methods)}
+    n_methods = len(methods)
+    row_px = max(44, 20 * n_methods + 16)  # a row holds every method's whisker with room to spare
+    position = {m: len(order) - 1 - k for k, m in enumerate(order)}  # first at the top
+    span = 0.0 if n_methods == 1 else min(0.7, 0.18 * (n_methods - 1))
+    offsets = {m: (0.0 if n_methods == 1 else span / 2 - k * span / (n_methods - 1)) for k, m in enumerate(methods)}
     fig = go.Figure()
     for k, method in enumerate(methods):
-        part = frame[frame["method"] == method]
-        est = part["estimate"].astype(float).to_numpy()
-        low = part["low"].astype(float).to_numpy()
-        high = part["high"].astype(float).to_numpy()
-        y = [position[m] + offsets[method] for m in part["metric"]]
-        hover = []
-        for row in part.to_dict("records"):
-            lines = [f"<b>{esc(row['metric'])}</b> — {esc(method)}",
-                     f"estimate = {fmt(row['estimate'], 4)}",
-                     f"interval = [{fmt(row['low'], 4)}, {fmt(row['high'], 4)}]"]
-            level = _number(row.get("confidence_level"))
-            if level is not None:
-                lines[-1] += f" ({100 * level:g}%)"
-            n_res, defined, n = (_number(row.get(c)) for c in ("n_resamples", "n_defined", "n"))
-            if n_res:
-                lines.append(f"defined resamples: {int(defined or 0)} of {int(n_res)}")
-            if n is not None:
-                lines.append(f"n = {int(n)}")
-            hover.append("<br>".join(lines))
-        fig.add_scatter(
-            x=np.where(np.isfinite(est), est, np.nan), y=y, mode="markers", name=esc(method),
-            marker={"color": PALETTE[k % len(PALETTE)], "size": 9, "symbol": ("circle", "square", "diamond",
-                                                                            "triangle-up", "x")[k % 5]},
-            error_x={"type": "data", "symmetric": False, "array": np.nan_to_num(high - est, nan=0.0),
-                     "arrayminus": np.nan_to_num(est - low, nan=0.0), "thickness": 2, "width": 4},
-            hovertext=hover, hoverinfo="text",
-        )
+        symbol = METHOD_SYMBOLS[k % len(METHOD_SYMBOLS)]
+        fig.add_scatter(x=[None], y=[None], mode="markers", name=esc(method), legendgroup=esc(method),
+                        marker={"color": "#555", "size": 9, "symbol": symbol})
+        for metric, part in frame[frame["method"] == method].groupby("metric", sort=False):
+            est = part["estimate"].astype(float).to_numpy()
+            low = part["low"].astype(float).to_numpy()
+            high = part["high"].astype(float).to_numpy()
+            hover = []
+            for row in part.to_dict("records"):
+                lines = [f"<b>{esc(row['metric'])}</b> — {esc(method)}",
+                         f"estimate = {fmt(row['estimate'], 4)}",
+                         f"interval = [{fmt(row['low'], 4)}, {fmt(row['high'], 4)}]"]
+                level = _number(row.get("confidence_level"))
+                if level is not None:
+                    lines[-1] += f" ({100 * level:g}%)"
+                n_res, defined, n = (_number(row.get(c)) for c in ("n_resamples", "n_defined", "n"))
+                if n_res:
+                    lines.append(f"defined resamples: {int(defined or 0)} of {int(n_res)}")
+                if n is not None:
+                    lines.append(f"n = {int(n)}")
+                hover.append("<br>".join(lines))
+            colour = measure_colour(metric)
+            fig.add_scatter(
+                x=np.where(np.isfinite(est), est, np.nan), y=[position[metric] + offsets[method]] * len(part),
+                mode="markers", name=esc(method), legendgroup=esc(method), showlegend=False,
+                marker={"color": colour, "size": 9, "symbol": symbol, "line": {"color": "white", "width": 0.5}},
+                error_x={"type": "data", "symmetric": False, "array": np.nan_to_num(high - est, nan=0.0),
+                         "arrayminus": np.nan_to_num(est - low, nan=0.0), "thickness": 2, "width": 4,
+                         "color": colour},
+                hovertext=hover, hoverinfo="text",
+            )
+    shapes = [dict(type="rect", xref="paper", x0=0, x1=1, yref="y", y0=position[m] - 0.5, y1=position[m] + 0.5,
+                   fillcolor="rgba(0,0,0,0.035)", line={"width": 0}, layer="below")
+              for k, m in enumerate(order) if k % 2 == 0]
     fig.update_layout(
         title=esc(title) if title else None,
-        xaxis={"title": "correlation", "zeroline": True},
+        xaxis={"title": "correlation", "zeroline": True, "zerolinecolor": "#999"},
         yaxis={"tickvals": [position[m] for m in order], "ticktext": [esc(m) for m in order],
-               "range": [-0.7, len(order) - 0.3]},
-        legend={"title": "CI method"},
-        height=max(260, 60 + 40 * len(order)),
-        margin={"t": 50 if title else 20},
+               "range": [-0.5, len(order) - 0.5], "showgrid": False},
+        legend={"title": "CI method", "orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 1, "xanchor": "right"},
+        height=max(260, 110 + row_px * len(order)),
+        margin={"t": 80 if title else 50},
+        shapes=shapes,
     )
     return fig
 

@@ -14,11 +14,14 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from metaeval_ui.figures import HUMAN_COLOUR, PALETTE, empty_figure, esc, fmt
+from metaeval_ui.figures import (CORRELATION_SCALE, HIGHLIGHT_LINE, HUMAN_COLOUR, MUTED, PALETTE,
+                                 correlation_colorbar, empty_figure, esc, fmt, measure_colour, measure_style)
 
 CORR_AXIS = dict(range=[-1.05, 1.05], zeroline=True, zerolinecolor="#bbb")
-ALL_COLOUR = "#1f77b4"
-TOP_COLOUR = "#d62728"
+# Two conditions that are not measures (all summaries vs the high-scoring range, a pooled line, a nominal level):
+# grey and near-black, never a measure's hue and never red.
+ALL_COLOUR = "#8a8a8a"
+TOP_COLOUR = "#1b3a57"
 
 
 def _colour(k: int) -> str:
@@ -33,26 +36,43 @@ def _none_for_nan(values) -> list:
 
 
 def topk_figure(frame: pd.DataFrame, *, coefficient: str = "", human: str = "") -> go.Figure:
-    """One line per metric: the system-level correlation among the top-k systems, k from N (left) down to 3.
+    """One line per metric (in the metric's colour): the system-level correlation among the top-k systems, k from N
+    (left) down to 3, with each point's interval as a whisker when ``frame`` has ``low``/``high``.
 
-    ``frame`` columns: metric, k, estimate (NaN = undefined: a gap), n.
+    ``frame`` columns: metric, k, estimate (NaN = undefined: a gap), n, optionally low/high. The metrics' whiskers
+    are spread a little along x so they do not hide each other.
     """
     if frame is None or frame.empty:
         return empty_figure("No top-k correlations to show")
     fig = go.Figure()
-    for q, (metric, part) in enumerate(frame.groupby("metric", sort=False)):
+    groups = list(frame.groupby("metric", sort=False))
+    has_ci = {"low", "high"} <= set(frame.columns) and frame[["low", "high"]].notna().any().any()
+    spread = 0.3 if len(groups) > 1 else 0.0
+    for q, (metric, part) in enumerate(groups):
         part = part.sort_values("k", ascending=False)
-        hover = [f"{esc(metric)}<br>top {k}: {fmt(e)} (n = {n})"
-                 for k, e, n in zip(part["k"], part["estimate"], part["n"])]
-        fig.add_trace(go.Scatter(x=part["k"].tolist(), y=_none_for_nan(part["estimate"]), mode="lines+markers",
-                                 name=esc(metric), line=dict(color=_colour(q)), marker=dict(size=5),
-                                 hovertext=hover, hoverinfo="text", connectgaps=False))
+        shift = 0.0 if len(groups) == 1 else spread * (q / (len(groups) - 1) - 0.5)
+        est = part["estimate"].to_numpy(float)
+        low = part["low"].to_numpy(float) if has_ci else np.full(len(part), np.nan)
+        high = part["high"].to_numpy(float) if has_ci else np.full(len(part), np.nan)
+        hover = [f"{esc(metric)}<br>top {k}: {fmt(e)}" + (f" [{fmt(lo)}, {fmt(hi)}]" if np.isfinite(lo) else "")
+                 + f" (n = {n})" for k, e, lo, hi, n in zip(part["k"], est, low, high, part["n"])]
+        style = measure_style(metric)
+        trace = dict(x=(part["k"].to_numpy(float) + shift).tolist(), y=_none_for_nan(est), mode="lines+markers",
+                     name=esc(metric), line=dict(color=style["color"], dash=style["dash"], width=2),
+                     marker=dict(size=6, symbol=style["symbol"]), hovertext=hover, hoverinfo="text",
+                     connectgaps=False)
+        if has_ci:
+            trace["error_y"] = dict(type="data", symmetric=False, array=np.nan_to_num(high - est, nan=0.0).tolist(),
+                                    arrayminus=np.nan_to_num(est - low, nan=0.0).tolist(), thickness=1, width=2,
+                                    color=style["color"])
+        fig.add_trace(go.Scatter(**trace))
     kmax, kmin = int(frame["k"].max()), int(frame["k"].min())
     fig.update_layout(
-        xaxis=dict(title="k (top systems by mean human score)", range=[kmax + 0.5, kmin - 0.5],  # N on the left
+        xaxis=dict(title="k (top systems by mean human score)", range=[kmax + 0.6, kmin - 0.6],  # N on the left
                    dtick=1 if kmax <= 30 else None),
-        yaxis=dict(title=f"{esc(coefficient)} with {esc(human)}" if coefficient else "correlation", **CORR_AXIS),
-        legend=dict(orientation="h", y=-0.2), margin=dict(t=40, b=60), height=460)
+        yaxis=dict(title=(f"{esc(coefficient)} with {esc(human)}" if coefficient else "correlation")
+                   + ("<br>(whiskers: 95% Fisher interval)" if has_ci else ""), **CORR_AXIS),
+        legend=dict(orientation="h", y=-0.22, yanchor="top"), margin=dict(t=30, b=110), height=500)
     return fig
 
 
@@ -69,9 +89,12 @@ def f1_bar(frame: pd.DataFrame, *, selected: str | None = None) -> go.Figure:
     ordered = frame.assign(_key=frame["f1"].fillna(-1.0)).sort_values("_key", ascending=True, kind="stable")
     values = _none_for_nan(ordered["f1"])
     names = [esc(m) for m in ordered["metric"]]
-    colours = [TOP_COLOUR if m == selected else ALL_COLOUR for m in ordered["metric"]]
+    # The selected metric keeps its own colour (and an outline); the others are muted: no "best" red.
+    colours = [measure_colour(m) if m == selected or selected is None else MUTED for m in ordered["metric"]]
+    widths = [HIGHLIGHT_LINE["width"] if m == selected else 0 for m in ordered["metric"]]
     fig = go.Figure(go.Bar(x=[v if v is not None else 0 for v in values], y=names, orientation="h",
-                           marker=dict(color=colours, opacity=[1.0 if v is not None else 0.0 for v in values]),
+                           marker=dict(color=colours, opacity=[1.0 if v is not None else 0.0 for v in values],
+                                       line=dict(color=HIGHLIGHT_LINE["color"], width=widths)),
                            text=[fmt(v) for v in values], textposition="outside", hoverinfo="text",
                            hovertext=[f"{n}: weighted F1 = {fmt(v)}" for n, v in zip(names, values)]))
     fig.update_layout(xaxis=dict(title="weighted F1 vs the human pair labels", range=[0, 1.1]),
@@ -84,8 +107,9 @@ def f1_bar(frame: pd.DataFrame, *, selected: str | None = None) -> go.Figure:
 
 
 def matrix_heatmap(measures: Sequence[str], matrix, *, n=None, humans: Sequence[str] = (), title: str = "",
-                   annotate: bool | None = None) -> go.Figure:
-    """A symmetric correlation heatmap (diverging, centred on 0); human measures' labels in bold red.
+                   annotate: bool | None = None, coefficient: str = "") -> go.Figure:
+    """A symmetric correlation heatmap (the app's diverging scale: blue positive, red negative, centred on 0; the
+    colour bar titled by ``coefficient``); human measures' labels in bold.
 
     Undefined cells stay blank with 'undefined' in the hover. Cell values are printed when there are at most
     20 measures (or when ``annotate`` says so).
@@ -101,9 +125,9 @@ def matrix_heatmap(measures: Sequence[str], matrix, *, n=None, humans: Sequence[
     show_text = len(measures) <= 20 if annotate is None else annotate
     text = [["" if v is None else f"{v:.2f}" for v in row] for row in z]
     fig = go.Figure(go.Heatmap(
-        z=z, x=labels, y=labels, zmin=-1, zmax=1, zmid=0, colorscale="RdBu", reversescale=True,
+        z=z, x=labels, y=labels, zmin=-1, zmax=1, zmid=0, colorscale=CORRELATION_SCALE,
         text=text if show_text else None, texttemplate="%{text}" if show_text else None,
-        textfont=dict(size=10), hovertext=hover, hoverinfo="text", colorbar=dict(title="r")))
+        textfont=dict(size=10), hovertext=hover, hoverinfo="text", colorbar=correlation_colorbar(coefficient)))
     size = max(380, min(1100, 24 * len(measures) + 220))
     fig.update_layout(title=esc(title) if title else None, height=size, margin=dict(t=50 if title else 20, l=10),
                       yaxis=dict(autorange="reversed", type="category"),
@@ -112,7 +136,8 @@ def matrix_heatmap(measures: Sequence[str], matrix, *, n=None, humans: Sequence[
         axis.tickfont = dict(size=11)
     if humans:
         fig.add_annotation(text="<b>bold</b>: human measures", showarrow=False, xref="paper", yref="paper",
-                           x=1.0, y=1.02, xanchor="right", yanchor="bottom", font=dict(color=HUMAN_COLOUR, size=11))
+                           x=0.0, y=1.0, xanchor="left", yanchor="bottom", yshift=4,
+                           font=dict(color=HUMAN_COLOUR, size=11))
     return fig
 
 
@@ -131,15 +156,17 @@ def alpha_bar(alphas: pd.DataFrame) -> go.Figure:
         values = _none_for_nan(part["alpha"])
         fig.add_trace(go.Bar(
             x=[esc(d) for d in dims], y=values, name=esc(group), marker_color=_colour(g),
-            text=[fmt(v) for v in values], textposition="outside", hoverinfo="text",
+            text=[fmt(v, 2) for v in values], textposition="outside", textangle=0, cliponaxis=False,
+            hoverinfo="text",
             hovertext=[f"{esc(group)} · {esc(d)}: α = {fmt(v)}<br>{fmt(u, 0)} units" for d, v, u in
                        zip(dims, values, part["n_units"])]))
     finite = alphas["alpha"].to_numpy(dtype=float)
     finite = finite[np.isfinite(finite)]
     low = min(0.0, float(finite.min()) if finite.size else 0.0) - 0.05
-    fig.update_layout(barmode="group", yaxis=dict(title="Krippendorff's α (interval)", range=[low, 1.08]),
-                      xaxis=dict(title="dimension"), legend=dict(orientation="h", y=1.1), margin=dict(t=40, b=50),
-                      height=400)
+    fig.update_layout(barmode="group", yaxis=dict(title="Krippendorff's α (interval)", range=[low, 1.12]),
+                      xaxis=dict(title="dimension"), legend=dict(orientation="h", y=1.02, yanchor="bottom"),
+                      margin=dict(t=50, b=50), height=420, bargroupgap=0.12,
+                      uniformtext=dict(minsize=9, mode="hide"))
     return fig
 
 
@@ -154,11 +181,13 @@ def group_correlation_bar(frame: pd.DataFrame, *, coefficient: str) -> go.Figure
                                                                           rows["group_b"])]
         values = _none_for_nan(rows["estimate"])
         fig.add_trace(go.Bar(x=labels, y=values, name=esc(level), marker_color=_colour(k),
-                             text=[fmt(v) for v in values], textposition="outside", hoverinfo="text",
+                             text=[fmt(v, 2) for v in values], textposition="outside", textangle=0,
+                             cliponaxis=False, hoverinfo="text",
                              hovertext=[f"{lab}<br>{esc(level)}: {fmt(v)} (n = {n})"
                                         for lab, v, n in zip(labels, values, rows["n"])]))
     fig.update_layout(barmode="group", yaxis=dict(title=f"{esc(coefficient)} of the group means", **CORR_AXIS),
-                      legend=dict(orientation="h", y=1.1, title="level"), margin=dict(t=40, b=60), height=400)
+                      legend=dict(orientation="h", y=1.02, yanchor="bottom", title="level"), margin=dict(t=50, b=60),
+                      height=420, bargroupgap=0.12, uniformtext=dict(minsize=9, mode="hide"))
     return fig
 
 
@@ -223,11 +252,12 @@ def disagreement_figure(curve: pd.DataFrame) -> go.Figure:
 
 
 def normality_bar(frame: pd.DataFrame, *, alpha: float = 0.05) -> go.Figure:
-    """Share of inputs rejecting normality per measure (bars), humans in red; the nominal alpha as a line."""
+    """Share of inputs rejecting normality per measure (bars in the measure's colour, humans near-black); the
+    nominal alpha as a line."""
     if frame is None or frame.empty:
         return empty_figure("No measures to test")
     values = _none_for_nan(frame["input_share"])
-    colours = [HUMAN_COLOUR if k == "human" else ALL_COLOUR for k in frame["kind"]]
+    colours = [measure_colour(m, human=k == "human") for m, k in zip(frame["measure"], frame["kind"])]
     names = [esc(m) for m in frame["measure"]]
     fig = go.Figure(go.Bar(x=names, y=[v if v is not None else 0 for v in values], marker_color=colours,
                            marker_opacity=[1.0 if v is not None else 0.0 for v in values],
@@ -244,38 +274,67 @@ def normality_bar(frame: pd.DataFrame, *, alpha: float = 0.05) -> go.Figure:
 # -- simulations ----------------------------------------------------------------------------------------------
 
 
+def _mc_error(frame: pd.DataFrame, value: str) -> tuple[np.ndarray, np.ndarray]:
+    """± 1.96 Monte Carlo standard errors of a share (column ``se``), clipped to [0, 1]: (up, down)."""
+    v = frame[value].to_numpy(float)
+    se = frame["se"].to_numpy(float) if "se" in frame else np.full(len(frame), np.nan)
+    half = np.nan_to_num(1.96 * se, nan=0.0)
+    return np.clip(v + half, 0, 1) - v, v - np.clip(v - half, 0, 1)
+
+
 def coverage_figure(frame: pd.DataFrame, *, target: float = 0.95) -> go.Figure:
-    """Coverage per CI method (bars) against the nominal level (a dashed line). Columns: method, coverage."""
+    """Coverage per CI method (bars) with its Monte Carlo error (whiskers: ± 1.96 standard errors of the share,
+    from the column ``se`` when present) against the nominal level (a dashed line). Columns: method, coverage."""
     if frame is None or frame.empty:
         return empty_figure("No coverage results yet")
     values = _none_for_nan(frame["coverage"])
     names = [esc(m) for m in frame["method"]]
-    fig = go.Figure(go.Bar(x=names, y=[v if v is not None else 0 for v in values], marker_color=ALL_COLOUR,
-                           text=[fmt(v) for v in values], textposition="outside"))
+    up, down = _mc_error(frame, "coverage")
+    se = frame["se"] if "se" in frame else [None] * len(frame)
+    fig = go.Figure(go.Bar(
+        x=names, y=[v if v is not None else 0 for v in values], marker_color=PALETTE[0],
+        error_y=dict(type="data", symmetric=False, array=up.tolist(), arrayminus=down.tolist(), thickness=1.5,
+                     width=6, color="#111"),
+        text=[fmt(v) for v in values], textposition="inside", insidetextanchor="start", textangle=0,
+        textfont=dict(color="white"), hoverinfo="text",
+        hovertext=[f"{n}: coverage {fmt(v)} ± {fmt(e)} (Monte Carlo se)" for n, v, e in zip(names, values, se)]))
     fig.add_hline(y=target, line=dict(dash="dash", color=TOP_COLOUR), annotation_text=f"nominal {target:g}",
                   annotation_position="top left")
-    fig.update_layout(yaxis=dict(title="coverage", range=[0, 1.12]), xaxis=dict(type="category"),
-                      margin=dict(t=30, b=40), height=340, showlegend=False)
+    fig.update_layout(yaxis=dict(title="coverage (whiskers: ± 1.96 Monte Carlo se)", range=[0, 1.12]),
+                      xaxis=dict(type="category"), margin=dict(t=30, b=40), height=360, showlegend=False)
     return fig
 
 
 def power_figure(frame: pd.DataFrame, *, degrade: str = "") -> go.Figure:
-    """Power curves: one line per test, power (share of trials rejecting H0) against the degradation k.
+    """Power curves: one line per test, power (share of trials rejecting H0) against the degradation k, with a
+    band of ± 1.96 Monte Carlo standard errors (column ``se``, when present).
 
-    Columns: test, k, power (and optionally se: shown in the hover). ``degrade`` names the x axis.
+    Columns: test, k, power (and optionally se). ``degrade`` names the x axis.
     """
     if frame is None or frame.empty:
         return empty_figure("No power results yet")
     fig = go.Figure()
     for t, (test, part) in enumerate(frame.groupby("test", sort=False)):
         part = part.sort_values("k")
+        colour = _colour(t)
+        symbol = ("circle", "square", "diamond", "triangle-up", "x")[t % 5]
         se = part["se"] if "se" in part else [None] * len(part)
-        fig.add_trace(go.Scatter(x=part["k"].tolist(), y=_none_for_nan(part["power"]), mode="lines+markers",
-                                 name=esc(test), line=dict(color=_colour(t)), hoverinfo="text",
-                                 hovertext=[f"{esc(test)}, k = {k:g}: power {fmt(p)} ± {fmt(e)}"
+        up, down = _mc_error(part, "power")
+        power = part["power"].to_numpy(float)
+        if "se" in part and np.isfinite(part["se"].to_numpy(float)).any():
+            k = part["k"].tolist()
+            fig.add_trace(go.Scatter(x=k + k[::-1], y=_none_for_nan(np.concatenate([power + up, (power - down)[::-1]])),
+                                     fill="toself", fillcolor=colour, opacity=0.12, line=dict(width=0),
+                                     hoverinfo="skip", showlegend=False, legendgroup=esc(test)))
+        fig.add_trace(go.Scatter(x=part["k"].tolist(), y=_none_for_nan(power), mode="lines+markers",
+                                 name=esc(test), legendgroup=esc(test), line=dict(color=colour),
+                                 marker=dict(symbol=symbol, size=8), hoverinfo="text",
+                                 hovertext=[f"{esc(test)}, k = {k:g}: power {fmt(p)} ± {fmt(e)} (Monte Carlo se)"
                                             for k, p, e in zip(part["k"], part["power"], se)]))
     title = {"tokens": "k: % of each summary's tokens kept (100 = X itself)",
              "noise": "k: noise sd in units of X's sd (0 = X itself)"}.get(degrade, "k (degradation of the worse metric)")
-    fig.update_layout(xaxis=dict(title=title), yaxis=dict(title="power (share of trials rejecting H0)",
-                      range=[0, 1.05]), legend=dict(orientation="h", y=1.1), margin=dict(t=40, b=50), height=380)
+    fig.update_layout(xaxis=dict(title=title),
+                      yaxis=dict(title="power (share of trials rejecting H0)<br>band: ± 1.96 Monte Carlo se",
+                                 range=[0, 1.05]),
+                      legend=dict(orientation="h", y=1.02, yanchor="bottom"), margin=dict(t=50, b=50), height=400)
     return fig

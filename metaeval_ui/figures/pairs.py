@@ -12,7 +12,12 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from metaeval_ui.figures import HUMAN_COLOUR, PALETTE, empty_figure, esc, fmt  # noqa: F401 (fmt re-exported)
+import math
+
+from plotly.subplots import make_subplots
+
+from metaeval_ui.figures import (CORRELATION_SCALE, HUMAN_COLOUR, MUTED, PALETTE,  # noqa: F401 (re-exported)
+                                 correlation_colorbar, empty_figure, esc, fmt, measure_style)
 
 CONCORDANT = "#2ca02c"
 DISCORDANT = "#d62728"
@@ -31,9 +36,9 @@ def fmt_percent(value: object, digits: int = 0, *, signed: bool = False) -> str:
 
 
 def delta_curve_figure(curve: pd.DataFrame, *, upper: float | None = None, full: float | None = None,
-                       metric: str = "") -> go.Figure:
+                       metric: str = "", colour: str | None = None) -> go.Figure:
     """rSYS-Delta(0, u) against the share of pairs with ``|dx| <= u`` (NAACL 2022 Fig. 6), with the chosen
-    ``u`` marked and the full rSYS as a dotted reference line."""
+    ``u`` marked and the full rSYS as a dotted reference line; the curve in the metric's ``colour``."""
     if curve is None or curve.empty:
         return empty_figure("No system pairs: nothing to plot")
     share = 100 * curve["share"].to_numpy(dtype=float)
@@ -51,11 +56,11 @@ def delta_curve_figure(curve: pd.DataFrame, *, upper: float | None = None, full:
         within = curve["upper"].to_numpy(float) <= upper + 1e-12 * max(1.0, abs(upper))
         selected = float(share[within].max()) if within.any() else 0.0
         shapes.append(dict(type="line", xref="x", x0=selected, x1=selected, yref="paper", y0=0, y1=1,
-                           line=dict(dash="dash", color=DISCORDANT)))
+                           line=dict(dash="dash", color="#444")))
         annotations.append(dict(xref="x", x=selected, yref="paper", y=0, showarrow=False, xanchor="left",
                                 yanchor="bottom", text=f"u = {upper:.4g} ({selected:.0f}% of pairs)"))
     trace = go.Scatter(x=share, y=curve["tau"], mode="lines+markers", name="rSYS-Δ(0, u)",
-                       line=dict(color=JUDGED_COLOUR, shape="hv"), marker=dict(size=5),
+                       line=dict(color=colour or JUDGED_COLOUR, shape="hv"), marker=dict(size=5),
                        hovertext=hover, hoverinfo="text")
     fig = go.Figure(trace, layout=dict(
         title=dict(text=f"rSYS-Δ(0, u) of {esc(metric)} as u grows" if metric else None, font=TITLE_FONT),
@@ -87,8 +92,8 @@ def decile_heatmap(grid, *, metric: str = "", selected: tuple[int, int] | None =
     columns, rows = decile_labels(grid.lower, grid.upper)
     fig = go.Figure(go.Heatmap(
         z=z_list, x=columns, y=rows, text=text, texttemplate="%{text}", textfont=dict(size=11),
-        colorscale="RdBu", zmin=-1, zmax=1, zmid=0, hoverongaps=False, xgap=2, ygap=2,
-        colorbar=dict(title="τ"), hovertemplate="%{y}, %{x}<br>%{text}<extra></extra>"))
+        colorscale=CORRELATION_SCALE, zmin=-1, zmax=1, zmid=0, hoverongaps=False, xgap=2, ygap=2,
+        colorbar=correlation_colorbar("kendall"), hovertemplate="%{y}, %{x}<br>%{text}<extra></extra>"))
     if selected is not None:
         r, c = selected
         fig.add_shape(type="rect", x0=c - 0.5, x1=c + 0.5, y0=r - 0.5, y1=r + 0.5, xref="x", yref="y",
@@ -139,32 +144,68 @@ def pair_scatter(table: pd.DataFrame, *, lower: float, upper: float, metric: str
         annotations=annotations))
 
 
+def log_ticks(low: float, high: float) -> tuple[list[float], list[str]]:
+    """Readable ticks of a log axis from ``low`` to ``high``: 1-2-5 steps written in full ('10', '20', '50',
+    '100', '1,000'), never plotly's '10 2 5 100 2 5'."""
+    if not (np.isfinite(low) and np.isfinite(high)) or low <= 0 or high < low:
+        return [], []
+    values = []
+    for power in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1):
+        for step in (1, 2, 5):
+            v = step * 10.0 ** power
+            if low * 0.999 <= v <= high * 1.001:
+                values.append(v)
+    if len(values) > 8:  # a long range: powers of ten only
+        values = [v for v in values if f"{v:g}".lstrip("0.").startswith("1")]
+    return values, [f"{v:,.0f}" if v >= 1 else f"{v:g}" for v in values]
+
+
 def stability_figure(frame: pd.DataFrame, *, log_x: bool = False, title: str = "",
-                     human: str | None = None) -> go.Figure:
-    """Mean ± 1 std of the split-sample Kendall tau against the sample size m, one line + band per measure
-    (NAACL 2022 Fig. 3). ``frame``: measure, m, mean, std."""
+                     human: str | None = None, columns: int = 3) -> go.Figure:
+    """Mean ± 1 std of the split-sample Kendall tau against the sample size m (NAACL 2022 Fig. 3) as small
+    multiples: one panel per measure, its band and mean line in the measure's colour (the human's near-black and
+    dashed), the other measures' means as thin grey lines for comparison; readable ticks on a log axis.
+    ``frame``: measure, m, mean, std."""
     if frame is None or frame.empty:
         return empty_figure("No stability curve to show")
-    fig = go.Figure()
-    palette = [c for c in PALETTE if c != HUMAN_COLOUR]  # red is the human's alone
-    metrics = [m for m in dict.fromkeys(frame["measure"]) if m != human]
-    for measure, part in frame.groupby("measure", sort=False):
-        colour = HUMAN_COLOUR if measure == human else palette[metrics.index(measure) % len(palette)]
+    measures = list(dict.fromkeys(frame["measure"]))
+    cols = min(columns, len(measures))
+    rows = math.ceil(len(measures) / cols)
+    names = [esc(m) + (" (human)" if m == human else "") for m in measures]
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=names, shared_xaxes="all", shared_yaxes="all",
+                        horizontal_spacing=0.04, vertical_spacing=min(0.12, 0.5 / rows) if rows > 1 else 0.1)
+    parts = {m: part.sort_values("m") for m, part in frame.groupby("measure", sort=False)}
+    for k, measure in enumerate(measures):
+        row, col = k // cols + 1, k % cols + 1
+        for other in measures:  # context: everyone else's mean, thin and grey
+            if other != measure:
+                part = parts[other]
+                fig.add_trace(go.Scatter(x=part["m"], y=part["mean"], mode="lines", line=dict(color=MUTED, width=1),
+                                         hoverinfo="skip", showlegend=False), row=row, col=col)
+        part = parts[measure]
+        style = measure_style(measure, human=measure == human)
         m, mean, std = part["m"].to_numpy(), part["mean"].to_numpy(float), part["std"].to_numpy(float)
-        name = esc(measure) + (" (human)" if measure == human else "")
         fig.add_trace(go.Scatter(x=np.concatenate([m, m[::-1]]), y=np.concatenate([mean + std, (mean - std)[::-1]]),
-                                 fill="toself", fillcolor=colour, opacity=0.15, line=dict(width=0),
-                                 hoverinfo="skip", showlegend=False, legendgroup=name))
-        fig.add_trace(go.Scatter(x=m, y=mean, mode="lines+markers", name=name, legendgroup=name,
-                                 line=dict(color=colour, dash="dash" if measure == human else "solid"),
-                                 marker=dict(size=5),
-                                 hovertext=[f"{name}<br>m = {mm}<br>τ = {fmt(a)} ± {fmt(s)}"
-                                            for mm, a, s in zip(m, mean, std)], hoverinfo="text"))
-    fig.update_layout(title=title or None, xaxis=dict(title="inputs per sample (m)",
-                                                      type="log" if log_x else "linear"),
-                      yaxis=dict(title="Kendall τ between two samples' rankings", range=[-0.05, 1.05]),
-                      legend=dict(orientation="h", y=-0.25), height=430, margin=dict(t=60))
-    fig.update_layout(title_font=TITLE_FONT)
+                                 fill="toself", fillcolor=style["color"], opacity=0.2, line=dict(width=0),
+                                 hoverinfo="skip", showlegend=False), row=row, col=col)
+        fig.add_trace(go.Scatter(x=m, y=mean, mode="lines+markers", name=names[k], showlegend=False,
+                                 line=dict(color=style["color"], dash=style["dash"], width=2),
+                                 marker=dict(size=4, symbol=style["symbol"]),
+                                 hovertext=[f"{names[k]}<br>m = {mm}<br>τ = {fmt(a)} ± {fmt(s)}"
+                                            for mm, a, s in zip(m, mean, std)], hoverinfo="text"), row=row, col=col)
+    xaxis = dict(type="log" if log_x else "linear", showgrid=True)
+    if log_x:
+        ms = frame["m"].to_numpy(float)
+        ticks, text = log_ticks(float(np.nanmin(ms)), float(np.nanmax(ms)))
+        xaxis.update(tickmode="array", tickvals=ticks, ticktext=text)
+    fig.update_xaxes(**xaxis)
+    fig.update_yaxes(range=[-0.05, 1.05], dtick=0.25)
+    for c in range(1, cols + 1):
+        fig.update_xaxes(title_text="inputs per sample (m)" + (", log scale" if log_x else ""), row=rows, col=c)
+    fig.update_yaxes(title_text="τ between two samples", col=1)
+    fig.update_layout(title=dict(text=esc(title), font=TITLE_FONT) if title else None, showlegend=False,
+                      height=90 + 230 * rows, margin=dict(t=80 if title else 40, b=60))
+    fig.update_annotations(font_size=12)
     return fig
 
 

@@ -14,7 +14,10 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from metaeval_ui.figures import PALETTE, empty_figure, esc, fmt
+from metaeval_ui.figures import PALETTE, empty_figure, esc, fmt, measure_colour
+
+# An ordered quantity (the number of systems) gets an ordered ramp, not the measures' hues.
+RAMP = ("#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b")
 
 AGREE_COLOUR = "#2ca02c"
 DISAGREE_COLOUR = "#d62728"
@@ -108,7 +111,8 @@ def plan_figure(table: pd.DataFrame, *, target_width: float | None = None, targe
                         + (["power (higher is better)"] if has_power else []))
     for k, (n_sys, part) in enumerate(table.groupby("n_systems", sort=True)):
         part = part.sort_values("n_inputs")
-        colour = PALETTE[k % len(PALETTE)]
+        n_groups = table["n_systems"].nunique()
+        colour = RAMP[round(k * (len(RAMP) - 1) / max(n_groups - 1, 1))] if n_groups <= len(RAMP) else PALETTE[k % 8]
         width = pd.to_numeric(part["width_mean"], errors="coerce")
         sd = pd.to_numeric(part["width_sd"], errors="coerce").fillna(0.0)
         fig.add_scatter(x=part["n_inputs"].tolist(), y=_nan_to_none(width), mode="lines+markers",
@@ -222,14 +226,19 @@ def clusters_figure(frame: pd.DataFrame, *, coefficient: str = "", human: str = 
     fig = go.Figure()
     for c, part in frame.groupby("cluster", sort=True):
         rows = part.index.to_numpy()
-        colour = PALETTE[(int(c) - 1) % len(PALETTE)]
         est = pd.to_numeric(part["estimate"], errors="coerce").to_numpy(dtype=float)
+        # Markers in each metric's own colour; clusters are the alternating grey boxes with their number.
         fig.add_scatter(x=_nan_to_none(est), y=[y[i] for i in rows], mode="markers+text", name=f"cluster {int(c)}",
-                        marker=dict(color=colour, size=12), text=[fmt(e) for e in est], textposition="middle right",
+                        marker=dict(color=[measure_colour(m) for m in part["metric"]], size=12,
+                                    line=dict(color="white", width=1)),
+                        text=[fmt(e) for e in est], textposition="middle right", showlegend=False,
                         hovertext=[f"<b>{esc(m)}</b><br>cluster {int(c)}<br>{esc(coefficient)} = {fmt(e)}"
                                    for m, e in zip(part["metric"], est)], hoverinfo="text")
-        fig.add_hrect(y0=min(y[i] for i in rows) - 0.45, y1=max(y[i] for i in rows) + 0.45, fillcolor=colour,
-                      opacity=0.08, line_width=0)
+        top = max(y[i] for i in rows) + 0.45
+        fig.add_hrect(y0=min(y[i] for i in rows) - 0.45, y1=top, fillcolor="#000000",
+                      opacity=0.09 if int(c) % 2 else 0.03, line_width=0)
+        fig.add_annotation(xref="paper", x=1.0, y=top - 0.05, yanchor="top", xanchor="right", showarrow=False,
+                           text=f"cluster {int(c)}", font=dict(size=11, color="#555"))
     finite = pd.to_numeric(frame["estimate"], errors="coerce").dropna()
     low, high = (float(finite.min()), float(finite.max())) if not finite.empty else (-1.0, 1.0)
     pad = max(high - low, 0.1)
@@ -237,5 +246,5 @@ def clusters_figure(frame: pd.DataFrame, *, coefficient: str = "", human: str = 
         xaxis=dict(title=f"{esc(coefficient)} with {esc(human)}" if coefficient else "correlation",
                    range=[low - 0.08 * pad, high + 0.2 * pad]),
         yaxis=dict(tickvals=y, ticktext=[esc(m) for m in frame["metric"]], range=[-0.7, n - 0.3], automargin=True),
-        legend=dict(orientation="h", y=-0.25), height=max(260, 90 + 32 * n), margin=dict(t=20, b=70))
+        showlegend=False, height=max(260, 90 + 32 * n), margin=dict(t=20, b=70))
     return fig

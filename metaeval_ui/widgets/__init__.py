@@ -14,6 +14,7 @@ from metaeval_core.stats.correlation import LEVELS
 from metaeval_core.data.dataset import Dataset
 
 from metaeval_ui import data, exports, state, userdata
+from metaeval_ui.figures import colours
 from metaeval_ui.navigation import ensure_navigation_mode
 from metaeval_ui.widgets.mtme import mtme_box
 from metaeval_ui.errors import EXPECTED, escape_markdown, guard, message_of, show_error
@@ -328,6 +329,10 @@ def sidebar(*, human: bool = True, metrics: bool = True) -> Context | None:
     exports.set_dataset(dataset)
     userdata.banner(dataset)
     chosen_human, chosen_metrics = measure_pickers(dataset, human=human, metrics=metrics)
+    # One colour per measure on every page: the chosen metrics (also on pages without the metric picker) take
+    # the palette first, in the dataset's order.
+    colours.use_measures(dataset.metric_measures, dataset.human_measures,
+                         chosen=chosen_metrics or tuple(state.get("metrics") or ()))
     return Context(dataset, key, chosen_human, chosen_metrics)
 
 

@@ -23,9 +23,9 @@ def corr_frame(estimates, humans=("human.q",)):
 def test_correlation_bar_one_bar_per_metric_and_undefined_is_labelled_not_zeroed():
     fig = figures.correlation_bar(corr_frame([0.5, float("nan"), -0.2]), title="kendall")
     assert isinstance(fig, go.Figure)
-    (bar,) = fig.data
+    bar, labels = fig.data  # the bars and their value labels (a text trace above each bar)
     assert list(bar.x) == ["m0", "m1", "m2"]
-    assert bar.text[1] == "undefined"
+    assert labels.text[1] == "undefined"
     assert bar.marker.opacity[1] == 0.0  # no visible bar for an undefined value
     assert "estimate = 0.500" in bar.hovertext[0]
     assert fig.layout.yaxis.range == (-1.05, 1.15)
@@ -33,7 +33,7 @@ def test_correlation_bar_one_bar_per_metric_and_undefined_is_labelled_not_zeroed
 
 def test_correlation_bar_groups_by_human_and_handles_empty():
     fig = figures.correlation_bar(corr_frame([0.1, 0.2], humans=("a", "b")))
-    assert [t.name for t in fig.data] == ["a", "b"]
+    assert [t.name for t in fig.data if isinstance(t, go.Bar)] == ["a", "b"]
     assert fig.layout.barmode == "group"
     empty = figures.correlation_bar(pd.DataFrame())
     assert empty.layout.annotations[0].text == "No correlations to show"
@@ -88,15 +88,19 @@ def test_order_metrics_by_estimate_name_width_with_undefined_last():
 
 def test_forest_plot_offsets_methods_and_hover_has_exact_values():
     fig = figures.forest_plot(ci_frame(), sort="estimate")
-    assert [t.name for t in fig.data] == ["BOOT-BOTH", "FISHER"]
-    boot, fisher = fig.data
+    assert [t.name for t in fig.data if t.showlegend is not False] == ["BOOT-BOTH", "FISHER"]  # legend: methods
+    drawn = {(t.name, t.hovertext[0].split("</b>")[0][3:]): t for t in fig.data if t.hovertext}
+    boot_a, fisher_a, boot_b, boot_c = (drawn[k] for k in (("BOOT-BOTH", "a"), ("FISHER", "a"), ("BOOT-BOTH", "b"),
+                                                            ("BOOT-BOTH", "c")))
     # Same metric, different methods: different y (offset markers), both near the metric's row.
-    assert boot.y[0] != fisher.y[0] and abs(boot.y[0] - fisher.y[0]) < 1
+    assert boot_a.y[0] != fisher_a.y[0] and abs(boot_a.y[0] - fisher_a.y[0]) < 1
+    assert boot_a.marker.color == fisher_a.marker.color != boot_b.marker.color  # the metric's colour
+    assert boot_a.marker.symbol != fisher_a.marker.symbol  # the method's symbol
     assert list(fig.layout.yaxis.ticktext) == ["b", "a", "c"]
-    assert boot.error_x.array[1] == pytest.approx(0.1) and boot.error_x.arrayminus[1] == pytest.approx(0.1)
-    assert "defined resamples: 99 of 100" in boot.hovertext[0]
-    assert "interval = [0.0000, 0.4000] (95%)" in boot.hovertext[0]
-    assert math.isnan(boot.x[2])  # undefined: no marker, never a fake 0
+    assert boot_b.error_x.array[0] == pytest.approx(0.1) and boot_b.error_x.arrayminus[0] == pytest.approx(0.1)
+    assert "defined resamples: 99 of 100" in boot_a.hovertext[0]
+    assert "interval = [0.0000, 0.4000] (95%)" in boot_a.hovertext[0]
+    assert math.isnan(boot_c.x[0])  # undefined: no marker, never a fake 0
 
 
 def test_pvalue_heatmap_fills_significant_and_outlines_corrected():

@@ -29,9 +29,10 @@ def topk_frame() -> pd.DataFrame:
 def test_topk_one_line_per_metric_reversed_axis_and_gaps():
     fig = fa.topk_figure(topk_frame(), coefficient="kendall", human="h")
     assert [t.name for t in fig.data] == ["m1", "&lt;b&gt;x&lt;/b&gt;&amp;y"]
-    assert list(fig.data[0].x) == [6, 5, 4, 3]
+    assert [round(x) for x in fig.data[0].x] == [6, 5, 4, 3]  # spread by < 0.5 so whiskers do not overlap
+    assert fig.data[0].x[0] != fig.data[1].x[0]
     assert fig.data[1].y[-1] is None  # undefined: a gap, never 0
-    assert tuple(fig.layout.xaxis.range) == (6.5, 2.5)  # reversed: all systems on the left
+    assert tuple(fig.layout.xaxis.range) == (6.6, 2.4)  # reversed: all systems on the left
     assert "top 3: undefined" in fig.data[1].hovertext[-1]
     assert "<b>" not in fig.data[1].hovertext[0]
 
@@ -48,7 +49,9 @@ def test_f1_bar_sorted_selected_and_undefined():
     assert list(bar.y) == ["&lt;b&gt;x&lt;/b&gt;&amp;y", "a", "b"]  # ascending: best at the top
     assert list(bar.text) == ["undefined", "0.400", "0.800"]
     assert list(bar.marker.opacity) == [0.0, 1.0, 1.0]
-    assert bar.marker.color[1] == fa.TOP_COLOUR and bar.marker.color[2] == fa.ALL_COLOUR
+    # the selected metric keeps its own colour and an outline, the others are muted (no red "best")
+    assert bar.marker.color[1] == fa.measure_colour("a") and bar.marker.color[2] == fa.MUTED
+    assert list(bar.marker.line.width)[1] > 0 == list(bar.marker.line.width)[2]
     assert fa.f1_bar(frame.iloc[:0]).layout.annotations
 
 
@@ -111,7 +114,7 @@ def test_normality_coverage_and_power():
     frame = pd.DataFrame({"measure": ["m", "h"], "kind": ["metric", "human"], "input_share": [0.3, math.nan],
                           "input_tested": [100, 0]})
     fig = fa.normality_bar(frame, alpha=0.05)
-    assert list(fig.data[0].marker.color) == [fa.ALL_COLOUR, fa.HUMAN_COLOUR]
+    assert list(fig.data[0].marker.color) == [fa.measure_colour("m"), fa.HUMAN_COLOUR]
     assert list(fig.data[0].marker.opacity) == [1.0, 0.0]
     assert fig.layout.shapes[0].y0 == 0.05
     cov = fa.coverage_figure(pd.DataFrame({"method": ["FISHER", "BOOT-BOTH"], "coverage": [0.7, 0.93]}))
@@ -127,5 +130,6 @@ def test_power_axis_names_the_degradation_and_hover_shows_se():
     frame = pd.DataFrame({"test": ["PERM-BOTH"] * 2, "k": [10, 50], "power": [1.0, 0.4], "se": [0.0, 0.1]})
     tokens = fa.power_figure(frame, degrade="tokens")
     assert "tokens kept" in tokens.layout.xaxis.title.text
-    assert tokens.data[0].hovertext[1] == "PERM-BOTH, k = 50: power 0.400 ± 0.100"
+    line = next(t for t in tokens.data if t.hovertext)
+    assert line.hovertext[1] == "PERM-BOTH, k = 50: power 0.400 ± 0.100 (Monte Carlo se)"
     assert "noise sd" in fa.power_figure(frame, degrade="noise").layout.xaxis.title.text

@@ -11,6 +11,7 @@ import pytest
 
 from metaeval_core.stats import pairs
 from metaeval_ui.data import pairs as dp
+from metaeval_ui.figures import colours as colours_module
 from metaeval_ui.figures import pairs as fp
 
 
@@ -136,18 +137,40 @@ def test_pair_scatter_colours_agreement_and_highlights_the_band():
     assert fp.pair_scatter(pair_frame().iloc[:0], lower=0, upper=1).layout.annotations
 
 
-def test_stability_figure_band_and_line_per_measure():
+def test_stability_figure_small_multiples_one_panel_per_measure():
     frame = pd.DataFrame({"measure": ["m"] * 3 + ["h"] * 3, "m": [10, 100, 1000] * 2,
                           "mean": [0.5, 0.7, 0.9, 0.4, 0.6, 0.7], "std": [0.2, 0.1, 0.05, 0.2, 0.15, 0.1]})
     fig = fp.stability_figure(frame, log_x=True, title="all", human="h")
-    assert len(fig.data) == 4 and fig.layout.xaxis.type == "log"
-    band, line = fig.data[0], fig.data[1]
+    # per panel: the other measure's mean (grey context), the band, the line
+    assert len(fig.data) == 6 and fig.layout.xaxis.type == "log"
+    assert [a.text for a in fig.layout.annotations][:2] == ["m", "h (human)"]  # one titled panel each
+    context, band, line = fig.data[0], fig.data[1], fig.data[2]
+    assert context.line.color == fp.MUTED and context.xaxis == band.xaxis == line.xaxis == "x"
     assert band.fill == "toself" and list(band.y[:3]) == pytest.approx([0.7, 0.8, 0.95])
-    assert line.name == "m" and fig.data[3].name == "h (human)" and fig.data[3].line.color == fp.HUMAN_COLOUR
+    assert line.name == "m" and fig.data[5].name == "h (human)" and fig.data[5].line.color == fp.HUMAN_COLOUR
+    assert fig.data[5].line.dash == "dash" and fig.data[5].xaxis == "x2"
     assert fp.stability_figure(frame, log_x=False).layout.xaxis.type == "linear"
     many = pd.concat([frame.assign(measure=f"m{k}") for k in range(5)] + [frame[frame["measure"] == "h"]])
-    colours = [t.line.color for t in fp.stability_figure(many, human="h").data if t.mode == "lines+markers"]
+    colours_module.use_measures([f"m{k}" for k in range(5)], ["h"], chosen=[f"m{k}" for k in range(5)])
+    try:
+        six = fp.stability_figure(many, human="h")
+    finally:
+        colours_module.reset_measures()
+    colours = [t.line.color for t in six.data if t.mode == "lines+markers"]
     assert colours.count(fp.HUMAN_COLOUR) == 1 and colours[-1] == fp.HUMAN_COLOUR
+    assert len(set(colours)) == 6  # six measures, six colours (no two panels alike)
+    assert six.layout.height > fig.layout.height  # two rows of panels: the figure grows
+
+
+def test_log_ticks_are_written_in_full():
+    ticks, text = fp.log_ticks(10, 1000)
+    assert text == ["10", "20", "50", "100", "200", "500", "1,000"] and ticks[0] == 10
+    ticks, text = fp.log_ticks(2, 100_000)
+    assert text == ["10", "100", "1,000", "10,000", "100,000"]  # a long range: powers of ten only
+    assert fp.log_ticks(0, 10) == ([], [])
+    fig = fp.stability_figure(pd.DataFrame({"measure": ["m"] * 3, "m": [10, 100, 1000], "mean": [0.5, 0.6, 0.7],
+                                            "std": [0.1] * 3}), log_x=True)
+    assert list(fig.layout.xaxis.ticktext) == ["10", "20", "50", "100", "200", "500", "1,000"]
 
 
 def test_score_interval_and_width_figures():

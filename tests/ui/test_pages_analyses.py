@@ -37,7 +37,8 @@ def test_topk_curves_follow_coefficient_and_subset(demo_env):
     at = open_page("pages/topk.py", {"coef": "pearson"})
     fig = plotly_specs(at)["topk"]
     assert [t["name"] for t in fig["data"]] == DEMO_METRICS
-    assert fig["data"][0]["x"][0] == 16 and fig["data"][0]["x"][-1] == 3
+    assert round(fig["data"][0]["x"][0]) == 16 and round(fig["data"][0]["x"][-1]) == 3
+    assert "error_y" in fig["data"][0] and "Fisher" in fig["layout"]["yaxis"]["title"]["text"]  # intervals
     table = at.dataframe[0].value
     assert list(table.index)[:2] == [16, 15] and len(table) == 14
     before = table["metric.strong"].tolist()
@@ -218,7 +219,9 @@ def test_simulations_run_only_on_click_then_show_tables(demo_env):
     at.button(key="run_power").click().run()
     finish_job(at, "power")
     power = plotly_specs(at)["power"]
-    assert sorted(t["name"] for t in power["data"]) == ["BOOT-BOTH", "PERM-BOTH", "WILLIAMS"]
+    assert sorted(t["name"] for t in power["data"] if "name" in t) == ["BOOT-BOTH", "PERM-BOTH", "WILLIAMS"]
+    assert any(t.get("fill") == "toself" for t in power["data"])  # the Monte Carlo band
+    assert "error_y" in plotly_specs(at)["coverage"]["data"][0]  # coverage ± its Monte Carlo error
     assert "noise sd" in power["layout"]["xaxis"]["title"]["text"]
     # Both finished runs are exported like every chart and table (tests/ui/test_page_exports.py).
     labels = [b.proto.label for b in at.get("download_button")]

@@ -42,39 +42,57 @@ def test_pairs_page_on_the_demo_shows_value_interval_and_charts(demo_env):
     assert at.sidebar.radio(key="w:pool").disabled is False
 
 
+def band(at):
+    return at.slider(key="w:delta_band")
+
+
+def band_pairs(at) -> tuple[int, int]:
+    return tuple(round(v * 1.2) for v in band(at).value)  # the demo has 120 pairs
+
+
 def test_moving_the_band_changes_the_value_the_count_and_the_url(demo_env):
     at = open_page(PAIRS, {"dataset": "demo"})
     before = delta_value(at)
-    at.slider(key="w:delta_band").set_value((0.0, 4.0)).run()
+    assert band(at).value == (0, 20)  # the slider moves in % of pairs (closest first), one pair per step
+    assert band(at).max == 100 and band(at).step == pytest.approx(100 / 120) and band(at).format == "%.0f%%"
+    band(at).set_value((0, 50)).run()
     assert_clean(at)
     after = delta_value(at)
-    assert after != before and int(after[1]) > int(before[1])
-    assert float(at.query_params["u"]) == 4.0
-    at.slider(key="w:delta_band").set_value((1.0, 4.0)).run()
-    assert int(delta_value(at)[1]) < int(after[1]) and float(at.query_params["l"]) == 1.0
+    assert after != before and after[1] == "60"
+    u = float(at.query_params["u"])  # the URL keeps the band in metric units
+    assert metrics(at)["Pairs in band"].delta.startswith("50%")
+    assert any(f"u = {u:.4g}" in c.value for c in at.caption)  # and the page shows them
+    band(at).set_value((10, 50)).run()
+    assert delta_value(at)[1] == "48" and float(at.query_params["l"]) > 0
     at.button(key="band_10").click().run()
     assert_clean(at)
     assert delta_value(at)[1] == "120" and metrics(at)["rSYS-Δ"].value == metrics(at)["rSYS"].value
+    assert band(at).value == (0, 100)
 
 
 def test_url_sets_the_band_and_the_pool(demo_env):
     at = open_page(PAIRS, {"dataset": "demo", "l": "0.5", "u": "3", "pool": "all", "dk": "50", "dseed": "3"})
-    assert at.slider(key="w:delta_band").value == (0.5, 3.0)
+    # an old URL in metric units: read as is, the slider shows the pairs it selects
+    assert metrics(at)["rSYS-Δ"].label == "rSYS-Δ(0.5, 3)"
+    table = at.session_state["_pairs_units"]
+    assert table == ("demo", "metric.strong")
+    low, high = band_pairs(at)
+    assert 0 < low < high <= 120 and int(delta_value(at)[1]) == high - low
     assert at.sidebar.radio(key="w:pool").value == "all"
     assert "metric pool: all" in " ".join(c.value for c in at.caption)
-    assert metrics(at)["rSYS-Δ"].label == "rSYS-Δ(0.5, 3)"
+    assert float(at.query_params["l"]) == 0.5 and float(at.query_params["u"]) == 3.0
     # a too-large u is clamped to the largest difference; a reversed band is put in order
     at = open_page(PAIRS, {"dataset": "demo", "l": "5", "u": "1e9"})
-    low, high = at.slider(key="w:delta_band").value
-    assert low == 5.0 and high < 20 and delta_value(at)[1] != "0"
+    low, high = band(at).value
+    assert high == 100 and delta_value(at)[1] != "0"
 
 
 def test_switching_metric_resets_the_band_in_the_new_units(demo_env):
     at = open_page(PAIRS, {"dataset": "demo", "u": "4"})
-    assert at.slider(key="w:delta_band").value[1] == 4.0
+    assert float(at.query_params["u"]) == 4.0 and band(at).value[1] > 20
     at.sidebar.selectbox(key="w:delta_metric").set_value("metric.noise").run()
     assert_clean(at)
-    assert at.slider(key="w:delta_band").value[1] != 4.0 and delta_value(at)[1] == "24"
+    assert float(at.query_params["u"]) != 4.0 and delta_value(at)[1] == "24" and band(at).value == (0, 20)
 
 
 def test_pairs_page_on_summeval_naacl2022_and_switching_datasets(real_env):
@@ -83,8 +101,8 @@ def test_pairs_page_on_summeval_naacl2022_and_switching_datasets(real_env):
     assert at.sidebar.selectbox(key="w:human").value == "ground-truth"
     assert delta_value(at) == ("0.33", "24") and metrics(at)["rSYS"].value == "0.50"
     assert at.sidebar.radio(key="w:pool").disabled  # no unjudged pool here
-    at.slider(key="w:delta_band").set_value((0.0, 1.0)).run()
-    assert delta_value(at)[1] != "24"
+    band(at).set_value((0, 50)).run()
+    assert delta_value(at)[1] == "60"
     at.sidebar.selectbox(key="w:dataset").set_value("frank-xsum").run()
     assert_clean(at)
     assert metrics(at)["Pairs in band"].delta.endswith("of 6 pairs")

@@ -1,0 +1,49 @@
+"""Full-page screenshots of every page on SummEval, REALSumm and the demo, for a person to look at.
+
+Saved to ``artifacts/screenshots/<dataset>/<page>.png`` (git-ignored; CI keeps ``artifacts/`` as its artifacts).
+Each page is opened from a fresh URL (``/<page>?dataset=<id>``), as a shared link would be, and must render
+without an exception, a traceback or an error box. SummEval and REALSumm need the real-data mirror
+(``METAEVAL_DATA_DIR``) and skip with the reason without it; the demo always runs.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser import harness as h
+from tests.browser.test_browser import PAGE_TIMEOUT, open_page
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+DATASETS = ("summeval", "realsumm", "demo")
+
+
+def page_paths(page, server) -> list[str]:
+    open_page(page, server, "", "dataset=demo")
+    paths = [h.url_path(href) for _, href in h.nav_links(page)]
+    assert len(paths) >= 2, f"navigation not found: {paths}"
+    return paths
+
+
+@pytest.mark.parametrize("dataset", DATASETS)
+def test_screenshot_every_page(page, server, dataset):
+    if server.demo and dataset != "demo":
+        pytest.skip(f"{dataset} needs the real-data mirror (METAEVAL_DATA_DIR=/work/shared/datasets)")
+    failures = []
+    for path in page_paths(page, server):
+        try:
+            open_page(page, server, "" if path == "overview" else path, f"dataset={dataset}")
+        except Exception as error:  # noqa: BLE001 - keep walking, report every page at the end
+            failures.append(f"/{path}: did not finish rendering: {error}")
+            h.screenshot(page, f"{dataset}/{path}-FAILED")
+            continue
+        # plotly sizes itself to its container after the first paint: let it settle before the shot
+        page.wait_for_timeout(400)
+        shot = h.screenshot(page, f"{dataset}/{path}")
+        assert shot.stat().st_size > 10_000, f"{shot} looks empty"
+        failures += [f"/{path}: {p}" for p in h.problems(page)]
+        failures += [f"/{path}: error box: {e.strip()[:300]}" for e in h.error_alerts(page)]
+        chosen = h.selectbox_value(h.sidebar_selectbox(page, "Dataset"))
+        if f"[{dataset}]" not in chosen:
+            failures.append(f"/{path}: opened with dataset={dataset} but the sidebar shows {chosen!r}")
+    assert not failures, "\n".join(failures)

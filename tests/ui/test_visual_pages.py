@@ -1,0 +1,64 @@
+"""AppTest of the visual conventions on the pages (issue 14): intervals on Correlations, the coefficient on the
+Matrix colour bar, the same colour for a metric on every page, stability small multiples and SVG exports."""
+
+from __future__ import annotations
+
+import json
+
+from test_pages_pairs import open_page  # small k for speed
+from ui_helpers import assert_clean, plotly_specs
+
+
+def test_correlation_bars_carry_fisher_intervals(demo_env):
+    at = open_page("pages/correlations.py", {"metric": "metric.strong,metric.good"})
+    bars = [t for t in plotly_specs(at)["correlation_bar"]["data"] if t["type"] == "bar"]
+    assert bars and "error_y" in bars[0] and "Fisher" in bars[0]["hovertext"][0]
+    assert any("95% Fisher interval" in c.value for c in at.caption)
+    at.sidebar.radio(key="w:coefficient").set_value("pearson").run()
+    assert_clean(at)
+    assert "error_y" in [t for t in plotly_specs(at)["correlation_bar"]["data"] if t["type"] == "bar"][0]
+
+
+def test_a_metric_keeps_its_colour_from_page_to_page(demo_env):
+    at = open_page("pages/correlations.py", {"metric": "metric.strong,metric.good"})
+    bar = [t for t in plotly_specs(at)["correlation_bar"]["data"] if t["type"] == "bar"][0]
+    colour = dict(zip(bar["x"], bar["marker"]["color"]))
+    assert colour["metric.strong"] != colour["metric.good"]
+    at.switch_page("pages/topk.py").run()
+    assert_clean(at)
+    lines = {t["name"]: t["line"]["color"] for t in plotly_specs(at)["topk"]["data"]}
+    assert lines == colour
+    at.switch_page("pages/stability.py").run()
+    assert_clean(at)
+    drawn = {t["name"]: t["line"]["color"] for t in plotly_specs(at)["stability_judged"]["data"]
+             if t.get("mode") == "lines+markers"}
+    assert {m: drawn[m] for m in colour} == colour
+    human = next(v for k, v in drawn.items() if k.endswith("(human)"))
+    assert human not in colour.values()
+
+
+def test_stability_is_small_multiples_with_readable_log_ticks(demo_env):
+    at = open_page("pages/stability.py", {"metric": "metric.strong,metric.good"})
+    specs = plotly_specs(at)
+    judged, everything = specs["stability_judged"], specs["stability_all"]
+    titles = [a["text"] for a in judged["layout"]["annotations"]]
+    assert "metric.strong" in titles and any(t.endswith("(human)") for t in titles)  # one panel per measure
+    assert everything["layout"]["xaxis"]["type"] == "log"
+    assert everything["layout"]["xaxis"]["ticktext"][:3] == ["10", "20", "50"]
+
+
+def test_matrix_colour_bar_is_titled_by_the_coefficient(demo_env):
+    at = open_page("pages/matrix.py", {"coef": "spearman"})
+    heat = plotly_specs(at)["matrix"]["data"][0]
+    assert heat["colorbar"]["title"]["text"] == "Spearman ρ" and heat["colorscale"][-1][1] == "rgb(5,48,97)"
+
+
+def test_the_camera_button_can_save_svg(demo_env):
+    at = open_page("pages/correlations.py")
+    configs = [json.loads(c.proto.config)["toImageButtonOptions"] for c in at.get("plotly_chart")]
+    assert configs and all(c["format"] == "png" for c in configs)
+    at.session_state["w:figure_format"] = "svg"
+    at.run()
+    assert_clean(at)
+    configs = [json.loads(c.proto.config)["toImageButtonOptions"] for c in at.get("plotly_chart")]
+    assert configs and all(c["format"] == "svg" and c["width"] == 1280 and c["height"] for c in configs)
