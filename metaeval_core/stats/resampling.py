@@ -42,6 +42,7 @@ from metaeval_core.stats.coefficients import (
     require_correlation,
     validate_coefficient,
 )
+from metaeval_core.stats.paircounts import WEIGHTED_PAIR_COEFFICIENTS, PairCounter, weighted_coefficient
 from metaeval_core.stats.correlation import Level, correlate_matrices, correlation_inputs, system_means, validate_level
 from metaeval_core._frames import ToFrame
 from metaeval_core.data.dataset import Dataset, Pool, POOLS
@@ -375,6 +376,20 @@ def _bootstrap_correlations(
                 )
             weights_inputs = None if DX is None else _counts(DX[sl], m_metric)[:, None, :]
             out[sl] = _weighted_input_mean(per_input, weights_inputs)
+        return out
+
+    if coefficient in WEIGHTED_PAIR_COEFFICIENTS:
+        # A resample of cells is the original cells with multiplicities (systems' times inputs'):
+        # weighted pair counts, O(n log n) per resample, nothing materialised.
+        counters = [(PairCounter(x, human), ~(np.isnan(x) | np.isnan(human)).ravel()) for x in metrics]
+        b = _auto_batch(batch, 8 * n * m_metric, k)
+        for sl in _chunks(k, b):
+            bsz = sl.stop - sl.start
+            cs = np.ones((bsz, n), dtype=np.int64) if S is None else _counts(S[sl], n).astype(np.int64)
+            cd = np.ones((bsz, m_metric), dtype=np.int64) if DX is None else _counts(DX[sl], m_metric).astype(np.int64)
+            cells = (cs[:, :, None] * cd[:, None, :]).reshape(bsz, -1)
+            for idx, (counter, valid) in enumerate(counters):
+                out[sl, idx] = weighted_coefficient(counter.counts(cells * valid), coefficient)
         return out
 
     # Global level: every resampled cell is a point, so the cells are materialised per batch.

@@ -1,0 +1,97 @@
+"""Shared vocabulary of the significance tests: method names, the result of one comparison, p-value counting.
+
+References: docs/methods.md sec. 3.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+import numpy as np
+
+from metaeval_core._frames import ToFrame
+
+TestMethod = Literal["perm-both", "perm-systems", "perm-inputs", "boot-both", "boot-systems", "boot-inputs", "williams"]
+TEST_METHODS: tuple[str, ...] = get_args(TestMethod)
+PERMUTATION_METHODS: tuple[str, ...] = ("perm-both", "perm-systems", "perm-inputs")
+PAIRED_BOOTSTRAP_METHODS: tuple[str, ...] = ("boot-both", "boot-systems", "boot-inputs")
+Alternative = Literal["greater", "two-sided"]
+ALTERNATIVES: tuple[str, ...] = get_args(Alternative)
+Correction = Literal["bonferroni", "holm", "bh", "none"]
+CORRECTIONS: tuple[str, ...] = get_args(Correction)
+Family = Literal["row", "table", "none"]
+FAMILIES: tuple[str, ...] = get_args(Family)
+
+# Resampled deltas within this of the threshold count as reaching it (errs towards H0).
+_TOLERANCE = 1e-12
+
+
+@dataclass(frozen=True)
+class ComparisonResult(ToFrame):
+    """The outcome of testing whether metric ``x`` correlates better with the humans than ``y``.
+
+    Attributes
+    ----------
+    x, y : str
+        Names of the two metrics.
+    estimate_x, estimate_y : float
+        ``r(X, Z)`` and ``r(Y, Z)`` at the level (NaN when undefined).
+    delta : float
+        ``estimate_x - estimate_y``.
+    pvalue : float
+        Never 0 for resampling tests; NaN when ``delta`` or every resample is undefined.
+    method, alternative, level, coefficient : str
+    n_resamples : int
+        Resamples drawn (0 for Williams).
+    n_defined : int
+        Resamples whose ``delta_s`` was defined; the p-value's ``k`` (0 for Williams).
+    null_distribution : numpy.ndarray or None
+        With ``return_distribution=True``: the permutation ``delta_s`` or the bootstrap
+        ``delta_s - delta`` in draw order (NaN where undefined).
+    statistic : float
+        ``delta`` for resampling tests; Williams' ``t`` for ``'williams'``.
+    approximate : bool
+        True for Williams' test on Spearman or Kendall (it assumes Pearson and normality).
+    """
+
+    x: str
+    y: str
+    estimate_x: float
+    estimate_y: float
+    delta: float
+    pvalue: float
+    method: str
+    alternative: str
+    n_resamples: int
+    n_defined: int
+    null_distribution: np.ndarray | None = None
+    level: str = ""
+    coefficient: str = ""
+    statistic: float = math.nan
+    approximate: bool = False
+
+    def to_dict(self) -> dict:
+        def num(v):
+            return None if not np.isfinite(v) else float(v)
+
+        return {
+            "x": self.x, "y": self.y, "estimate_x": num(self.estimate_x), "estimate_y": num(self.estimate_y),
+            "delta": num(self.delta), "pvalue": num(self.pvalue), "method": self.method,
+            "alternative": self.alternative, "level": self.level, "coefficient": self.coefficient,
+            "n_resamples": self.n_resamples, "n_defined": self.n_defined, "statistic": num(self.statistic),
+            "approximate": self.approximate,
+        }
+
+
+def _count_pvalue(values: np.ndarray, threshold: float, alternative: str) -> tuple[float, int]:
+    """``(1 + #{values >= threshold}) / (1 + k)`` over the defined values (|.| when two-sided)."""
+    defined = values[~np.isnan(values)]
+    if defined.size == 0 or not np.isfinite(threshold):
+        return math.nan, int(defined.size)
+    if alternative == "two-sided":
+        hits = np.count_nonzero(np.abs(defined) >= abs(threshold) - _TOLERANCE)
+    else:
+        hits = np.count_nonzero(defined >= threshold - _TOLERANCE)
+    return (1.0 + hits) / (1.0 + defined.size), int(defined.size)

@@ -1,0 +1,296 @@
+"""Permutation engines: swap masks and the resampled ``delta_s`` of TACL 2021 Algorithm 2.
+
+The swap masks of PERM-SYSTEMS/INPUTS are drawn up front (k x N, k x M uniforms < 1/2);
+PERM-BOTH draws, per resample and in draw order, ``ceil(N M / 64)`` raw 64-bit words whose
+bits are the cell swaps, so chunking never changes them. At the system level the means of a
+swapped matrix are ``mean(X) + mean(B * (Y - X))`` along inputs; at the input level with
+Kendall the pair counts of every input under every swap pattern are a quadratic form
+``const + B' Q B`` in the swap bits ``B``; at the global level Kendall and pairwise accuracy
+are weighted pair counts over the 2NM points of X and Y (``metaeval_core.stats.paircounts``).
+
+References: docs/methods.md sec. 3; Deutsch, Dror & Roth (TACL 2021) sec. 4 and App. B.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator, Sequence
+
+import numpy as np
+
+from metaeval_core.stats.coefficients import coefficient_function
+from metaeval_core.stats.correlation import system_means
+from metaeval_core.stats.paircounts import WEIGHTED_PAIR_COEFFICIENTS, PairCounter, weighted_coefficient
+from metaeval_core.stats.resampling import (
+    _auto_batch,
+    _chunks,
+    _kendall_from_counts,
+    _rows_correlation,
+    _safe_divide,
+    _weighted_input_mean,
+)
+
+# ---------------------------------------------------------------------------
+# Swap masks (shared with the oracles)
+# ---------------------------------------------------------------------------
+def _iter_swap_masks(
+    rng: np.random.Generator, method: str, n_resamples: int, n_systems: int, n_inputs: int, batch: int
+) -> Iterator[tuple[slice, np.ndarray]]:
+    """Yield ``(slice, mask)`` per chunk; ``mask`` is True where X and Y swap.
+
+    Shapes broadcast to (b, N, M): (b, N, 1) for PERM-SYSTEMS, (b, 1, M) for PERM-INPUTS,
+    (b, N, M) for PERM-BOTH. The bits of resample ``s`` do not depend on ``batch``.
+    """
+    if method == "perm-systems":
+        rows = rng.random((n_resamples, n_systems)) < 0.5
+        for sl in _chunks(n_resamples, batch):
+            yield sl, rows[sl, :, None]
+    elif method == "perm-inputs":
+        cols = rng.random((n_resamples, n_inputs)) < 0.5
+        for sl in _chunks(n_resamples, batch):
+            yield sl, cols[sl, None, :]
+    elif method == "perm-both":
+        cells = n_systems * n_inputs
+        words = -(-cells // 64)
+        for sl in _chunks(n_resamples, batch):
+            b = sl.stop - sl.start
+            # Full-range uint64 draws are the generator's raw outputs, one per word, in order:
+            # a chunk of b resamples consumes exactly b * words outputs. Explicit little-endian
+            # byte order makes the bits platform independent.
+            raw = rng.integers(0, 2**64, size=(b, words), dtype=np.uint64).astype("<u8", copy=False)
+            bits = np.unpackbits(raw.view(np.uint8).reshape(b, words * 8), axis=1, bitorder="little")
+            yield sl, bits[:, :cells].reshape(b, n_systems, n_inputs).astype(bool)
+    else:  # pragma: no cover - validated by the callers
+        raise ValueError(f"not a permutation method: {method!r}")
+
+
+def _draw_swap_masks(
+    rng: np.random.Generator, method: str, n_resamples: int, n_systems: int, n_inputs: int, batch: int | None = None
+) -> np.ndarray:
+    """All swap masks as one (k, N, M) boolean array (for tests and oracles)."""
+    batch = n_resamples if batch is None else batch
+    parts = [np.broadcast_to(m, (m.shape[0], n_systems, n_inputs))
+             for _, m in _iter_swap_masks(rng, method, n_resamples, n_systems, n_inputs, batch)]
+    return np.concatenate(parts, axis=0)
+
+
+def _zscore_params(x: np.ndarray) -> tuple[float, float]:
+    """Mean and population std over all cells, ignoring NaN; std 1 for a constant matrix (only centred)."""
+    values = x[~np.isnan(x)]
+    if values.size == 0:
+        return 0.0, 1.0
+    mean = float(values.mean())
+    std = float(values.std())
+    return mean, (std if std > 0 and np.isfinite(std) else 1.0)
+
+
+# ---------------------------------------------------------------------------
+# Permutation engine
+# ---------------------------------------------------------------------------
+def _kendall_swap_forms(unswapped: np.ndarray, swapped: np.ndarray, human: np.ndarray):
+    """Quadratic forms giving, per input, Kendall's pair counts of a cell-swapped column.
+
+    For input j and system pair (a, a') (a < a'), the swapped column takes cell a from
+    ``swapped`` when B_a = 1 (else ``unswapped``), likewise for a'. The pair's contribution
+    T_c to each count (c = 2 B_a + B_a') expands to
+    ``T_0 + B_a (T_2 - T_0) + B_a' (T_1 - T_0) + B_a B_a' (T_0 - T_1 - T_2 + T_3)``; since
+    ``B^2 = B`` the linear terms sit on the diagonal, so the count is ``const_j + B_j' Q_j B_j``.
+
+    Returns ``const`` (3, M) and ``Q`` (M, N, N, 3) for the counts P-Q, P+Q+T, P+Q+U.
+    """
+    n, m = human.shape
+    first, second = np.triu_indices(n, 1)
+    vz = ~np.isnan(human)
+    with np.errstate(invalid="ignore"):
+        sz = np.sign(human[first] - human[second])  # (P, M)
+    tables = []
+    for c in range(4):
+        ba, bb = c >> 1, c & 1
+        xa = (swapped if ba else unswapped)[first]
+        xb = (swapped if bb else unswapped)[second]
+        valid = ~np.isnan(xa) & ~np.isnan(xb) & vz[first] & vz[second]
+        with np.errstate(invalid="ignore"):
+            sx = np.where(valid, np.sign(xa - xb), 0.0)
+        szv = np.where(valid, sz, 0.0)
+        tables.append(np.stack([sx * szv, np.abs(sx), np.abs(szv)], axis=1))  # (P, 3, M)
+    t0, t1, t2, t3 = tables
+    const = t0.sum(axis=0)  # (3, M)
+    q = np.zeros((n, n, 3, m))
+    np.add.at(q, (first, first), t2 - t0)
+    np.add.at(q, (second, second), t1 - t0)
+    half = 0.5 * (t0 - t1 - t2 + t3)
+    q[first, second] += half
+    q[second, first] += half
+    return const, q.transpose(3, 0, 1, 2)
+
+
+class _SystemPermutation:
+    """System-level permutation for K metrics sharing one sequence of swap masks.
+
+    Swapped sums are assembled from *raw* partial sums and z-scored afterwards,
+    ``sum_j zX = (sum_j X - c mu) / sd``: equal raw sums (integer scores) then give
+    bit-identical means, so ties between systems survive as in the raw data. Every
+    quantity is computed per metric by the same operations whatever K and the batch
+    size, so a pair's result inside a table equals its result alone.
+    """
+
+    def __init__(self, matrices: Sequence[np.ndarray], z: np.ndarray, coefficient: str, method: str):
+        self.coefficient, self.method = coefficient, method
+        raw = np.stack([np.asarray(m, dtype=np.float64) for m in matrices])  # (K, N, M)
+        params = [_zscore_params(m) for m in raw]
+        self.mu = np.array([p[0] for p in params])[:, None]  # (K, 1)
+        self.sd = np.array([p[1] for p in params])[:, None]
+        valid = ~np.isnan(raw)
+        self.has_nan = not bool(valid.all())
+        self.x0 = np.where(valid, raw, 0.0)
+        self.valid = valid.astype(np.float64)
+        self.sums = self.x0.sum(axis=-1)  # (K, N)
+        self.counts = self.valid.sum(axis=-1)
+        self.z_means = system_means(z)
+        n = raw.shape[1]
+        self.first, self.second = np.triu_indices(n, 1)
+        if coefficient == "kendall":
+            zm = self.z_means
+            self.sz = (zm[self.first] > zm[self.second]).astype(np.int8) - (zm[self.first] < zm[self.second])
+            self.z_pair_valid = ~(np.isnan(zm[self.first]) | np.isnan(zm[self.second]))
+
+    def moved(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Raw sums and valid counts of the swapped cells of every metric, systems first: (K, N, b)."""
+        b = mask.shape[0]
+        k, n, m = self.x0.shape
+        if self.method == "perm-systems":
+            rows = mask[:, :, 0].T.astype(np.float64)  # (N, b)
+            return rows[None] * self.sums[:, :, None], rows[None] * self.counts[:, :, None]
+        weights = np.broadcast_to(mask, (b, n, m)).astype(np.float64)  # (b, N, M)
+        # One einsum per metric with the same operand shapes whatever K: its per-element
+        # reduction order depends on neither the batch size nor how many metrics share the masks.
+        moved = np.stack([np.einsum("sij,ij->is", weights, self.x0[i]) for i in range(k)])
+        if self.has_nan:
+            moved_counts = np.stack([np.einsum("sij,ij->is", weights, self.valid[i]) for i in range(k)])
+        else:
+            moved_counts = np.broadcast_to(weights.sum(axis=-1).T[None], moved.shape)
+        return moved, moved_counts
+
+    def deltas(self, moved: tuple[np.ndarray, np.ndarray], a: int, b: int) -> np.ndarray:
+        """delta_s for metric a as X and metric b as Y (arrays are systems x resamples)."""
+        mv, mc = moved
+        kept_x, kept_cx = self.sums[a][:, None] - mv[a], self.counts[a][:, None] - mc[a]
+        kept_y, kept_cy = self.sums[b][:, None] - mv[b], self.counts[b][:, None] - mc[b]
+        mu_x, sd_x, mu_y, sd_y = self.mu[a, 0], self.sd[a, 0], self.mu[b, 0], self.sd[b, 0]
+        # Xs keeps X's unmoved cells and receives Y's moved ones; Ys the reverse.
+        zsum_xs = (kept_x - kept_cx * mu_x) / sd_x + (mv[b] - mc[b] * mu_y) / sd_y
+        zsum_ys = (kept_y - kept_cy * mu_y) / sd_y + (mv[a] - mc[a] * mu_x) / sd_x
+        mean_xs = _safe_divide(zsum_xs, kept_cx + mc[b])
+        mean_ys = _safe_divide(zsum_ys, kept_cy + mc[a])
+        return self._corr(mean_xs) - self._corr(mean_ys)
+
+    def _corr(self, means: np.ndarray) -> np.ndarray:
+        """The coefficient of every resample's system means (N, b) with the human's."""
+        if self.coefficient != "kendall":
+            # Contiguous rows, so every resample is reduced by the same summation whatever b.
+            return _rows_correlation(np.ascontiguousarray(means.T), self.z_means[None, :], self.coefficient)
+        # Kendall against the fixed human means: their pair signs are computed once; gathering
+        # whole system rows of the (N, b) layout is several times faster than gathering columns.
+        f, s = self.first, self.second
+        if self.z_pair_valid.all() and not np.isnan(means).any():
+            sx = np.sign(means[f] - means[s])  # (P, b); exact: equal means subtract to 0
+            numerator = self.sz.astype(np.float64) @ sx  # integer-valued: exact in any order
+            nx = np.count_nonzero(sx, axis=0)
+            nz = np.full(means.shape[1], np.count_nonzero(self.sz))
+            return _kendall_from_counts(numerator, nx, nz)
+        valid = self.z_pair_valid[:, None] & ~(np.isnan(means[f]) | np.isnan(means[s]))
+        sx = ((means[f] > means[s]).astype(np.int8) - (means[f] < means[s])) * valid
+        sz = self.sz[:, None] * valid
+        numerator = np.einsum("pb,pb->b", sx.astype(np.float64), sz.astype(np.float64))
+        return _kendall_from_counts(numerator, np.count_nonzero(sx, axis=0), np.count_nonzero(sz, axis=0))
+
+
+class _PermutationEngine:
+    """delta_s = r(Xs, Z) - r(Ys, Z) for batches of swap masks, on z-scored X and Y."""
+
+    def __init__(self, x: np.ndarray, y: np.ndarray, z: np.ndarray, level: str, coefficient: str, method: str):
+        # x and y are the raw scores; the swaps act on their z-scores (Algorithm 2, step 1).
+        (self.mu_x, self.sd_x), (self.mu_y, self.sd_y) = _zscore_params(x), _zscore_params(y)
+        self.level, self.coefficient, self.method = level, coefficient, method
+        self.z = z
+        self.x = (x - self.mu_x) / self.sd_x
+        self.y = (y - self.mu_y) / self.sd_y
+        n, m = x.shape
+        self.per_resample = n * m
+        if level == "system":
+            self.system = _SystemPermutation([x, y], z, coefficient, method)
+        elif level == "input":
+            corr = coefficient_function(coefficient)
+            self.tau_x = corr(self.x.T, z.T)
+            self.tau_y = corr(self.y.T, z.T)
+            if coefficient == "kendall" and method != "perm-inputs":
+                cx, qx = _kendall_swap_forms(self.x, self.y, z)
+                cy, qy = _kendall_swap_forms(self.y, self.x, z)
+                const = np.concatenate([cx, cy], axis=0)  # (6, M)
+                q = np.concatenate([qx, qy], axis=3)  # (M, N, N, 6)
+                # Counts that no swap pattern changes (e.g. P+Q+U without NaN) need no product.
+                self.active = np.flatnonzero(np.abs(q).reshape(-1, 6).sum(axis=0) > 0)
+                self.const = const
+                # Half-integers of magnitude <= N^2 summed exactly in float32 for moderate N.
+                dtype = np.float32 if n <= 1000 else np.float64
+                self.q = np.ascontiguousarray(q[..., self.active].reshape(m, n, n * self.active.size)).astype(dtype)
+                self.dtype = dtype
+        elif coefficient in WEIGHTED_PAIR_COEFFICIENTS:
+            # Global level: a swapped X picks, per cell, X's point or Y's point of a fixed set of 2NM
+            # points, so delta_s comes from weighted pair counts, O(NM log NM) per resample.
+            self.counter = PairCounter(np.concatenate([self.x.ravel(), self.y.ravel()]), np.tile(z.ravel(), 2))
+            vz = ~np.isnan(z.ravel())
+            self.valid_x = (vz & ~np.isnan(self.x.ravel())).astype(np.int8)
+            self.valid_y = (vz & ~np.isnan(self.y.ravel())).astype(np.int8)
+
+    def deltas(self, mask: np.ndarray) -> np.ndarray:
+        b = mask.shape[0]
+        n, m = self.x.shape
+        if self.level == "system":
+            return self.system.deltas(self.system.moved(mask), 0, 1)
+        if self.level == "input":
+            if self.method == "perm-inputs":
+                cols = mask[:, 0, :]
+                per_x = np.where(cols, self.tau_y, self.tau_x)
+                per_y = np.where(cols, self.tau_x, self.tau_y)
+            elif self.coefficient == "kendall":
+                counts = self._kendall_counts(np.broadcast_to(mask, (b, n, m)))
+                per_x = _kendall_from_counts(counts[:, 0], counts[:, 1], counts[:, 2])
+                per_y = _kendall_from_counts(counts[:, 3], counts[:, 4], counts[:, 5])
+            else:
+                corr = coefficient_function(self.coefficient)
+                xs = np.where(mask, self.y, self.x)
+                ys = np.where(mask, self.x, self.y)
+                zt = self.z.T
+                per_x = corr(np.swapaxes(xs, 1, 2), zt)
+                per_y = corr(np.swapaxes(ys, 1, 2), zt)
+            return _weighted_input_mean(per_x, None) - _weighted_input_mean(per_y, None)
+        if self.coefficient in WEIGHTED_PAIR_COEFFICIENTS:
+            swap = np.broadcast_to(mask, (b, n, m)).reshape(b, -1).astype(np.int8)
+            keep = 1 - swap
+            xs = self.counter.counts(np.concatenate([keep * self.valid_x, swap * self.valid_y], axis=1))
+            ys = self.counter.counts(np.concatenate([swap * self.valid_x, keep * self.valid_y], axis=1))
+            return weighted_coefficient(xs, self.coefficient) - weighted_coefficient(ys, self.coefficient)
+        xs = np.where(mask, self.y, self.x).reshape(b, -1)
+        ys = np.where(mask, self.x, self.y).reshape(b, -1)
+        zf = self.z.reshape(1, -1)
+        return _rows_correlation(xs, zf, self.coefficient) - _rows_correlation(ys, zf, self.coefficient)
+
+    def _kendall_counts(self, mask: np.ndarray) -> np.ndarray:
+        b = mask.shape[0]
+        n, m = self.x.shape
+        bits = np.ascontiguousarray(mask.transpose(2, 0, 1), dtype=self.dtype)  # (M, b, N)
+        k = self.active.size
+        half = (bits @ self.q).reshape(m, b, n, k)  # (M, b, N, k): Q_j B_j per resample
+        forms = np.einsum("jsak,jsa->sjk", half, bits)  # (b, M, k): B_j' Q_j B_j
+        counts = np.broadcast_to(self.const.T[None], (b, m, 6)).copy()
+        counts[:, :, self.active] += forms
+        return counts.transpose(0, 2, 1)  # (b, 6, M)
+
+
+def _permutation_null(x, y, z, *, level, coefficient, method, rng, n_resamples, batch) -> np.ndarray:
+    engine = _PermutationEngine(x, y, z, level, coefficient, method)
+    b = _auto_batch(batch, engine.per_resample * 4, n_resamples)
+    out = np.full(n_resamples, np.nan)
+    for sl, mask in _iter_swap_masks(rng, method, n_resamples, x.shape[0], x.shape[1], b):
+        out[sl] = engine.deltas(mask)
+    return out

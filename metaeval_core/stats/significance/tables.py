@@ -1,0 +1,284 @@
+"""All-pairs tables: every ordered pair of metrics tested on common random numbers, then corrected.
+
+References: docs/methods.md sec. 3; Deutsch, Dror & Roth (TACL 2021) sec. 6.2, Fig. 5 and App. B.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+
+from metaeval_core._checks import as_generator, check_callable, check_choice, check_int, check_probability
+from metaeval_core._frames import ToFrame
+from metaeval_core.data.dataset import Dataset, Pool, POOLS
+from metaeval_core.stats.coefficients import Coefficient, check_resampling_size, require_correlation, validate_coefficient
+from metaeval_core.stats.correlation import Level, correlate_matrices, correlation_inputs, validate_level
+from metaeval_core.stats.resampling import _as_matrix, _auto_batch, _bootstrap_correlations, _draw_bootstrap_indices
+from metaeval_core.stats.significance._common import (
+    ALTERNATIVES,
+    CORRECTIONS,
+    FAMILIES,
+    PAIRED_BOOTSTRAP_METHODS,
+    TEST_METHODS,
+    Alternative,
+    Correction,
+    Family,
+    TestMethod,
+    _count_pvalue,
+)
+from metaeval_core.stats.significance.compare import _williams
+from metaeval_core.stats.significance.corrections import correct_table
+from metaeval_core.stats.significance.permutation import _iter_swap_masks, _permutation_null, _SystemPermutation
+
+@dataclass(frozen=True)
+class PairwiseTable(ToFrame):
+    """All ordered pairwise comparisons of a set of metrics (row X better than column Y?).
+
+    ``delta[i, j] = r(metric_i) - r(metric_j)``; ``pvalue[i, j]`` tests "row i better than
+    column j" (NaN on the diagonal); ``pvalue_corrected`` is adjusted within each family;
+    ``significant`` is ``pvalue < alpha`` (the filled heatmap cell) and
+    ``significant_corrected`` is ``pvalue_corrected < alpha`` (the outlined cell).
+
+    References
+    ----------
+    docs/methods.md sec. 3; TACL 2021 Fig. 5 and App. B.
+    """
+
+    metrics: tuple[str, ...]
+    human: str
+    estimates: np.ndarray
+    delta: np.ndarray
+    pvalue: np.ndarray
+    pvalue_corrected: np.ndarray
+    significant: np.ndarray
+    significant_corrected: np.ndarray
+    alpha: float
+    correction: str
+    family: str
+    method: str
+    alternative: str
+    level: str
+    coefficient: str
+    n_resamples: int
+    n_defined: np.ndarray
+    approximate: bool = False
+
+    def to_records(self) -> list[dict]:
+        """One dict per ordered pair (x, y), x != y, in row-major order."""
+        def num(v):
+            return None if not np.isfinite(v) else float(v)
+
+        records = []
+        for i, x in enumerate(self.metrics):
+            for j, y in enumerate(self.metrics):
+                if i == j:
+                    continue
+                records.append({
+                    "x": x, "y": y, "delta": num(self.delta[i, j]), "pvalue": num(self.pvalue[i, j]),
+                    "pvalue_corrected": num(self.pvalue_corrected[i, j]),
+                    "significant": bool(self.significant[i, j]),
+                    "significant_corrected": bool(self.significant_corrected[i, j]),
+                    "n_defined": int(self.n_defined[i, j]),
+                })
+        return records
+
+
+def _shared_seed(rng: object) -> np.random.SeedSequence:
+    """The seed every pair of a table starts from (common random numbers).
+
+    An int seed ``s`` gives ``SeedSequence(s)``, so a pair's generator equals
+    ``numpy.random.default_rng(s)``; a Generator contributes 128 bits of entropy (and advances).
+    """
+    generator = as_generator(rng)
+    if isinstance(rng, (int, np.integer)) and not isinstance(rng, (bool, np.bool_)):
+        return np.random.SeedSequence(int(rng))
+    return np.random.SeedSequence([int(v) for v in generator.integers(0, 2**32, size=4)])
+
+
+def _compare_all_pairs_iv(data, metrics, human, level, coefficient, method, alternative, correction, family,
+                          alpha, n_resamples, rng, batch, pool, systems, progress):
+    validate_level(level)
+    validate_coefficient(coefficient)
+    method = check_choice(method, "method", TEST_METHODS)
+    if method == "williams":
+        require_correlation(coefficient, "method 'williams'")
+    alternative = check_choice(alternative, "alternative", ALTERNATIVES)
+    correction = check_choice(correction, "correction", CORRECTIONS)
+    family = check_choice(family, "family", FAMILIES)
+    alpha = check_probability(alpha, "alpha")
+    n_resamples = check_int(n_resamples, "n_resamples")
+    batch = check_int(batch, "batch", allow_none=True)
+    rng = _shared_seed(rng)
+    check_choice(pool, "pool", POOLS)
+    check_callable(progress, "progress", "taking a fraction in [0, 1]")
+    if isinstance(metrics, str) or not isinstance(metrics, Sequence):
+        raise TypeError("metrics must be a sequence of measure names")
+    metrics = tuple(metrics)
+    if len(metrics) < 2:
+        raise ValueError(f"metrics must name at least two measures; got {len(metrics)}")
+    if len(set(metrics)) != len(metrics):
+        raise ValueError("metrics must not repeat a name")
+    if method == "williams" and level == "input":
+        raise ValueError(
+            "method 'williams' is defined at the system and global levels only (docs/methods.md sec. 3); got level='input'"
+        )
+    if isinstance(data, Dataset):
+        subset = data.select_systems(systems)
+        matrices = {}
+        for name in metrics:
+            matrices[name], z = correlation_inputs(subset, name, human, level=level, pool=pool)
+    elif isinstance(data, Mapping):
+        if pool != "judged" or systems is not None:
+            raise ValueError("pool and systems apply to a Dataset only; pass the matrices you want to compare")
+        missing = [k for k in (*metrics, human) if k not in data]
+        if missing:
+            raise ValueError(f"data has no matrix for {', '.join(map(repr, missing))}")
+        matrices = {name: _as_matrix(data[name], name) for name in metrics}
+        z = _as_matrix(data[human], human)
+    else:
+        raise TypeError(f"data must be a Dataset or a mapping of name -> matrix; got {type(data).__name__}")
+    return (matrices, np.asarray(z, dtype=np.float64), metrics, method, alternative, correction, family, float(alpha),
+            n_resamples, rng, batch)
+
+
+def compare_all_pairs(
+    data: Dataset | Mapping[str, np.ndarray],
+    metrics: Sequence[str],
+    human: str,
+    *,
+    level: Level,
+    coefficient: Coefficient,
+    method: TestMethod,
+    alternative: Alternative = "greater",
+    correction: Correction = "bonferroni",
+    family: Family = "row",
+    alpha: float = 0.05,
+    n_resamples: int = 1000,
+    rng: np.random.Generator | int | None = None,
+    batch: int | None = None,
+    pool: Pool = "judged",
+    systems: str | None = None,
+    progress: Callable[[float], None] | None = None,
+) -> PairwiseTable:
+    """Test every ordered pair of metrics and correct for multiple comparisons.
+
+    Parameters
+    ----------
+    data : Dataset or mapping of name -> (N, M) matrix
+        A dataset (measures looked up by name, ``pool`` and ``systems`` applied) or the
+        matrices themselves (``human`` included).
+    metrics : sequence of str
+        At least two metric names; the table's rows and columns in this order.
+    human : str
+    level, coefficient, method, alternative, n_resamples, batch
+        As in :func:`compare_metrics`.
+    correction : {'bonferroni', 'holm', 'bh', 'none'}, default 'bonferroni'
+    family : {'row', 'table', 'none'}, default 'row'
+        The family a correction runs over: each row metric's ``k - 1`` tests (TACL Fig. 5),
+        all ``k (k - 1)`` tests of the table (TACL App. B), or none (no correction).
+    alpha : float, default 0.05
+    rng : numpy.random.Generator, int or None
+        Common random numbers: every pair is tested on the same resamples, drawn from one
+        seed (an int ``s`` gives exactly ``compare_metrics(..., rng=s)`` for every cell; a
+        Generator contributes the seed). Shared resamples keep the table internally
+        consistent and let each metric's resampled sums be computed once; each test is
+        still a valid test on its own, and Bonferroni and Holm hold under any dependence.
+        The reverse cell ``(b, a)`` reuses the resamples of ``(a, b)`` with ``delta_s``
+        negated.
+    pool : {'judged', 'all'}
+        The metrics' input pool (system level only; Dataset input only).
+    systems : str, optional
+        System subset such as ``"type=abs"`` (Dataset input only).
+    progress : callable, optional
+        Called with the fraction of pairs done (0 to 1).
+
+    Returns
+    -------
+    PairwiseTable
+
+    References
+    ----------
+    docs/methods.md sec. 3; Deutsch, Dror & Roth (TACL 2021) sec. 6.2, Fig. 5 and App. B.
+    """
+    (matrices, z, metrics, method, alternative, correction, family, alpha, n_resamples, rng,
+     batch) = _compare_all_pairs_iv(data, metrics, human, level, coefficient, method, alternative, correction,
+                                    family, alpha, n_resamples, rng, batch, pool, systems, progress)
+    first_shape = next(iter(matrices.values())).shape
+    for name, mat in matrices.items():
+        if mat.shape != first_shape:
+            raise ValueError(f"metric {name!r} has shape {mat.shape}, expected {first_shape} like the others")
+    if first_shape[0] != z.shape[0] or (level != "system" and first_shape[1] != z.shape[1]):
+        raise ValueError(f"metric matrices {first_shape} do not match human {human!r} of shape {z.shape}")
+    if method != "williams":
+        check_resampling_size(coefficient, level, z.size)
+    k = len(metrics)
+    pairs = list(itertools.combinations(range(k), 2))
+    estimates = np.array([
+        float(correlate_matrices(matrices[m], z, level=level, coefficient=coefficient).estimate) for m in metrics
+    ])
+    delta = estimates[:, None] - estimates[None, :]
+    pvalue = np.full((k, k), np.nan)
+    n_defined = np.zeros((k, k), dtype=int)
+    report = progress if progress is not None else (lambda fraction: None)
+    report(0.0)
+
+    def fill(u: int, a: int, b: int, null: np.ndarray | None, threshold: float) -> None:
+        pvalue[a, b], n_defined[a, b] = _count_pvalue(null, threshold, alternative)
+        # Reverse cell from the same resamples: swapping the roles of X and Y negates
+        # delta and every delta_s (and every centred bootstrap delta_s - delta).
+        pvalue[b, a], n_defined[b, a] = _count_pvalue(-null, -threshold, alternative)
+
+    stack = [matrices[m] for m in metrics]
+    if method == "williams":
+        for u, (a, b) in enumerate(pairs):
+            for i, j in ((a, b), (b, a)):
+                pvalue[i, j] = _williams(stack[i], stack[j], z, level=level, coefficient=coefficient,
+                                         alternative=alternative)[1]
+            report((u + 1) / len(pairs))
+    elif method in PAIRED_BOOTSTRAP_METHODS:
+        # One set of indices for all metrics: each metric's resampled correlation once.
+        n, m = stack[0].shape
+        separate = m != z.shape[1]
+        indices = _draw_bootstrap_indices(np.random.default_rng(rng), method, n_resamples, n, m,
+                                          z.shape[1] if separate else None)
+        values = _bootstrap_correlations(stack, z, level=level, coefficient=coefficient, indices=indices,
+                                         batch=batch)
+        report(0.5)
+        for u, (a, b) in enumerate(pairs):
+            centred = (values[:, a] - values[:, b]) - delta[a, b]
+            fill(u, a, b, centred, delta[a, b])
+        report(1.0)
+    elif level == "system":
+        # Shared swap masks: every metric's swapped partial sums once per chunk, then pairs.
+        engine = _SystemPermutation(stack, z, coefficient, method)
+        n, m = stack[0].shape
+        nulls = np.full((len(pairs), n_resamples), np.nan)
+        size = _auto_batch(batch, n * m, n_resamples)
+        for sl, mask in _iter_swap_masks(np.random.default_rng(rng), method, n_resamples, n, m, size):
+            moved = engine.moved(mask)
+            # Pair by pair (measured faster than vectorising over pairs, whose gathers thrash the cache).
+            for u, (a, b) in enumerate(pairs):
+                nulls[u, sl] = engine.deltas(moved, a, b)
+            report(sl.stop / n_resamples)
+        for u, (a, b) in enumerate(pairs):
+            fill(u, a, b, nulls[u], delta[a, b])
+    else:
+        for u, (a, b) in enumerate(pairs):
+            null = _permutation_null(stack[a], stack[b], z, level=level, coefficient=coefficient, method=method,
+                                     rng=np.random.default_rng(rng), n_resamples=n_resamples, batch=batch)
+            fill(u, a, b, null, delta[a, b])
+            report((u + 1) / len(pairs))
+    corrected = correct_table(pvalue, correction=correction, family=family)
+    with np.errstate(invalid="ignore"):
+        significant = np.nan_to_num(pvalue, nan=1.0) < alpha
+        significant_corrected = np.nan_to_num(corrected, nan=1.0) < alpha
+    return PairwiseTable(
+        metrics=metrics, human=human, estimates=estimates, delta=delta, pvalue=pvalue, pvalue_corrected=corrected,
+        significant=significant, significant_corrected=significant_corrected, alpha=alpha, correction=correction,
+        family=family, method=method, alternative=alternative, level=level, coefficient=coefficient,
+        n_resamples=0 if method == "williams" else n_resamples, n_defined=n_defined,
+        approximate=method == "williams" and coefficient != "pearson",
+    )

@@ -1,0 +1,71 @@
+"""Weighted Kendall pair counts (metaeval_core.stats.paircounts) against a pair loop over repeated points."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from metaeval_core.stats.paircounts import PairCounter
+from metaeval_core.stats.resampling import _bootstrap_correlations, _draw_bootstrap_indices
+from metaeval_core.stats.significance import _draw_swap_masks, _permutation_null
+
+from . import oracles
+
+
+def _loop_counts(x, z, w):
+    """Pairs of the points repeated w times: concordant, discordant, tied in x, in z, in both."""
+    xs, zs = np.repeat(x, w), np.repeat(z, w)
+    c = d = tx = tz = tb = total = 0
+    for i in range(xs.size):
+        for j in range(i + 1, xs.size):
+            total += 1
+            sx, sz = np.sign(xs[i] - xs[j]), np.sign(zs[i] - zs[j])
+            tx += sx == 0
+            tz += sz == 0
+            tb += sx == 0 and sz == 0
+            c += sx * sz > 0
+            d += sx * sz < 0
+    return total, c, d, tx, tz, tb
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_weighted_counts_equal_the_pair_loop(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 30))
+    x = rng.normal(size=n) if seed % 3 == 0 else rng.integers(0, 4, n).astype(float)
+    z = rng.integers(0, 3, n).astype(float)
+    weights = rng.integers(0, 3, (4, n))
+    counts = PairCounter(x, z).counts(weights)
+    for r in range(4):
+        expected = _loop_counts(x, z, weights[r])
+        got = tuple(int(v[r]) for v in (counts.total, counts.concordant, counts.discordant, counts.tied_x,
+                                         counts.tied_z, counts.tied_both))
+        assert got == expected
+        xs, zs = np.repeat(x, weights[r]), np.repeat(z, weights[r])
+        np.testing.assert_allclose(counts.kendall()[r], oracles.scipy_corr(xs, zs, "kendall"), atol=1e-12)
+        np.testing.assert_allclose(counts.pairwise_accuracy()[r], oracles.scipy_corr(xs, zs, "pairwise-accuracy"),
+                                   atol=1e-12, equal_nan=True)
+
+
+def test_weighted_counts_reject_a_wrong_shape():
+    with pytest.raises(ValueError, match="weights must have shape"):
+        PairCounter(np.arange(3.0), np.arange(3.0)).counts(np.ones((2, 4)))
+
+
+@pytest.mark.parametrize("coefficient", ["kendall", "pairwise-accuracy"])
+def test_global_level_on_hundreds_of_cells_matches_the_oracles(coefficient):
+    # 12 x 40 = 480 cells with ties and NaN: a deep divide-and-conquer, checked resample by resample.
+    rng = np.random.default_rng(3)
+    z = rng.integers(1, 6, (12, 40)).astype(float)
+    x = z + rng.integers(-2, 3, z.shape)
+    y = np.round(z + rng.normal(0, 1.5, z.shape), 1)
+    x[0, :5] = np.nan
+    z[3, 7] = np.nan
+    indices = _draw_bootstrap_indices(np.random.default_rng(1), "boot-both", 15, 12, 40)
+    fast = _bootstrap_correlations([x, y], z, level="global", coefficient=coefficient, indices=indices, batch=4)
+    slow = oracles.bootstrap_distribution([x, y], z, "global", coefficient, indices)
+    np.testing.assert_allclose(fast, slow, rtol=0, atol=1e-12)
+    masks = _draw_swap_masks(np.random.default_rng(2), "perm-both", 15, 12, 40)
+    fast = _permutation_null(x, y, z, level="global", coefficient=coefficient, method="perm-both",
+                             rng=np.random.default_rng(2), n_resamples=15, batch=4)
+    np.testing.assert_allclose(fast, oracles.permutation_null(x, y, z, "global", coefficient, masks), rtol=0, atol=1e-12)
