@@ -174,7 +174,7 @@ def edit_section(ds, gen: int, pending: dict) -> None:
     """A paged system x input editor of one measure; edits stay pending until applied."""
     working = ds
     if working.measures:
-        c1, c2, c3 = st.columns([2, 3, 1])
+        c1, c2, c3 = st.columns([2, 3, 1.4])  # the third column holds "Judged inputs only" unclipped
         measures = list(working.measures)
         if ss.get("whatif_edit_measure") not in measures:
             ss["whatif_edit_measure"] = (widgets.default_metrics(working) or measures)[0] \
@@ -300,7 +300,7 @@ def store_section(ds, found, active: bool) -> None:
                                "they stay across restarts and appear in the sidebar's dataset picker as 'Stored: …'."))
     if "store_name" not in ss:
         ss["store_name"] = (found.base_title + " what-if") if active else (ds.title or ds.id)
-    s1, s2, s3 = st.columns([3, 1, 1])
+    s1, s2, s3 = st.columns([3, 1, 1.6], vertical_alignment="bottom")  # room for the whole button label
     s1.text_input("Name", key="store_name")
     s2.checkbox("Overwrite", key="store_overwrite", help="Replace a stored dataset of the same name.")
 

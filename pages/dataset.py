@@ -58,13 +58,22 @@ if measures:
             fig = figures.box_grid(data.box_stats(ds, ctx.key, measures, pool))
         exports.chart(fig, key="distributions", name=exports.file_name("distributions", ds.id, kind),
                       title=f"Score distributions ({kind})")
-    st.caption("Every (system, input) score of each measure, each on its own scale (red: human, blue: metric). "
-               "Box: quartiles, whiskers at 1.5 IQR.")
+    st.caption("Every (system, input) score of each measure, each on its own scale (near-black: human measures; "
+               "each metric in its own colour, the same on every page). Box: quartiles, whiskers at 1.5 IQR.")
 
 st.subheader("Missing data")
 with guard("Could not summarise missing data"):
     missing = data.missing_summary(ds, ctx.key)
-    st.dataframe(missing, hide_index=True, width="stretch")
+    # Short headers (the full meaning in each header's help) so the whole table fits without scrolling sideways.
+    short = {"judged cells": ("cells", "system x judged-input cells"),
+             "missing (judged)": ("missing", "missing cells among the judged inputs"),
+             "missing % (judged)": ("missing %", "share of the judged cells that are missing"),
+             "systems with gaps": ("systems w/ gaps", "systems missing at least one judged score"),
+             "inputs with gaps": ("inputs w/ gaps", "judged inputs missing at least one system's score"),
+             "scored unjudged inputs": ("unjudged scored", "unjudged inputs the metric has scores for")}
+    st.dataframe(missing, hide_index=True, width="stretch", column_config={
+        column: st.column_config.NumberColumn(label, help=text, format="%.1f" if "%" in column else None)
+        for column, (label, text) in short.items()})
     exports.collect("Missing data", table=missing)
 st.caption("Missing cells among the judged inputs per measure; 'scored unjudged inputs' counts the unjudged "
            "inputs a metric has scores for. Correlations drop missing cells pairwise and report how many "

@@ -84,7 +84,8 @@ def fisher_bounds(frame: pd.DataFrame, coefficient: str, *, confidence_level: fl
     low, high = [], []
     for estimate, n in zip(frame["estimate"], frame[n_column]):
         r, count = _number(estimate), _number(n)
-        if coefficient not in CORRELATIONS or r is None or count is None:
+        # |r| = 1 gives Fisher's degenerate [r, r]: a zero-width whisker would look like certainty, so none.
+        if coefficient not in CORRELATIONS or r is None or count is None or abs(r) >= 1:
             low.append(math.nan)
             high.append(math.nan)
             continue
@@ -137,8 +138,8 @@ def correlation_bar(frame: pd.DataFrame, *, title: str = "", interval_label: str
                               "arrayminus": np.nan_to_num(estimate - low, nan=0.0).tolist()}
         fig.add_bar(**bar)
         if len(humans) == 1:
-            top = np.where(np.isfinite(high), high, np.where(defined, estimate, 0.0))
-            bottom = np.where(np.isfinite(low), low, np.where(defined, estimate, 0.0))
+            top = np.where(np.isfinite(high), high, np.where(defined, estimate, 0.0)) + 0.02
+            bottom = np.where(np.isfinite(low), low, np.where(defined, estimate, 0.0)) - 0.02
             above = np.where(defined, estimate, 0.0) >= 0
             fig.add_scatter(
                 x=[esc(m) for m in metrics], y=np.where(above, top, bottom).tolist(), mode="text",
@@ -298,7 +299,7 @@ def forest_plot(frame: pd.DataFrame, *, sort: str = "estimate", title: str = "")
         title=esc(title) if title else None,
         xaxis={"title": "correlation", "zeroline": True, "zerolinecolor": "#999"},
         yaxis={"tickvals": [position[m] for m in order], "ticktext": [esc(m) for m in order],
-               "range": [-0.5, len(order) - 0.5], "showgrid": False},
+               "range": [-0.5, len(order) - 0.5], "showgrid": False, "zeroline": False},
         legend={"title": "CI method", "orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 1, "xanchor": "right"},
         height=max(260, 110 + row_px * len(order)),
         margin={"t": 80 if title else 50},

@@ -99,7 +99,8 @@ def improvement_figure(grid, curve, curve_low, curve_high, pair_abs_dx, pair_agr
 def plan_figure(table: pd.DataFrame, *, target_width: float | None = None, target_power: float | None = None,
                 recommended: tuple[int, int] | None = None, confidence_level: float = 0.95) -> go.Figure:
     """Two panels against the number of judged inputs, one line per number of systems: the mean rSYS interval
-    width (with +-1 sd over trials) and the PERM-BOTH power; targets as dashed lines, the recommended design starred.
+    width (with +-1 sd over trials) and the PERM-BOTH power (+-1.96 Monte Carlo se); targets as dashed lines, the
+    recommended design starred.
 
     ``table`` columns: n_inputs, n_systems, width_mean, width_sd, power (None/NaN without a power analysis).
     """
@@ -121,9 +122,13 @@ def plan_figure(table: pd.DataFrame, *, target_width: float | None = None, targe
                         hovertemplate=f"{n_sys} systems, %{{x}} inputs<br>mean width %{{y:.3f}}<extra></extra>",
                         row=1, col=1)
         if has_power:
-            fig.add_scatter(x=part["n_inputs"].tolist(), y=_nan_to_none(pd.to_numeric(part["power"], errors="coerce")),
+            power = pd.to_numeric(part["power"], errors="coerce").to_numpy(dtype=float)
+            up, down = power_error(power, part["n_trials"] if "n_trials" in part else None)
+            fig.add_scatter(x=part["n_inputs"].tolist(), y=_nan_to_none(power),
                             mode="lines+markers", name=f"{n_sys} systems", legendgroup=str(n_sys), showlegend=False,
                             line=dict(color=colour),
+                            error_y=dict(type="data", symmetric=False, array=up.tolist(), arrayminus=down.tolist(),
+                                         thickness=1, width=3),
                             hovertemplate=f"{n_sys} systems, %{{x}} inputs<br>power %{{y:.2f}}<extra></extra>",
                             row=1, col=2)
     if target_width is not None:
@@ -153,6 +158,18 @@ def plan_figure(table: pd.DataFrame, *, target_width: float | None = None, targe
         fig.update_yaxes(title_text="share of trials rejecting H0", range=[-0.03, 1.03], row=1, col=2)
     fig.update_layout(height=450, legend=dict(orientation="h", y=-0.22), margin=dict(t=70, b=80))
     return fig
+
+
+def power_error(power, n_trials) -> tuple[np.ndarray, np.ndarray]:
+    """± 1.96 Monte Carlo standard errors of a power estimated from ``n_trials`` trials (binomial), clipped to
+    [0, 1]: (up, down); zero when the number of trials is unknown."""
+    p = np.asarray(power, dtype=float)
+    if n_trials is None:
+        return np.zeros_like(p), np.zeros_like(p)
+    n = np.asarray(pd.to_numeric(pd.Series(n_trials), errors="coerce"), dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        half = np.nan_to_num(1.96 * np.sqrt(p * (1 - p) / n), nan=0.0)
+    return np.clip(p + half, 0, 1) - np.nan_to_num(p), np.nan_to_num(p) - np.clip(p - half, 0, 1)
 
 
 # -- leave one system out -------------------------------------------------------------------------------------
@@ -237,7 +254,7 @@ def clusters_figure(frame: pd.DataFrame, *, coefficient: str = "", human: str = 
         top = max(y[i] for i in rows) + 0.45
         fig.add_hrect(y0=min(y[i] for i in rows) - 0.45, y1=top, fillcolor="#000000",
                       opacity=0.09 if int(c) % 2 else 0.03, line_width=0)
-        fig.add_annotation(xref="paper", x=1.0, y=top - 0.05, yanchor="top", xanchor="right", showarrow=False,
+        fig.add_annotation(xref="paper", x=1.01, y=top - 0.05, yanchor="top", xanchor="left", showarrow=False,
                            text=f"cluster {int(c)}", font=dict(size=11, color="#555"))
     finite = pd.to_numeric(frame["estimate"], errors="coerce").dropna()
     low, high = (float(finite.min()), float(finite.max())) if not finite.empty else (-1.0, 1.0)
@@ -245,6 +262,7 @@ def clusters_figure(frame: pd.DataFrame, *, coefficient: str = "", human: str = 
     fig.update_layout(
         xaxis=dict(title=f"{esc(coefficient)} with {esc(human)}" if coefficient else "correlation",
                    range=[low - 0.08 * pad, high + 0.2 * pad]),
-        yaxis=dict(tickvals=y, ticktext=[esc(m) for m in frame["metric"]], range=[-0.7, n - 0.3], automargin=True),
-        showlegend=False, height=max(260, 90 + 32 * n), margin=dict(t=20, b=70))
+        yaxis=dict(tickvals=y, ticktext=[esc(m) for m in frame["metric"]], range=[-0.7, n - 0.3], automargin=True,
+                   zeroline=False),
+        showlegend=False, height=max(260, 90 + 32 * n), margin=dict(t=20, b=70, r=80))
     return fig

@@ -316,6 +316,12 @@ def need_measures(ctx: Context, *, min_metrics: int = 1, what: str = "") -> bool
 
 _WORDS = {2: "two", 3: "three"}
 
+# Streamlit caps a multiselect's height and scrolls inside it, which cut the fifth chosen metric in half in the
+# sidebar: let the sidebar's pickers grow with their chips instead.
+_SIDEBAR_CSS = """<style>
+[data-testid="stSidebar"] [data-testid="stMultiSelect"] div { max-height: none !important; }
+</style>"""
+
 
 def sidebar(*, human: bool = True, metrics: bool = True) -> Context | None:
     """Dataset + measure pickers; None when there is no usable dataset (the reason is already shown)."""
@@ -331,8 +337,10 @@ def sidebar(*, human: bool = True, metrics: bool = True) -> Context | None:
     chosen_human, chosen_metrics = measure_pickers(dataset, human=human, metrics=metrics)
     # One colour per measure on every page: the chosen metrics (also on pages without the metric picker) take
     # the palette first, in the dataset's order.
+    chosen = chosen_metrics or tuple(m for m in state.get("metrics") or () if m in dataset.metric_measures)
     colours.use_measures(dataset.metric_measures, dataset.human_measures,
-                         chosen=chosen_metrics or tuple(state.get("metrics") or ()))
+                         chosen=chosen or tuple(default_metrics(dataset)))
+    st.html(_SIDEBAR_CSS)
     return Context(dataset, key, chosen_human, chosen_metrics)
 
 

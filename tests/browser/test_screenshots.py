@@ -16,6 +16,25 @@ from tests.browser.test_browser import PAGE_TIMEOUT, open_page
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 DATASETS = ("summeval", "realsumm", "demo")
+MAX_HEIGHT = 16_000  # px: Chromium's screenshots get unreliable beyond this
+
+# Streamlit scrolls inside its main block, so a "full page" screenshot of the window shows one screen only: the
+# window is made as tall as the content first.
+_CONTENT_HEIGHT = """() => {
+  const heights = ['[data-testid="stMain"]', '[data-testid="stMainBlockContainer"]', '[data-testid="stSidebarContent"]']
+    .map(s => document.querySelector(s)).filter(Boolean).map(el => el.scrollHeight);
+  return Math.max(document.documentElement.clientHeight, ...heights);
+}"""
+
+
+def full_page_screenshot(page, name: str):
+    height = min(int(page.evaluate(_CONTENT_HEIGHT)) + 80, MAX_HEIGHT)
+    page.set_viewport_size({"width": h.VIEWPORT["width"], "height": height})
+    page.wait_for_timeout(600)  # plotly redraws on resize
+    try:
+        return h.screenshot(page, name)
+    finally:
+        page.set_viewport_size(h.VIEWPORT)
 
 
 def page_paths(page, server) -> list[str]:
@@ -37,9 +56,7 @@ def test_screenshot_every_page(page, server, dataset):
             failures.append(f"/{path}: did not finish rendering: {error}")
             h.screenshot(page, f"{dataset}/{path}-FAILED")
             continue
-        # plotly sizes itself to its container after the first paint: let it settle before the shot
-        page.wait_for_timeout(400)
-        shot = h.screenshot(page, f"{dataset}/{path}")
+        shot = full_page_screenshot(page, f"{dataset}/{path}")
         assert shot.stat().st_size > 10_000, f"{shot} looks empty"
         failures += [f"/{path}: {p}" for p in h.problems(page)]
         failures += [f"/{path}: error box: {e.strip()[:300]}" for e in h.error_alerts(page)]

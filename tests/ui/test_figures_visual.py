@@ -172,7 +172,7 @@ def test_correlation_bar_labels_sit_above_the_interval_and_vanish_when_grouped(d
     one = figures.correlation_bar(_correlations(METRICS))
     bar, labels = one.data
     assert bar.error_y.array is not None and labels.mode == "text"
-    assert list(labels.y) == pytest.approx(list(_correlations(METRICS)["high"]))  # above the whisker, no overlap
+    assert list(labels.y) == pytest.approx(list(_correlations(METRICS)["high"] + 0.02))  # above the whisker
     assert "95% interval: [" in bar.hovertext[0]
     two = figures.correlation_bar(_correlations(METRICS, ("expert.relevance", "expert.coherence")))
     assert all(isinstance(t, go.Bar) for t in two.data)  # grouped bars are too narrow for labels: hover only
@@ -181,9 +181,10 @@ def test_correlation_bar_labels_sit_above_the_interval_and_vanish_when_grouped(d
 
 
 def test_fisher_bounds_for_correlations_only():
-    frame = pd.DataFrame({"estimate": [0.5, np.nan], "n": [16, 16]})
+    frame = pd.DataFrame({"estimate": [0.5, np.nan, 1.0], "n": [16, 16, 9]})
     out = figures.fisher_bounds(frame, "kendall")
     assert out["low"][0] < 0.5 < out["high"][0] and np.isnan(out["low"][1])
+    assert np.isnan(out["low"][2])  # r = 1: no zero-width "certain" whisker
     assert figures.fisher_bounds(frame, "pairwise-accuracy")["low"].isna().all()
 
 
@@ -252,3 +253,13 @@ def test_lower_cut_is_round_and_keeps_ties_together():
 def test_figure_specs_are_json(declared):
     # builders hand plain JSON to the browser (no numpy objects that the frontend cannot read)
     json.loads(figures.correlation_bar(_correlations(METRICS)).to_json())
+
+
+def test_planning_power_has_monte_carlo_whiskers():
+    table = pd.DataFrame({"n_inputs": [10, 50], "n_systems": [8, 8], "width_mean": [0.6, 0.4], "width_sd": [0.1, 0.1],
+                          "power": [0.5, 1.0], "n_trials": [20, 20]})
+    fig = fpr.plan_figure(table)
+    power = [t for t in fig.data if t.xaxis == "x2"][0]
+    assert list(power.error_y.array) == pytest.approx([1.96 * np.sqrt(0.25 / 20), 0.0])  # p = 1: no spread
+    up, down = fpr.power_error([0.02], [20])
+    assert down[0] == pytest.approx(0.02)  # clipped at 0

@@ -62,3 +62,12 @@ def test_the_camera_button_can_save_svg(demo_env):
     assert_clean(at)
     configs = [json.loads(c.proto.config)["toImageButtonOptions"] for c in at.get("plotly_chart")]
     assert configs and all(c["format"] == "svg" and c["width"] == 1280 and c["height"] for c in configs)
+
+
+def test_pages_without_the_metric_picker_use_the_same_colours(demo_env):
+    at = open_page("pages/correlations.py")  # the default metrics
+    bar = [t for t in plotly_specs(at)["correlation_bar"]["data"] if t["type"] == "bar"][0]
+    colour = dict(zip(bar["x"], bar["marker"]["color"]))
+    fresh = open_page("pages/pairs.py")  # a fresh session opened on Realistic pairs (no metric picker there)
+    metric = fresh.sidebar.selectbox(key="w:delta_metric").value
+    assert plotly_specs(fresh)["delta_curve"]["data"][0]["line"]["color"] == colour[metric]
