@@ -62,7 +62,7 @@ cols[3].metric("mean τ, top range", fa.fmt(summary["mean_tau_top"]),
 st.subheader("Metric-metric agreement: all summaries vs the top range")
 st.caption(
     f"Kendall τ between two metrics over the summaries of one input, averaged over inputs: on all summaries "
-    f"(blue) and on those beating {escape_markdown(baseline)} on at least one chosen metric (red). A drop means "
+    f"(grey) and on those beating {escape_markdown(baseline)} on at least one chosen metric (dark blue). A drop means "
     "the metrics agree on what is bad but not on what is good. Part of any drop is range restriction (a "
     "narrower range alone lowers τ); it does not say which metric is right.")
 if taus["tau_top"].isna().all():
@@ -74,7 +74,7 @@ exports.chart(fa.dumbbell(taus), key="dumbbell", name=exports.file_name("highran
 st.subheader("Disagreement vs score")
 st.caption(
     "For every pair of summaries of the same input: do the two metrics order them differently? Share of such "
-    "pairs by the pair's normalised mean score (thin lines: metric pairs; red: all pairs pooled). In the "
+    "pairs by the pair's normalised mean score (thin lines: metric pairs; dark blue: all pairs pooled). In the "
     "extreme bins the two summaries are close on every metric, so their order is noisy at both ends: compare "
     "the upper bins with the middle ones, not with the lowest.")
 exports.chart(fa.disagreement_figure(curve), key="disagreement",

@@ -66,7 +66,7 @@ def delta_curve_figure(curve: pd.DataFrame, *, upper: float | None = None, full:
         title=dict(text=f"rSYS-Δ(0, u) of {esc(metric)} as u grows" if metric else None, font=TITLE_FONT),
         xaxis=dict(title="share of system pairs with |Δ metric| ≤ u (%)", range=[0, 102]),
         yaxis=dict(title="Kendall τ on those pairs", **TAU_AXIS), showlegend=False,
-        margin=dict(t=60, b=50), height=380, shapes=shapes, annotations=annotations))
+        margin=dict(t=60, b=50), height=430, shapes=shapes, annotations=annotations))
     return fig
 
 
