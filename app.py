@@ -5,14 +5,22 @@ sets up the page and the navigation. Every view-defining choice is mirrored in t
 """
 
 
+from pathlib import Path
+
 import streamlit as st
 
 from metaeval_ui import data
 
-st.set_page_config(page_title="metaeval — can I trust this metric?", page_icon=":material/balance:", layout="wide")
+# A local file: a Material or emoji page_icon makes the browser fetch the favicon from an outside server.
+FAVICON = Path(__file__).resolve().parent / "metaeval_ui" / "assets" / "favicon.png"
+if not FAVICON.is_file():  # an installed wheel: the package's own copy
+    import metaeval_ui
+
+    FAVICON = Path(metaeval_ui.__file__).resolve().parent / "assets" / "favicon.png"
+st.set_page_config(page_title="metaeval — can I trust this metric?", page_icon=str(FAVICON), layout="wide")
 
 PAGES = [  # (file, title, icon, url path)
-    ("pages/home.py", "Overview", ":material/home:", "overview"),
+    ("pages/home.py", "Overview", ":material/home:", "home"),
     ("pages/dataset.py", "Dataset", ":material/table_chart:", "dataset"),
     ("pages/correlations.py", "Correlations", ":material/scatter_plot:", "correlations"),
     ("pages/confidence.py", "Confidence intervals", ":material/straighten:", "confidence"),
@@ -31,12 +39,13 @@ PAGES = [  # (file, title, icon, url path)
     ("pages/planning.py", "How many judgments?", ":material/calculate:", "planning"),
     ("pages/influence.py", "Leave one system out", ":material/person_remove:", "influence"),
     ("pages/whatif.py", "What if…", ":material/science:", "whatif"),
+    ("pages/reproduce.py", "Reproduce the papers", ":material/fact_check:", "reproduce"),
 ]
 # Navigation sections by url path; pages not listed go to the first section.
 SECTIONS = {
-    "Dataset & correlations": ("overview", "dataset", "correlations", "confidence", "significance"),
+    "Dataset & correlations": ("home", "dataset", "correlations", "confidence", "significance"),
     "Reliability": ("pairs", "stability", "pools"),
-    "Paper analyses": ("topk", "pairwise", "matrix", "annotators", "highrange", "normality", "simulations"),
+    "Paper analyses": ("reproduce", "topk", "pairwise", "matrix", "annotators", "highrange", "normality", "simulations"),
     "Practitioner's questions": ("improvement", "planning", "influence"),
     "Your data": ("whatif",),
 }
@@ -44,4 +53,8 @@ sections: dict[str, list] = {name: [] for name in SECTIONS}
 for k, (file, title, icon, url) in enumerate(PAGES):
     section = next((name for name, urls in SECTIONS.items() if url in urls), next(iter(SECTIONS)))
     sections[section].append(st.Page(file, title=title, icon=icon, url_path=url, default=(k == 0)))
+# The Overview is served at "/"; "/overview" (a natural deep link, and the page's name) is a hidden alias of it,
+# since Streamlit serves the default page at the root only and would answer "/overview" with "Page not found".
+sections[next(iter(SECTIONS))].append(st.Page(PAGES[0][0], title=PAGES[0][1], icon=PAGES[0][2], url_path="overview",
+                                              visibility="hidden"))
 st.navigation({name: pages for name, pages in sections.items() if pages}).run()

@@ -15,25 +15,28 @@ if ctx is None:
     st.stop()
 ds = ctx.dataset
 level, coefficient, pool, systems = widgets.correlation_settings(ds)
-# Fisher's interval exists for correlations only, not for the pairwise accuracies.
-methods_all = tuple(m for m in CI_METHODS
-                    if m != "fisher" or coefficient in widgets.CORRELATIONS)
-
 left, middle, right = st.columns([2, 1, 1])
-key = state.prepare("ci_methods", options=methods_all, multi=True, fallback=["boot-both"])
-methods = state.commit("ci_methods", left.multiselect(
-    "CI methods", methods_all, key=key, format_func=widgets.upper,
+# Every method stays selectable, so the user's choice survives a change of coefficient; Fisher's interval is only
+# skipped (and said so) while the coefficient is a pairwise accuracy, and comes back with a correlation.
+key = state.prepare("ci_methods", options=CI_METHODS, multi=True, fallback=["boot-both"])
+chosen = state.commit("ci_methods", left.multiselect(
+    "CI methods", CI_METHODS, key=key, format_func=widgets.upper,
     help="FISHER: analytic (assumes normality); BOOT-SYSTEMS / BOOT-INPUTS / BOOT-BOTH: percentile bootstrap "
          "resampling systems, inputs or both (BOOT-BOTH is the best calibrated, TACL 2021 Table 1)."))
 key = state.prepare("ci_conf", fallback=0.95, coerce=lambda v: min(max(float(v), 0.5), 0.999))
 confidence = state.commit("ci_conf", middle.number_input(
     "Confidence level", min_value=0.5, max_value=0.999, step=0.01, format="%.3f", key=key))
+methods = [m for m in chosen if m != "fisher" or coefficient in widgets.CORRELATIONS]
+if len(methods) < len(chosen):
+    st.info(f"FISHER is skipped: it transforms a correlation r (arctanh), and {coefficient} is a pairwise accuracy, "
+            "a share of pairs with no such transform. It comes back with Pearson, Spearman or Kendall.",
+            icon=":material/info:")
 with right:
     k, seed = widgets.resamples_and_seed("ci_k", "ci_seed", disabled=methods == ["fisher"])
 
 if not widgets.need_measures(ctx) or not methods:
     if not methods:
-        st.info("Pick at least one CI method.", icon=":material/touch_app:")
+        st.info("Pick at least one CI method" + (" other than FISHER." if chosen else "."), icon=":material/touch_app:")
     widgets.finish()
     st.stop()
 

@@ -2,15 +2,17 @@
 
 The first page a visitor opens must render fast on a cold browser, and Streamlit loads each element type's
 JavaScript the first time it is shown: plotly (~4.7 MB), dataframes (~1.2 MB) and code blocks (~1.5 MB) would
-dominate. So this page draws only light elements (text, metrics, page links): no chart, dataframe/table, st.code,
-download button or exports item (which would add the report's download button). The citation, per-system
+dominate. So this page draws only light elements (text, markdown tables, metrics, page links): no chart,
+dataframe/table element, st.code, download button or exports item (which would add the report's download button);
+the leaderboard is a markdown table, from the same cached calls as the Confidence and Significance pages. The citation, per-system
 means, score distributions and missing data live on the Dataset page (pages/dataset.py).
 """
 
 import streamlit as st
 
-from metaeval_ui import figures, navigation, tables, widgets
+from metaeval_ui import data, figures, navigation, tables, widgets
 from metaeval_ui.errors import escape_markdown, guard
+from metaeval_ui.text import glossary
 
 NEXT = (  # (page file, what it answers); pages this build does not register are left out
     ("pages/dataset.py", "citation, per-system means, score distributions and missing data"),
@@ -23,10 +25,11 @@ NEXT = (  # (page file, what it answers); pages this build does not register are
 
 st.title("metaeval — can I trust this evaluation metric?")
 st.markdown(
-    "metaeval **meta-evaluates** automatic summarization metrics: it measures how well a metric's scores agree "
-    "with human judgments of the same summaries (correlations at the system, input and global levels), how "
-    "certain those correlations are (confidence intervals) and whether one metric is really better than another "
-    "(significance tests), following Deutsch, Dror & Roth (TACL 2021, NAACL 2022)."
+    "metaeval **meta-evaluates** automatic metrics for text generation (summarization, translation, story "
+    "generation, …): it measures how well a metric's scores agree with human judgments of the same outputs "
+    "(correlations at the system, input and global levels), how certain those correlations are (confidence "
+    "intervals) and whether one metric is really better than another (significance tests), following Deutsch, "
+    "Dror & Roth (TACL 2021, NAACL 2022)."
 )
 
 ctx = widgets.sidebar()
@@ -34,6 +37,7 @@ if ctx is None:
     widgets.finish()
     st.stop()
 ds = ctx.dataset
+level, coefficient, pool, systems = widgets.correlation_settings(ds)
 
 st.header(escape_markdown(ds.title or ds.id))
 if ds.description:
@@ -49,27 +53,40 @@ st.caption(
     "use for the metric side, NAACL 2022). Human measures: "
     + escape_markdown(", ".join(ds.human_measures) or "none") + "."
 )
-# The NAACL 2022 headline on first open: a metric that ranks all systems well can be far less reliable on
-# the close pairs that researchers actually compare.
+# Lead with the answer: the leaderboard (as the papers' tables) and, beside it, the NAACL 2022 headline: a metric that
+# ranks all systems well can be far less reliable on the close pairs that researchers actually compare.
 if ctx.human and ctx.metrics:
     from metaeval_ui.data import pairs as data_pairs
 
+    board_col, headline_col = st.columns([3, 2], gap="large")
+    with board_col, guard("Could not compute the leaderboard"), st.spinner("Ranking the metrics…"):
+        board = data.leaderboard(ds, ctx.key, tuple(ctx.metrics), ctx.human, level, coefficient, pool, systems)
+        st.subheader(f"Leaderboard: {coefficient} with {escape_markdown(ctx.human)}, {level} level")
+        st.markdown(tables.leaderboard_markdown(board, coefficient))
+        st.caption(escape_markdown(
+            f"Rank = significance cluster: metrics no test separates share a rank (PERM-BOTH, one-sided, Bonferroni "
+            f"per metric, α = 0.05, k = 1,000, seed 0). Interval: BOOT-BOTH 95% (TACL 2021). {ds.n_systems} systems"
+            + (f" ({systems})" if systems else "") + f", pool '{pool}'. Change the level and coefficient in the "
+            "sidebar; details on Confidence intervals and Significance."))
+        if board["cluster"].nunique() == 1 and len(board) > 1:
+            st.info("No test separates these metrics: on this data they are statistically tied.",
+                    icon=":material/balance:")
     headline_metric = ctx.metrics[0]
-    with guard("Could not compute the close-pairs headline"):
+    with headline_col, guard("Could not compute the close-pairs headline"):
         pair_rows = data_pairs.pair_table(ds, ctx.key, headline_metric, ctx.human, "judged", "")
         if len(pair_rows) >= 10:
             u20 = float(pair_rows["abs_dx"].iloc[data_pairs.share_count(len(pair_rows), 0.2) - 1])
             full = data_pairs.delta(ds, ctx.key, headline_metric, ctx.human, "judged", "", 0.0, float("inf"))
             close = data_pairs.delta(ds, ctx.key, headline_metric, ctx.human, "judged", "", 0.0, u20)
-            st.subheader("Headline: agreement on close system pairs")
-            left, right, link = st.columns([1, 1, 1])
-            left.metric(f"rSYS, all {full['n_pairs']} pairs", figures.fmt(full["estimate"], 2))
-            right.metric(f"rSYS-Δ(0, {u20:.3g}), closest 20%", figures.fmt(close["estimate"], 2),
-                         help="Kendall τ over only the system pairs whose metric scores differ by at most u.")
-            link.page_link("pages/pairs.py", label="Explore realistic pairs", icon=":material/join_inner:")
+            st.subheader("Headline: close system pairs")
+            left, right = st.columns(2)
+            left.metric(f"rSYS, all {full['n_pairs']} pairs", figures.fmt(full["estimate"], 2), help=glossary("rSYS"))
+            right.metric(f"rSYS-Δ, closest 20% (u = {u20:.3g})", figures.fmt(close["estimate"], 2),
+                         help=glossary("rSYS-Δ"))
             st.caption(escape_markdown(
                 f"{headline_metric} vs {ctx.human}: the system-level Kendall τ on all pairs, and on the 20% of "
                 "pairs closest in metric score (Deutsch, Dror & Roth, NAACL 2022)."))
+            st.page_link("pages/pairs.py", label="Explore realistic pairs", icon=":material/join_inner:")
 
 # Page links, not previews: the details (tables, charts) are one click away on their own pages.
 st.subheader("Where to go next")

@@ -127,9 +127,26 @@ def cmd_normality(args: argparse.Namespace) -> None:
                                                  "input_tested", "input_skipped"])
 
 
+def cmd_reproduce(args: argparse.Namespace) -> None:
+    from metaeval_core.analyses.reproduce import reproduce, reproduction_records
+    from metaeval_core.data.registry import load_dataset
+
+    cli = _cli()
+    directory = cli.data_dir(args)
+    wanted = cli.split_list(args.datasets, "datasets") if args.datasets else None
+    rows = reproduce(lambda dataset_id: load_dataset(dataset_id, data_dir=directory), datasets=wanted)
+    records = reproduction_records(rows)
+    cli.emit(args, records, columns=["paper", "what", "dataset", "published", "metaeval", "reproduced", "note"])
+
+
 def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     """Register the analysis subcommands with the main parser's ``command`` factory."""
     cli = _cli()
+
+    p = command("reproduce", cmd_reproduce, "recompute the published numbers the built-in data can reproduce "
+                "(SummEval/SacreROUGE tables, TACL 2021, NAACL 2022, Krippendorff alphas, REALSumm) and tick each")
+    p.add_argument("--data-dir", help="data directory (default: $METAEVAL_DATA_DIR or data/cache)")
+    p.add_argument("--datasets", default=None, help="only these dataset ids, comma-separated (default: all)")
 
     p = command("topk", cmd_topk, "system-level correlation among the top-k systems by human score, k = N..min-k "
                 "(Bhandari et al. 2020, sec. 4.2)")

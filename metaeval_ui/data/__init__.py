@@ -263,3 +263,47 @@ def pairwise_uncorrected(_dataset: Dataset, key: tuple, *, progress: Callable[[f
     )
     _store().put(key, table)
     return table
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def reproduction(data_dir: str) -> pd.DataFrame:
+    """Every published number of metaeval_core.analyses.reproduce recomputed on ``data_dir``'s datasets (~1 s)."""
+    from metaeval_core.analyses.reproduce import reproduce, reproduction_records
+
+    def load(dataset_id: str) -> Dataset:
+        return load_registered(dataset_id, data_dir)
+
+    return pd.DataFrame(reproduction_records(reproduce(load)))
+
+
+LEADERBOARD_TEST = ("perm-both", "greater", "bonferroni", "row", 0.05)  # TACL 2021's defaults, as on Significance
+
+
+def leaderboard(_dataset: Dataset, key: DatasetKey, metrics: tuple[str, ...], human: str, level: str,
+                coefficient: str, pool: str, systems: str, n_resamples: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """The Overview's table: each metric's correlation, its BOOT-BOTH 95% interval and its significance cluster.
+
+    Built from the same cached calls as the Confidence intervals and Significance pages (same keys, so opening one
+    fills the others' caches): PERM-BOTH one-sided tests, Bonferroni per row metric, alpha 0.05; metrics no test
+    separates share a cluster (metaeval_core.analyses.practice.significance_clusters). Columns: cluster, metric,
+    estimate, low, high, kind ('metric'; rows of other kinds, e.g. human ceilings, may be appended by callers).
+    """
+    from metaeval_ui import tables
+    from metaeval_ui.data import practice as practice_data
+
+    intervals = {m: confidence_interval(_dataset, key, m, human, level, coefficient, "boot-both", pool, systems,
+                                        0.95, n_resamples, seed) for m in metrics}
+    method, alternative, correction, family, alpha = LEADERBOARD_TEST
+    if len(metrics) >= 2:
+        pkey = pairwise_key(key, tuple(metrics), human, level, coefficient, method, alternative, pool, systems,
+                            n_resamples, seed)
+        table = pairwise_uncorrected(_dataset, pkey)
+        still = np.nan_to_num(tables.correct_table(table.pvalue, correction, family), nan=1.0) < alpha
+        ranks = practice_data.cluster_frame(practice_data.clusters(table, still, alpha, correction))
+    else:
+        ranks = pd.DataFrame({"cluster": [1] * len(metrics), "metric": list(metrics),
+                              "estimate": [intervals[m]["estimate"] for m in metrics]})
+    ranks["low"] = [intervals[m]["low"] for m in ranks["metric"]]
+    ranks["high"] = [intervals[m]["high"] for m in ranks["metric"]]
+    ranks["kind"] = "metric"
+    return ranks.reset_index(drop=True)

@@ -44,11 +44,11 @@ def fmt(value: object, digits: int = 3) -> str:
     return f"{number:.{digits}f}"
 
 
-def fmt_p(p: object) -> str:
-    if p is None or not np.isfinite(float(p)):
-        return "undefined"
-    p = float(p)
-    return f"{p:.2g}" if p < 0.001 else f"{p:.3f}"
+def fmt_p(p: object, alpha: float | None = None) -> str:
+    """A p-value whose shown digits agree with the decision at ``alpha`` (:func:`metaeval_ui.text.format_pvalue`)."""
+    from metaeval_ui.text import format_pvalue
+
+    return format_pvalue(p, alpha)
 
 
 def _number(value: object) -> float | None:
@@ -322,7 +322,7 @@ def comparison_sentence(
     else:
         claim = f"{better} correlates better with {human} than {worse}"
     detail = f"{method}" + (f", {n_resamples} resamples" if n_resamples else "")
-    head = f"H1: {claim}: delta = {fmt(delta)}, p = {fmt_p(pvalue)} ({detail})."
+    head = f"H1: {claim}: delta = {fmt(delta)}, p = {fmt_p(pvalue, alpha)} ({detail})."
     if not significant:
         return f"{head} Not significant at alpha = {alpha:g}."
     if correction in ("none", "", None):
@@ -362,7 +362,7 @@ def pvalue_heatmap(
     cor = np.asarray(significant_corrected, dtype=bool).reshape(n, n)
     names = [esc(m) for m in metrics]
     z = np.where(sig & np.isfinite(p), p, np.nan)
-    text = np.where(np.eye(n, dtype=bool), "", np.vectorize(fmt_p)(p)) if n else np.empty((0, 0))
+    text = np.where(np.eye(n, dtype=bool), "", np.vectorize(lambda v: fmt_p(v, alpha))(p)) if n else np.empty((0, 0))
     custom = np.array([[esc(hover[i][j]) if hover is not None else "" for j in range(n)] for i in range(n)],
                       dtype=object)
     fig = go.Figure(

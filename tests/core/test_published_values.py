@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import pytest
 
+from metaeval_core.analyses.reproduce import SACREROUGE_TABLE
 from metaeval_core.stats.correlation import correlate
 from metaeval_core.data.registry import load_dataset
 
@@ -25,21 +26,9 @@ pytestmark = pytest.mark.realdata
 
 COEFFICIENTS = ("pearson", "spearman", "kendall")
 
-# metric id: ((system r, rho, tau), (summary r, rho, tau)); None = not published.
-PUBLISHED = {
-    "rouge-1.f1": ((0.61, 0.62, 0.50), (0.28, 0.26, 0.20)),
-    "rouge-1.recall": ((0.55, 0.56, 0.42), (0.31, 0.28, 0.23)),
-    "rouge-2.f1": ((0.64, 0.60, 0.43), (0.23, 0.19, 0.14)),
-    "rouge-2.recall": ((0.65, 0.78, 0.57), (0.26, 0.23, 0.18)),
-    "rouge-l.f1": ((0.61, 0.48, 0.32), (0.21, 0.18, 0.14)),
-    "rouge-l.recall": ((0.70, 0.83, 0.65), (0.27, 0.26, 0.21)),
-    "qa-eval.f1": ((0.82, 0.91, 0.77), (0.30, 0.29, 0.22)),
-    "qa-eval.lerc": ((0.80, 0.90, 0.77), (0.34, 0.31, 0.24)),
-    "MoverScore": ((0.56, 0.54, 0.42), (0.28, 0.24, 0.18)),
-    # Extra values in SOURCE.md (computed from these files, not in SacreROUGE's docs).
-    "bertscore.recall": ((0.84, 0.91, 0.75), (0.37, 0.35, 0.27)),
-    "bertscore.f1": ((0.54, 0.40, 0.28), None),
-}
+# metric id: ((system r, rho, tau), (summary r, rho, tau)); None = not published. The one table of these values
+# lives in the core, shared with the "Reproduce the papers" page and `metaeval reproduce`.
+PUBLISHED = SACREROUGE_TABLE
 
 CASES = [
     pytest.param(metric, level, coefficient, values[k], id=f"{metric}-{level}-{coefficient}")

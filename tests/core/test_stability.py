@@ -98,7 +98,9 @@ def test_demo_metrics_more_stable_with_full_pool(demo):
                                          n_resamples=300, rng=0)
         assert judged.pool == "judged" and full.pool == "all" and full.n_inputs == demo.n_inputs
         assert full.mean[-1] > judged.mean[0] + 0.1, metric
-        assert full.mean[-1] > 0.9, metric
+        # 0.8, not 0.9: since issue 14 the demo's metrics carry per-summary noise of their own (sd 2, as real
+        # metrics agree little with humans on single summaries); the all-input consistency of metric.weak is 0.821.
+        assert full.mean[-1] > 0.8, metric
         assert full.std[-1] < judged.std[0], metric
     human = dataset_ranking_stability(demo, "human.quality", pool="all", n_resamples=100, rng=0)
     assert human.pool == "judged" and human.sizes[-1] == demo.n_judged  # humans always use judged inputs

@@ -120,12 +120,18 @@ def test_correct_table_families():
 
 
 def test_pairwise_accuracy_is_a_coefficient_on_the_resampling_pages(demo_env):
-    """The accuracies are offered wherever a coefficient is; Fisher and Williams are not offered for them."""
+    """The accuracies are offered wherever a coefficient is; Fisher is skipped for them, with the true reason, and
+    comes back (still selected) with a correlation; Williams is not offered for them."""
     at = open_ci({"ci": ["fisher", "boot-both"], "ci_k": "40", "coef": "pairwise-accuracy"})
-    assert "fisher" not in at.multiselect(key="w:ci_methods").options
+    assert at.multiselect(key="w:ci_methods").value == ["fisher", "boot-both"]
+    assert any("FISHER is skipped" in i.value and "pairwise accuracy" in i.value for i in at.info)
+    assert not any("not in this dataset" in str(c.value) for c in at.caption)
     table = at.dataframe[0].value
     assert set(table["method"]) == {"BOOT-BOTH"}
     assert ((0 <= table["low"]) & (table["high"] <= 1)).all()
+    at.radio(key="w:coefficient").set_value("pearson").run()
+    assert set(at.dataframe[0].value["method"]) == {"FISHER", "BOOT-BOTH"}
+    assert not any("FISHER is skipped" in i.value for i in at.info)
     at = open_sig({"test": "williams", "coef": "tie-calibrated-accuracy", "sig_k": "20"})
     assert "williams" not in at.selectbox(key="w:sig_method").options
     assert_clean(at)

@@ -1,0 +1,70 @@
+"""Reproduce the papers: every published number the built-in data can reproduce, recomputed live and ticked.
+
+The table of published values lives in the core (metaeval_core/analyses/reproduce.py), shared with
+``metaeval reproduce`` and tests/core/test_reproduce.py.
+"""
+
+import pandas as pd
+import streamlit as st
+
+from metaeval_ui import data, exports, widgets
+from metaeval_ui.errors import escape_markdown, guard
+
+st.title("Reproduce the papers")
+st.markdown(
+    "Each row is a number published in one of the five papers metaeval follows, recomputed **now** from the "
+    "built-in datasets: ✅ when metaeval's value agrees within the tolerance (for a two-decimal table: it rounds to "
+    "the published value), ❌ when it does not, and, for numbers the data cannot reproduce, the reason.")
+widgets.sidebar()
+
+frame = None
+with guard("Could not recompute the published values"), st.spinner("Recomputing the published values…"):
+    frame = data.reproduction(data.data_dir_key())
+if frame is None:
+    widgets.finish()
+    st.stop()
+
+missing = frame[frame["note"].str.startswith("data not available")]
+if len(missing):
+    ids = ", ".join(sorted(set(missing["dataset"])))
+    st.info(  # registry ids and commands: no user text to escape, and the commands keep their code formatting
+        f"The data for {ids} is not available here, so {len(missing)} numbers cannot be computed. Point "
+        "METAEVAL_DATA_DIR at a mirror of the datasets (e.g. `METAEVAL_DATA_DIR=/path/to/datasets bash run.sh app`) "
+        "or download them on a machine with internet access: `python -m metaeval_core fetch --dataset summeval` "
+        "(and realsumm, summeval-naacl2022, realsumm-naacl2022), each verified by its sha256.",
+        icon=":material/cloud_off:")
+unreproducible = frame["note"].ne("") & ~frame["note"].str.startswith(("data not available", "could not compute"))
+computed = frame[frame["metaeval"].notna() & ~unreproducible]
+left, middle, right = st.columns(3)
+left.metric("Reproduced", f"{int(computed['reproduced'].sum())} of {len(computed)}",
+            help="Numbers the built-in data can reproduce, recomputed and within tolerance.")
+middle.metric("Not reproducible from this data", int(unreproducible.sum()),
+              help="Published numbers that need data the mirror does not hold; the reason is in each row.")
+right.metric("Not computed (data missing)", len(missing))
+
+
+def _shown(value: object) -> str:
+    if value is None or (isinstance(value, float) and pd.isna(value)):
+        return "—"
+    return f"{value:.4f}".rstrip("0").rstrip(".") if isinstance(value, float) else str(value)
+
+
+def _verdict(row: pd.Series) -> str:
+    if row["note"] and not row["reproduced"]:
+        return "— (see why)" if not row["note"].startswith(("data", "could")) else "— (not computed)"
+    return "✅" if row["reproduced"] else "❌"
+
+
+view = pd.DataFrame({
+    "": [_verdict(r) for _, r in frame.iterrows()], "what": frame["what"], "where": frame["table"],
+    "dataset": frame["dataset"], "published": frame["published"].map(_shown), "metaeval": frame["metaeval"].map(_shown),
+    "± tolerance": frame["tolerance"].map(lambda t: f"{t:g}" if t else "exact"), "why not": frame["note"],
+})
+for paper, part in view.groupby(frame["paper"], sort=False):
+    st.subheader(escape_markdown(paper))
+    st.dataframe(part, hide_index=True, width="stretch")
+st.caption("Resampled numbers (TACL 2021 intervals and tests) use k = 1,000 and seed 0; their tolerance allows for "
+           "resampling noise. Rows marked '— (see why)' are computed on what the data holds and shown for comparison, "
+           "never ticked.")
+exports.table_download(frame, "reproduce-papers", title="Published values reproduced")
+widgets.finish()
