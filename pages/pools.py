@@ -45,8 +45,8 @@ with right:
         m = state.commit("pools_m", st.slider("Simulated judged inputs (m)", min_value=2, max_value=n_judged - 1,
                                               key=key, help="Drawn at random (with the seed) from the judged inputs."))
     else:
-        st.caption("Each system's metric score is its mean over the judged inputs (blue) or over every input the "
-                   "metric scored (orange); bootstrapping those inputs gives each mean's 95% interval.")
+        st.caption("Each system's metric score is its mean over the judged inputs (grey) or over every input the "
+                   "metric scored (dark blue); bootstrapping those inputs gives each mean's 95% interval.")
 
 intervals = summary = widths = None
 with guard("Could not compare the pools"), st.spinner(f"Bootstrapping ({k:,} resamples per interval)…"):

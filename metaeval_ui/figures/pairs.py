@@ -23,8 +23,9 @@ CONCORDANT = "#2ca02c"
 DISCORDANT = "#d62728"
 TIE = "#7f7f7f"
 BAND = "rgba(255, 193, 7, 0.18)"
-JUDGED_COLOUR = "#1f77b4"
-ALL_COLOUR = "#ff7f0e"
+# The two input pools are conditions, not measures: grey and dark blue, never a measure's hue.
+JUDGED_COLOUR = "#8a8a8a"
+ALL_COLOUR = "#1b3a57"
 TITLE_FONT = dict(size=14)
 TAU_AXIS = dict(range=[-1.05, 1.05], zeroline=True, zerolinecolor="#bbb")
 

@@ -44,6 +44,8 @@ def test_palette_has_no_red_and_humans_have_their_own_colour():
     assert len(set(colours.METRIC_PALETTE)) == len(colours.METRIC_PALETTE)
     # things that are not measures (CI methods, clusters, groups) never borrow a measure's hue
     assert not set(figures.PALETTE) & set(colours.METRIC_PALETTE)
+    conditions = {fp.JUDGED_COLOUR, fp.ALL_COLOUR, fa.ALL_COLOUR, fa.TOP_COLOUR}  # input pools, summary ranges
+    assert not conditions & set(colours.METRIC_PALETTE) and colours.HUMAN_COLOUR not in conditions
 
 
 def test_chosen_metrics_get_distinct_colours_independent_of_selection_order(declared):
