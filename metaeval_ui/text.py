@@ -41,7 +41,7 @@ def format_pvalue(p: object, alpha: float | None = None, *, decimals: int = 3) -
     >>> format_pvalue(0.04995, 0.05)
     '0.04995'
     >>> format_pvalue(0.0502, 0.05)
-    '0.0502'
+    '0.050'
     >>> format_pvalue(0.2)
     '0.200'
     """
@@ -82,3 +82,32 @@ GLOSSARY = {
 def glossary(term: str) -> str:
     """The plain-words definition of ``term`` (KeyError for an unknown term: a typo should fail a test)."""
     return GLOSSARY[term]
+
+
+# -- significance tests: what each method does and how its p-value is computed (docs/methods.md sec. 3) -----------
+_UNITS = {"systems": "whole system rows", "inputs": "whole input columns", "both": "every cell on its own"}
+_DRAWS = {"systems": "systems", "inputs": "inputs", "both": "systems and inputs"}
+
+
+def method_description(method: str, *, k: int, alternative: str = "greater") -> str:
+    """One method's description in plain words with its own p-value formula (markdown)."""
+    two = alternative == "two-sided"
+    if method.startswith("perm-"):
+        unit = method.split("-", 1)[1]
+        count = "|δₛ| ≥ |δ|" if two else "δₛ ≥ δ"
+        return (f"**{method.upper()}** (permutation, TACL 2021 Algorithm 2): {k:,} times, swap X's and Y's "
+                f"(standardised) scores, {_UNITS[unit]} at random, and recompute δₛ = r(X, Z) − r(Y, Z). "
+                f"p = (1 + #{{{count}}}) / (1 + k), over the resamples where δₛ is defined; never 0.")
+    if method.startswith("boot-"):
+        unit = method.split("-", 1)[1]
+        count = "|δₛ − δ| ≥ |δ|" if two else "δₛ − δ ≥ δ"
+        return (f"**{method.upper()}** (paired bootstrap): {k:,} times, resample {_DRAWS[unit]} with replacement, "
+                "the same draw for X, Y and the humans, and recompute δₛ; centred on δ it approximates the null. "
+                f"p = (1 + #{{{count}}}) / (1 + k), over the defined resamples; never 0. Lower power than "
+                "PERM-BOTH (TACL 2021 sec. 5.2).")
+    if method == "williams":
+        return ("**WILLIAMS** (analytic, Williams 1959): a t-test for two dependent correlations sharing the humans "
+                "Z, from r(X, Z), r(Y, Z), r(X, Y) and the number of points n (systems, or cells at the global "
+                f"level); p from Student's t with n − 3 degrees of freedom{', doubled' if two else ''}. No "
+                "resampling (k and the seed do not apply); assumes normal data and a Pearson correlation.")
+    return f"**{method.upper()}**"

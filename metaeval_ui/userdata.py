@@ -229,7 +229,8 @@ def banner(dataset: Dataset) -> None:
     steps = "; ".join(found.steps[-3:]) + (" …" if len(found.steps) > 3 else "")
     saved = f" Saved as stored dataset '{found.saved_as}'." if found.saved_as else " Not saved."
     st.warning(escape_markdown(f"A modified dataset is active: {found.base_title} with {len(found.steps)} "
-                               f"change(s) ({steps}).{saved} Every page computes on it."),
+                               f"change(s) ({steps}), now {dataset.n_systems} systems and {dataset.n_inputs} inputs "
+                               f"({dataset.n_judged} judged).{saved} Every page computes on it."),
                icon=":material/science:")
     with st.expander("Revert to the original dataset"):
         st.checkbox("Discard the modifications" + ("" if found.saved_as else " (they are not saved)"),

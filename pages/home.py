@@ -14,6 +14,7 @@ from metaeval_ui import data, figures, navigation, tables, widgets
 from metaeval_ui.errors import escape_markdown, guard
 from metaeval_ui.text import glossary
 
+FEW_PAIRS = 10  # below this many pairs, one pair moves Kendall's tau by more than 0.2: warn instead of headlining
 NEXT = (  # (page file, what it answers); pages this build does not register are left out
     ("pages/dataset.py", "citation, per-system means, score distributions and missing data"),
     ("pages/correlations.py", "how well each metric agrees with the human judgments, at three levels"),
@@ -81,8 +82,13 @@ if ctx.human and ctx.metrics:
             st.subheader("Headline: close system pairs")
             left, right = st.columns(2)
             left.metric(f"rSYS, all {full['n_pairs']} pairs", figures.fmt(full["estimate"], 2), help=glossary("rSYS"))
-            right.metric(f"rSYS-Δ, closest 20% (u = {u20:.3g})", figures.fmt(close["estimate"], 2),
-                         help=glossary("rSYS-Δ"))
+            right.metric(f"rSYS-Δ, closest 20%: {close['n_pairs']} pairs (u = {u20:.3g})",
+                         figures.fmt(close["estimate"], 2), help=glossary("rSYS-Δ"))
+            if close["n_pairs"] < FEW_PAIRS:
+                st.warning(f"Only {close['n_pairs']} system pairs are among the closest 20% "
+                           f"({full['n_systems']} systems): one pair changes rSYS-Δ by "
+                           f"{2 / max(close['n_pairs'], 1):.2g}, so this number says little. A dataset with more "
+                           "systems answers this question.", icon=":material/warning:")
             st.caption(escape_markdown(
                 f"{headline_metric} vs {ctx.human}: the system-level Kendall τ on all pairs, and on the 20% of "
                 "pairs closest in metric score (Deutsch, Dror & Roth, NAACL 2022)."))

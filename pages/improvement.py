@@ -93,6 +93,15 @@ with right:
         f"{'with probability about ' + format(p, '.2f') if not math.isnan(p) else '(undefined)'} "
         f"(band {low:.2f} to {high:.2f}), judging from the {result.total_pairs} system pairs of {ds.id}"
         + (f" ({systems})" if systems else "") + f"; {result.window_pairs} of them differ by between d/2 and 2d."))
+if math.isfinite(low) and low == high and p in (0.0, 1.0):
+    # A percentile band of zero width ("100% – 100%"): every resample's fit gives the same value, because every pair
+    # supporting it agrees (or disagrees). Say what the band cannot: how few pairs that rests on.
+    n = max(result.n_pairs, 1)
+    bound = 0.025 ** (1 / n)
+    st.info(f"The band has no width: in every resample all {result.n_pairs} pairs behind the value "
+            f"{'agree' if p >= 0.5 else 'disagree'} with the metric. That is not certainty: with {result.n_pairs} pairs "
+            f"the exact binomial 95% interval is {'%.0f%% – 100%%' % (100 * bound) if p >= 0.5 else '0%% – %.0f%%' % (100 - 100 * bound)}.",
+            icon=":material/info:")
 if result.extrapolated:
     st.warning(escape_markdown(
         f"d = {abs(delta):g} lies outside the observed gaps (up to {gaps['max']:.4g}): the curve is held constant "

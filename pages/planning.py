@@ -1,5 +1,7 @@
 """How many judgments do I need? rSYS interval width and PERM-BOTH power by design (docs/methods.md sec. 10)."""
 
+import math
+
 import pandas as pd
 import streamlit as st
 
@@ -68,10 +70,17 @@ sys_sizes = state.commit("plan_systems", left.multiselect(
 key = state.prepare("plan_target", options=tuple(TARGETS), fallback="both")
 target = state.commit("plan_target", right.radio("Recommend a design for", tuple(TARGETS), key=key,
                                                  horizontal=True, format_func=TARGETS.get))
-key = state.prepare("plan_width", fallback=0.5, coerce=lambda v: min(max(round(float(v), 2), 0.05), 1.5))
+# Default to a width the largest design can reach (a 0.5 default was often below the floor, so the page opened on
+# "Not reached"): the full data's own interval width, plus a fifth, rounded up to the slider's step.
+full_width = dp.full_width(ds, ctx.key, metric, ctx.human, coefficient, ci_method, systems, k, seed)
+reachable = min(1.5, max(0.05, math.ceil(1.2 * full_width / 0.05) * 0.05)) if math.isfinite(full_width) else 0.5
+key = state.prepare("plan_width", fallback=round(reachable, 2),
+                    coerce=lambda v: min(max(round(float(v), 2), 0.05), 1.5))
 width = state.commit("plan_width", right.slider(
     "Target interval width", 0.05, 1.5, step=0.05, key=key, disabled=target == "power",
-    help=f"Width of the {coefficient} interval you can live with (e.g. 0.5: estimate ± 0.25)."))
+    help=f"Width of the {coefficient} interval you can live with (e.g. 0.5: estimate ± 0.25). Default: "
+         f"{reachable:.2f}, a fifth above the width with every judged input and system ({full_width:.2f}), so the "
+         "largest design reaches it."))
 key = state.prepare("plan_power", fallback=0.8, coerce=lambda v: min(max(round(float(v), 2), 0.5), 0.99))
 power = state.commit("plan_power", right.slider("Target power", 0.5, 0.99, step=0.01, key=key,
                                                 disabled=target == "width"))

@@ -8,6 +8,7 @@ from metaeval_ui import data, exports, figures, state, tables, widgets
 from metaeval_ui.data import practice as practice_data
 from metaeval_ui.figures import practice as practice_figures
 from metaeval_ui.errors import escape_markdown, guard
+from metaeval_ui.text import format_pvalue, pvalue_decimals, method_description
 
 st.title("Which metric is better? Pairwise significance")
 
@@ -89,12 +90,16 @@ st.caption(
     f"level). **Filled**: p < {alpha:g}. **Outlined**: still below {alpha:g} after "
     f"{figures.correction_label(correction)} over "
     f"{'each row' if family == 'row' else 'the whole table' if family == 'table' else 'no family'}. "
-    "Hover a cell for the comparison in words. Permutation p = (1 + #{delta_s ≥ delta}) / (1 + k), never 0."
+    "Hover a cell for the comparison in words."
 )
+st.markdown(method_description(method, k=int(k), alternative=alternative))
 if table.approximate:
     st.caption("Williams' test assumes normality; with Spearman or Kendall its p-values are approximate.")
 
 records = tables.pairwise_records(metrics, table.delta, table.pvalue, corrected, alpha, table.n_defined)
+if method == "williams":  # no resampling: a 'defined resamples' count would read as 0 of 0
+    records = records.drop(columns=["defined resamples"])
+digits = pvalue_decimals([*records["p"], *records["p corrected"]], alpha)
 winners = records[records["significant corrected"]]
 if winners.empty:
     st.info("No comparison stays significant after the correction.")
@@ -102,9 +107,13 @@ else:
     st.markdown("**Still significant after correction:** " + escape_markdown(
         "; ".join(f"{x} > {y}" for x, y in zip(winners["X (better?)"], winners["Y"]))))
 st.dataframe(records, hide_index=True, width="stretch",
-             column_config={c: st.column_config.NumberColumn(c, format="%.4f") for c in ("delta", "p", "p corrected")})
+             column_config={"delta": st.column_config.NumberColumn("delta", format="%.4f")}
+             | {c: st.column_config.NumberColumn(c, format=f"%.{digits}f") for c in ("p", "p corrected")})
 exports.table_download(records, exports.file_name("significance", ds.id, level, coefficient, method),
-                       title=f"Pairwise comparisons ({label}, {correction}, alpha {alpha:g})")
+                       collect_it=False)
+# The report shows p as text with the digits its decision needs (the CSV keeps full precision).
+exports.collect(f"Pairwise comparisons ({label}, {correction}, alpha {alpha:g})", table=records.assign(
+    **{c: records[c].map(lambda v: format_pvalue(v, alpha)) for c in ("p", "p corrected")}))
 
 # -- significance clusters (docs/methods.md sec. 10): ranks of metrics not significantly different, as in WMT ----------
 st.subheader("Significance clusters")

@@ -167,7 +167,7 @@ class ImprovementResult:
     extrapolated : bool
         ``|delta|`` lies outside the observed ``|dx|`` range: the curve is held constant there.
     grid, curve, curve_low, curve_high : numpy.ndarray
-        The fitted curve and its pointwise band on a grid of ``|dx|`` from 0 to the largest
+        The fitted curve and its pointwise band on a grid of ``|dx|`` from the smallest to the largest
         observed ``|dx|`` (for the plot).
     pair_abs_dx, pair_agreement, pair_first, pair_second : numpy.ndarray
         The usable pairs: ``|dx|``, agreement (0, 0.5 or 1) and the two systems' positions in
@@ -343,7 +343,9 @@ def improvement_probability(
     adx, agr, usable = pair_agreement(x[first] - x[second], z[first] - z[second], human_ties=human_ties)
     curve = fit_agreement_curve(adx[usable], agr[usable])
     top = float(curve.knots[-1]) if curve.knots.size else 0.0
-    grid = np.linspace(0.0, top, _GRID_POINTS)
+    # The grid spans the observed gaps only: below the smallest one the curve would be held constant down to d = 0,
+    # drawing a (misleading) P at d = 0, where a metric tie says nothing and the honest value is a coin flip.
+    grid = np.linspace(float(curve.knots[0]) if curve.knots.size else 0.0, top, _GRID_POINTS)
     points = np.concatenate([[target], grid])
 
     draws = draw_delta_resamples(

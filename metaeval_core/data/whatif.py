@@ -414,4 +414,9 @@ def include_exclude(dataset: Dataset, *, systems: Sequence[str] | None = None, i
     if keep_inputs is not None and len(keep_inputs) < dataset.n_inputs:
         dropped.append(f"{dataset.n_inputs - len(keep_inputs)} input(s)")
     notes = tuple(subset.notes) + ((f"excluded {' and '.join(dropped)}",) if dropped else ())
-    return _rebuild(subset, notes=notes)
+    description = subset.description
+    if dropped:  # the base's description may count systems/inputs ("16 systems, ..."): lead with the true counts
+        description = (f"Now {subset.n_systems} systems and {subset.n_inputs} inputs ({subset.n_judged} judged), after "
+                       f"excluding {' and '.join(dropped)}." + (f" Before: {dataset.description}" if dataset.description
+                                                               else ""))
+    return _rebuild(subset, notes=notes, description=description)

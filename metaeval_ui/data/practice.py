@@ -195,3 +195,15 @@ def cluster_frame(result: practice.SignificanceClusters) -> pd.DataFrame:
     frame = pd.DataFrame(result.to_records(), columns=["metric", "estimate", "rank"])
     frame["estimate"] = frame["estimate"].astype(float)
     return frame.rename(columns={"rank": "cluster"})[["cluster", "metric", "estimate"]]
+
+
+def full_width(_dataset: Dataset, key: DatasetKey, metric: str, human: str, coefficient: str, method: str,
+               systems: str, n_resamples: int, seed: int) -> float:
+    """Width of the system-level interval on all judged inputs and systems (the planner's largest design); NaN if
+    undefined. From the cached :func:`metaeval_ui.data.confidence_interval`."""
+    from metaeval_ui import data
+
+    ci = data.confidence_interval(_dataset, key, metric, human, "system", coefficient, method, "judged", systems,
+                                  0.95, int(n_resamples), int(seed))
+    low, high = ci.get("low"), ci.get("high")
+    return float(high - low) if low is not None and high is not None else float("nan")

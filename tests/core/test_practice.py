@@ -207,7 +207,8 @@ def test_improvement_properties(demo):
         assert np.all(np.diff(r.curve) >= -1e-12)
         assert np.all(np.diff(r.curve_low) >= -1e-12) and np.all(np.diff(r.curve_high) >= -1e-12)
         assert np.all(r.curve_low <= r.curve_high)
-        assert r.grid[0] == 0.0 and r.grid[-1] == pytest.approx(r.pair_abs_dx.max())
+        # From the smallest observed gap, not 0 (issue 14: no curve value is drawn at d = 0).
+        assert r.grid[0] == pytest.approx(r.pair_abs_dx.min()) and r.grid[-1] == pytest.approx(r.pair_abs_dx.max())
 
 
 def test_strong_metric_probability_increases_with_delta(demo):

@@ -115,3 +115,54 @@ def test_judged_vs_all_on_the_demo_narrows_and_explains_when_it_would_not(demo_e
     expander = next(e for e in at.expander if "wider" in e.label)
     text = " ".join(m.value for m in expander.markdown)
     assert "same** inputs" in text and "separately" in text and "simulation" not in at.caption[-1].value.lower()
+
+
+def test_overview_warns_when_the_headline_rests_on_few_pairs(demo_env):
+    """An upload with 5 systems has 10 pairs, so 'the closest 20%' is 2 pairs: say so instead of headlining it."""
+    from test_upload import upload, wide_csv
+
+    at = new_app().run()
+    upload(at, "five.csv", wide_csv(n_systems=5))
+    assert_clean(at)
+    label = next(m.label for m in at.metric if "closest 20%" in m.label)
+    assert "2 pairs" in label
+    assert any("Only 2 system pairs" in w.value and "5 systems" in w.value for w in at.warning)
+    at = new_app({"dataset": "demo"}).run()
+    assert not any("system pairs are among the closest" in w.value for w in at.warning)  # 16 systems: 24 pairs
+
+
+# -- Significance: one description per method, only the fields that apply ---------------------------------------
+@pytest.mark.parametrize("method, present, absent", [
+    ("williams", "Student's t", "(1 + k)"),
+    ("boot-both", "paired bootstrap", "swap"),
+    ("perm-both", "swap", "Student's t"),
+])
+def test_significance_describes_the_chosen_method_only(demo_env, method, present, absent):
+    at = open_page("pages/significance.py", {"test": method, "sig_k": "50"})
+    text = " ".join(m.value for m in at.markdown)
+    assert present in text and absent not in text
+    records = next(d.value for d in at.dataframe if "p corrected" in d.value.columns)
+    assert ("defined resamples" in records.columns) == (method != "williams")
+
+
+# -- practitioner pages ----------------------------------------------------------------------------------------------
+def test_planning_opens_on_a_reachable_target_width(demo_env):
+    at = open_page("pages/planning.py", {"plan_trials": "4", "plan_k": "60"})
+    width = at.slider(key="w:plan_width").value
+    assert 0.05 <= width < 1.5
+    table = next(d.value for d in at.dataframe if "width_mean" in d.value.columns)
+    assert (table["width_mean"] <= width).any()  # the largest design reaches it
+    assert not any("not reached" in w.value.lower() and "width" in w.value.lower() for w in at.warning)
+
+
+def test_improvement_curve_starts_at_the_smallest_gap_and_the_band_is_not_degenerate(demo_env):
+    import json
+
+    at = open_page("pages/improvement.py", {"imp_k": "200"})
+    band = next(m.value for m in at.metric if m.label.endswith("band"))
+    assert band != "100% – 100%"
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    fitted = next(t for t in spec["data"] if "fitted" in str(t.get("name", "")))
+    xs = fitted["x"] if isinstance(fitted["x"], list) else None
+    if xs is not None:
+        assert xs[0] > 0  # no curve value drawn at d = 0

@@ -149,6 +149,10 @@ def test_exclude_save_restart_load_rename_delete(store_env):
     assert_clean(at)
     goto(at, "pages/home.py")
     assert counts(at)["systems"] == "15" and counts(at)["judged inputs"] == "103"
+    # Issue 14: the banner and the description give the counts after the exclusion, never the base's "16 systems".
+    assert any("now 15 systems" in w.value for w in at.warning if "modified dataset is active" in w.value)
+    shown = " ".join(m.value.replace("\\", "") for m in at.markdown)
+    assert "Now 15 systems" in shown and not shown.startswith("16 systems")
 
     goto(at, "pages/whatif.py")
     at.text_input(key="store_name").set_value("My <b>what-if</b>").run()

@@ -1,0 +1,67 @@
+"""metaeval_ui.text: p-values whose shown digits agree with the decision; method descriptions; glossary."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from metaeval_ui import figures
+from metaeval_ui.text import format_pvalue, glossary, pvalue_decimals, method_description
+
+
+@pytest.mark.parametrize("p, alpha, shown", [
+    (0.04995, 0.05, "0.04995"),  # the issue's case: "0.050" would read as not significant
+    (0.0502, 0.05, "0.050"), (0.05, 0.05, "0.050"), (0.2, 0.05, "0.200"), (0.2, None, "0.200"),
+    (0.0004, 0.05, "0.0004"), (0.00012, None, "0.00012"), (math.nan, 0.05, "undefined"), (None, 0.05, "undefined"),
+    (0.0099996, 0.01, "0.0099996"), (0.05 - 1e-12, 0.05, "< 0.05"),
+])
+def test_format_pvalue(p, alpha, shown):
+    assert format_pvalue(p, alpha) == shown
+
+
+def test_shown_pvalue_always_agrees_with_the_decision():
+    rng = np.random.default_rng(0)
+    for alpha in (0.05, 0.01, 0.1, 0.001):
+        for p in np.concatenate([alpha + rng.normal(0, 1e-4, 500), rng.uniform(0, 1, 500), [alpha]]):
+            text = format_pvalue(p, alpha)
+            if text.startswith(("<", "≥")):
+                assert text.startswith("<") == (p < alpha)
+            else:
+                assert (float(text) < alpha) == (p < alpha), (p, alpha, text)
+            assert (float(figures.fmt_p(p, alpha).lstrip("<≥ ")) < alpha) == (p < alpha) or text.startswith("<")
+
+
+def test_pvalue_decimals_for_a_table_column():
+    assert pvalue_decimals([0.2, 0.5], 0.05) == 3
+    assert pvalue_decimals([0.2, 0.04995], 0.05) == 5
+    assert round(0.04995, pvalue_decimals([0.04995], 0.05)) < 0.05
+
+
+def test_heatmap_text_and_hover_use_the_decision_digits():
+    p = np.array([[np.nan, 0.04995], [0.9, np.nan]])
+    sig = p < 0.05
+    fig = figures.pvalue_heatmap(["a", "b"], p, np.nan_to_num(sig), np.zeros((2, 2), bool), alpha=0.05)
+    assert "0.04995" in list(fig.data[1].text)
+    sentence = figures.comparison_sentence("a", "b", "h", delta=0.1, pvalue=0.04995, method="PERM-BOTH",
+                                           n_resamples=1000, significant=True, significant_corrected=False,
+                                           alpha=0.05, correction="none", family="row")
+    assert "p = 0.04995" in sentence and "Significant" in sentence
+
+
+def test_each_method_has_its_own_description():
+    perm = method_description("perm-both", k=1000)
+    boot = method_description("boot-both", k=1000)
+    williams = method_description("williams", k=1000)
+    assert "swap" in perm and "(1 + #{δₛ ≥ δ}) / (1 + k)" in perm
+    assert "resample systems and inputs" in boot and "δₛ − δ ≥ δ" in boot and "swap" not in boot
+    assert "Student's t" in williams and "(1 + k)" not in williams and "k and the seed do not apply" in williams
+    assert "|δₛ| ≥ |δ|" in method_description("perm-inputs", k=10, alternative="two-sided")
+
+
+def test_glossary_terms():
+    for term in ("M_jud", "undefined pieces skipped", "Pooled reduction", "rSYS", "rSYS-Δ"):
+        assert len(glossary(term)) > 40
+    with pytest.raises(KeyError):
+        glossary("no such term")
