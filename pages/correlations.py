@@ -62,10 +62,12 @@ if not undefined.empty:
         "Undefined (fewer than 2 points or constant scores): " + ", ".join(undefined["metric"].astype(str))))
 
 if layout == "all" and len(humans) > 1:
-    st.markdown("**Metric x human dimension**")
-    pivot = table.pivot(index="metric", columns="human", values="estimate").reindex(list(ctx.metrics))
-    st.dataframe(pivot, width="stretch")
-    exports.collect("Metric x human dimension", table=pivot.reset_index())
+    st.markdown("**Human dimension x metric**")
+    # human dimensions as rows: many dimensions would push metric columns off the right edge
+    pivot = table.pivot(index="human", columns="metric", values="estimate").reindex(columns=list(ctx.metrics))
+    st.dataframe(pivot, width="stretch", column_config={m: st.column_config.NumberColumn(m, format="%.3f")
+                                                        for m in pivot.columns})
+    exports.collect("Human dimension x metric", table=pivot.reset_index())
 
 # Uncertainty on every bar: Fisher's interval (closed form, so the page stays instant; the bootstrap methods are
 # on the Confidence intervals page). Not defined for the pairwise accuracies.

@@ -23,7 +23,6 @@ from metaeval_ui.figures.colours import (  # noqa: F401 - re-exported for the bu
 # hue of a measure is reused for something else.
 PALETTE = ("#4d4d4d", "#8a8a8a", "#1b3a57", "#6b4e2e", "#5e3c74", "#2f5d50", "#a0a0a0", "#000000")
 METHOD_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "cross", "star", "hexagon")
-HUMAN_PATTERNS = ("", "/", ".", "x", "\\", "+", "-", "|")
 
 
 def esc(text: object) -> str:
@@ -95,69 +94,91 @@ def fisher_bounds(frame: pd.DataFrame, coefficient: str, *, confidence_level: fl
     return frame.assign(low=low, high=high)
 
 
-def correlation_bar(frame: pd.DataFrame, *, title: str = "", interval_label: str = "95% interval") -> go.Figure:
-    """Bars of ``estimate`` per metric, each in the metric's colour (several human measures: one hatching each).
+def _correlation_hover(metric, human, estimate, low, high, n, undefined, interval_label) -> str:
+    line = f"<b>{esc(metric)}</b> vs {esc(human)}<br>estimate = {fmt(estimate)}"
+    if np.isfinite(low) and np.isfinite(high):
+        line += f"<br>{esc(interval_label)}: [{fmt(low)}, {fmt(high)}]"
+    skipped = int(undefined) if pd.notna(undefined) else 0
+    return line + f"<br>n = {int(n) if pd.notna(n) else 0} points" + (
+        f", {skipped} undefined per-input correlations left out" if skipped else "")
 
-    ``frame`` columns: metric, human, estimate, n, n_undefined, optionally low/high (an interval: error bars,
-    the bounds in the hover). Undefined correlations (NaN) get no bar but an 'undefined' label, never a silent 0.
-    With one human measure the value is written above each bar (above its interval); with several it is in the
-    hover only (grouped bars are too narrow for labels that do not collide).
+
+def correlation_bar(frame: pd.DataFrame, *, title: str = "", interval_label: str = "95% interval",
+                    columns: int = 4) -> go.Figure:
+    """Each metric's correlation with the human measure, in the metric's colour, with its interval.
+
+    One human measure: bars per metric, the value written above each bar's whisker. Several: small multiples, one
+    panel per human measure (dots with whiskers, one row per metric), so eight dimensions never become a thicket
+    of hatched bars. ``frame`` columns: metric, human, estimate, n, n_undefined, optionally low/high. Undefined
+    correlations (NaN) get no bar/dot but an 'undefined' label, never a silent 0.
     """
     if frame is None or frame.empty:
         return empty_figure("No correlations to show")
-    fig = go.Figure()
     humans = list(dict.fromkeys(frame["human"]))
     metrics = list(dict.fromkeys(frame["metric"]))
     has_ci = {"low", "high"} <= set(frame.columns) and frame[["low", "high"]].notna().any().any()
     colours = [measure_colour(m) for m in metrics]
-    for k, human in enumerate(humans):
+    y_title = "correlation" + (f" ({esc(interval_label)})" if has_ci else "")
+
+    def arrays(human):
         part = frame[frame["human"] == human].set_index("metric").reindex(metrics)
         estimate = part["estimate"].astype(float).to_numpy()
+        nan = np.full(len(metrics), np.nan)
+        low = part["low"].astype(float).to_numpy() if has_ci else nan
+        high = part["high"].astype(float).to_numpy() if has_ci else nan
+        hover = [_correlation_hover(m, human, e, lo, hi, n, u, interval_label) for m, e, lo, hi, n, u in
+                 zip(metrics, estimate, low, high, part["n"], part["n_undefined"])]
+        return estimate, low, high, hover
+
+    def whiskers(estimate, low, high) -> dict:
+        return {"type": "data", "symmetric": False, "thickness": 1.5, "width": 5, "color": "#333",
+                "array": np.nan_to_num(high - estimate, nan=0.0).tolist(),
+                "arrayminus": np.nan_to_num(estimate - low, nan=0.0).tolist()}
+
+    if len(humans) == 1:
+        estimate, low, high, hover = arrays(humans[0])
         defined = np.isfinite(estimate)
-        low = part["low"].astype(float).to_numpy() if has_ci else np.full(len(metrics), np.nan)
-        high = part["high"].astype(float).to_numpy() if has_ci else np.full(len(metrics), np.nan)
-        hover = []
-        for m, e, lo, hi, n, u in zip(metrics, estimate, low, high, part["n"], part["n_undefined"]):
-            line = f"<b>{esc(m)}</b> vs {esc(human)}<br>estimate = {fmt(e)}"
-            if np.isfinite(lo) and np.isfinite(hi):
-                line += f"<br>{esc(interval_label)}: [{fmt(lo)}, {fmt(hi)}]"
-            skipped = int(u) if pd.notna(u) else 0
-            line += f"<br>n = {int(n) if pd.notna(n) else 0} points" + (
-                f", {skipped} undefined per-input correlations left out" if skipped else "")
-            hover.append(line)
-        bar = dict(
-            x=[esc(m) for m in metrics], y=np.where(defined, estimate, 0.0), name=esc(human),
-            marker={"color": colours, "opacity": [1.0 if d else 0.0 for d in defined],
-                    "pattern": {"shape": HUMAN_PATTERNS[k % len(HUMAN_PATTERNS)], "fgcolor": "white",
-                                "solidity": 0.35}},
-            hovertext=hover, hoverinfo="text", offsetgroup=str(k), legendgroup=str(k),
-        )
+        bar = dict(x=[esc(m) for m in metrics], y=np.where(defined, estimate, 0.0), name=esc(humans[0]),
+                   marker={"color": colours, "opacity": [1.0 if d else 0.0 for d in defined]},
+                   hovertext=hover, hoverinfo="text")
         if has_ci:
-            bar["error_y"] = {"type": "data", "symmetric": False, "thickness": 1.5, "width": 6, "color": "#333",
-                              "array": np.nan_to_num(high - estimate, nan=0.0).tolist(),
-                              "arrayminus": np.nan_to_num(estimate - low, nan=0.0).tolist()}
-        fig.add_bar(**bar)
-        if len(humans) == 1:
-            top = np.where(np.isfinite(high), high, np.where(defined, estimate, 0.0)) + 0.02
-            bottom = np.where(np.isfinite(low), low, np.where(defined, estimate, 0.0)) - 0.02
-            above = np.where(defined, estimate, 0.0) >= 0
-            fig.add_scatter(
-                x=[esc(m) for m in metrics], y=np.where(above, top, bottom).tolist(), mode="text",
-                text=[fmt(e) if d else "undefined" for e, d in zip(estimate, defined)],
-                textposition=["top center" if a else "bottom center" for a in above], hoverinfo="skip",
-                showlegend=False, cliponaxis=False, textfont={"size": 12})
-    fig.update_layout(
-        barmode="group",
-        title=esc(title) if title else None,
-        yaxis={"title": "correlation" + (f" ({esc(interval_label)})" if has_ci else ""), "range": [-1.05, 1.15],
-               "zeroline": True},
-        xaxis={"title": "metric", "tickangle": -30 if len(metrics) > 6 else 0},
-        legend={"title": "human measure", "orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 1,
-                "xanchor": "right"},
-        showlegend=len(humans) > 1,
-        height=440,
-        margin={"t": 70 if (title or len(humans) > 1) else 20},
-    )
+            bar["error_y"] = whiskers(estimate, low, high)
+        fig = go.Figure(go.Bar(**bar))
+        top = np.where(np.isfinite(high), high, np.where(defined, estimate, 0.0)) + 0.02
+        bottom = np.where(np.isfinite(low), low, np.where(defined, estimate, 0.0)) - 0.02
+        above = np.where(defined, estimate, 0.0) >= 0
+        fig.add_scatter(
+            x=[esc(m) for m in metrics], y=np.where(above, top, bottom).tolist(), mode="text",
+            text=[fmt(e) if d else "undefined" for e, d in zip(estimate, defined)],
+            textposition=["top center" if a else "bottom center" for a in above], hoverinfo="skip",
+            showlegend=False, cliponaxis=False, textfont={"size": 12})
+        fig.update_layout(
+            title=esc(title) if title else None, showlegend=False, height=440, margin={"t": 60 if title else 20},
+            yaxis={"title": y_title, "range": [-1.05, 1.15], "zeroline": True},
+            xaxis={"title": "metric", "tickangle": -30 if len(metrics) > 6 else 0})
+        return fig
+
+    cols = min(columns, len(humans))
+    rows = math.ceil(len(humans) / cols)
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[esc(h) for h in humans], shared_yaxes=True,
+                        shared_xaxes=True, horizontal_spacing=0.02, vertical_spacing=min(0.12, 0.6 / rows))
+    ys = list(range(len(metrics) - 1, -1, -1))  # the first metric at the top
+    for k, human in enumerate(humans):
+        estimate, low, high, hover = arrays(human)
+        dots = dict(x=np.where(np.isfinite(estimate), estimate, np.nan).tolist(), y=ys, mode="markers",
+                    marker={"color": colours, "size": 9}, hovertext=hover, hoverinfo="text", showlegend=False,
+                    name=esc(human))
+        if has_ci:
+            dots["error_x"] = whiskers(estimate, low, high)
+        fig.add_trace(go.Scatter(**dots), row=k // cols + 1, col=k % cols + 1)
+    fig.update_xaxes(range=[-1.05, 1.05], zeroline=True, zerolinecolor="#999", tickvals=[-0.5, 0, 0.5])  # no "1 -1"
+    fig.update_yaxes(tickvals=ys, ticktext=[esc(m) for m in metrics], range=[-0.6, len(metrics) - 0.4],
+                     showgrid=False, zeroline=False)
+    for c in range(1, cols + 1):
+        fig.update_xaxes(title_text=y_title if c == 1 else None, row=rows, col=c)
+    fig.update_annotations(font_size=12)
+    fig.update_layout(title=esc(title) if title else None, showlegend=False,
+                      height=80 + rows * (70 + 26 * len(metrics)), margin={"t": 80 if title else 40})
     return fig
 
 

@@ -317,9 +317,12 @@ def need_measures(ctx: Context, *, min_metrics: int = 1, what: str = "") -> bool
 _WORDS = {2: "two", 3: "three"}
 
 # Streamlit caps a multiselect's height and scrolls inside it, which cut the fifth chosen metric in half in the
-# sidebar: let the sidebar's pickers grow with their chips instead.
+# sidebar (and the fourth CI method on Confidence intervals): let every picker grow with its chips instead.
 _SIDEBAR_CSS = """<style>
-[data-testid="stSidebar"] [data-testid="stMultiSelect"] div { max-height: none !important; }
+[data-testid="stMultiSelect"] div { max-height: none !important; }
+[data-testid="stMultiSelect"] div:has(> span > span > button) { flex-wrap: wrap !important;
+  overflow: visible !important; mask-image: none !important; -webkit-mask-image: none !important; }
+[data-testid="stMultiSelect"] div > span:has(> span > button) { flex-wrap: wrap !important; }
 </style>"""
 
 

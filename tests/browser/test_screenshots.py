@@ -27,6 +27,14 @@ _CONTENT_HEIGHT = """() => {
 }"""
 
 
+# Multiselects whose chips do not all show (Streamlit caps the height and scrolls or fades them out sideways).
+_CLIPPED_PICKERS = """() => Array.from(document.querySelectorAll('[data-testid="stMultiSelect"]')).filter(box => {
+  return Array.from(box.querySelectorAll('div')).some(el =>
+    el.querySelector(':scope > span > span > button') &&
+    (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1));
+}).map(box => box.innerText.split('\\n')[0])"""
+
+
 def full_page_screenshot(page, name: str):
     height = min(int(page.evaluate(_CONTENT_HEIGHT)) + 80, MAX_HEIGHT)
     page.set_viewport_size({"width": h.VIEWPORT["width"], "height": height})
@@ -59,6 +67,7 @@ def test_screenshot_every_page(page, server, dataset):
         shot = full_page_screenshot(page, f"{dataset}/{path}")
         assert shot.stat().st_size > 10_000, f"{shot} looks empty"
         failures += [f"/{path}: {p}" for p in h.problems(page)]
+        failures += [f"/{path}: chips cut off in the picker {label!r}" for label in page.evaluate(_CLIPPED_PICKERS)]
         failures += [f"/{path}: error box: {e.strip()[:300]}" for e in h.error_alerts(page)]
         chosen = h.selectbox_value(h.sidebar_selectbox(page, "Dataset"))
         if f"[{dataset}]" not in chosen:

@@ -33,8 +33,8 @@ def test_correlation_bar_one_bar_per_metric_and_undefined_is_labelled_not_zeroed
 
 def test_correlation_bar_groups_by_human_and_handles_empty():
     fig = figures.correlation_bar(corr_frame([0.1, 0.2], humans=("a", "b")))
-    assert [t.name for t in fig.data if isinstance(t, go.Bar)] == ["a", "b"]
-    assert fig.layout.barmode == "group"
+    assert [t.name for t in fig.data] == ["a", "b"]  # one panel per human measure (small multiples)
+    assert [a.text for a in fig.layout.annotations] == ["a", "b"] and fig.data[1].xaxis == "x2"
     empty = figures.correlation_bar(pd.DataFrame())
     assert empty.layout.annotations[0].text == "No correlations to show"
 

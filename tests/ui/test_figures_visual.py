@@ -170,16 +170,19 @@ def test_forest_plot_grows_with_metrics_times_methods_and_rows_do_not_overlap():
     assert pixels_per_method >= 15
 
 
-def test_correlation_bar_labels_sit_above_the_interval_and_vanish_when_grouped(declared):
+def test_correlation_bar_labels_sit_above_the_interval_and_several_humans_are_small_multiples(declared):
     one = figures.correlation_bar(_correlations(METRICS))
     bar, labels = one.data
     assert bar.error_y.array is not None and labels.mode == "text"
     assert list(labels.y) == pytest.approx(list(_correlations(METRICS)["high"] + 0.02))  # above the whisker
     assert "95% interval: [" in bar.hovertext[0]
-    two = figures.correlation_bar(_correlations(METRICS, ("expert.relevance", "expert.coherence")))
-    assert all(isinstance(t, go.Bar) for t in two.data)  # grouped bars are too narrow for labels: hover only
-    assert two.data[0].marker.pattern.shape != two.data[1].marker.pattern.shape  # humans told apart by hatching
-    assert two.layout.legend.y >= 1  # the legend above the plot, never over an axis title
+    eight = [f"h{k}" for k in range(8)]
+    many = figures.correlation_bar(_correlations(METRICS, eight))
+    # several human measures: small multiples (one panel each, dots with whiskers), not a thicket of hatched bars
+    assert len(many.data) == 8 and all(t.mode == "markers" and t.error_x.array is not None for t in many.data)
+    assert [a.text for a in many.layout.annotations] == eight and not many.layout.showlegend
+    assert list(many.data[3].marker.color) == [colours.measure_colour(m) for m in METRICS]
+    assert many.layout.height > one.layout.height  # two rows of panels: the figure grows
 
 
 def test_fisher_bounds_for_correlations_only():

@@ -71,3 +71,12 @@ def test_pages_without_the_metric_picker_use_the_same_colours(demo_env):
     fresh = open_page("pages/pairs.py")  # a fresh session opened on Realistic pairs (no metric picker there)
     metric = fresh.sidebar.selectbox(key="w:delta_metric").value
     assert plotly_specs(fresh)["delta_curve"]["data"][0]["line"]["color"] == colour[metric]
+
+
+def test_all_human_dimensions_are_small_multiples_and_the_table_fits(real_env):
+    at = open_page("pages/correlations.py", {"dataset": "summeval", "layout": "all"})
+    fig = plotly_specs(at)["correlation_bar"]
+    assert len(fig["data"]) == 8 and all(t["mode"] == "markers" and "error_x" in t for t in fig["data"])
+    pivot = at.dataframe[1].value  # human dimensions as rows, the 5 metrics as columns: nothing off the right edge
+    assert len(pivot) == 8 and list(pivot.columns) == ["rouge-1.f1", "rouge-2.f1", "rouge-l.f1", "bertscore.recall",
+                                                       "qa-eval.f1"]
