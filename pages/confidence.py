@@ -76,10 +76,20 @@ st.caption(
     "(input level) or cells (global level). With pool 'all', the metric's inputs are resampled separately "
     "from the human's."
 )
-table = frame[["metric", "method", "estimate", "low", "high", "width", "n_defined", "n_resamples", "n"]]
+table = frame[["metric", "method", "estimate", "low", "high", "width", "n_defined", "n_resamples", "n"]].copy()
+analytic = table["method"] == "FISHER"  # no resampling: show no resample counts rather than "0 defined of 0"
+table["n_defined"] = table["n_defined"].astype("Int64").mask(analytic)
+table["n_resamples"] = table["n_resamples"].astype("Int64").mask(analytic)
 st.dataframe(table, hide_index=True, width="stretch",
              column_config={c: st.column_config.NumberColumn(c, format="%.4f")
-                            for c in ("estimate", "low", "high", "width")})
+                            for c in ("estimate", "low", "high", "width")}
+             | {"n_defined": st.column_config.NumberColumn("defined resamples", help=(
+                 "Bootstrap resamples where the correlation is defined (the percentiles use these); the others, e.g. "
+                 "a resample where every system ties, are dropped and counted. Empty for FISHER: nothing is "
+                 "resampled.")),
+                "n_resamples": st.column_config.NumberColumn("resamples (k)", help="Empty for FISHER (analytic)."),
+                "n": st.column_config.NumberColumn("n", help="Points behind the estimate: systems (system level), "
+                                                             "inputs (input level) or cells (global level).")})
 undefined = frame[frame["low"].isna()]
 if not undefined.empty:
     st.warning(escape_markdown("No interval (estimate or every resample undefined): "

@@ -7,6 +7,7 @@ from metaeval_ui import exports, state, widgets
 from metaeval_ui.figures import analyses as fa
 from metaeval_ui.widgets import analyses as wa
 from metaeval_ui.errors import escape_markdown, guard
+from metaeval_ui.text import pvalue_decimals
 
 st.title("Normality of the scores")
 ctx = widgets.sidebar(human=False)
@@ -42,8 +43,11 @@ st.caption(
     "a high share flags where to prefer the bootstrap or permutation. With few systems the test has little "
     "power: a large p is not evidence of normality."
     + (f" Systems: {escape_markdown(systems)}." if systems else ""))
+# Three significant digits, unless a p that close to alpha needs more to sit on the right side of it when shown.
+digits = pvalue_decimals(frame["system_p"], alpha)
+p_format = "%.3g" if digits == 3 else f"%.{digits}f"
 st.dataframe(frame, hide_index=True, width="stretch", column_config={
-    "system_p": st.column_config.NumberColumn("system means p", format="%.3g", help="empty = undefined"),
+    "system_p": st.column_config.NumberColumn("system means p", format=p_format, help="empty = undefined"),
     "system_n": st.column_config.NumberColumn("systems"),
     "input_share": st.column_config.ProgressColumn(f"share of inputs with p < {alpha:g}", format="%.2f",
                                                    min_value=0.0, max_value=1.0),

@@ -166,3 +166,11 @@ def test_improvement_curve_starts_at_the_smallest_gap_and_the_band_is_not_degene
     xs = fitted["x"] if isinstance(fitted["x"], list) else None
     if xs is not None:
         assert xs[0] > 0  # no curve value drawn at d = 0
+
+
+def test_confidence_table_shows_no_resample_counts_for_fisher(demo_env):
+    at = open_page("pages/confidence.py", {"ci": ["fisher", "boot-both"], "ci_k": "40"})
+    table = at.dataframe[0].value
+    fisher, boot = table[table["method"] == "FISHER"], table[table["method"] == "BOOT-BOTH"]
+    assert fisher["n_defined"].isna().all() and fisher["n_resamples"].isna().all()
+    assert (boot["n_resamples"] == 40).all()
