@@ -41,19 +41,6 @@ ds = ctx.dataset
 level, coefficient, pool, systems = widgets.correlation_settings(ds)
 
 st.header(escape_markdown(ds.title or ds.id))
-if ds.description:
-    st.markdown(escape_markdown(ds.description))
-meta = [f"id: {ds.id}", f"version: {ds.version}"] + ([f"licence: {ds.licence}"] if ds.licence else [])
-st.caption(escape_markdown(" · ".join(meta)))
-
-counts = tables.overview_counts(ds)
-for column, (label, value) in zip(st.columns(len(counts)), counts.items()):
-    column.metric(label, f"{value:,}")
-st.caption(
-    "Judged inputs have human scores; unjudged inputs have only metric scores (a larger pool some analyses can "
-    "use for the metric side, NAACL 2022). Human measures: "
-    + escape_markdown(", ".join(ds.human_measures) or "none") + "."
-)
 # Lead with the answer: the leaderboard (as the papers' tables) and, beside it, the NAACL 2022 headline: a metric that
 # ranks all systems well can be far less reliable on the close pairs that researchers actually compare.
 if ctx.human and ctx.metrics:
@@ -62,7 +49,8 @@ if ctx.human and ctx.metrics:
     board_col, headline_col = st.columns([3, 2], gap="large")
     with board_col, guard("Could not compute the leaderboard"), st.spinner("Ranking the metrics…"):
         board = data.leaderboard(ds, ctx.key, tuple(ctx.metrics), ctx.human, level, coefficient, pool, systems)
-        st.subheader(f"Leaderboard: {coefficient} with {escape_markdown(ctx.human)}, {level} level")
+        name = {"pearson": "Pearson r", "spearman": "Spearman ρ", "kendall": "Kendall τ"}.get(coefficient, coefficient)
+        st.subheader(f"Leaderboard: {name} with {escape_markdown(ctx.human)}, {level} level")
         st.markdown(tables.leaderboard_markdown(board, coefficient))
         st.caption(escape_markdown(
             f"Rank = significance cluster: metrics no test separates share a rank (PERM-BOTH, one-sided, Bonferroni "
@@ -82,17 +70,33 @@ if ctx.human and ctx.metrics:
             st.subheader("Headline: close system pairs")
             left, right = st.columns(2)
             left.metric(f"rSYS, all {full['n_pairs']} pairs", figures.fmt(full["estimate"], 2), help=glossary("rSYS"))
-            right.metric(f"rSYS-Δ, closest 20%: {close['n_pairs']} pairs (u = {u20:.3g})",
-                         figures.fmt(close["estimate"], 2), help=glossary("rSYS-Δ"))
+            right.metric("rSYS-Δ, closest 20%", figures.fmt(close["estimate"], 2),
+                         help=glossary("rSYS-Δ") + f" Here: the closest 20% of pairs, u = {u20:.3g}.")
             if close["n_pairs"] < FEW_PAIRS:
                 st.warning(f"Only {close['n_pairs']} system pairs are among the closest 20% "
                            f"({full['n_systems']} systems): one pair changes rSYS-Δ by "
                            f"{2 / max(close['n_pairs'], 1):.2g}, so this number says little. A dataset with more "
                            "systems answers this question.", icon=":material/warning:")
             st.caption(escape_markdown(
-                f"{headline_metric} vs {ctx.human}: the system-level Kendall τ on all pairs, and on the 20% of "
-                "pairs closest in metric score (Deutsch, Dror & Roth, NAACL 2022)."))
+                f"{headline_metric} vs {ctx.human}: the system-level Kendall τ on all {full['n_pairs']} pairs, and on "
+                f"the {close['n_pairs']} pairs (20%) closest in metric score, |Δ| ≤ {u20:.3g} (Deutsch, Dror & Roth, "
+                "NAACL 2022)."))
             st.page_link("pages/pairs.py", label="Explore realistic pairs", icon=":material/join_inner:")
+
+st.subheader("About this dataset")
+if ds.description:
+    st.markdown(escape_markdown(ds.description))
+meta = [f"id: {ds.id}", f"version: {ds.version}"] + ([f"licence: {ds.licence}"] if ds.licence else [])
+st.caption(escape_markdown(" · ".join(meta)))
+
+counts = tables.overview_counts(ds)
+for column, (label, value) in zip(st.columns(len(counts)), counts.items()):
+    column.metric(label, f"{value:,}")
+st.caption(
+    "Judged inputs have human scores; unjudged inputs have only metric scores (a larger pool some analyses can "
+    "use for the metric side, NAACL 2022). Human measures: "
+    + escape_markdown(", ".join(ds.human_measures) or "none") + "."
+)
 
 # Page links, not previews: the details (tables, charts) are one click away on their own pages.
 st.subheader("Where to go next")

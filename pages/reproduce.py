@@ -13,8 +13,8 @@ from metaeval_ui.errors import escape_markdown, guard
 st.title("Reproduce the papers")
 st.markdown(
     "Each row is a number published in one of the five papers metaeval follows, recomputed **now** from the "
-    "built-in datasets: ✅ when metaeval's value agrees within the tolerance (for a two-decimal table: it rounds to "
-    "the published value), ❌ when it does not, and, for numbers the data cannot reproduce, the reason.")
+    "built-in datasets: ✓ when metaeval's value agrees within the tolerance (for a two-decimal table: it rounds to "
+    "the published value), ✗ when it does not, and, for numbers the data cannot reproduce, the reason.")
 widgets.sidebar()
 
 frame = None
@@ -52,7 +52,7 @@ def _shown(value: object) -> str:
 def _verdict(row: pd.Series) -> str:
     if row["note"] and not row["reproduced"]:
         return "— (see why)" if not row["note"].startswith(("data", "could")) else "— (not computed)"
-    return "✅" if row["reproduced"] else "❌"
+    return "✓" if row["reproduced"] else "✗"
 
 
 view = pd.DataFrame({
