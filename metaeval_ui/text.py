@@ -48,12 +48,12 @@ def format_pvalue(p: object, alpha: float | None = None, *, decimals: int = 3) -
     value = _finite(p)
     if value is None:
         return "undefined"
-    if alpha is not None and alpha <= 0.001 and value < 0.001:
-        decimals = max(decimals, -int(math.floor(math.log10(alpha))) + 1)
-    elif value < 0.001:
-        text = f"{value:.2g}"
-        if alpha is None or (float(text) < alpha) == (value < alpha):
-            return text
+    if value < 0.001:  # significant digits, not decimals: 1.2e-05 rather than 0.000
+        for digits in range(2, MAX_DECIMALS + 1):
+            text = f"{value:.{digits}g}"
+            if alpha is None or (float(text) < alpha) == (value < alpha):
+                return text
+        return f"< {alpha:g}" if value < alpha else f"≥ {alpha:g}"
     d = pvalue_decimals([value], alpha, decimals=decimals)
     text = f"{value:.{d}f}"
     if alpha is not None and (float(text) < alpha) != (value < alpha):

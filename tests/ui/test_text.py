@@ -65,3 +65,9 @@ def test_glossary_terms():
         assert len(glossary(term)) > 40
     with pytest.raises(KeyError):
         glossary("no such term")
+
+
+def test_tiny_pvalues_keep_significant_digits_even_with_a_tiny_alpha():
+    assert format_pvalue(1.23e-5, 0.001) == "1.2e-05"
+    assert format_pvalue(0.00099996, 0.001) == "0.00099996"
+    assert format_pvalue(1.23e-5) == "1.2e-05"
