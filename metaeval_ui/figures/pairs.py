@@ -141,7 +141,7 @@ def pair_scatter(table: pd.DataFrame, *, lower: float, upper: float, metric: str
         title=dict(text="System pairs, metric's winner on the right", font=TITLE_FONT),
         xaxis=dict(title=f"|Δ {esc(metric)}| (metric units)", rangemode="tozero"),
         yaxis=dict(title=f"Δ {esc(human)} (metric's winner − loser)"),
-        legend=dict(orientation="h", y=-0.2), margin=dict(t=60), height=430, shapes=shapes,
+        legend=dict(orientation="h", y=-0.24, yanchor="top"), margin=dict(t=60, b=100), height=430, shapes=shapes,
         annotations=annotations))
 
 
@@ -263,6 +263,6 @@ def width_figure(frame: pd.DataFrame, *, pool_names: dict | None = None) -> go.F
         fig.add_annotation(x=method, y=top * 1.18 + 0.05, text=label, showarrow=False, font=dict(size=13))
     fig.update_layout(barmode="group", title="Width of the 95% interval of rSYS (Kendall τ)",
                       yaxis=dict(title="interval width (τ units)", range=[0, top * 1.3 + 0.1]),
-                      legend=dict(orientation="h", y=-0.15), height=400, margin=dict(t=60))
+                      legend=dict(orientation="h", y=-0.12, yanchor="top"), height=400, margin=dict(t=60))
     fig.update_layout(title_font=TITLE_FONT)
     return fig

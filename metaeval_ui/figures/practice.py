@@ -89,7 +89,7 @@ def improvement_figure(grid, curve, curve_low, curve_high, pair_abs_dx, pair_agr
         xaxis=dict(title=f"|metric difference| between two systems ({esc(metric)})" if metric else "|dx|",
                    rangemode="tozero"),
         yaxis=dict(title=f"P({esc(human) or 'humans'} order them the same way)", range=[-0.1, 1.1]),
-        legend=dict(orientation="h", y=-0.2), height=480, margin=dict(t=30, b=80))
+        legend=dict(orientation="h", y=-0.2, yanchor="top"), height=500, margin=dict(t=30, b=110))
     return fig
 
 
@@ -156,7 +156,7 @@ def plan_figure(table: pd.DataFrame, *, target_width: float | None = None, targe
     fig.update_yaxes(title_text="mean width", rangemode="tozero", row=1, col=1)
     if has_power:
         fig.update_yaxes(title_text="share of trials rejecting H0", range=[-0.03, 1.03], row=1, col=2)
-    fig.update_layout(height=450, legend=dict(orientation="h", y=-0.22), margin=dict(t=70, b=80))
+    fig.update_layout(height=450, legend=dict(orientation="h", y=-0.22, yanchor="top"), margin=dict(t=70, b=110))
     return fig
 
 

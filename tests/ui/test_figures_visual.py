@@ -268,3 +268,20 @@ def test_planning_power_has_monte_carlo_whiskers():
     assert list(power.error_y.array) == pytest.approx([1.96 * np.sqrt(0.25 / 20), 0.0])  # p = 1: no spread
     up, down = fpr.power_error([0.02], [20])
     assert down[0] == pytest.approx(0.02)  # clipped at 0
+
+
+def test_legends_below_a_plot_hang_below_the_axis_title(declared):
+    """A legend under the plot is anchored at its top, so it grows away from the axis title, never over it."""
+    figures_with_legends = [
+        fa.topk_figure(pd.DataFrame([{"metric": m, "k": k, "estimate": 0.5, "n": k} for m in METRICS
+                                     for k in (5, 4, 3)])),
+        fp.pair_scatter(pd.DataFrame({"abs_dx": [0.1, 0.2], "dz": [0.1, -0.1], "agreement": ["concordant", "discordant"],
+                                      "winner": ["a", "b"], "loser": ["b", "a"]}), lower=0, upper=0.15),
+        fp.width_figure(pd.DataFrame({"method": ["boot-both"], "width_judged": [0.4], "width_all": [0.3],
+                                      "reduction_percent": [25.0]})),
+        fpr.plan_figure(pd.DataFrame({"n_inputs": [10, 50], "n_systems": [8, 8], "width_mean": [0.6, 0.4],
+                                      "width_sd": [0.1, 0.1], "power": [0.5, 0.9], "n_trials": [20, 20]})),
+    ]
+    for fig in figures_with_legends:
+        legend = fig.layout.legend
+        assert legend.y < 0 and legend.yanchor == "top", (legend.y, legend.yanchor)
