@@ -275,8 +275,8 @@ def test_legends_below_a_plot_hang_below_the_axis_title(declared):
     figures_with_legends = [
         fa.topk_figure(pd.DataFrame([{"metric": m, "k": k, "estimate": 0.5, "n": k} for m in METRICS
                                      for k in (5, 4, 3)])),
-        fp.pair_scatter(pd.DataFrame({"abs_dx": [0.1, 0.2], "dz": [0.1, -0.1], "agreement": ["concordant", "discordant"],
-                                      "winner": ["a", "b"], "loser": ["b", "a"]}), lower=0, upper=0.15),
+        fp.pair_scatter(pd.DataFrame({"abs_dx": [0.1, 0.2], "dz": [0.1, -0.1], "winner": ["a", "b"], "loser": ["b", "a"],
+                                      "agreement": ["concordant", "discordant"]}), lower=0, upper=0.15),
         fp.width_figure(pd.DataFrame({"method": ["boot-both"], "width_judged": [0.4], "width_all": [0.3],
                                       "reduction_percent": [25.0]})),
         fpr.plan_figure(pd.DataFrame({"n_inputs": [10, 50], "n_systems": [8, 8], "width_mean": [0.6, 0.4],
