@@ -6,6 +6,7 @@ import streamlit as st
 from metaeval_core.stats.resampling import CI_METHODS
 from metaeval_ui import data, exports, figures, state, widgets
 from metaeval_ui.errors import escape_markdown, guard
+from metaeval_ui.widgets.progress import progress_callback
 
 st.title("Confidence intervals")
 
@@ -43,11 +44,12 @@ if not widgets.need_measures(ctx) or not methods:
 rows = []
 jobs = [(m, method) for m in ctx.metrics for method in methods]
 bar = st.progress(0.0, text="Computing intervals…")
+report = progress_callback(bar, f"{len(jobs)} intervals")
 with guard("Could not compute the intervals"), st.spinner(f"Resampling ({k:,} per interval)…"):
     for done, (metric, method) in enumerate(jobs, start=1):
         rows.append(data.confidence_interval(ds, ctx.key, metric, ctx.human, level, coefficient, method, pool,
                                              systems, float(confidence), int(k), int(seed)))
-        bar.progress(done / len(jobs), text=f"{done} of {len(jobs)} intervals")
+        report(done / len(jobs))
 bar.empty()
 if len(rows) < len(jobs):
     widgets.finish()

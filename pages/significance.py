@@ -9,6 +9,7 @@ from metaeval_ui.data import practice as practice_data
 from metaeval_ui.figures import practice as practice_figures
 from metaeval_ui.errors import escape_markdown, guard
 from metaeval_ui.text import format_pvalue, pvalue_decimals, method_description
+from metaeval_ui.widgets.progress import progress_callback
 
 st.title("Which metric is better? Pairwise significance")
 
@@ -65,7 +66,7 @@ with guard("Could not run the tests"):
         with st.spinner(f"{widgets.upper(method)} on {n_pairs} pairs" + ("" if method == "williams" else
                                                                         f", {k:,} resamples each") + "…"):
             table = data.pairwise_uncorrected(
-                ds, key, progress=lambda f: bar.progress(min(max(f, 0.0), 1.0), text=f"{f:.0%} of {n_pairs} pairs"))
+                ds, key, progress=progress_callback(bar, f"{n_pairs} pairs"))
         bar.empty()
 if table is None:
     widgets.finish()

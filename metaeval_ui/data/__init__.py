@@ -247,6 +247,22 @@ def pairwise_key(dataset_key: DatasetKey, metrics: tuple[str, ...], human: str, 
             n_resamples, seed)
 
 
+# A pairwise table estimated to take longer than this is refused with the reason instead of freezing the page.
+MAX_TABLE_SECONDS = 60.0
+
+
+def check_table_size(shape: tuple[int, int], n_metrics: int, **options) -> None:
+    """Raise ValueError naming the size and what to change when a table would run for minutes."""
+    seconds = _significance.estimated_table_seconds(shape[0], shape[1], n_metrics, **options)
+    if seconds > MAX_TABLE_SECONDS:
+        raise ValueError(
+            f"{options['method']} on {n_metrics * (n_metrics - 1) // 2} pairs of {shape[0]} systems x {shape[1]} "
+            f"inputs with {options['n_resamples']:,} resamples would take about {seconds / 60:.0f} min here "
+            f"(the page stops at {MAX_TABLE_SECONDS:.0f} s): use fewer metrics or resamples, Kendall or pairwise "
+            "accuracy at the input level, or the system level"
+        )
+
+
 def pairwise_uncorrected(_dataset: Dataset, key: tuple, *, progress: Callable[[float], None] | None = None):
     """``compare_all_pairs`` without correction (alpha/correction/family are applied afterwards, cheaply).
 
@@ -256,6 +272,8 @@ def pairwise_uncorrected(_dataset: Dataset, key: tuple, *, progress: Callable[[f
     if found is not None:
         return found
     (_, _, metrics, human, level, coefficient, method, alternative, pool, systems, n_resamples, seed) = key
+    check_table_size(_dataset.select_systems(systems or None).matrix(human).shape, len(metrics), level=level,
+                     coefficient=coefficient, method=method, n_resamples=n_resamples)
     table = _significance.compare_all_pairs(
         _dataset, list(metrics), human, level=level, coefficient=coefficient, method=method,
         alternative=alternative, correction="none", family="none", alpha=0.05, n_resamples=n_resamples, rng=seed,

@@ -54,8 +54,12 @@ from metaeval_core.stats.significance.permutation import (  # noqa: F401
     _SystemPermutation,
     _draw_swap_masks,
     _iter_swap_masks,
-    _kendall_swap_forms,
     _permutation_null,
     _zscore_params,
 )
-from metaeval_core.stats.significance.tables import PairwiseTable, _shared_seed, compare_all_pairs  # noqa: F401
+from metaeval_core.stats.significance.tables import (  # noqa: F401
+    PairwiseTable,
+    _shared_seed,
+    compare_all_pairs,
+    estimated_table_seconds,
+)

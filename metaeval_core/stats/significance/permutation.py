@@ -4,14 +4,16 @@ The swap masks of PERM-SYSTEMS/INPUTS are drawn up front (k x N, k x M uniforms 
 PERM-BOTH draws, per resample and in draw order, ``ceil(N M / 64)`` raw 64-bit words whose
 bits are the cell swaps, so chunking never changes them. At the system level the means of a
 swapped matrix are ``mean(X) + mean(B * (Y - X))`` along inputs; at the input level with
-Kendall the pair counts of every input under every swap pattern are a quadratic form
-``const + B' Q B`` in the swap bits ``B``; at the global level Kendall and pairwise accuracy
-are weighted pair counts over the 2NM points of X and Y (``metaeval_core.stats.paircounts``).
+Kendall or pairwise accuracy the difference of the swapped pair counts is linear in the swap
+bits for most inputs (``significance.linear``); at the global level Kendall and pairwise
+accuracy are weighted pair counts over the 2NM points of X and Y (``metaeval_core.stats.paircounts``).
 
 References: docs/methods.md sec. 3; Deutsch, Dror & Roth (TACL 2021) sec. 4 and App. B.
 """
 
 from __future__ import annotations
+
+import copy
 
 from typing import Iterator, Sequence
 
@@ -19,6 +21,7 @@ import numpy as np
 
 from metaeval_core.stats.coefficients import coefficient_function
 from metaeval_core.stats.correlation import system_means
+from metaeval_core.stats.significance.linear import LINEAR_COEFFICIENTS, InputLinearPermutation, input_permutation_nulls
 from metaeval_core.stats.paircounts import WEIGHTED_PAIR_COEFFICIENTS, PairCounter, weighted_coefficient
 from metaeval_core.stats.resampling import (
     _auto_batch,
@@ -86,43 +89,6 @@ def _zscore_params(x: np.ndarray) -> tuple[float, float]:
 # ---------------------------------------------------------------------------
 # Permutation engine
 # ---------------------------------------------------------------------------
-def _kendall_swap_forms(unswapped: np.ndarray, swapped: np.ndarray, human: np.ndarray):
-    """Quadratic forms giving, per input, Kendall's pair counts of a cell-swapped column.
-
-    For input j and system pair (a, a') (a < a'), the swapped column takes cell a from
-    ``swapped`` when B_a = 1 (else ``unswapped``), likewise for a'. The pair's contribution
-    T_c to each count (c = 2 B_a + B_a') expands to
-    ``T_0 + B_a (T_2 - T_0) + B_a' (T_1 - T_0) + B_a B_a' (T_0 - T_1 - T_2 + T_3)``; since
-    ``B^2 = B`` the linear terms sit on the diagonal, so the count is ``const_j + B_j' Q_j B_j``.
-
-    Returns ``const`` (3, M) and ``Q`` (M, N, N, 3) for the counts P-Q, P+Q+T, P+Q+U.
-    """
-    n, m = human.shape
-    first, second = np.triu_indices(n, 1)
-    vz = ~np.isnan(human)
-    with np.errstate(invalid="ignore"):
-        sz = np.sign(human[first] - human[second])  # (P, M)
-    tables = []
-    for c in range(4):
-        ba, bb = c >> 1, c & 1
-        xa = (swapped if ba else unswapped)[first]
-        xb = (swapped if bb else unswapped)[second]
-        valid = ~np.isnan(xa) & ~np.isnan(xb) & vz[first] & vz[second]
-        with np.errstate(invalid="ignore"):
-            sx = np.where(valid, np.sign(xa - xb), 0.0)
-        szv = np.where(valid, sz, 0.0)
-        tables.append(np.stack([sx * szv, np.abs(sx), np.abs(szv)], axis=1))  # (P, 3, M)
-    t0, t1, t2, t3 = tables
-    const = t0.sum(axis=0)  # (3, M)
-    q = np.zeros((n, n, 3, m))
-    np.add.at(q, (first, first), t2 - t0)
-    np.add.at(q, (second, second), t1 - t0)
-    half = 0.5 * (t0 - t1 - t2 + t3)
-    q[first, second] += half
-    q[second, first] += half
-    return const, q.transpose(3, 0, 1, 2)
-
-
 class _SystemPermutation:
     """System-level permutation for K metrics sharing one sequence of swap masks.
 
@@ -222,18 +188,8 @@ class _PermutationEngine:
             corr = coefficient_function(coefficient)
             self.tau_x = corr(self.x.T, z.T)
             self.tau_y = corr(self.y.T, z.T)
-            if coefficient == "kendall" and method != "perm-inputs":
-                cx, qx = _kendall_swap_forms(self.x, self.y, z)
-                cy, qy = _kendall_swap_forms(self.y, self.x, z)
-                const = np.concatenate([cx, cy], axis=0)  # (6, M)
-                q = np.concatenate([qx, qy], axis=3)  # (M, N, N, 6)
-                # Counts that no swap pattern changes (e.g. P+Q+U without NaN) need no product.
-                self.active = np.flatnonzero(np.abs(q).reshape(-1, 6).sum(axis=0) > 0)
-                self.const = const
-                # Half-integers of magnitude <= N^2 summed exactly in float32 for moderate N.
-                dtype = np.float32 if n <= 1000 else np.float64
-                self.q = np.ascontiguousarray(q[..., self.active].reshape(m, n, n * self.active.size)).astype(dtype)
-                self.dtype = dtype
+            if coefficient in LINEAR_COEFFICIENTS and method != "perm-inputs":
+                self.linear = InputLinearPermutation([self.x, self.y], z, coefficient, [(0, 1)])
         elif coefficient in WEIGHTED_PAIR_COEFFICIENTS:
             # Global level: a swapped X picks, per cell, X's point or Y's point of a fixed set of 2NM
             # points, so delta_s comes from weighted pair counts, O(NM log NM) per resample.
@@ -252,10 +208,6 @@ class _PermutationEngine:
                 cols = mask[:, 0, :]
                 per_x = np.where(cols, self.tau_y, self.tau_x)
                 per_y = np.where(cols, self.tau_x, self.tau_y)
-            elif self.coefficient == "kendall":
-                counts = self._kendall_counts(np.broadcast_to(mask, (b, n, m)))
-                per_x = _kendall_from_counts(counts[:, 0], counts[:, 1], counts[:, 2])
-                per_y = _kendall_from_counts(counts[:, 3], counts[:, 4], counts[:, 5])
             else:
                 corr = coefficient_function(self.coefficient)
                 xs = np.where(mask, self.y, self.x)
@@ -275,21 +227,20 @@ class _PermutationEngine:
         zf = self.z.reshape(1, -1)
         return _rows_correlation(xs, zf, self.coefficient) - _rows_correlation(ys, zf, self.coefficient)
 
-    def _kendall_counts(self, mask: np.ndarray) -> np.ndarray:
-        b = mask.shape[0]
-        n, m = self.x.shape
-        bits = np.ascontiguousarray(mask.transpose(2, 0, 1), dtype=self.dtype)  # (M, b, N)
-        k = self.active.size
-        half = (bits @ self.q).reshape(m, b, n, k)  # (M, b, N, k): Q_j B_j per resample
-        forms = np.einsum("jsak,jsa->sjk", half, bits)  # (b, M, k): B_j' Q_j B_j
-        counts = np.broadcast_to(self.const.T[None], (b, m, 6)).copy()
-        counts[:, :, self.active] += forms
-        return counts.transpose(0, 2, 1)  # (b, 6, M)
-
 
 def _permutation_null(x, y, z, *, level, coefficient, method, rng, n_resamples, batch) -> np.ndarray:
     engine = _PermutationEngine(x, y, z, level, coefficient, method)
     b = _auto_batch(batch, engine.per_resample * 4, n_resamples)
+    if getattr(engine, "linear", None) is not None:
+        # Two passes over the same draws (linear part, then the tie-prone inputs): replay the
+        # generator from a copy of its state, and leave it where one pass would.
+        start = copy.deepcopy(rng.bit_generator.state)
+
+        def masks():
+            rng.bit_generator.state = start
+            return _iter_swap_masks(rng, method, n_resamples, x.shape[0], x.shape[1], b)
+
+        return input_permutation_nulls(engine.linear, masks, n_resamples)[0]
     out = np.full(n_resamples, np.nan)
     for sl, mask in _iter_swap_masks(rng, method, n_resamples, x.shape[0], x.shape[1], b):
         out[sl] = engine.deltas(mask)

@@ -31,7 +31,13 @@ from metaeval_core.stats.significance._common import (
 )
 from metaeval_core.stats.significance.compare import _williams
 from metaeval_core.stats.significance.corrections import correct_table
-from metaeval_core.stats.significance.permutation import _iter_swap_masks, _permutation_null, _SystemPermutation
+from metaeval_core.stats.significance.linear import LINEAR_COEFFICIENTS, InputLinearPermutation, input_permutation_nulls
+from metaeval_core.stats.significance.permutation import (
+    _iter_swap_masks,
+    _permutation_null,
+    _SystemPermutation,
+    _zscore_params,
+)
 
 @dataclass(frozen=True)
 class PairwiseTable(ToFrame):
@@ -265,6 +271,17 @@ def compare_all_pairs(
             report(sl.stop / n_resamples)
         for u, (a, b) in enumerate(pairs):
             fill(u, a, b, nulls[u], delta[a, b])
+    elif level == "input" and coefficient in LINEAR_COEFFICIENTS and method != "perm-inputs":
+        # Every pair's delta_s is a linear form in the shared swap bits: one product per chunk.
+        zscored = [(x - mu) / sd for x, (mu, sd) in ((x, _zscore_params(x)) for x in stack)]
+        engine = InputLinearPermutation(zscored, z, coefficient, pairs)
+        n, m = stack[0].shape
+        size = _auto_batch(batch, n * m + len(pairs), n_resamples)
+        nulls = input_permutation_nulls(
+            engine, lambda: _iter_swap_masks(np.random.default_rng(rng), method, n_resamples, n, m, size),
+            n_resamples, report)
+        for u, (a, b) in enumerate(pairs):
+            fill(u, a, b, nulls[u], delta[a, b])
     else:
         for u, (a, b) in enumerate(pairs):
             null = _permutation_null(stack[a], stack[b], z, level=level, coefficient=coefficient, method=method,
@@ -282,3 +299,38 @@ def compare_all_pairs(
         n_resamples=0 if method == "williams" else n_resamples, n_defined=n_defined,
         approximate=method == "williams" and coefficient != "pearson",
     )
+
+
+# Seconds per (resample x cell x unit of work) on the 2-core benchmark machine, per path
+# (benchmarks/bench_scale.py; rough: the estimate only decides whether to refuse a table outright).
+_SECONDS_PER_ELEMENT = {
+    "system": 2e-9,  # per metric: swapped sums of every metric once per chunk
+    "linear": 2e-10,  # per pair: input-level Kendall / pairwise accuracy, linear in the swap bits
+    "cells": 5e-8,  # per pair: the swapped or resampled cells materialised
+    "paircounts": 2e-7,  # per pair (permutation) or metric (bootstrap): weighted pair counts
+}
+
+
+def estimated_table_seconds(n_systems: int, n_inputs: int, n_metrics: int, *, level: str, coefficient: str,
+                            method: str, n_resamples: int) -> float:
+    """A rough estimate of :func:`compare_all_pairs`' time on this project's benchmark machine.
+
+    Used to refuse, with the reason, a table that would run for minutes; not a promise.
+
+    References: docs/methods.md sec. 16.
+    """
+    if method == "williams":
+        return 0.0
+    cells = n_resamples * n_systems * n_inputs
+    pairs = n_metrics * (n_metrics - 1) / 2
+    if level == "system":
+        return cells * n_metrics * _SECONDS_PER_ELEMENT["system"]
+    if method in PAIRED_BOOTSTRAP_METHODS:
+        path = "paircounts" if level == "global" and coefficient in ("kendall", "pairwise-accuracy") else "cells"
+        return cells * n_metrics * _SECONDS_PER_ELEMENT[path]
+    if level == "input" and method == "perm-inputs":
+        return n_resamples * n_inputs * pairs * _SECONDS_PER_ELEMENT["system"]
+    if level == "input" and coefficient in LINEAR_COEFFICIENTS:
+        return cells * pairs * _SECONDS_PER_ELEMENT["linear"]
+    path = "paircounts" if level == "global" and coefficient in ("kendall", "pairwise-accuracy") else "cells"
+    return cells * pairs * _SECONDS_PER_ELEMENT[path]

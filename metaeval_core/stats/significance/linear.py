@@ -1,0 +1,310 @@
+"""Input-level permutation of many metric pairs at once: a linear form in the swap bits.
+
+For one input, a pair of systems (a, a') and the swap bits ``u = B_a``, ``v = B_a'``, the
+swapped X compares ``T_c`` (c = 2u + v: X_a vs X_a', X_a vs Y_a', Y_a vs X_a', Y_a vs Y_a') and
+the swapped Y compares the complementary outcome ``T_(3-c)``. Their difference, weighted by the
+human's pair sign, is ``alpha (1 - u - v) + beta (u - v)`` with ``alpha = sz (T_0 - T_3)`` and
+``beta = sz (T_2 - T_1)``: the ``u v`` terms cancel. So when an input's tie-b denominators cannot
+change under swaps (every Z-valid system scored by both metrics and no two of the four compared
+scores equal: the usual case for continuous metrics), Kendall's ``tau(Xs) - tau(Ys)`` and the
+pairwise accuracy's difference are an integer *linear* form in the input's swap bits divided by
+a constant of the input. Summed over inputs with equal constants, ``delta_s`` of every metric
+pair for every resample is one product of the swap bits (resamples x cells) with an integer
+coefficient matrix (cells x pairs): exact in float32 (so independent of the batch and of BLAS's
+summation order), with the pairs sharing the draws. Inputs where a swap can create or break a
+tie (identical outputs of two systems, integer scores, missing cells) keep the per-pair path:
+Kendall's counts of every such input as a quadratic form ``const + B' Q B`` in its swap bits
+(one batched product), the pairwise accuracy on the swapped columns. A table runs the shared
+linear part once over the resamples and then each pair's tie-prone inputs over the same draws.
+
+References: docs/methods.md sec. 3 and 16; Deutsch, Dror & Roth (TACL 2021) Algorithm 2.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+
+from metaeval_core.stats.coefficients import coefficient_function
+from metaeval_core.stats.resampling import _kendall_from_counts
+
+# Coefficients whose input-level difference under swaps is linear in the swap bits.
+LINEAR_COEFFICIENTS: tuple[str, ...] = ("kendall", "pairwise-accuracy")
+
+
+def _signs(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """sign(a - b) as int8; 0 where either is NaN."""
+    return (a > b).astype(np.int8) - (a < b).astype(np.int8)
+
+
+def _kendall_swap_forms(unswapped: np.ndarray, swapped: np.ndarray, human: np.ndarray):
+    """Quadratic forms giving, per input, Kendall's pair counts of a cell-swapped column.
+
+    For input j and system pair (a, a') (a < a'), the swapped column takes cell a from
+    ``swapped`` when B_a = 1 (else ``unswapped``), likewise for a'. The pair's contribution
+    T_c to each count (c = 2 B_a + B_a') expands to
+    ``T_0 + B_a (T_2 - T_0) + B_a' (T_1 - T_0) + B_a B_a' (T_0 - T_1 - T_2 + T_3)``; since
+    ``B^2 = B`` the linear terms sit on the diagonal, so the count is ``const_j + B_j' Q_j B_j``.
+
+    Returns ``const`` (3, M) and ``Q`` (M, N, N, 3) for the counts P-Q, P+Q+T, P+Q+U.
+    """
+    n, m = human.shape
+    first, second = np.triu_indices(n, 1)
+    vz = ~np.isnan(human)
+    with np.errstate(invalid="ignore"):
+        sz = np.sign(human[first] - human[second])  # (P, M)
+    tables = []
+    for c in range(4):
+        ba, bb = c >> 1, c & 1
+        xa = (swapped if ba else unswapped)[first]
+        xb = (swapped if bb else unswapped)[second]
+        valid = ~np.isnan(xa) & ~np.isnan(xb) & vz[first] & vz[second]
+        with np.errstate(invalid="ignore"):
+            sx = np.where(valid, np.sign(xa - xb), 0.0)
+        szv = np.where(valid, sz, 0.0)
+        tables.append(np.stack([sx * szv, np.abs(sx), np.abs(szv)], axis=1))  # (P, 3, M)
+    t0, t1, t2, t3 = tables
+    const = t0.sum(axis=0)  # (3, M)
+    q = np.zeros((n, n, 3, m))
+    np.add.at(q, (first, first), t2 - t0)
+    np.add.at(q, (second, second), t1 - t0)
+    half = 0.5 * (t0 - t1 - t2 + t3)
+    q[first, second] += half
+    q[second, first] += half
+    return const, q.transpose(3, 0, 1, 2)
+
+
+class ColumnSwaps:
+    """Per-input coefficients of the swapped X and Y on some inputs (the per-pair path)."""
+
+    def __init__(self, x: np.ndarray, y: np.ndarray, z: np.ndarray, coefficient: str):
+        self.x, self.y, self.z, self.coefficient = x, y, z, coefficient
+        if coefficient == "kendall":
+            n, m = z.shape
+            cx, qx = _kendall_swap_forms(x, y, z)
+            cy, qy = _kendall_swap_forms(y, x, z)
+            q = np.concatenate([qx, qy], axis=3)  # (M, N, N, 6)
+            # Counts that no swap pattern changes (e.g. P+Q+U without NaN) need no product.
+            self.active = np.flatnonzero(np.abs(q).reshape(-1, 6).sum(axis=0) > 0)
+            self.const = np.concatenate([cx, cy], axis=0)  # (6, M)
+            # Half-integers of magnitude <= N^2 summed exactly in float32 for moderate N.
+            self.dtype = np.float32 if n <= 1000 else np.float64
+            self.q = np.ascontiguousarray(q[..., self.active].reshape(m, n, n * self.active.size)).astype(self.dtype)
+
+    def per_input(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(b, M) coefficients of the swapped X and Y for swap masks of shape (b, N, M)."""
+        if self.coefficient != "kendall":
+            corr = coefficient_function(self.coefficient)
+            zt = self.z.T
+            return (corr(np.swapaxes(np.where(mask, self.y, self.x), 1, 2), zt),
+                    corr(np.swapaxes(np.where(mask, self.x, self.y), 1, 2), zt))
+        b, n, m = mask.shape
+        bits = np.ascontiguousarray(mask.transpose(2, 0, 1), dtype=self.dtype)  # (M, b, N)
+        k = self.active.size
+        half = (bits @ self.q).reshape(m, b, n, k)  # (M, b, N, k): Q_j B_j per resample
+        forms = np.einsum("jsak,jsa->sjk", half, bits)  # (b, M, k): B_j' Q_j B_j
+        counts = np.broadcast_to(self.const.T[None], (b, m, 6)).copy()
+        counts[:, :, self.active] += forms
+        return (_kendall_from_counts(counts[..., 0], counts[..., 1], counts[..., 2]),
+                _kendall_from_counts(counts[..., 3], counts[..., 4], counts[..., 5]))
+
+
+class InputLinearPermutation:
+    """The shared linear part of ``delta_s`` for several metric pairs at the input level.
+
+    Parameters
+    ----------
+    zscored : sequence of (N, M) arrays
+        The metrics, each z-scored over its cells (TACL Algorithm 2, step 1).
+    z : (N, M) array
+        The human scores.
+    coefficient : {'kendall', 'pairwise-accuracy'}
+    pairs : sequence of (i, j)
+        Metric index pairs; pair (i, j) gives ``r(Xs_i) - r(Ys_j)``.
+    """
+
+    def __init__(self, zscored: Sequence[np.ndarray], z: np.ndarray, coefficient: str, pairs: Sequence[tuple[int, int]]):
+        self.coefficient = coefficient
+        self.pairs = list(pairs)
+        self.metrics = [np.asarray(m, dtype=np.float64) for m in zscored]
+        self.z = np.asarray(z, dtype=np.float64)
+        n, m = self.z.shape
+        self.shape = (n, m)
+        vz = ~np.isnan(self.z)
+        sz = _signs(self.z[:, None, :], self.z[None, :, :])  # (N, N, M), 0 on NaN and the diagonal
+        compared = vz[:, None, :] & vz[None, :, :] & ~np.eye(n, dtype=bool)[:, :, None]
+        n_valid = vz.sum(axis=0)
+        n0 = n_valid * (n_valid - 1) // 2
+        untied_z = np.count_nonzero(sz, axis=(0, 1)) // 2
+        signs = [_signs(x[:, None, :], x[None, :, :]) for x in self.metrics]
+        # Twins: system pairs every metric ties (two systems with the same output). A swap ties
+        # them in Xs exactly when it ties them in Ys (both or neither swapped), so the two
+        # denominators stay equal: they depend on v, the number of twins left tied.
+        twins = compared.copy()
+        for sx in signs:
+            twins &= sx == 0
+        first, second = np.triu_indices(n, 1)
+        twin_pairs = twins[first, second]  # (P, M)
+        self.twin_j, self.twin_a, self.twin_b = (
+            np.nonzero(twin_pairs.T)[0], *(idx[np.nonzero(twin_pairs.T)[1]] for idx in (first, second)))
+        n_twins = twin_pairs.sum(axis=0)
+        # Per input: defined for every swap (for Kendall, untied pairs remain whatever v is).
+        if coefficient == "kendall":
+            defined = (n0 - n_twins > 0) & (untied_z > 0)
+            never = (n0 == 0) | (untied_z == 0)  # undefined whatever is swapped
+        else:
+            defined = n0 > 0
+            never = ~defined
+        # Virtual inputs (j, v): input j while v of its twins are tied; scale of its difference.
+        virtual_j = np.repeat(np.arange(m), np.where(defined, n_twins + 1, 0))
+        virtual_v = np.concatenate([np.zeros(0, dtype=np.int64)] + [np.arange(t + 1) for t in n_twins[defined]])
+        with np.errstate(divide="ignore"):
+            if coefficient == "kendall":
+                scale = 1.0 / np.sqrt((n0[virtual_j] - virtual_v) * untied_z[virtual_j].astype(np.float64))
+            else:
+                # The tie sets of Xs and Ys coincide, so the accuracies differ by diff / (2 n0).
+                scale = 1.0 / (2.0 * n0[virtual_j])
+        values, group = np.unique(scale, return_inverse=True)
+        order = np.argsort(group, kind="stable")
+        self.virtual_j, self.virtual_v = virtual_j[order], virtual_v[order]
+        self.group_scale = values
+        bounds = np.searchsorted(group[order], np.arange(values.size + 1)) * (n + 1)
+        self.group_rows = list(zip(bounds[:-1], bounds[1:]))
+        n_pairs = len(self.pairs)
+        # |coefficient| <= 4 N per feature, N + 1 features per virtual input: exact in float32 below 2^24.
+        self.dtype = np.float32 if 4 * n * (n + 1) * max(virtual_j.size, 1) < 2**24 else np.float64
+        # Rows: each virtual input's N swap bits, then its indicator (for the constant).
+        self.weights = np.zeros((self.virtual_j.size * (n + 1), n_pairs), dtype=self.dtype)
+        self.n_stable = np.zeros(n_pairs, dtype=np.int64)
+        self.fallback: list[np.ndarray] = []
+        gains = [np.einsum("abj,abj->aj", sz, sx, dtype=np.int32) for sx in signs]
+        ties = [((sx == 0) & compared & ~twins).any(axis=(0, 1)) for sx in signs]
+        for p, (i, k) in enumerate(self.pairs):
+            s = _signs(self.metrics[i][:, None, :], self.metrics[k][None, :, :])  # X_a vs Y_a'
+            unstable = ties[i] | ties[k] | ((s == 0) & compared).any(axis=(0, 1)) | ~defined
+            h_xy = np.einsum("abj,abj->aj", sz, s, dtype=np.int32)
+            h_yx = -np.einsum("abj,baj->aj", sz, s, dtype=np.int32)
+            linear = gains[k] - gains[i] + h_yx - h_xy  # (N, M): coefficient of B_a in num_x - num_y
+            const = (gains[i] - gains[k]).sum(axis=0) // 2  # num_x - num_y unswapped
+            stable = ~unstable[self.virtual_j]
+            rows = np.concatenate([linear[:, self.virtual_j], const[None, self.virtual_j]], axis=0) * stable
+            self.weights[:, p] = rows.T.ravel()
+            self.n_stable[p] = int((defined & ~unstable).sum())
+            self.fallback.append(np.flatnonzero(unstable & ~never))
+
+    def linear_sums(self, mask: np.ndarray) -> np.ndarray:
+        """(b, pairs) sum over the stable inputs of the per-input difference, for masks broadcastable to (b, N, M)."""
+        n, m = self.shape
+        b = mask.shape[0]
+        bits = np.broadcast_to(mask, (b, n, m))
+        v = np.zeros((b, m), dtype=np.int64)
+        if self.twin_j.size:
+            tied = bits[:, self.twin_a, self.twin_j] == bits[:, self.twin_b, self.twin_j]  # (b, twins)
+            flat_index = (np.arange(b)[:, None] * m + self.twin_j[None, :]).ravel()
+            v = np.bincount(flat_index, weights=tied.ravel(), minlength=b * m).reshape(b, m).astype(np.int64)
+        indicator = v[:, self.virtual_j] == self.virtual_v  # (b, V)
+        features = np.empty((b, self.virtual_j.size, n + 1), dtype=self.dtype)
+        features[:, :, :n] = bits[:, :, self.virtual_j].transpose(0, 2, 1)
+        features[:, :, :n] *= indicator[:, :, None]
+        features[:, :, n] = indicator
+        flat = features.reshape(b, -1)
+        total = np.zeros((b, len(self.pairs)))
+        for g, (start, stop) in enumerate(self.group_rows):
+            # Integer-valued products and sums: exact in any order, whatever b.
+            total += self.group_scale[g] * (flat[:, start:stop] @ self.weights[start:stop]).astype(np.float64)
+        return total
+
+    def column_swaps(self, p: int, columns: np.ndarray | None = None) -> ColumnSwaps:
+        """The per-pair path of pair ``p`` on its tie-prone inputs (or on ``columns``)."""
+        i, k = self.pairs[p]
+        cols = self.fallback[p] if columns is None else columns
+        return ColumnSwaps(self.metrics[i][:, cols], self.metrics[k][:, cols], self.z[:, cols], self.coefficient)
+
+
+# Swap bits of the tie-prone inputs kept from the first pass (resamples x systems x inputs) up to
+# this many; beyond it every pair's per-pair path redraws the masks.
+_KEPT_BITS_BUDGET = 256_000_000
+# Elements (resamples x systems^2 x inputs) of one chunk of the per-pair path over kept bits.
+_FALLBACK_ELEMENT_BUDGET = 8_000_000
+
+
+def input_permutation_nulls(
+    engine: InputLinearPermutation,
+    masks: Callable[[], Iterable[tuple[slice, np.ndarray]]],
+    n_resamples: int,
+    report: Callable[[float], None] = lambda fraction: None,
+) -> np.ndarray:
+    """(pairs, k) ``delta_s`` of every pair; ``masks()`` yields the same ``(slice, mask)`` chunks on every call.
+
+    The linear part of all pairs is one pass over the draws, which also keeps the swap bits of
+    the inputs some pair must take per pair; each pair's tie-prone inputs then run over those
+    bits, so no per-pair state outlives its pair.
+    """
+    n_pairs = len(engine.pairs)
+    n, m = engine.shape
+    union = np.unique(np.concatenate([np.zeros(0, dtype=np.intp), *engine.fallback]))
+    keep = union.size and n_resamples * n * union.size <= _KEPT_BITS_BUDGET
+    kept = np.zeros((n_resamples, n, union.size if keep else 0), dtype=bool)
+    sums = np.zeros((n_pairs, n_resamples))
+    chunks = []
+    for sl, mask in masks():
+        sums[:, sl] = engine.linear_sums(mask).T
+        if keep:
+            kept[sl] = np.broadcast_to(mask, (mask.shape[0], n, m))[:, :, union]
+        chunks.append(sl)
+        report(0.5 * sl.stop / n_resamples)
+    if keep:
+        position = np.full(m, -1)
+        position[union] = np.arange(union.size)
+
+        def replay(cols):
+            # Few inputs per pair: larger chunks than the first pass (the counts are exact, so the
+            # chunking changes nothing).
+            step = max(1, _FALLBACK_ELEMENT_BUDGET // (n * n * max(cols.size, 1)))
+            for start in range(0, n_resamples, step):
+                sl = slice(start, min(start + step, n_resamples))
+                yield sl, kept[sl][:, :, position[cols]]
+    else:
+        replay = lambda cols: ((sl, np.broadcast_to(mask, (mask.shape[0], n, m))[:, :, cols])  # noqa: E731
+                               for sl, mask in masks())
+    count = np.repeat(engine.n_stable[:, None].astype(np.float64), n_resamples, axis=1)
+    out = np.full((n_pairs, n_resamples), np.nan)
+    for p in range(n_pairs):
+        if engine.fallback[p].size and not _add_fallback(engine, p, replay, sums[p], count[p]):
+            # The two means average different inputs, so there is no shared divisor: this pair is
+            # computed from its per-input values on every input.
+            out[p] = _direct_null(engine.column_swaps(p, np.arange(m)), masks, n, m, n_resamples)
+        else:
+            np.divide(sums[p], count[p], out=out[p], where=count[p] > 0)
+        report(0.5 + 0.5 * (p + 1) / n_pairs)
+    return out
+
+
+def _add_fallback(engine: InputLinearPermutation, p: int, replay, sums: np.ndarray, count: np.ndarray) -> bool:
+    """Add pair ``p``'s tie-prone inputs to its sums and counts; False when X's and Y's counts differ."""
+    swaps = engine.column_swaps(p)
+    for sl, mask in replay(engine.fallback[p]):
+        per_x, per_y = swaps.per_input(mask)
+        dx, dy = ~np.isnan(per_x), ~np.isnan(per_y)
+        if not np.array_equal(dx.sum(axis=1), dy.sum(axis=1)):
+            return False
+        sums[sl] += np.where(dx, per_x, 0.0).sum(axis=1) - np.where(dy, per_y, 0.0).sum(axis=1)
+        count[sl] += dx.sum(axis=1)
+    return True
+
+
+def _direct_null(swaps: ColumnSwaps, masks, n: int, m: int, n_resamples: int) -> np.ndarray:
+    out = np.full(n_resamples, np.nan)
+    for sl, mask in masks():
+        per_x, per_y = swaps.per_input(np.broadcast_to(mask, (mask.shape[0], n, m)))
+        out[sl] = _nanmean(per_x) - _nanmean(per_y)
+    return out
+
+
+def _nanmean(values: np.ndarray) -> np.ndarray:
+    defined = ~np.isnan(values)
+    count = defined.sum(axis=1)
+    out = np.full(values.shape[0], np.nan)
+    np.divide(np.where(defined, values, 0.0).sum(axis=1), count, out=out, where=count > 0)
+    return out

@@ -1,0 +1,106 @@
+"""Input-level permutation as a linear form in the swap bits (significance.linear) against Algorithm 2's loop."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from metaeval_core.stats.significance import _draw_swap_masks, _zscore_params, compare_all_pairs, compare_metrics
+from metaeval_core.stats.significance.linear import InputLinearPermutation, input_permutation_nulls
+
+from . import oracles
+
+
+def _zscored(x):
+    mu, sd = _zscore_params(x)
+    return (x - mu) / sd
+
+
+def _nulls(engine, masks):
+    """Every pair's null for pre-drawn masks, in chunks of 7 (the replayed draws of a table)."""
+    k = masks.shape[0]
+    chunks = [(slice(s, min(s + 7, k)), masks[s:s + 7]) for s in range(0, k, 7)]
+    return input_permutation_nulls(engine, lambda: iter(chunks), k).T
+
+
+def _case(seed):
+    """Small matrices; odd seeds add ties, rounding and NaN so inputs take the per-pair path."""
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(2, 7)), int(rng.integers(2, 8))
+    z = rng.integers(1, 4, (n, m)).astype(float)
+    mats = [z + rng.normal(size=z.shape) for _ in range(3)]
+    if seed % 2:
+        mats[1] = np.round(mats[1])
+        mats[0][0, 0] = np.nan
+    if seed % 3 == 0:
+        mats[2][:, 0] = mats[2][0, 0]  # a constant column: ties under every swap
+        z[min(1, n - 1), 0] = np.nan
+    return mats, z
+
+
+@pytest.mark.parametrize("coefficient", ["kendall", "pairwise-accuracy"])
+@pytest.mark.parametrize("seed", range(24))
+def test_every_pair_matches_the_swapped_loop(seed, coefficient):
+    mats, z = _case(seed)
+    pairs = [(0, 1), (1, 0), (0, 2), (2, 1)]
+    engine = InputLinearPermutation([_zscored(x) for x in mats], z, coefficient, pairs)
+    for method in ("perm-both", "perm-systems"):
+        masks = _draw_swap_masks(np.random.default_rng(seed), method, 25, *z.shape)
+        fast = _nulls(engine, masks)
+        for p, (i, k) in enumerate(pairs):
+            slow = oracles.permutation_null(mats[i], mats[k], z, "input", coefficient, masks)
+            np.testing.assert_allclose(fast[:, p], slow, rtol=0, atol=1e-12, equal_nan=True)
+
+
+def test_inputs_whose_means_differ_use_every_column():
+    # Y constant in input 0 makes tau(Ys) undefined for some swaps but tau(Xs) not: no shared divisor.
+    z = np.array([[1.0, 2.0, 3.0], [2.0, 1.0, 1.0], [3.0, 3.0, 2.0]])
+    x = np.array([[0.1, 0.5, 0.2], [0.4, 0.2, 0.9], [0.7, 0.8, 0.3]])
+    y = np.array([[0.3, 0.1, 0.6], [0.3, 0.7, 0.2], [0.3, 0.4, 0.5]])
+    masks = _draw_swap_masks(np.random.default_rng(0), "perm-both", 64, 3, 3)
+    engine = InputLinearPermutation([_zscored(x), _zscored(y)], z, "kendall", [(0, 1)])
+    assert engine.fallback[0].size
+    fast = _nulls(engine, masks)[:, 0]
+    np.testing.assert_allclose(fast, oracles.permutation_null(x, y, z, "input", "kendall", masks), rtol=0, atol=1e-12,
+                               equal_nan=True)
+
+
+@pytest.mark.parametrize("coefficient", ["kendall", "pairwise-accuracy"])
+def test_table_cells_equal_single_comparisons_for_any_batch(coefficient):
+    rng = np.random.default_rng(5)
+    z = rng.normal(size=(8, 30))
+    data = {"h": z, **{f"m{i}": z + rng.normal(0, 1 + i, z.shape) for i in range(4)}}
+    data["m3"] = np.round(data["m3"])  # ties: some inputs on the per-pair path
+    names = [f"m{i}" for i in range(4)]
+    tables = [compare_all_pairs(data, names, "h", level="input", coefficient=coefficient, method="perm-both",
+                                n_resamples=120, rng=3, batch=batch, correction="none") for batch in (1, 17, None)]
+    for other in tables[1:]:
+        np.testing.assert_array_equal(tables[0].pvalue, other.pvalue)
+    for i, a in enumerate(names):
+        for j, b in enumerate(names):
+            if i != j:
+                single = compare_metrics(data[a], data[b], z, level="input", coefficient=coefficient,
+                                         method="perm-both", n_resamples=120, rng=3)
+                assert tables[0].pvalue[i, j] == single.pvalue
+
+
+@pytest.mark.parametrize("coefficient", ["kendall", "pairwise-accuracy"])
+def test_twin_systems_stay_on_the_linear_path(coefficient):
+    # Two systems with identical outputs in some inputs (every metric and the human tie them), up to
+    # three twins in one input: the denominators move with the swaps but stay equal for Xs and Ys.
+    rng = np.random.default_rng(8)
+    z = rng.integers(0, 4, (6, 12)).astype(float)
+    mats = [z + rng.normal(size=z.shape) for _ in range(3)]
+    for j, (a, b) in enumerate([(0, 1), (2, 5), (3, 4)]):
+        for matrix in (z, *mats):
+            matrix[b, j] = matrix[a, j]
+    for matrix in (z, *mats):
+        matrix[[1, 2], 4] = matrix[0, 4]
+    pairs = [(0, 1), (2, 0), (1, 2)]
+    engine = InputLinearPermutation([_zscored(x) for x in mats], z, coefficient, pairs)
+    assert engine.twin_j.size >= 6 and all(cols.size == 0 for cols in engine.fallback)
+    masks = _draw_swap_masks(np.random.default_rng(1), "perm-both", 60, *z.shape)
+    fast = _nulls(engine, masks)
+    for p, (i, k) in enumerate(pairs):
+        slow = oracles.permutation_null(mats[i], mats[k], z, "input", coefficient, masks)
+        np.testing.assert_allclose(fast[:, p], slow, rtol=0, atol=1e-12, equal_nan=True)
