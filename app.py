@@ -45,7 +45,8 @@ PAGES = [  # (file, title, icon, url path)
 SECTIONS = {
     "Dataset & correlations": ("home", "dataset", "correlations", "confidence", "significance"),
     "Reliability": ("pairs", "stability", "pools"),
-    "Paper analyses": ("reproduce", "topk", "pairwise", "matrix", "annotators", "highrange", "normality", "simulations"),
+    "Paper analyses": ("reproduce", "topk", "pairwise", "matrix", "annotators", "highrange", "normality",
+                       "simulations"),
     "Practitioner's questions": ("improvement", "planning", "influence"),
     "Your data": ("whatif",),
 }

@@ -4,7 +4,8 @@ The first page a visitor opens must render fast on a cold browser, and Streamlit
 JavaScript the first time it is shown: plotly (~4.7 MB), dataframes (~1.2 MB) and code blocks (~1.5 MB) would
 dominate. So this page draws only light elements (text, markdown tables, metrics, page links): no chart,
 dataframe/table element, st.code, download button or exports item (which would add the report's download button);
-the leaderboard is a markdown table, from the same cached calls as the Confidence and Significance pages. The citation, per-system
+the leaderboard is a markdown table, from the same cached calls as the Confidence and Significance pages.
+The citation, per-system
 means, score distributions and missing data live on the Dataset page (pages/dataset.py).
 """
 
@@ -54,7 +55,8 @@ if ctx.human and ctx.metrics:
         st.markdown(tables.leaderboard_markdown(board, coefficient))
         st.caption(escape_markdown(
             f"Rank = significance cluster: metrics no test separates share a rank (PERM-BOTH, one-sided, Bonferroni "
-            f"per metric, α = 0.05, k = 1,000, seed 0). Interval: BOOT-BOTH 95% (TACL 2021). {ds.n_systems} systems"
+            f"per metric, α = 0.05, k = 1,000, seed 0). Interval: BOOT-BOTH 95% (TACL 2021). "
+            f"{ds.select_systems(systems or None).n_systems} systems"
             + (f" ({systems})" if systems else "") + f", pool '{pool}'. Change the level and coefficient in the "
             "sidebar; details on Confidence intervals and Significance."))
         if board["cluster"].nunique() == 1 and len(board) > 1:
@@ -62,11 +64,11 @@ if ctx.human and ctx.metrics:
                     icon=":material/balance:")
     headline_metric = ctx.metrics[0]
     with headline_col, guard("Could not compute the close-pairs headline"):
-        pair_rows = data_pairs.pair_table(ds, ctx.key, headline_metric, ctx.human, "judged", "")
+        pair_rows = data_pairs.pair_table(ds, ctx.key, headline_metric, ctx.human, "judged", systems)
         if len(pair_rows) >= 10:
             u20 = float(pair_rows["abs_dx"].iloc[data_pairs.share_count(len(pair_rows), 0.2) - 1])
-            full = data_pairs.delta(ds, ctx.key, headline_metric, ctx.human, "judged", "", 0.0, float("inf"))
-            close = data_pairs.delta(ds, ctx.key, headline_metric, ctx.human, "judged", "", 0.0, u20)
+            full = data_pairs.delta(ds, ctx.key, headline_metric, ctx.human, "judged", systems, 0.0, float("inf"))
+            close = data_pairs.delta(ds, ctx.key, headline_metric, ctx.human, "judged", systems, 0.0, u20)
             st.subheader("Headline: close system pairs")
             left, right = st.columns(2)
             left.metric(f"rSYS, all {full['n_pairs']} pairs", figures.fmt(full["estimate"], 2), help=glossary("rSYS"))

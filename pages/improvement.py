@@ -98,10 +98,10 @@ if math.isfinite(low) and low == high and p in (0.0, 1.0):
     # supporting it agrees (or disagrees). Say what the band cannot: how few pairs that rests on.
     n = max(result.n_pairs, 1)
     bound = 0.025 ** (1 / n)
+    exact = f"{100 * bound:.0f}% – 100%" if p >= 0.5 else f"0% – {100 - 100 * bound:.0f}%"
     st.info(f"The band has no width: in every resample all {result.n_pairs} pairs behind the value "
-            f"{'agree' if p >= 0.5 else 'disagree'} with the metric. That is not certainty: with {result.n_pairs} pairs "
-            f"the exact binomial 95% interval is {'%.0f%% – 100%%' % (100 * bound) if p >= 0.5 else '0%% – %.0f%%' % (100 - 100 * bound)}.",
-            icon=":material/info:")
+            f"{'agree' if p >= 0.5 else 'disagree'} with the metric. That is not certainty: with {result.n_pairs} "
+            f"pairs the exact binomial 95% interval is {exact}.", icon=":material/info:")
 if result.extrapolated:
     st.warning(escape_markdown(
         f"d = {abs(delta):g} lies outside the observed gaps (up to {gaps['max']:.4g}): the curve is held constant "

@@ -108,7 +108,8 @@ def _beaten_by(winner: str, level: str, coefficient: str) -> Callable[[Dataset],
         for k, other in enumerate(others):
             result = compare_metrics(x, dataset.measure(other).scores, z, level=level, coefficient=coefficient,
                                      method="perm-both", alternative="greater", n_resamples=N_RESAMPLES, rng=SEED + k)
-            if np.isfinite(result.pvalue) and min(1.0, result.pvalue * len(others)) < 0.05 and other.startswith("rouge"):
+            significant = np.isfinite(result.pvalue) and min(1.0, result.pvalue * len(others)) < 0.05
+            if significant and other.startswith("rouge"):
                 beaten.append(other)
         return ", ".join(sorted(beaten))
     return compute
@@ -177,8 +178,8 @@ def _sacrerouge_rows() -> Iterable[PublishedValue]:
                 continue
             for (coefficient, symbol), value in zip(COEFFICIENT_NAMES, values):
                 yield PublishedValue(
-                    SACREROUGE, "SummEval correlation table", f"{metric}, {'system' if level == 'system' else 'summary'}"
-                    f"-level {symbol} with expert relevance", "summeval", value, 0.005,
+                    SACREROUGE, "SummEval correlation table",
+                    f"{metric}, {'system' if level == 'system' else 'summary'}-level {symbol} with expert relevance", "summeval", value, 0.005,
                     _correlation(metric, SUMMEVAL_HUMAN, level, coefficient))
 
 

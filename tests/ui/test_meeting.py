@@ -174,3 +174,11 @@ def test_confidence_table_shows_no_resample_counts_for_fisher(demo_env):
     fisher, boot = table[table["method"] == "FISHER"], table[table["method"] == "BOOT-BOTH"]
     assert fisher["n_defined"].isna().all() and fisher["n_resamples"].isna().all()
     assert (boot["n_resamples"] == 40).all()
+
+
+def test_overview_leaderboard_follows_the_system_subset(demo_env):
+    at = new_app({"dataset": "demo", "systems": "type=abs"}).run()
+    assert_clean(at)
+    captions = [c.value.replace("\\", "") for c in at.caption]
+    assert any("Rank = significance cluster" in c and "12 systems (type=abs)" in c for c in captions)
+    assert any("on all 66 pairs" in c for c in captions)  # the headline follows the subset too (12 systems)
