@@ -26,9 +26,12 @@ def test_ci_page_forest_plot_table_and_methods(demo_env):
     assert (boot["n_resamples"] == 60).all() and (boot["n_defined"] <= 60).all()
     assert (table["low"] <= table["estimate"]).all() and (table["estimate"] <= table["high"]).all()
     forest = plotly_specs(at)["forest"]
-    assert [t["name"] for t in forest["data"]] == ["BOOT-BOTH", "FISHER"] or \
-        [t["name"] for t in forest["data"]] == ["FISHER", "BOOT-BOTH"]
-    hover = forest["data"][0]["hovertext"][0]
+    # One legend entry per method; each metric's whiskers are drawn in that metric's colour under it.
+    legend = [t["name"] for t in forest["data"] if t.get("showlegend", True)]
+    assert sorted(legend) == ["BOOT-BOTH", "FISHER"]
+    drawn = [t for t in forest["data"] if t.get("showlegend") is False]
+    assert len(drawn) == 2 * len(DEMO_METRICS)
+    hover = drawn[0]["hovertext"][0]
     assert "interval = [" in hover and "estimate = " in hover
     assert at.download_button
     # Same seed, same numbers: a fresh session reproduces the table exactly.
