@@ -1,0 +1,205 @@
+"""Leave one system out: how much each system moves the metric-human correlation.
+
+References: docs/methods.md sec. 10.4.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from metaeval_core._checks import (
+    as_generator,
+    check_bool,
+    check_choice,
+    check_confidence_level,
+    check_dataset,
+    check_int,
+)
+from metaeval_core.stats.coefficients import Coefficient, coefficient_function, validate_coefficient
+from metaeval_core.stats.correlation import Level, correlate_matrices, correlation_inputs, nanmean_last, validate_level
+from metaeval_core.data.dataset import Dataset, Pool, POOLS
+from metaeval_core.stats.resampling import BOOTSTRAP_METHODS, confidence_interval
+from metaeval_core.analyses.practice._common import finite_or_none
+
+
+# ============================================================================================
+# Leave-one-system-out influence
+# ============================================================================================
+@dataclass(frozen=True)
+class InfluenceResult:
+    """The metric-human correlation with each system left out.
+
+    ``estimate`` (with ``low``/``high`` when intervals were asked for) is the correlation on
+    all systems. Per system (``systems`` order): ``without`` is the correlation with that
+    system removed, ``change = without - estimate``, ``low_without``/``high_without`` its
+    interval (NaN without intervals), and ``flagged`` is True when ``|change| > threshold``
+    or ``without`` falls outside the full interval ``[low, high]``; ``reasons`` says which.
+    """
+
+    metric: str
+    human: str
+    level: str
+    coefficient: str
+    pool: str
+    estimate: float
+    low: float
+    high: float
+    threshold: float
+    systems: tuple[str, ...]
+    without: np.ndarray
+    change: np.ndarray
+    low_without: np.ndarray
+    high_without: np.ndarray
+    flagged: np.ndarray
+    reasons: tuple[str, ...]
+    ci_method: str | None
+
+    @property
+    def most_influential(self) -> str | None:
+        """The system whose removal moves the correlation most (None if none is defined)."""
+        moved = np.abs(self.change)
+        if not np.isfinite(moved).any():
+            return None
+        return self.systems[int(np.nanargmax(moved))]
+
+    def to_records(self) -> list[dict]:
+        return [
+            {"system": s, "without": finite_or_none(w), "change": finite_or_none(c),
+             "low_without": finite_or_none(lo), "high_without": finite_or_none(hi), "flagged": bool(f),
+             "reason": r}
+            for s, w, c, lo, hi, f, r in zip(self.systems, self.without, self.change, self.low_without,
+                                             self.high_without, self.flagged, self.reasons)
+        ]
+
+    def to_dict(self) -> dict:
+        return {"metric": self.metric, "human": self.human, "level": self.level, "coefficient": self.coefficient,
+                "pool": self.pool, "estimate": finite_or_none(self.estimate), "low": finite_or_none(self.low),
+                "high": finite_or_none(self.high), "threshold": self.threshold, "ci_method": self.ci_method,
+                "most_influential": self.most_influential, "systems": self.to_records()}
+
+
+def _influence_iv(dataset, metric, human, level, coefficient, pool, systems, threshold, with_intervals, method,
+                  confidence_level, n_resamples, rng):
+    check_dataset(dataset)
+    validate_level(level)
+    validate_coefficient(coefficient)
+    check_choice(pool, "pool", POOLS)
+    if isinstance(threshold, (bool, np.bool_)) or not isinstance(threshold, numbers.Real) \
+            or not 0 <= float(threshold) or not math.isfinite(float(threshold)):
+        raise ValueError(f"threshold must be a finite number >= 0 (a change in correlation); got {threshold!r}")
+    check_bool(with_intervals, "with_intervals")
+    check_choice(method, "method", ("fisher", *BOOTSTRAP_METHODS))
+    confidence_level = check_confidence_level(confidence_level)
+    n_resamples = check_int(n_resamples, "n_resamples")
+    rng = as_generator(rng)
+    subset = dataset.select_systems(systems)
+    if subset.n_systems < 3:
+        raise ValueError(f"systems must leave at least 3 systems (2 after a removal); got {subset.n_systems}")
+    x, z = correlation_inputs(subset, metric, human, level=level, pool=pool)
+    return subset, x, z, float(threshold), confidence_level, n_resamples, rng
+
+
+def system_influence(
+    dataset: Dataset,
+    metric: str,
+    human: str,
+    *,
+    level: Level = "system",
+    coefficient: Coefficient = "kendall",
+    pool: Pool = "judged",
+    systems: str | None = None,
+    threshold: float = 0.1,
+    with_intervals: bool = False,
+    method: Literal["fisher", "boot-systems", "boot-inputs", "boot-both"] = "boot-both",
+    confidence_level: float = 0.95,
+    n_resamples: int = 1000,
+    rng: np.random.Generator | int | None = None,
+) -> InfluenceResult:
+    """Leave-one-system-out influence on the metric-human correlation.
+
+    For each system ``i`` the correlation is recomputed at ``level`` on the other ``N - 1``
+    systems (all computed at once along a batch axis). A system is flagged when its removal
+    moves the correlation by more than ``threshold`` or, with ``with_intervals``, out of the
+    full data's confidence interval.
+
+    Parameters
+    ----------
+    dataset : Dataset
+    metric, human : str
+    level : {'system', 'input', 'global'}, default 'system'
+    coefficient : {'kendall', 'pearson', 'spearman'}, default 'kendall'
+    pool : {'judged', 'all'}, default 'judged'
+        The metric's input pool (system level only, docs/methods.md sec. 0).
+    systems : str, optional
+        A system subset such as ``"type=abs"`` (the leave-one-out runs within it).
+    threshold : float, default 0.1
+        Flag a removal that changes the correlation by more than this (correlation units).
+    with_intervals : bool, default False
+        Also compute the interval on all systems and on each leave-one-out set (``method``;
+        :func:`metaeval_core.stats.resampling.confidence_interval`).
+    method : {'boot-both', 'boot-systems', 'boot-inputs', 'fisher'}, default 'boot-both'
+    confidence_level : float, default 0.95
+    n_resamples : int, default 1000
+    rng : numpy.random.Generator, int or None
+        The full interval uses child 0 of ``rng.spawn(N + 1)``, the set without system ``i``
+        child ``i + 1``.
+
+    Returns
+    -------
+    InfluenceResult
+
+    References
+    ----------
+    docs/methods.md sec. 10, 1 and 2; Cook (1977) for deletion diagnostics; Mathur, Baldwin &
+    Cohn (2020) "Tangled up in BLEU" on outlier systems.
+    """
+    subset, x, z, threshold, confidence_level, n_resamples, rng = _influence_iv(
+        dataset, metric, human, level, coefficient, pool, systems, threshold, with_intervals, method,
+        confidence_level, n_resamples, rng)
+    n = x.shape[0]
+    full = float(correlate_matrices(x, z, level=level, coefficient=coefficient).estimate)
+    # keep[i] lists every system but i: (N, N - 1) row indices, so (N, N - 1, M) stacks.
+    keep = np.array([np.delete(np.arange(n), i) for i in range(n)])
+    if level == "system":
+        xm, zm = nanmean_last(x), nanmean_last(z)
+        without = coefficient_function(coefficient)(xm[keep], zm[keep])
+    else:
+        without = correlate_matrices(x[keep], z[keep], level=level, coefficient=coefficient).estimate
+    without = np.asarray(without, dtype=np.float64)
+    change = without - full
+    low = high = math.nan
+    low_w = np.full(n, np.nan)
+    high_w = np.full(n, np.nan)
+    mask = None
+    if pool == "all" and level == "system":
+        mask = np.array(subset.judged, dtype=bool)
+    if with_intervals:
+        children = rng.spawn(n + 1)
+        options = dict(level=level, coefficient=coefficient, method=method, confidence_level=confidence_level,
+                       n_resamples=n_resamples, metric_pool_judged=mask)
+        ci = confidence_interval(x, z, rng=children[0], **options)
+        low, high = ci.low, ci.high
+        for i in range(n):
+            ci_i = confidence_interval(x[keep[i]], z[keep[i]], rng=children[i + 1], **options)
+            low_w[i], high_w[i] = ci_i.low, ci_i.high
+    moved = np.nan_to_num(np.abs(change), nan=0.0) > threshold
+    outside = np.zeros(n, dtype=bool)
+    if with_intervals and np.isfinite(low) and np.isfinite(high):
+        outside = np.isfinite(without) & ((without < low) | (without > high))
+    reasons = tuple(
+        ", ".join(r for r, on in ((f"|change| > {threshold:g}", moved[i]), ("outside the full interval",
+                                                                            outside[i])) if on)
+        for i in range(n)
+    )
+    return InfluenceResult(
+        metric=metric, human=human, level=level, coefficient=coefficient,
+        pool=pool if level == "system" else "judged", estimate=full, low=float(low), high=float(high),
+        threshold=threshold, systems=subset.systems, without=without, change=change, low_without=low_w,
+        high_without=high_w, flagged=moved | outside, reasons=reasons,
+        ci_method=method if with_intervals else None,
+    )

@@ -1,0 +1,320 @@
+"""How many judgments do I need? rSYS interval width and PERM-BOTH power against the number of judged inputs
+(and systems), by subsampling the dataset, with a recommendation for a target width or power.
+
+References: docs/methods.md sec. 10.2; Deutsch, Dror & Roth (TACL 2021).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+from typing import Literal, Sequence, get_args
+
+import numpy as np
+
+from metaeval_core._checks import (
+    as_generator,
+    check_choice,
+    check_confidence_level,
+    check_dataset,
+    check_human,
+    check_int,
+    check_probability,
+)
+from metaeval_core.stats.coefficients import Coefficient, validate_coefficient
+from metaeval_core.stats.correlation import nanmean_last
+from metaeval_core.data.dataset import Dataset
+from metaeval_core.stats.resampling import confidence_interval
+from metaeval_core.stats.significance import compare_metrics
+
+
+
+PlanMethod = Literal["boot-inputs", "boot-both"]
+PLAN_METHODS: tuple[str, ...] = get_args(PlanMethod)
+
+
+# ============================================================================================
+# How many judgments do I need?
+# ============================================================================================
+@dataclass(frozen=True)
+class PlanRecommendation:
+    """The smallest design (fewest judged cells ``n_inputs * n_systems``) meeting every target.
+
+    ``reached`` is False (and the sizes None) when no design in the table meets them;
+    ``message`` says so in words.
+    """
+
+    reached: bool
+    n_inputs: int | None
+    n_systems: int | None
+    message: str
+
+
+@dataclass(frozen=True)
+class PlanResult:
+    """rSYS interval width and PERM-BOTH power by design, from subsampling a dataset.
+
+    ``table`` holds one record per design (ascending ``n_systems``, then ``n_inputs``):
+    ``n_inputs``, ``n_systems``, ``width_mean``, ``width_sd``, ``power`` (share of trials in
+    which PERM-BOTH rejects H0 in favour of the metric at ``alpha``; None without a power
+    analysis), ``estimate_mean`` (mean system-level correlation over trials), ``n_trials``
+    and ``n_width_defined`` (trials with a defined interval).
+    """
+
+    metric: str
+    human: str
+    versus: str
+    coefficient: str
+    ci_method: str
+    confidence_level: float
+    alpha: float
+    noise: float
+    n_resamples: int
+    n_trials: int
+    target_width: float | None
+    target_power: float | None
+    table: tuple[dict, ...]
+    recommendation: PlanRecommendation
+    max_inputs: int
+    max_systems: int
+
+    def to_dict(self) -> dict:
+        return {
+            "metric": self.metric, "human": self.human, "versus": self.versus, "coefficient": self.coefficient,
+            "ci_method": self.ci_method, "confidence_level": self.confidence_level, "alpha": self.alpha,
+            "noise": self.noise, "n_resamples": self.n_resamples, "n_trials": self.n_trials,
+            "target_width": self.target_width, "target_power": self.target_power,
+            "max_inputs": self.max_inputs, "max_systems": self.max_systems,
+            "table": [dict(row) for row in self.table],
+            "recommendation": {
+                "reached": self.recommendation.reached, "n_inputs": self.recommendation.n_inputs,
+                "n_systems": self.recommendation.n_systems, "message": self.recommendation.message,
+            },
+        }
+
+
+def _sizes(values, name: str, upper: int, lower: int) -> tuple[int, ...]:
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence) or len(values) == 0:
+        raise TypeError(f"{name} must be a non-empty sequence of integers")
+    out = []
+    for v in values:
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral):
+            raise TypeError(f"{name} must hold integers; got {v!r}")
+        if not lower <= int(v) <= upper:
+            raise ValueError(f"{name} must lie between {lower} and {upper} (the dataset's size); got {v}")
+        out.append(int(v))
+    return tuple(sorted(set(out)))
+
+
+def _plan_iv(dataset, metric, human, input_sizes, system_sizes, target_width, target_power, versus, noise,
+             coefficient, ci_method, confidence_level, alpha, n_resamples, n_trials, rng, systems):
+    check_dataset(dataset)
+    subset = dataset.select_systems(systems)
+    check_human(subset, human)
+    subset.measure(metric)
+    if versus is not None:
+        subset.measure(versus)
+        if versus == metric:
+            raise ValueError("versus must name a measure other than metric")
+    validate_coefficient(coefficient)
+    check_choice(ci_method, "ci_method", PLAN_METHODS)
+    confidence_level = check_confidence_level(confidence_level)
+    alpha = check_probability(alpha, "alpha")
+    if isinstance(noise, (bool, np.bool_)) or not isinstance(noise, numbers.Real) or not float(noise) > 0 \
+            or not math.isfinite(float(noise)):
+        raise ValueError(f"noise must be a positive finite number (offset sd in units of the sd of the metric's "
+                         f"system means); got {noise!r}")
+    if target_width is not None:
+        if isinstance(target_width, bool) or not isinstance(target_width, numbers.Real) \
+                or not 0 < float(target_width) <= 2:
+            raise ValueError(f"target_width must lie in (0, 2] (a correlation interval's width); got {target_width!r}")
+        target_width = float(target_width)
+    if target_power is not None:
+        target_power = check_probability(target_power, "target_power")
+    n_resamples = check_int(n_resamples, "n_resamples")
+    n_trials = check_int(n_trials, "n_trials")
+    rng = as_generator(rng)
+    n_judged, n_sys = subset.n_judged, subset.n_systems
+    if n_sys < 3:
+        raise ValueError(f"systems must leave at least 3 systems; got {n_sys}")
+    inputs = _sizes(input_sizes, "input_sizes", n_judged, 2)
+    sys_sizes = (n_sys,) if system_sizes is None else _sizes(system_sizes, "system_sizes", n_sys, 3)
+    return (subset, inputs, sys_sizes, target_width, target_power, float(alpha), float(noise), confidence_level,
+            n_resamples, n_trials, rng)
+
+
+def plan_judgments(
+    dataset: Dataset,
+    metric: str,
+    human: str,
+    *,
+    input_sizes: Sequence[int],
+    system_sizes: Sequence[int] | None = None,
+    target_width: float | None = None,
+    target_power: float | None = None,
+    versus: str | None = None,
+    noise: float = 1.0,
+    power: bool = True,
+    coefficient: Coefficient = "kendall",
+    ci_method: PlanMethod = "boot-both",
+    confidence_level: float = 0.95,
+    alpha: float = 0.05,
+    n_resamples: int = 200,
+    n_trials: int = 20,
+    rng: np.random.Generator | int | None = None,
+    systems: str | None = None,
+) -> PlanResult:
+    """rSYS interval width and PERM-BOTH power against the number of judged inputs and systems.
+
+    For every design ``(n_inputs, n_systems)`` and each of ``n_trials`` trials: draw
+    ``n_systems`` systems and ``n_inputs`` judged inputs *without* replacement, then on that
+    subsample (metric on the judged pool)
+
+    * the width of the bootstrap interval (``ci_method``, ``n_resamples`` resamples) of the
+      system-level ``coefficient`` between metric and human;
+    * whether PERM-BOTH (``n_resamples`` permutations, one-sided, system level) rejects
+      ``H0: rho(metric) <= rho(comparator)`` at ``alpha``. The comparator is ``versus`` (a
+      second metric: power to tell them apart, meaningful when the metric is really better)
+      or, by default, a degraded copy: the metric plus a per-system offset ``b_i`` (the same
+      on every input of system ``i``), ``b_i ~ N(0, (noise * s)^2)`` with ``s`` the standard
+      deviation of the metric's system means on the full dataset, drawn afresh in each
+      trial. A system-level offset does not average out over inputs, so the copy is worse
+      than the metric by the same expected amount whatever the number of inputs, and power
+      against the number of inputs reflects sampling noise only. (Cell-level noise, the
+      generic simulation of docs/methods.md sec. 9, would shrink the gap itself as inputs grow.)
+
+    Width and power are averaged over trials. The recommendation is the design with the
+    fewest judged cells (``n_inputs * n_systems``; ties: fewer systems) whose mean width is
+    at most ``target_width`` and whose power is at least ``target_power`` (each when given),
+    taken literally from the table, or "not reached within the dataset's size". With
+    ``ci_method='boot-both'`` the width has a floor set by the number of systems, which more
+    inputs cannot lower. At the full size the subsample is the dataset itself, so only the
+    resampling varies between trials.
+
+    Parameters
+    ----------
+    dataset : Dataset
+    metric, human : str
+    input_sizes : sequence of int
+        Numbers of judged inputs, each in ``[2, n_judged]``.
+    system_sizes : sequence of int, optional
+        Numbers of systems, each in ``[3, N]``; default all ``N`` systems only.
+    target_width : float, optional
+        Wanted interval width, in (0, 2].
+    target_power : float, optional
+        Wanted power, in (0, 1).
+    versus : str, optional
+        A second metric to compare against (default: a noisier copy of ``metric``).
+    noise : float, default 1.0
+        Per-system offset sd of the degraded copy, in units of the sd of the metric's system means.
+    power : bool, default True
+        Run the power analysis (False: widths only, faster).
+    coefficient : {'kendall', 'pearson', 'spearman'}, default 'kendall'
+    ci_method : {'boot-both', 'boot-inputs'}, default 'boot-both'
+    confidence_level : float, default 0.95
+    alpha : float, default 0.05
+    n_resamples : int, default 200
+        Bootstrap resamples and permutations per trial (modest: this is a planning tool).
+    n_trials : int, default 20
+        Subsamples per design.
+    rng : numpy.random.Generator, int or None
+        Trial ``t`` of design ``d`` (in table order) uses child ``rng.spawn(D * T)[d * T + t]``.
+    systems : str, optional
+        A system subset such as ``"type=abs"`` to plan from.
+
+    Returns
+    -------
+    PlanResult
+
+    References
+    ----------
+    docs/methods.md sec. 10, 2, 3 and 9; Deutsch, Dror & Roth (TACL 2021) sec. 3-5.
+    """
+    (subset, inputs, sys_sizes, target_width, target_power, alpha, noise, confidence_level, n_resamples, n_trials,
+     rng) = _plan_iv(dataset, metric, human, input_sizes, system_sizes, target_width, target_power, versus, noise,
+                     coefficient, ci_method, confidence_level, alpha, n_resamples, n_trials, rng, systems)
+    if not isinstance(power, (bool, np.bool_)):
+        raise TypeError(f"power must be True or False; got {power!r}")
+    if target_power is not None and not power:
+        raise ValueError("target_power needs power=True")
+    x_all = subset.matrix(metric)
+    z_all = subset.matrix(human)
+    y_all = subset.matrix(versus) if versus is not None else None
+    means = nanmean_last(x_all)
+    means = means[np.isfinite(means)]
+    metric_sd = float(means.std()) if means.size > 1 else 0.0
+    metric_sd = metric_sd if metric_sd > 0 else 1.0
+    designs = [(m, n) for n in sys_sizes for m in inputs]
+    children = rng.spawn(len(designs) * n_trials)
+    n_total, m_total = x_all.shape
+    rows = []
+    for d, (m, n) in enumerate(designs):
+        widths = np.full(n_trials, np.nan)
+        estimates = np.full(n_trials, np.nan)
+        rejects = np.zeros(n_trials, dtype=bool)
+        for t in range(n_trials):
+            gen = children[d * n_trials + t]
+            sys_idx = np.sort(gen.choice(n_total, size=n, replace=False))
+            inp_idx = np.sort(gen.choice(m_total, size=m, replace=False))
+            x = x_all[np.ix_(sys_idx, inp_idx)]
+            z = z_all[np.ix_(sys_idx, inp_idx)]
+            ci = confidence_interval(x, z, level="system", coefficient=coefficient, method=ci_method,
+                                     confidence_level=confidence_level, n_resamples=n_resamples, rng=gen)
+            widths[t] = ci.high - ci.low
+            estimates[t] = ci.estimate
+            if power:
+                if y_all is None:
+                    y = x + gen.normal(0.0, noise * metric_sd, (n, 1))
+                else:
+                    y = y_all[np.ix_(sys_idx, inp_idx)]
+                test = compare_metrics(x, y, z, level="system", coefficient=coefficient, method="perm-both",
+                                       n_resamples=n_resamples, rng=gen)
+                rejects[t] = bool(np.isfinite(test.pvalue) and test.pvalue < alpha)
+        defined = ~np.isnan(widths)
+        rows.append({
+            "n_inputs": m, "n_systems": n,
+            "width_mean": float(widths[defined].mean()) if defined.any() else None,
+            "width_sd": float(widths[defined].std()) if defined.any() else None,
+            "power": float(rejects.mean()) if power else None,
+            "estimate_mean": float(np.nanmean(estimates)) if np.isfinite(estimates).any() else None,
+            "n_trials": n_trials, "n_width_defined": int(defined.sum()),
+        })
+    recommendation = _recommend(rows, target_width, target_power, inputs, sys_sizes)
+    return PlanResult(
+        metric=metric, human=human, versus=versus if versus is not None else f"{metric} + system offsets ({noise:g} sd)",
+        coefficient=coefficient, ci_method=ci_method, confidence_level=confidence_level, alpha=alpha, noise=noise,
+        n_resamples=n_resamples, n_trials=n_trials, target_width=target_width, target_power=target_power,
+        table=tuple(rows), recommendation=recommendation, max_inputs=subset.n_judged, max_systems=subset.n_systems,
+    )
+
+
+def _meets(row: dict, target_width, target_power) -> bool:
+    if target_width is not None and (row["width_mean"] is None or row["width_mean"] > target_width):
+        return False
+    if target_power is not None and (row["power"] is None or row["power"] < target_power):
+        return False
+    return True
+
+
+def _recommend(rows, target_width, target_power, inputs, sys_sizes) -> PlanRecommendation:
+    if target_width is None and target_power is None:
+        return PlanRecommendation(False, None, None, "no target given (set target_width or target_power)")
+    wanted = " and ".join(
+        part for part in (
+            None if target_width is None else f"mean width <= {target_width:g}",
+            None if target_power is None else f"power >= {target_power:g}",
+        ) if part
+    )
+    meeting = [r for r in rows if _meets(r, target_width, target_power)]
+    if not meeting:
+        return PlanRecommendation(
+            False, None, None,
+            f"not reached within the dataset's size: no design up to {max(inputs)} judged inputs x "
+            f"{max(sys_sizes)} systems gives {wanted}",
+        )
+    best = min(meeting, key=lambda r: (r["n_inputs"] * r["n_systems"], r["n_systems"], r["n_inputs"]))
+    return PlanRecommendation(
+        True, best["n_inputs"], best["n_systems"],
+        f"{best['n_inputs']} judged inputs x {best['n_systems']} systems is the smallest design tried giving {wanted}",
+    )
