@@ -75,6 +75,7 @@ class PairCounter:
             raise ValueError(f"x and z must have the same length; got {x.size} and {z.size}")
         n = x.size
         self.n = n
+        self._x, self._z = x, z
         # NaN sorts last and equal to itself: harmless, such points carry weight 0.
         order = np.lexsort((z, x))
         self.order = order
@@ -104,17 +105,58 @@ class PairCounter:
             self.levels.append((left_sorted, right[keep], start[keep], stop[keep]))
             half *= 2
 
-    def counts(self, weights: np.ndarray) -> WeightedPairCounts:
-        """Pair counts for each row of ``weights`` (shape (b, n), non-negative integers)."""
+    def counts(self, weights: np.ndarray, *, concordant: np.ndarray | None = None) -> WeightedPairCounts:
+        """Pair counts for each row of ``weights`` (shape (b, n), non-negative integers).
+
+        ``concordant``, when known (see :meth:`complement_concordant`), skips the O(n log n) part.
+        """
         w = np.asarray(weights)
         if w.ndim != 2 or w.shape[1] != self.n:
             raise ValueError(f"weights must have shape (b, {self.n}); got {w.shape}")
         w = w.astype(np.int64, copy=False)[:, self.order]
-        b = w.shape[0]
         total_w = w.sum(axis=1)
         tied_x = _tied(w, self.x_starts)
         tied_both = _tied(w, self.xz_starts)
         tied_z = _tied(w[:, self.z_order], self.z_starts)
+        total = total_w * (total_w - 1) // 2
+        if concordant is None:
+            # Pairs tied in x with z_u < z_v sit in one x run, ordered by z: ``_below`` counted them.
+            concordant = self._below(w, total_w) - (tied_x - tied_both)
+        discordant = total - concordant - tied_x - tied_z + tied_both
+        return WeightedPairCounts(total, concordant, discordant, tied_x, tied_z, tied_both)
+
+    def concordance_vector(self, weights: np.ndarray) -> np.ndarray:
+        """For one weighting ``W`` (shape (n,)): per point, the weight of its concordant partners (``A W``)."""
+        w = np.asarray(weights, dtype=np.int64)
+        if not hasattr(self, "_mirror"):
+            self._mirror = PairCounter(-self._x, -self._z)  # earlier in its order = later here, larger z
+        # Partners in the same x run with a different z are counted on one of the two sides; not concordant.
+        ws = w[self.order]
+        same_x = np.empty(self.n, dtype=np.int64)
+        same_x[self.order] = _run_totals(ws, self.x_starts) - _run_totals(ws, self.xz_starts)
+        return self._below_vector(w) + self._mirror._below_vector(w) - same_x
+
+    def complement_concordant(self, w_first: np.ndarray, concordant_first: np.ndarray, total: int,
+                              vector: np.ndarray) -> np.ndarray:
+        """Concordant count of ``W - w`` for 0/1 weightings: ``P(W) + P(w) - w . (A W)``.
+
+        ``total`` is ``P(W)`` and ``vector`` is :meth:`concordance_vector` of ``W``.
+        """
+        return total + concordant_first - np.asarray(w_first, dtype=np.int64) @ vector
+
+    def _below_vector(self, w: np.ndarray) -> np.ndarray:
+        """Per point (original order): weight of the points before it in (x, z) order with a smaller z."""
+        ws = w[self.order]
+        out = np.zeros(self.n, dtype=np.int64)
+        for left_sorted, right, start, stop in self.levels:
+            cum = np.concatenate([[0], np.cumsum(ws[left_sorted])])
+            out[right] += cum[stop] - cum[start]
+        result = np.empty(self.n, dtype=np.int64)
+        result[self.order] = out
+        return result
+
+    def _below(self, w: np.ndarray, total_w: np.ndarray) -> np.ndarray:
+        b = w.shape[0]
         below = np.zeros(b, dtype=np.int64)  # pairs u before v (sorted by x, z) with z_u < z_v
         # Every partial sum below is at most total_w ** 2: int32 (half the memory traffic) when that fits.
         narrow = b == 0 or int(total_w.max()) ** 2 < 2**31
@@ -126,11 +168,7 @@ class PairCounter:
             c[:, 0] = 0
             np.cumsum(wd[:, left_sorted], axis=1, out=c[:, 1:])
             below += np.einsum("bi,bi->b", wd[:, right], c[:, stop] - c[:, start])
-        total = total_w * (total_w - 1) // 2
-        # Pairs tied in x with z_u < z_v sit in one x run, ordered by z: ``below`` counted them.
-        concordant = below - (tied_x - tied_both)
-        discordant = total - concordant - tied_x - tied_z + tied_both
-        return WeightedPairCounts(total, concordant, discordant, tied_x, tied_z, tied_both)
+        return below
 
 
 def _dense_rank(values: np.ndarray) -> np.ndarray:
@@ -165,3 +203,10 @@ def weighted_coefficient(counts: WeightedPairCounts, coefficient: str) -> np.nda
     if coefficient == "pairwise-accuracy":
         return counts.pairwise_accuracy()
     raise ValueError(f"coefficient must be one of {WEIGHTED_PAIR_COEFFICIENTS}; got {coefficient!r}")
+
+
+def _run_totals(w: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Per point, the total weight of its run minus its own weight (its partners in the run)."""
+    sums = np.add.reduceat(w, starts)
+    lengths = np.diff(np.append(starts, w.size))
+    return np.repeat(sums, lengths) - w

@@ -69,3 +69,20 @@ def test_global_level_on_hundreds_of_cells_matches_the_oracles(coefficient):
     fast = _permutation_null(x, y, z, level="global", coefficient=coefficient, method="perm-both",
                              rng=np.random.default_rng(2), n_resamples=15, batch=4)
     np.testing.assert_allclose(fast, oracles.permutation_null(x, y, z, "global", coefficient, masks), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_complement_counts_follow_from_the_first(seed):
+    # Ys of a cell swap takes exactly the points Xs leaves: P(W - w) = P(W) + P(w) - w . (A W).
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 40))
+    x, z = rng.integers(0, 4, n).astype(float), rng.integers(0, 3, n).astype(float)
+    counter = PairCounter(x, z)
+    everything = (rng.random(n) < 0.8).astype(int)
+    concordant = np.array([[(x[u] - x[v]) * (z[u] - z[v]) > 0 for v in range(n)] for u in range(n)], dtype=int)
+    np.testing.assert_array_equal(counter.concordance_vector(everything), concordant @ everything)
+    w = (rng.random((5, n)) < 0.5) * everything
+    first = counter.counts(w).concordant
+    complement = counter.complement_concordant(w, first, int(counter.counts(everything[None]).concordant[0]),
+                                               counter.concordance_vector(everything))
+    np.testing.assert_array_equal(complement, counter.counts(everything - w).concordant)

@@ -197,6 +197,10 @@ class _PermutationEngine:
             vz = ~np.isnan(z.ravel())
             self.valid_x = (vz & ~np.isnan(self.x.ravel())).astype(np.int8)
             self.valid_y = (vz & ~np.isnan(self.y.ravel())).astype(np.int8)
+            # Ys takes the points Xs leaves: its concordant count follows from Xs's and fixed totals.
+            everything = np.concatenate([self.valid_x, self.valid_y])
+            self.concordant_all = int(self.counter.counts(everything[None]).concordant[0])
+            self.concordance = self.counter.concordance_vector(everything)
 
     def deltas(self, mask: np.ndarray) -> np.ndarray:
         b = mask.shape[0]
@@ -219,8 +223,12 @@ class _PermutationEngine:
         if self.coefficient in WEIGHTED_PAIR_COEFFICIENTS:
             swap = np.broadcast_to(mask, (b, n, m)).reshape(b, -1).astype(np.int8)
             keep = 1 - swap
-            xs = self.counter.counts(np.concatenate([keep * self.valid_x, swap * self.valid_y], axis=1))
-            ys = self.counter.counts(np.concatenate([swap * self.valid_x, keep * self.valid_y], axis=1))
+            w_x = np.concatenate([keep * self.valid_x, swap * self.valid_y], axis=1)
+            xs = self.counter.counts(w_x)
+            ys = self.counter.counts(
+                np.concatenate([swap * self.valid_x, keep * self.valid_y], axis=1),
+                concordant=self.counter.complement_concordant(w_x, xs.concordant, self.concordant_all,
+                                                              self.concordance))
             return weighted_coefficient(xs, self.coefficient) - weighted_coefficient(ys, self.coefficient)
         xs = np.where(mask, self.y, self.x).reshape(b, -1)
         ys = np.where(mask, self.x, self.y).reshape(b, -1)
