@@ -243,6 +243,28 @@ def case_summeval_table(args):
     return ours, reference, "per-pair path on every input, 2 of 561 pairs timed, scaled to all"
 
 
+def case_sequential_global(args):
+    """Besag-Clifford stopping on a per-pair path: global-level table, SummEval size, 10 metrics."""
+    from metaeval_core.stats.significance import compare_all_pairs
+
+    data = wmt_like(16, 100, 10, tie_share=0.0)
+    names = _names(10)
+    kwargs = dict(level="global", coefficient="kendall", method="perm-both", n_resamples=args.resamples, rng=0)
+
+    def ours():
+        compare_all_pairs(data, names, "human", stopping="besag-clifford", **kwargs)
+
+    def reference():
+        start = time.perf_counter()
+        full = compare_all_pairs(data, names, "human", **kwargs)
+        seconds = time.perf_counter() - start
+        seq = compare_all_pairs(data, names, "human", stopping="besag-clifford", **kwargs)
+        assert (seq.significant == full.significant).all()
+        return seconds
+
+    return ours, reference, "the same table with every pair run to the end (stopping='none'); decisions equal"
+
+
 def case_power_input(args):
     """Input-level power simulation (TACL Fig. 3 at the input level): time per trial, SummEval size."""
     from metaeval_core.analyses.simulations import power_curve
@@ -271,6 +293,8 @@ CASES = {
     "all-pairs PERM-BOTH, input level, Kendall, SummEval (34 metrics, real data)": case_summeval_table,
     "one WMT task for Dask: all-pairs PERM-BOTH, input level, Kendall, 50 metrics": case_wmt_task,
     "power simulation, input level, Kendall, 10 trials (demo, 16 x 100)": case_power_input,
+    "all-pairs PERM-BOTH, global level, Kendall, 10 metrics (16 x 100), sequential (Besag-Clifford)":
+        case_sequential_global,
 }
 
 

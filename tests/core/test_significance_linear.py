@@ -104,3 +104,47 @@ def test_twin_systems_stay_on_the_linear_path(coefficient):
     for p, (i, k) in enumerate(pairs):
         slow = oracles.permutation_null(mats[i], mats[k], z, "input", coefficient, masks)
         np.testing.assert_allclose(fast[:, p], slow, rtol=0, atol=1e-12, equal_nan=True)
+
+
+def _oracle_sequential(null, threshold, h):
+    """Besag-Clifford by hand: stop at the h-th exceedance (draw order) with h / l, else the full-run p."""
+    defined = [v for v in null if not np.isnan(v)]
+    hits = 0
+    for used, value in enumerate(defined, start=1):
+        hits += value >= threshold - 1e-12
+        if hits == h:
+            return h / used, used
+    return (1 + hits) / (1 + len(defined)), len(defined)
+
+
+@pytest.mark.parametrize("alternative", ["greater", "two-sided"])
+def test_besag_clifford_stops_settled_pairs_and_keeps_every_decision(alternative):
+    rng = np.random.default_rng(12)
+    z = rng.normal(size=(6, 10))
+    data = {"h": z, **{f"m{i}": z + rng.normal(0, 0.3 + i, z.shape) for i in range(4)}}
+    names = [f"m{i}" for i in range(4)]
+    kwargs = dict(level="global", coefficient="kendall", method="perm-both", alternative=alternative,
+                  n_resamples=199, rng=5, correction="none")
+    full = compare_all_pairs(data, names, "h", **kwargs)
+    runs = [compare_all_pairs(data, names, "h", stopping="besag-clifford", batch=batch, **kwargs)
+            for batch in (1, 13, None)]
+    for other in runs[1:]:
+        np.testing.assert_array_equal(runs[0].pvalue, other.pvalue)
+        np.testing.assert_array_equal(runs[0].n_defined, other.n_defined)
+    seq = runs[0]
+    assert seq.stopping == "besag-clifford" and full.stopping == "none"
+    np.testing.assert_array_equal(seq.significant, full.significant)
+    h = int(np.ceil(0.05 * 200))
+    stopped = 0
+    for i, a in enumerate(names):
+        for j, b in enumerate(names):
+            if i == j:
+                continue
+            null = compare_metrics(data[a], data[b], z, level="global", coefficient="kendall", method="perm-both",
+                                   n_resamples=199, rng=5, return_distribution=True).null_distribution
+            values = np.abs(null) if alternative == "two-sided" else null
+            threshold = abs(full.delta[i, j]) if alternative == "two-sided" else full.delta[i, j]
+            p, used = _oracle_sequential(values, threshold, h)
+            assert seq.pvalue[i, j] == pytest.approx(p, abs=1e-15) and seq.n_defined[i, j] == used
+            stopped += used < 199
+    assert stopped > 0

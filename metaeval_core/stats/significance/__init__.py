@@ -38,6 +38,8 @@ from metaeval_core.stats.significance._common import (  # noqa: F401
     FAMILIES,
     PAIRED_BOOTSTRAP_METHODS,
     PERMUTATION_METHODS,
+    STOPPING_RULES,
+    Stopping,
     TEST_METHODS,
     Alternative,
     ComparisonResult,

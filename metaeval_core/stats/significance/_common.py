@@ -21,6 +21,8 @@ Alternative = Literal["greater", "two-sided"]
 ALTERNATIVES: tuple[str, ...] = get_args(Alternative)
 Correction = Literal["bonferroni", "holm", "bh", "none"]
 CORRECTIONS: tuple[str, ...] = get_args(Correction)
+Stopping = Literal["none", "besag-clifford"]
+STOPPING_RULES: tuple[str, ...] = get_args(Stopping)
 Family = Literal["row", "table", "none"]
 FAMILIES: tuple[str, ...] = get_args(Family)
 

@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import copy
 
+import math
 from typing import Iterator, Sequence
 
 import numpy as np
 
 from metaeval_core.stats.coefficients import coefficient_function
 from metaeval_core.stats.correlation import system_means
+from metaeval_core.stats.significance._common import _TOLERANCE
 from metaeval_core.stats.significance.linear import LINEAR_COEFFICIENTS, InputLinearPermutation, input_permutation_nulls
 from metaeval_core.stats.paircounts import WEIGHTED_PAIR_COEFFICIENTS, PairCounter, weighted_coefficient
 from metaeval_core.stats.resampling import (
@@ -250,6 +252,60 @@ def _permutation_null(x, y, z, *, level, coefficient, method, rng, n_resamples, 
 
         return input_permutation_nulls(engine.linear, masks, n_resamples)[0]
     out = np.full(n_resamples, np.nan)
-    for sl, mask in _iter_swap_masks(rng, method, n_resamples, x.shape[0], x.shape[1], b):
-        out[sl] = engine.deltas(mask)
+    for sl, values in _permutation_chunks(engine, rng, method, n_resamples, x.shape, b):
+        out[sl] = values
     return out
+
+
+def _permutation_chunks(engine, rng, method, n_resamples, shape, b):
+    """``(slice, delta_s)`` per chunk in draw order (for sequential stopping)."""
+    for sl, mask in _iter_swap_masks(rng, method, n_resamples, shape[0], shape[1], b):
+        yield sl, engine.deltas(mask)
+
+
+def _sequential_pvalues(chunks, threshold: float, alternative: str, n_resamples: int, h: int):
+    """Besag & Clifford (1991) p-values of the cell (x, y) and its reverse (y, x) from one null stream.
+
+    Each cell stops at its ``h``-th exceedance, ``l`` defined resamples in (draw order): p = h / l;
+    a cell that never reaches ``h`` gets the fixed-size ``(1 + g) / (1 + k)``. The stream stops
+    once both cells have stopped. Returns ``((p, n_used), (p_reverse, n_used_reverse), resamples drawn)``.
+    """
+    tolerance = _TOLERANCE
+    seen = 0
+    hits = [0, 0]
+    stopped: list[tuple[float, int] | None] = [None, None]
+    drawn = 0
+    if not np.isfinite(threshold):
+        for sl, _ in chunks:
+            drawn = sl.stop
+            break
+        return (math.nan, 0), (math.nan, 0), drawn
+    for sl, values in chunks:
+        drawn = sl.stop
+        defined = values[~np.isnan(values)]
+        if alternative == "two-sided":
+            flags = [np.abs(defined) >= abs(threshold) - tolerance] * 2
+        else:
+            flags = [defined >= threshold - tolerance, -defined >= -threshold - tolerance]
+        for c in range(2):
+            if stopped[c] is not None:
+                continue
+            running = hits[c] + np.cumsum(flags[c])
+            reached = np.flatnonzero(running >= h)
+            if reached.size:
+                used = seen + int(reached[0]) + 1
+                stopped[c] = (h / used, used)
+            else:
+                hits[c] = int(running[-1]) if running.size else hits[c]
+        seen += defined.size
+        if stopped[0] is not None and stopped[1] is not None:
+            break
+    out = []
+    for c in range(2):
+        if stopped[c] is not None:
+            out.append(stopped[c])
+        elif seen == 0:
+            out.append((math.nan, 0))
+        else:
+            out.append(((1.0 + hits[c]) / (1.0 + seen), seen))
+    return out[0], out[1], drawn

@@ -6,6 +6,7 @@ References: docs/methods.md sec. 3; Deutsch, Dror & Roth (TACL 2021) sec. 6.2, F
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
@@ -19,6 +20,8 @@ from metaeval_core.stats.correlation import Level, correlate_matrices, correlati
 from metaeval_core.stats.resampling import _as_matrix, _auto_batch, _bootstrap_correlations, _draw_bootstrap_indices
 from metaeval_core.stats.significance._common import (
     ALTERNATIVES,
+    STOPPING_RULES,
+    Stopping,
     CORRECTIONS,
     FAMILIES,
     PAIRED_BOOTSTRAP_METHODS,
@@ -33,7 +36,10 @@ from metaeval_core.stats.significance.compare import _williams
 from metaeval_core.stats.significance.corrections import correct_table
 from metaeval_core.stats.significance.linear import LINEAR_COEFFICIENTS, InputLinearPermutation, input_permutation_nulls
 from metaeval_core.stats.significance.permutation import (
+    _PermutationEngine,
     _iter_swap_masks,
+    _permutation_chunks,
+    _sequential_pvalues,
     _permutation_null,
     _SystemPermutation,
     _zscore_params,
@@ -71,6 +77,7 @@ class PairwiseTable(ToFrame):
     n_resamples: int
     n_defined: np.ndarray
     approximate: bool = False
+    stopping: str = "none"
 
     def to_records(self) -> list[dict]:
         """One dict per ordered pair (x, y), x != y, in row-major order."""
@@ -105,7 +112,8 @@ def _shared_seed(rng: object) -> np.random.SeedSequence:
 
 
 def _compare_all_pairs_iv(data, metrics, human, level, coefficient, method, alternative, correction, family,
-                          alpha, n_resamples, rng, batch, pool, systems, progress):
+                          alpha, n_resamples, rng, batch, pool, systems, progress, stopping):
+    check_choice(stopping, "stopping", STOPPING_RULES)
     validate_level(level)
     validate_coefficient(coefficient)
     method = check_choice(method, "method", TEST_METHODS)
@@ -168,6 +176,7 @@ def compare_all_pairs(
     pool: Pool = "judged",
     systems: str | None = None,
     progress: Callable[[float], None] | None = None,
+    stopping: Stopping = "none",
 ) -> PairwiseTable:
     """Test every ordered pair of metrics and correct for multiple comparisons.
 
@@ -200,6 +209,14 @@ def compare_all_pairs(
         System subset such as ``"type=abs"`` (Dataset input only).
     progress : callable, optional
         Called with the fraction of pairs done (0 to 1).
+    stopping : {'none', 'besag-clifford'}, default 'none'
+        ``'besag-clifford'``: sequential Monte Carlo p-values (docs/methods.md sec. 16.2). A cell stops
+        at its ``h = ceil(alpha (k + 1))``-th exceedance after ``l`` resamples with ``p = h / l`` (valid,
+        and not significant at ``alpha``, as the full run would be); other cells get the full-run
+        p-value. ``n_defined`` holds each cell's ``l``. Applied where pairs run one at a time
+        (permutation tests at the global level, PERM-INPUTS, Pearson/Spearman/tie-calibrated at the
+        input level); elsewhere every pair already shares the draws and the full run is kept.
+        ``PairwiseTable.stopping`` says which rule the table used.
 
     Returns
     -------
@@ -211,7 +228,7 @@ def compare_all_pairs(
     """
     (matrices, z, metrics, method, alternative, correction, family, alpha, n_resamples, rng,
      batch) = _compare_all_pairs_iv(data, metrics, human, level, coefficient, method, alternative, correction,
-                                    family, alpha, n_resamples, rng, batch, pool, systems, progress)
+                                    family, alpha, n_resamples, rng, batch, pool, systems, progress, stopping)
     first_shape = next(iter(matrices.values())).shape
     for name, mat in matrices.items():
         if mat.shape != first_shape:
@@ -229,6 +246,7 @@ def compare_all_pairs(
     pvalue = np.full((k, k), np.nan)
     n_defined = np.zeros((k, k), dtype=int)
     report = progress if progress is not None else (lambda fraction: None)
+    used_stopping = "none"
     report(0.0)
 
     def fill(u: int, a: int, b: int, null: np.ndarray | None, threshold: float) -> None:
@@ -285,10 +303,20 @@ def compare_all_pairs(
         for u, (a, b) in enumerate(pairs):
             fill(u, a, b, nulls[u], delta[a, b])
     else:
+        h = math.ceil(alpha * (n_resamples + 1))
+        used_stopping = stopping
         for u, (a, b) in enumerate(pairs):
-            null = _permutation_null(stack[a], stack[b], z, level=level, coefficient=coefficient, method=method,
-                                     rng=np.random.default_rng(rng), n_resamples=n_resamples, batch=batch)
-            fill(u, a, b, null, delta[a, b])
+            if stopping == "besag-clifford":
+                engine = _PermutationEngine(stack[a], stack[b], z, level, coefficient, method)
+                chunks = _permutation_chunks(engine, np.random.default_rng(rng), method, n_resamples, z.shape,
+                                             _auto_batch(batch, engine.per_resample * 4, n_resamples))
+                (pvalue[a, b], n_defined[a, b]), (pvalue[b, a], n_defined[b, a]), _ = _sequential_pvalues(
+                    chunks, delta[a, b], alternative, n_resamples, h)
+            else:
+                null = _permutation_null(stack[a], stack[b], z, level=level, coefficient=coefficient,
+                                         method=method, rng=np.random.default_rng(rng), n_resamples=n_resamples,
+                                         batch=batch)
+                fill(u, a, b, null, delta[a, b])
             report((u + 1) / len(pairs))
     corrected = correct_table(pvalue, correction=correction, family=family)
     with np.errstate(invalid="ignore"):
@@ -299,7 +327,7 @@ def compare_all_pairs(
         significant=significant, significant_corrected=significant_corrected, alpha=alpha, correction=correction,
         family=family, method=method, alternative=alternative, level=level, coefficient=coefficient,
         n_resamples=0 if method == "williams" else n_resamples, n_defined=n_defined,
-        approximate=method == "williams" and coefficient != "pearson",
+        approximate=method == "williams" and coefficient != "pearson", stopping=used_stopping,
     )
 
 
