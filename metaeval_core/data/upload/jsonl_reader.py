@@ -1,0 +1,157 @@
+"""SacreROUGE-style JSON Lines."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from metaeval_core.data.upload.limits import _NA_TOKENS, _Context, _list_names, _show
+from metaeval_core.data.upload.names import _JSONL_INPUT_KEYS, _JSONL_SYSTEM_KEYS, _names
+from metaeval_core.data.upload.tables import _Parsed, _from_cells
+
+
+# -- JSONL -------------------------------------------------------------------------
+def _flatten(metrics: Mapping[str, Any], prefix: str, out: list[tuple[str, Any]]) -> None:
+    """Nested dicts to ``a.b.c`` names, depth first in key order (iterative: no recursion limit)."""
+    stack = [(prefix, iter(metrics.items()))]
+    while stack:
+        base, items = stack[-1]
+        for key, value in items:
+            name = f"{base}{key}"
+            if isinstance(value, dict):
+                stack.append((name + ".", iter(value.items())))
+                break
+            out.append((name, value))
+        else:
+            stack.pop()
+
+
+def _json_number(value: Any, ctx: _Context, line: int, key: str) -> float:
+    """One JSON score: a number, null/NaN (missing) or numeric text; never a bool, list or object."""
+    if isinstance(value, bool) or isinstance(value, (list, dict)):
+        ctx.fail("non-numeric", f"the score {_show(json.dumps(value))} is not a number", where=f"line {line}",
+                 column=key)
+    if value is None:
+        return math.nan
+    if isinstance(value, str):
+        text = value.strip()
+        if text.lower() in _NA_TOKENS:
+            return math.nan
+        try:
+            if "_" in text:
+                raise ValueError
+            value = float(text)
+        except ValueError:
+            ctx.fail("non-numeric", f"the score {_show(value)} is not a number", where=f"line {line}", column=key)
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    if math.isinf(number):
+        ctx.fail("non-finite", f"the score {_show(value)} is not finite; use null for a missing score",
+                 where=f"line {line}", column=key)
+    return number
+
+
+def _json_id(record: Mapping[str, Any], keys: Sequence[str], what: str, ctx: _Context, line: int) -> str:
+    for key in keys:
+        if key in record:
+            value = record[key]
+            if isinstance(value, bool) or not isinstance(value, (str, int)):
+                ctx.fail("bad-name", f"{key!r} must be a string or an integer; got {_show(json.dumps(value))}",
+                         where=f"line {line}", column=key)
+            return str(value)
+    ctx.fail(
+        "missing-column",
+        f"the object has no {keys[0]!r} ({what} id; also accepted: {', '.join(keys[1:])}); keys found: "
+        f"{_list_names(record)}",
+        where=f"line {line}", column=keys[0],
+    )
+
+
+def _parse_jsonl(text: str, ctx: _Context) -> _Parsed:
+    """SacreROUGE-style JSON Lines (one loop over lines; everything after is vectorised)."""
+    systems: list[str] = []
+    inputs: list[str] = []
+    measures: list[str] = []
+    annotators: list[int] = []
+    values: list[float] = []
+    rows: list[int] = []
+    listed: set[str] = set()
+    records = skipped = 0
+    for number, line in enumerate(text.split("\n"), start=1):
+        line = line.strip()
+        if not line:
+            continue
+        records += 1
+        if records > ctx.limits.max_rows:
+            ctx.fail("too-many-rows", f"more than {ctx.limits.max_rows:,} lines, the limit", where=f"line {number}")
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError) as error:
+            if records == 1 and not line.startswith(("{", "[")) and ("," in line or "\t" in line):
+                ctx.fail("mixed-format", f"line 1 {_show(line)} looks like a CSV header, not JSON; rename the "
+                         f"file .csv", where="line 1")
+            detail = f" at character {error.colno}" if isinstance(error, json.JSONDecodeError) else ""
+            ctx.fail("broken-jsonl", f"not valid JSON{detail}: {_show(line)}", where=f"line {number}")
+        if not isinstance(record, dict):
+            if records == 1 and isinstance(record, list):
+                ctx.fail("mixed-format", "the file is one JSON array; write one JSON object per line (JSON Lines)",
+                         where=f"line {number}")
+            ctx.fail("broken-jsonl", f"each line must be a JSON object; got {type(record).__name__} "
+                     f"{_show(line)}", where=f"line {number}")
+        if str(record.get("summarizer_type", "")).lower() == "reference":
+            skipped += 1
+            continue
+        system = _json_id(record, _JSONL_SYSTEM_KEYS, "system", ctx, number)
+        item = _json_id(record, _JSONL_INPUT_KEYS, "input", ctx, number)
+        if "metrics" not in record:
+            ctx.fail("missing-column", f"the object has no 'metrics' object; keys found: {_list_names(record)}",
+                     where=f"line {number}", column="metrics")
+        metrics = record["metrics"]
+        if not isinstance(metrics, dict):
+            ctx.fail("broken-jsonl", f"'metrics' must be a JSON object; got {_show(json.dumps(metrics))}",
+                     where=f"line {number}", column="metrics")
+        flat: list[tuple[str, Any]] = []
+        _flatten(metrics, "", flat)
+        for name, value in flat:
+            if isinstance(value, list):
+                listed.add(name)
+                for position, element in enumerate(value):
+                    systems.append(system)
+                    inputs.append(item)
+                    measures.append(name)
+                    annotators.append(position)
+                    values.append(_json_number(element, ctx, number, name))
+                    rows.append(number)
+            else:
+                systems.append(system)
+                inputs.append(item)
+                measures.append(name)
+                annotators.append(-1)
+                values.append(_json_number(value, ctx, number, name))
+                rows.append(number)
+    if records == 0:
+        ctx.fail("empty-file", "the file has no JSON lines")
+    if not rows:
+        detail = f"all {skipped} lines are references" if skipped else "no line holds any metric"
+        ctx.fail("empty-file", f"no scores: {detail}")
+    if skipped:
+        ctx.notes.append(f"skipped {skipped} line(s) with summarizer_type 'reference'")
+    row_array = np.asarray(rows)
+    system_series = _names(pd.Series(systems, dtype="str"), "summarizer_id", "system", row_array, ctx)
+    input_series = _names(pd.Series(inputs, dtype="str"), "instance_id", "input", row_array, ctx)
+    measure_series = _names(pd.Series(measures, dtype="str"), "metrics", "measure", row_array, ctx)
+    annotator_codes = np.asarray(annotators)
+    if listed:
+        # a scalar for a measure that is a list elsewhere is that cell's only annotator
+        scalar_of_listed = (annotator_codes < 0) & measure_series.isin(listed).to_numpy()
+        annotator_codes = np.where(scalar_of_listed, 0, annotator_codes)
+    parsed, _ = _from_cells(ctx, "jsonl", system_series, input_series, measure_series, annotator_codes,
+                            np.asarray(values, dtype=np.float64), row_array, what=" (same list position)"
+                            if listed else "")
+    return parsed

@@ -1,0 +1,173 @@
+"""Upload errors, resource limits and the message context shared by every reader."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Literal, Mapping
+
+
+from metaeval_core.data.dataset import DatasetError
+
+
+Format = Literal["csv", "jsonl", "parquet"]
+Layout = Literal["long", "wide"]
+
+#: Every ``UploadError.kind`` this module raises (a stable, machine-readable class).
+UPLOAD_ERROR_KINDS: tuple[str, ...] = (
+    "not-found",  # a path that does not exist or cannot be read
+    "too-large",  # over UploadLimits.max_bytes (on disk or after gunzip)
+    "too-many-rows",  # over UploadLimits.max_rows data rows / lines
+    "too-many-cells",  # the dense systems x inputs x measures arrays would exceed UploadLimits.max_cells
+    "empty-file",  # no bytes, only whitespace, or a header without data rows
+    "unknown-format",  # an extension (or format=) that is not CSV/TSV, JSONL or Parquet
+    "mixed-format",  # content contradicts the format (Parquet bytes in .csv, JSON in .csv, long + wide columns)
+    "bad-gzip",  # a .gz that does not decompress
+    "encoding",  # not UTF-8 (byte offset and line given), UTF-16, or NUL bytes
+    "broken-csv",  # the CSV tokenizer failed (wrong field count, unclosed quote)
+    "broken-jsonl",  # a line that is not a JSON object, or whose 'metrics' is not an object
+    "bad-parquet",  # unreadable Parquet bytes, or a column of the wrong type
+    "bad-header",  # an empty column name with data under it
+    "duplicate-column",  # two columns with the same (case-insensitive) name
+    "missing-column",  # a required column/key is absent, or no measure column at all
+    "missing-value",  # an empty system/input/measure name, a missing annotator, or a 'kind' empty on some rows only
+    "bad-name",  # a name with a control character, or a JSON id that is not a string/integer
+    "name-too-long",  # a name longer than UploadLimits.max_name_length
+    "non-numeric",  # a score that is not a number
+    "non-finite",  # a score that is inf or -inf
+    "duplicate-cell",  # two scores for one (system, input, measure[, annotator])
+    "inconsistent-attribute",  # a system attribute with two values for one system
+    "unknown-kind",  # a 'kind' value other than 'human' or 'metric' (long layout)
+    "inconsistent-kind",  # a measure whose 'kind' differs between two rows (long layout)
+    "unknown-measure",  # human_measures names a measure the file does not have
+    "too-few-systems",  # fewer than 2 systems
+    "too-few-inputs",  # fewer than 2 judged inputs
+    "no-human-measure",  # no measure is recognised as a human judgment
+    "no-metric-measure",  # every measure is human
+    "all-nan-measure",  # a metric without a single score
+    "no-judged-inputs",  # a human measure without a single score
+    "invalid-dataset",  # the Dataset constructor refused the result (a safety net; not expected)
+)
+
+_NA_TOKENS = ("", "na", "n/a", "nan", "null", "none")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+_SHOW = 60  # characters of a bad value shown in a message
+
+class UploadError(DatasetError):
+    """A user file cannot be turned into a dataset.
+
+    Parameters
+    ----------
+    message : str
+        Names the problem and where: the file, the line/row and the column.
+    kind : str
+        A stable machine-readable class (one of :data:`UPLOAD_ERROR_KINDS`).
+    file, where, column : str, optional
+        The file's display name, the place (``"line 7"``, ``"row 3"``) and the column
+        or key, when they apply, for a UI that wants to highlight them.
+    """
+
+    def __init__(
+        self, message: str, *, kind: str, file: str | None = None, where: str | None = None,
+        column: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.file = file
+        self.where = where
+        self.column = column
+
+    def __reduce__(self):  # keep kind etc. through pickling (multiprocessing, st.cache)
+        return (_rebuild_error, (str(self), self.kind, self.file, self.where, self.column))
+
+
+def _rebuild_error(message, kind, file, where, column) -> UploadError:
+    return UploadError(message, kind=kind, file=file, where=where, column=column)
+
+
+@dataclass(frozen=True)
+class UploadLimits:
+    """Resource limits for one upload, checked before (bytes) or while (rows) parsing.
+
+    Parameters
+    ----------
+    max_bytes : int
+        Largest accepted file, in bytes, both as given and after gunzip.
+    max_rows : int
+        Largest number of data rows (CSV/Parquet) or non-blank lines (JSONL).
+    max_name_length : int
+        Longest system, input, measure, annotator or attribute name, in characters.
+    max_cells : int
+        Largest total size of the dense score arrays (measures x systems x inputs,
+        plus annotators x systems x inputs for annotated measures).
+    """
+
+    max_bytes: int = 50 * 2**20
+    max_rows: int = 2_000_000
+    max_name_length: int = 200
+    max_cells: int = 40_000_000
+
+    def __post_init__(self) -> None:
+        for name in ("max_bytes", "max_rows", "max_name_length", "max_cells"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"UploadLimits.{name} must be a positive integer; got {value!r}")
+
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str] | None = None) -> "UploadLimits":
+        """Limits configured by a deployment: ``METAEVAL_MAX_UPLOAD_MB``, ``METAEVAL_MAX_UPLOAD_ROWS``,
+        ``METAEVAL_MAX_NAME_LENGTH`` and ``METAEVAL_MAX_UPLOAD_CELLS`` (unset: the defaults)."""
+        environ = os.environ if environ is None else environ
+        values: dict[str, int] = {}
+        for variable, field_name, scale in _LIMIT_VARIABLES:
+            raw = environ.get(variable, "").strip()
+            if not raw:
+                continue
+            try:
+                values[field_name] = int(float(raw) * scale)
+            except ValueError:
+                raise ValueError(f"{variable} must be a number; got {raw!r}") from None
+        return cls(**values)
+
+
+_LIMIT_VARIABLES = (
+    ("METAEVAL_MAX_UPLOAD_MB", "max_bytes", 2**20),
+    ("METAEVAL_MAX_UPLOAD_ROWS", "max_rows", 1),
+    ("METAEVAL_MAX_NAME_LENGTH", "max_name_length", 1),
+    ("METAEVAL_MAX_UPLOAD_CELLS", "max_cells", 1),
+)
+
+
+@dataclass
+class _Context:
+    """What every message needs: the file's display name, the limits, how rows are named."""
+
+    file: str
+    limits: UploadLimits
+    fmt: str = "csv"
+    row_word: str = "line"  # "line" (CSV, JSONL) or "row" (Parquet)
+    notes: list[str] = field(default_factory=list)
+
+    def fail(self, kind: str, problem: str, *, where: str | None = None, column: str | None = None):
+        place = ", ".join(p for p in (where, None if column is None else f"column {column!r}") if p)
+        prefix = f"file {self.file!r}" + (f", {place}" if place else "")
+        raise UploadError(f"{prefix}: {problem}", kind=kind, file=self.file, where=where, column=column)
+
+    def at(self, row_number: int) -> str:
+        return f"{self.row_word} {int(row_number)}"
+
+
+def _show(value: Any) -> str:
+    """A bad value for a message: truncated and escaped with repr."""
+    text = str(value)
+    if len(text) > _SHOW:
+        text = text[:_SHOW] + "..."
+    return repr(text)
+
+
+def _list_names(names: Iterable[str], limit: int = 12) -> str:
+    names = list(names)
+    shown = ", ".join(repr(n) for n in names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "") if names else "none"

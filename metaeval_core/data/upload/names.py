@@ -1,0 +1,197 @@
+"""Column roles, layouts, which measures are human, and the checks every name passes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from metaeval_core.data.upload.limits import _CONTROL, Layout, _Context, _show
+
+
+# -- column roles ------------------------------------------------------------
+_ROLE_ALIASES: dict[str, tuple[str, ...]] = {
+    "system": ("system", "system_id", "summarizer_id", "summarizer", "model", "model_id"),
+    "input": (
+        "input", "input_id", "doc", "doc_id", "document", "document_id", "instance_id", "example_id", "item",
+        "item_id",
+    ),
+    "measure": ("measure", "metric", "measure_name", "metric_name"),
+    "score": ("score", "value"),
+    "annotator": ("annotator", "annotator_id", "rater", "rater_id", "judge", "worker", "worker_id"),
+}
+_TYPE_COLUMNS = ("system_type", "summarizer_type")
+_KIND_COLUMN = "kind"  # the long layout's human/metric column (no alias)
+_KINDS = ("human", "metric")
+_ATTR_PREFIXES = ("attr.", "attr:")
+_JSONL_SYSTEM_KEYS = ("summarizer_id", "system", "system_id")
+_JSONL_INPUT_KEYS = ("instance_id", "input", "input_id", "doc_id")
+
+# -- which measures are human ------------------------------------------------
+#: Name prefixes (case-insensitive) that mark a human measure.
+HUMAN_PREFIXES: tuple[str, ...] = (
+    "human.", "human:", "human_", "human-", "expert.", "expert:", "expert_", "experts.", "turker.", "turker:",
+    "turker_", "turkers.", "crowd.", "crowd:", "crowd_", "annotator.", "annotators.", "annotation.", "judgment.",
+    "judgement.", "manual.",
+)
+#: Name suffixes (case-insensitive) that mark a human measure.
+HUMAN_SUFFIXES: tuple[str, ...] = ("_human", ".human", "-human", ":human", " (human)")
+#: Whole names (case-insensitive) of common human judgments in summarisation/MT meta-evaluation.
+HUMAN_NAMES: frozenset[str] = frozenset(
+    {
+        "human", "human_score", "score_human", "human-score", "ground-truth", "ground_truth", "groundtruth",
+        "gold", "litepyramid", "litepyramid.recall", "litepyramid_recall", "lite3pyramid", "pyramid",
+        "pyramid.score", "modified_pyramid", "responsiveness", "linguistic_quality", "factuality", "faithful",
+        "faithfulness", "factual", "relevance", "coherence", "consistency", "fluency", "overall",
+        "informativeness", "acu", "nacu", "normalized_acu", "likert", "adequacy", "direct_assessment", "mqm",
+    }
+)
+
+# -- which measures are human --------------------------------------------------
+def looks_human(name: str) -> bool:
+    """Whether a measure name follows the convention for human judgments.
+
+    Parameters
+    ----------
+    name : str
+        A measure name.
+
+    Returns
+    -------
+    bool
+        True when the lower-cased name starts with one of :data:`HUMAN_PREFIXES`
+        (``human.``, ``human:``, ``expert.``, ``turker.`` ...), ends with one of
+        :data:`HUMAN_SUFFIXES` or is one of :data:`HUMAN_NAMES` (``ground-truth``,
+        ``litepyramid.recall``, ``Factuality``, ``relevance``, ``coherence``,
+        ``consistency``, ``fluency``, ``overall``, ``score_human`` ...).
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"looks_human: name must be a str; got {type(name).__name__}")
+    lowered = name.strip().lower()
+    return lowered in HUMAN_NAMES or lowered.startswith(HUMAN_PREFIXES) or lowered.endswith(HUMAN_SUFFIXES)
+
+
+# -- layouts -----------------------------------------------------------------
+@dataclass
+class _Roles:
+    system: str | None = None
+    input: str | None = None
+    measure: str | None = None
+    score: str | None = None
+    annotator: str | None = None
+    kind: str | None = None  # the long layout's 'kind' column (a wide file's 'kind' column is a measure)
+    attributes: dict[str, str] = field(default_factory=dict)  # column -> attribute name
+    others: list[str] = field(default_factory=list)
+
+
+def _roles(columns: Sequence[str]) -> _Roles:
+    """Give each column a role; the first alias (in priority order) wins a role."""
+    roles = _Roles()
+    keyed = {str(c).strip().lower(): c for c in columns}
+    taken: set[str] = set()
+    for role, aliases in _ROLE_ALIASES.items():
+        for alias in aliases:
+            if alias in keyed and keyed[alias] not in taken:
+                setattr(roles, role, keyed[alias])
+                taken.add(keyed[alias])
+                break
+    if roles.measure is not None and _KIND_COLUMN in keyed and keyed[_KIND_COLUMN] not in taken:
+        roles.kind = keyed[_KIND_COLUMN]
+        taken.add(roles.kind)
+    for column in columns:
+        if column in taken:
+            continue
+        key = str(column).strip().lower()
+        if key in _TYPE_COLUMNS and "type" not in roles.attributes.values():
+            roles.attributes[column] = "type"
+        elif key.startswith(_ATTR_PREFIXES) and len(key) > 5:
+            roles.attributes[column] = str(column).strip()[5:].strip()
+        else:
+            roles.others.append(column)
+    return roles
+
+
+def _check_frame(frame: Any) -> list[str]:
+    """Validate :func:`detect_layout`'s argument and return its column names."""
+    if isinstance(frame, pd.DataFrame):
+        return [str(c) for c in frame.columns]
+    columns = getattr(frame, "columns", None)
+    if columns is None and isinstance(frame, Sequence) and not isinstance(frame, (str, bytes)):
+        columns = frame
+    if columns is None:
+        raise TypeError(
+            "detect_layout: frame must be a pandas DataFrame (or a sequence of column names); "
+            f"got {type(frame).__name__}"
+        )
+    return [str(c) for c in columns]
+
+
+def detect_layout(frame: Any) -> Layout:
+    """Tell a long table from a wide one by its column names.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame or sequence of str
+        The table (only its column names are read).
+
+    Returns
+    -------
+    {'long', 'wide'}
+        ``'long'`` when a column is called ``measure`` (or ``metric``, ``measure_name``,
+        ``metric_name``; case-insensitive): every row then holds one score, in
+        ``score``/``value``. Otherwise ``'wide'``: every column without another role
+        is a measure (a lone ``score`` column is then a measure called ``score``).
+    """
+    columns = _check_frame(frame)
+    return "long" if _roles(columns).measure is not None else "wide"
+
+# -- shared conversions ------------------------------------------------------------
+def _check_duplicate_columns(columns: Sequence[str], ctx: _Context) -> None:
+    seen: dict[str, str] = {}
+    for column in columns:
+        key = str(column).strip().lower()
+        if key in seen:
+            ctx.fail("duplicate-column", f"columns {seen[key]!r} and {column!r} have the same name; rename one",
+                     where="line 1" if ctx.row_word == "line" else None, column=str(column))
+        seen[key] = str(column)
+
+
+def _names(series: pd.Series, column: str, what: str, rows: np.ndarray, ctx: _Context, *,
+           allow_empty: bool = False) -> pd.Series:
+    """Stripped names; empty, too long or control-character names are refused with their row."""
+    values = series.astype("str").str.strip()
+    missing = values.isna().to_numpy() | (values == "").to_numpy()
+    if missing.any() and not allow_empty:
+        k = int(np.argmax(missing))
+        ctx.fail("missing-value", f"the {what} name is empty", where=ctx.at(rows[k]), column=column)
+    lengths = values.str.len().to_numpy(dtype=float, na_value=0.0)
+    too_long = lengths > ctx.limits.max_name_length
+    if too_long.any():
+        k = int(np.argmax(too_long))
+        ctx.fail(
+            "name-too-long",
+            f"the {what} name {_show(values.iloc[k])} has {int(lengths[k]):,} characters; "
+            f"the limit is {ctx.limits.max_name_length}",
+            where=ctx.at(rows[k]), column=column,
+        )
+    control = values.str.contains(_CONTROL, regex=True, na=False).to_numpy()
+    if control.any():
+        k = int(np.argmax(control))
+        ctx.fail("bad-name", f"the {what} name {_show(values.iloc[k])} contains a control character",
+                 where=ctx.at(rows[k]), column=column)
+    return values
+
+
+def _check_measure_name(name: str, ctx: _Context, *, where: str | None = None, column: str | None = None) -> str:
+    name = str(name).strip()
+    if not name:
+        ctx.fail("missing-value", "a measure name is empty", where=where, column=column)
+    if len(name) > ctx.limits.max_name_length:
+        ctx.fail("name-too-long", f"the measure name {_show(name)} has {len(name):,} characters; the limit is "
+                 f"{ctx.limits.max_name_length}", where=where, column=column)
+    if _CONTROL.search(name):
+        ctx.fail("bad-name", f"the measure name {_show(name)} contains a control character", where=where,
+                 column=column)
+    return name
