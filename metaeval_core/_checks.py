@@ -6,6 +6,7 @@ so a caller can show it as is. Pure Python + numpy; imports only :mod:`metaeval_
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Callable, Sequence, Union
 
@@ -64,6 +65,35 @@ def check_probability(value: object, name: str) -> float:
 def check_confidence_level(confidence_level: object) -> float:
     """:func:`check_probability` for the parameter ``confidence_level``."""
     return check_probability(confidence_level, "confidence_level")
+
+
+# The dashboard's cap on resamples (metaeval_ui.data.MAX_RESAMPLES): beyond it a global-level interval takes
+# minutes and its percentiles move by < 0.005. The CLI applies the same bounds.
+MIN_RESAMPLES = 10
+MAX_RESAMPLES = 10_000
+
+
+def min_resamples_for(confidence_level: float) -> int:
+    """Fewest resamples for a percentile interval at ``confidence_level``: ``ceil(2 / (1 - level))``.
+
+    Each tail of the interval holds ``(1 - level) / 2`` of the resamples; with fewer than one resample per
+    tail the bounds are simply the smallest and largest values drawn (with k = 1 a zero-width interval), so
+    the nominal level means nothing. 40 resamples at 0.95, 200 at 0.99.
+    """
+    # 1e-9 absorbs the rounding of 1 - level (2 / 0.050000000000000044 is 39.99999999999996).
+    return max(2, math.ceil(2.0 / (1.0 - confidence_level) - 1e-9))
+
+
+def check_interval_resamples(n_resamples: object, confidence_level: float) -> int:
+    """``n_resamples`` as an int large enough for a percentile interval at ``confidence_level``."""
+    n_resamples = check_int(n_resamples, "n_resamples")
+    needed = min_resamples_for(confidence_level)
+    if n_resamples < needed:
+        raise ValueError(
+            f"n_resamples must be >= {needed} for a {confidence_level:.4g} percentile interval (each tail needs "
+            f"at least one resample: ceil(2 / (1 - confidence_level))); got {n_resamples}"
+        )
+    return n_resamples
 
 
 def check_choice(value: object, name: str, choices: Sequence[str]) -> str:

@@ -18,6 +18,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from metaeval_core._checks import MAX_RESAMPLES, MIN_RESAMPLES, min_resamples_for
 from metaeval_core._missing import missing_dependency_message
 from metaeval_core.stats.coefficients import COEFFICIENTS
 from metaeval_core.stats.correlation import LEVELS, correlate
@@ -191,9 +192,35 @@ def add_test_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--alpha", type=float, default=0.05)
 
 
+def resample_count(text: str) -> int:
+    """``--n-resamples``: a whole number within the dashboard's bounds (MIN_RESAMPLES..MAX_RESAMPLES)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number; got {text!r}") from None
+    if not MIN_RESAMPLES <= value <= MAX_RESAMPLES:
+        raise argparse.ArgumentTypeError(
+            f"must be between {MIN_RESAMPLES} and {MAX_RESAMPLES:,} (the dashboard's bounds: more takes minutes "
+            f"and moves the percentiles by < 0.005); got {value:,}")
+    return value
+
+
 def add_resampling_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--n-resamples", type=int, default=1000)
+    p.add_argument("--n-resamples", type=resample_count, default=1000,
+                   help=f"resamples, {MIN_RESAMPLES}..{MAX_RESAMPLES:,} (default 1000)")
     p.add_argument("--seed", type=int, default=0)
+
+
+def check_resampling_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """A percentile interval needs ceil(2 / (1 - level)) resamples (40 at 0.95), else its bounds are just the
+    extremes drawn; refuse fewer as a usage error (one line, exit 2)."""
+    k, level = getattr(args, "n_resamples", None), getattr(args, "confidence_level", None)
+    if not isinstance(k, int) or not isinstance(level, float) or not 0.0 < level < 1.0:
+        return  # the core's own validation names a bad confidence level
+    needed = min_resamples_for(level)
+    if k < needed:
+        parser.error(f"argument --n-resamples: a {level:.4g} interval needs at least {needed} resamples "
+                     f"(ceil(2 / (1 - level)): one in each tail); got {k}")
 
 
 # -- subcommands ---------------------------------------------------------
@@ -512,6 +539,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "metaeval") -> int:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     if args.command == "app":
         args.streamlit_args = [*extra, *args.streamlit_args]
+    check_resampling_args(parser, args)
     try:
         args.func(args)
         sys.stdout.flush()

@@ -160,7 +160,8 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--alpha", type=float, default=0.05)
     p.add_argument("--n-trials", type=int, default=20, help="subsamples per design")
     p.add_argument("--systems", default=None, help="a system subset such as type=abs")
-    p.add_argument("--n-resamples", type=int, default=200, help="bootstrap resamples and permutations per trial")
+    p.add_argument("--n-resamples", type=cli.resample_count, default=200,
+                   help="bootstrap resamples and permutations per trial")
     p.add_argument("--seed", type=int, default=0)
 
     p = command("clusters", cmd_clusters, "significance clusters: metrics grouped into ranks not significantly "

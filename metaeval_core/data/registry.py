@@ -680,9 +680,11 @@ def load_dataset(id_or_path: str, *, data_dir: Path | None = None, download: boo
         raise DatasetError(f"{key!r} is not a directory: a language pair and a score level apply only to an "
                            "mt-metrics-eval test-set directory")
     if path.is_file():
-        from metaeval_core.data.upload import read_user_file  # written separately; imported only when needed
+        from metaeval_core.data.upload import UploadLimits, read_user_file  # imported only when needed
 
-        return read_user_file(path, **({} if human_measures is None else {"human_measures": human_measures}))
+        # The deployment's METAEVAL_MAX_UPLOAD_* limits bind a file given by path (the CLI's --dataset) too.
+        return read_user_file(path, limits=UploadLimits.from_environment(),
+                              **({} if human_measures is None else {"human_measures": human_measures}))
     raise DatasetError(
         f"{key!r} is neither a built-in dataset nor an existing file or directory; known datasets: "
         f"{', '.join(dataset_ids())}"

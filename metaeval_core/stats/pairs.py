@@ -11,13 +11,16 @@ References: docs/methods.md sec. 1 and 4; Deutsch, Dror & Roth (NAACL 2022) sec.
 from __future__ import annotations
 
 import math
+import os
 
 from dataclasses import dataclass
 from typing import Literal, get_args
 
 import numpy as np
 
-from metaeval_core._checks import RngLike, as_generator, check_choice, check_confidence_level, check_human, check_int
+from metaeval_core._checks import (
+    RngLike, as_generator, check_choice, check_confidence_level, check_human, check_int, check_interval_resamples,
+)
 from metaeval_core.stats.coefficients import kendall_counts_from_signs, tau_b_from_counts
 from metaeval_core.stats.correlation import system_means
 from metaeval_core._frames import ToFrame
@@ -29,6 +32,43 @@ N_DECILES = 10
 
 # Elements (resamples x systems x inputs) gathered at once by the resampling kernels.
 _GATHER_BUDGET = 4_000_000
+# System pairs (resamples x pairs) held at once by the bootstrap of rSYS-Delta: about 4 million pairs keep
+# its per-batch arrays (dx, dz, signs, selection) near 100 MB whatever the number of systems.
+_PAIR_BUDGET = 4_000_000
+
+# The number of pairs is quadratic in systems (10,000 systems make 50 million pairs, several GB of arrays), so
+# every function that forms the pairs refuses more systems than this (a deployment may set another bound).
+MAX_PAIR_SYSTEMS = 2_000
+PAIR_SYSTEMS_VARIABLE = "METAEVAL_MAX_PAIR_SYSTEMS"
+
+
+def max_pair_systems(environ=None) -> int:
+    """The largest number of systems a pair analysis accepts: ``METAEVAL_MAX_PAIR_SYSTEMS`` or 2,000.
+
+    A value that is not a finite positive integer is a configuration error (ValueError naming the variable).
+    """
+    environ = os.environ if environ is None else environ
+    raw = str(environ.get(PAIR_SYSTEMS_VARIABLE, "")).strip()
+    if not raw:
+        return MAX_PAIR_SYSTEMS
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not math.isfinite(value) or value < 2 or value != int(value):
+        raise ValueError(f"{PAIR_SYSTEMS_VARIABLE} must be a whole number of systems >= 2; got {raw!r}")
+    return int(value)
+
+
+def check_pair_systems(n_systems: int) -> None:
+    """ValueError when ``n_systems`` systems exceed the pair-analysis limit (the message names it)."""
+    limit = max_pair_systems()
+    if n_systems > limit:
+        raise ValueError(
+            f"{n_systems:,} systems make {n_systems * (n_systems - 1) // 2:,} system pairs; pair analyses "
+            f"(rSYS-Delta, the decile grid, the pair table) accept at most {limit:,} systems "
+            f"({PAIR_SYSTEMS_VARIABLE}); select fewer systems"
+        )
 
 # --------------------------------------------------------------------------------------------
 # Pairs and rSYS-Delta
@@ -118,6 +158,7 @@ def system_pairs(metric_means, human_means) -> SystemPairs:
     x, z = _validate_means(metric_means, human_means)
     valid = ~(np.isnan(x) | np.isnan(z))
     kept = np.flatnonzero(valid)
+    check_pair_systems(int(kept.size))
     a, b = np.triu_indices(kept.size, 1)
     first, second = kept[a], kept[b]
     return SystemPairs(
@@ -654,10 +695,11 @@ def delta_confidence_interval(
     lower, upper = _validate_bounds(lower, upper)
     check_choice(method, "method", DELTA_METHODS)
     confidence_level = check_confidence_level(confidence_level)
-    n_resamples = check_int(n_resamples, "n_resamples")
+    n_resamples = check_interval_resamples(n_resamples, confidence_level)
     batch = check_int(batch, "batch", allow_none=True)
     gen = as_generator(rng)
     n_sys = x_mat.shape[0]
+    check_pair_systems(n_sys)
     point = rsys_delta(system_means(x_mat), system_means(z_mat), lower=lower, upper=upper)
     draws = draw_delta_resamples(
         gen,
@@ -692,6 +734,8 @@ def _delta_resample_values(x_mat, z_mat, draws: DeltaResamples, lower, upper, ba
     n_sys = x_mat.shape[0]
     if batch is None:
         batch = _default_batch(n_sys, max(x_mat.shape[1], z_mat.shape[1]) if draws.metric_inputs is not None else 1)
+    # Whatever the batch asked for, hold at most about _PAIR_BUDGET pairs at once (results do not depend on it).
+    batch = max(1, min(batch, _PAIR_BUDGET // max(1, n_sys * (n_sys - 1) // 2)))
     values = np.empty(k)
     n_sel = np.empty(k, dtype=np.int64)
     x_fixed = system_means(x_mat)

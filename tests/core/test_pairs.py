@@ -400,3 +400,63 @@ def test_delta_bootstrap_pool_shapes():
         delta_confidence_interval(metric, human)
     with pytest.raises(ValueError, match="same number of systems"):
         delta_confidence_interval(metric[:5], human, pool="all")
+
+
+# -------------------------------------------------------------------------------- bounded cost in systems
+def test_bootstrap_validation_needs_a_resample_per_tail():
+    metric, human = _bootstrap_data(1)
+    with pytest.raises(ValueError, match=r"n_resamples must be >= 40 for a 0.95 percentile interval"):
+        delta_confidence_interval(metric, human, n_resamples=1, rng=0)
+    with pytest.raises(ValueError, match=r"n_resamples must be >= 200 for a 0.99"):
+        delta_confidence_interval(metric, human, n_resamples=199, confidence_level=0.99, rng=0)
+    assert delta_confidence_interval(metric, human, n_resamples=40, rng=0).n_resamples == 40
+
+
+@pytest.mark.parametrize("call", ["system_pairs", "rsys_delta", "decile_grid", "delta_curve", "bootstrap"])
+def test_pair_analyses_refuse_more_systems_than_the_limit(monkeypatch, call):
+    monkeypatch.setenv("METAEVAL_MAX_PAIR_SYSTEMS", "30")
+    rng = np.random.default_rng(0)
+    x, z = rng.normal(size=31), rng.normal(size=31)
+    run = {
+        "system_pairs": lambda: system_pairs(x, z),
+        "rsys_delta": lambda: rsys_delta(x, z),
+        "decile_grid": lambda: decile_grid(x, z),
+        "delta_curve": lambda: delta_curve(x, z),
+        "bootstrap": lambda: delta_confidence_interval(rng.normal(size=(31, 3)), rng.normal(size=(31, 3)),
+                                                      n_resamples=40, rng=0),
+    }[call]
+    with pytest.raises(ValueError, match=r"31 systems make 465 system pairs.*at most 30 systems "
+                                         r"\(METAEVAL_MAX_PAIR_SYSTEMS\)"):
+        run()
+    # NaN systems are dropped before the count: 30 usable systems pass.
+    x[0] = np.nan
+    if call != "bootstrap":
+        run()
+
+
+@pytest.mark.parametrize("raw", ["inf", "nan", "0", "1", "-5", "2.5", "many"])
+def test_pair_system_limit_must_be_a_finite_count(monkeypatch, raw):
+    monkeypatch.setenv("METAEVAL_MAX_PAIR_SYSTEMS", raw)
+    with pytest.raises(ValueError, match="METAEVAL_MAX_PAIR_SYSTEMS must be a whole number of systems >= 2"):
+        rsys_delta([1.0, 2.0], [1.0, 2.0])
+
+
+def test_pair_system_limit_default_and_override(monkeypatch):
+    from metaeval_core.stats.pairs import MAX_PAIR_SYSTEMS, max_pair_systems
+
+    monkeypatch.delenv("METAEVAL_MAX_PAIR_SYSTEMS", raising=False)
+    assert max_pair_systems() == MAX_PAIR_SYSTEMS == 2_000
+    monkeypatch.setenv("METAEVAL_MAX_PAIR_SYSTEMS", "5000")
+    assert max_pair_systems() == 5_000
+
+
+def test_delta_bootstrap_pair_budget_keeps_results(monkeypatch):
+    """The per-batch pair budget only changes how resamples are grouped, never a value."""
+    import metaeval_core.stats.pairs as module
+
+    metric, human = _bootstrap_data(4)
+    expected = delta_confidence_interval(metric, human, method="boot-both", n_resamples=60, rng=5, upper=0.5)
+    monkeypatch.setattr(module, "_PAIR_BUDGET", 1)  # one resample at a time
+    got = delta_confidence_interval(metric, human, method="boot-both", n_resamples=60, rng=5, upper=0.5)
+    np.testing.assert_array_equal(got.distribution, expected.distribution)
+    np.testing.assert_array_equal(got.pairs_per_resample, expected.pairs_per_resample)

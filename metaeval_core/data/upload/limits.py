@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -126,9 +127,13 @@ class UploadLimits:
             if not raw:
                 continue
             try:
-                values[field_name] = int(float(raw) * scale)
+                number = float(raw)
             except ValueError:
-                raise ValueError(f"{variable} must be a number; got {raw!r}") from None
+                number = float("nan")
+            # inf, nan and 0 would disable the limit or refuse every file: a configuration error, said as such.
+            if not math.isfinite(number) or number <= 0 or not math.isfinite(number * scale):
+                raise ValueError(f"configuration error: {variable} must be a finite positive number; got {raw!r}")
+            values[field_name] = max(1, int(number * scale))
         return cls(**values)
 
 
