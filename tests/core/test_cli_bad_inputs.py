@@ -163,7 +163,7 @@ def test_a_limit_that_is_not_a_finite_positive_number_is_a_configuration_error(t
     code, out, err = run_main(["describe", "--dataset", str(path), "--human-measures", "human"], capsys, monkeypatch,
                               METAEVAL_MAX_UPLOAD_MB=raw)
     assert code == 2
-    assert err.strip() == f"error: configuration error: METAEVAL_MAX_UPLOAD_MB must be a finite positive number; " \
+    assert err.strip() == f"error: configuration error: METAEVAL_MAX_UPLOAD_MB must be a number, finite and positive; " \
                           f"got {raw!r}"
 
 

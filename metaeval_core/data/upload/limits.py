@@ -132,7 +132,7 @@ class UploadLimits:
                 number = float("nan")
             # inf, nan and 0 would disable the limit or refuse every file: a configuration error, said as such.
             if not math.isfinite(number) or number <= 0 or not math.isfinite(number * scale):
-                raise ValueError(f"configuration error: {variable} must be a finite positive number; got {raw!r}")
+                raise ValueError(f"configuration error: {variable} must be a number, finite and positive; got {raw!r}")
             values[field_name] = max(1, int(number * scale))
         return cls(**values)
 
