@@ -17,7 +17,7 @@ from pathlib import Path
 import streamlit as st
 
 from metaeval_core.data.dataset import Dataset, DatasetError
-from metaeval_core.data.store import DatasetStore, StoredDataset, default_store_dir
+from metaeval_core.data.store import DamagedEntry, DatasetStore, StoredDataset, default_store_dir
 from metaeval_core.data.whatif import include_exclude, with_identity
 
 from metaeval_ui import data, state
@@ -132,14 +132,20 @@ def _signature(root: Path) -> tuple:
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def _entries(root: str, signature: tuple) -> list[StoredDataset]:
-    return DatasetStore(root).list()
+def _scan(root: str, signature: tuple) -> tuple[list[StoredDataset], list[DamagedEntry]]:
+    return DatasetStore(root).scan()
 
 
 def stored_entries() -> list[StoredDataset]:
     """Every readable stored dataset, newest first (re-read when the folder's files change)."""
     root = default_store_dir()
-    return _entries(str(root), _signature(root))
+    return _scan(str(root), _signature(root))[0]
+
+
+def damaged_entries() -> list[DamagedEntry]:
+    """Stored files that cannot be read (truncated, corrupted), each with the reason."""
+    root = default_store_dir()
+    return _scan(str(root), _signature(root))[1]
 
 
 @st.cache_resource(max_entries=8, show_spinner="Loading stored dataset…")

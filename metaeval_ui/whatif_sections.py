@@ -293,6 +293,34 @@ def download_section(ds) -> None:
         "and notes, and annotator names (annotators are numbered)."))
 
 
+def _deleted(key: str) -> bool:
+    """Delete a stored entry; False (with the reason shown) if it cannot be."""
+    try:
+        userdata.store().delete(key)
+    except EXPECTED as error:
+        userdata.message("error", f"Not deleted: {message_of(error)}")
+        return False
+    return True
+
+
+def damaged_section(damaged) -> None:
+    """Stored files that cannot be read: each named with its reason, and a button to delete it."""
+    if not damaged:
+        return
+    st.warning(f"{len(damaged)} stored file(s) cannot be read and are left out of the list below; the other "
+               "stored datasets are unaffected.")
+
+    def _delete_damaged(key: str) -> None:
+        if _deleted(key):
+            userdata.message("info", f"Deleted the damaged file {key}.npz.")
+
+    for d in damaged:
+        c1, c2 = st.columns([4, 1], vertical_alignment="center")
+        c1.markdown(escape_markdown(f"Damaged: {d.key}.npz ({d.size:,} bytes): {d.reason}"))
+        c2.button("Delete", key=f"store_delete_damaged_{d.key}", on_click=_delete_damaged, args=(d.key,),
+                  icon=":material/delete:")
+
+
 def store_section(ds, found, active: bool) -> None:
     """Save the current dataset; list, load, rename and delete stored datasets."""
     store = userdata.store()
@@ -324,6 +352,7 @@ def store_section(ds, found, active: bool) -> None:
     download_section(ds)
 
     entries = userdata.stored_entries()
+    damaged_section(userdata.damaged_entries())
     if not entries:
         st.caption("No stored dataset yet.")
     else:
@@ -366,10 +395,7 @@ def store_section(ds, found, active: bool) -> None:
         m2.button("Rename", key="store_rename", on_click=_rename, args=(pick,), icon=":material/edit:")
 
         def _delete(key: str) -> None:
-            try:
-                userdata.store().delete(key)
-            except EXPECTED as error:
-                userdata.message("error", f"Not deleted: {message_of(error)}")
+            if not _deleted(key):
                 return
             if state.get("dataset") == userdata.USER_PREFIX + key:
                 state.put("dataset", None)

@@ -4,16 +4,25 @@ Each dataset is one ``.npz`` file (no pickles: ``allow_pickle=False`` on read)
 written atomically: the bytes go to a temporary file in the same folder, are
 flushed to disk, and only then replace the target with ``os.replace``, so a
 crash mid-save leaves either the old file or the new one, never a torn one.
+A save that must not overwrite publishes the file with ``os.link``, which fails
+if the name exists, so of two processes saving the same name only one is told
+"saved". A file that cannot be read is listed as damaged (with the reason), never
+hides the others. Keys are a readable slug plus a short hash of the exact (NFC)
+name, so names that differ never share a file.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
 import re
 import tempfile
 import time
+import unicodedata
+import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,9 +60,35 @@ def default_store_dir() -> Path:
     return _paths.default_store_dir()
 
 
+@dataclass(frozen=True)
+class DamagedEntry:
+    """A store file that cannot be read: its key, path, size in bytes and the reason (it can be deleted)."""
+
+    key: str
+    path: Path
+    reason: str
+    size: int
+
+
 def slugify(name: str) -> str:
     slug = _SLUG.sub("-", name.strip().lower()).strip("-")[:60]
     return slug or "dataset"
+
+
+def normal_name(name: str) -> str:
+    """A display name as the store compares it: NFC, surrounding blanks removed."""
+    return unicodedata.normalize("NFC", name).strip()
+
+
+def store_key(name: str) -> str:
+    """The file stem of ``name``: its slug (readable) plus 8 hex digits of the sha256 of its NFC form.
+
+    ``slugify`` alone maps ``数据``, ``данные`` and ``.`` all to ``dataset``; the hash keeps names that differ
+    apart, while the same name in NFC or NFD form gets the same key. Entries saved before (plain slug keys)
+    are still read, renamed and deleted under their old key.
+    """
+    digest = hashlib.sha256(normal_name(name).encode("utf-8")).hexdigest()[:8]
+    return f"{slugify(normal_name(name))[:51]}-{digest}"
 
 
 def _serialise(dataset: Dataset, name: str) -> bytes:
@@ -95,10 +130,18 @@ def _serialise(dataset: Dataset, name: str) -> bytes:
     return buffer.getvalue()
 
 
+# What a truncated, emptied or corrupted .npz (or its metadata) raises while it is read.
+_UNREADABLE = (OSError, EOFError, ValueError, KeyError, IndexError, TypeError, AttributeError, zipfile.BadZipFile,
+               zlib.error, UnicodeDecodeError)
+
+
 def _deserialise(path: Path) -> tuple[dict, Dataset]:
     try:
         with np.load(path, allow_pickle=False) as archive:
             meta = json.loads(bytes(archive["meta"]).decode("utf-8"))
+            if not isinstance(meta, dict):
+                raise StoreError(f"stored dataset {path.name} cannot be read: its metadata is a "
+                                 f"{type(meta).__name__}, not an object")
             if meta.get("format") != _FORMAT:
                 raise StoreError(f"{path.name}: unsupported store format {meta.get('format')!r}")
             measures = {}
@@ -123,12 +166,17 @@ def _deserialise(path: Path) -> tuple[dict, Dataset]:
             )
     except StoreError:
         raise
-    except (OSError, ValueError, KeyError, json.JSONDecodeError) as error:
+    except _UNREADABLE as error:
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise StoreError(f"stored dataset {path.name} cannot be read: {reason}") from error
+    except DatasetError as error:  # well-formed arrays that do not make a dataset
         raise StoreError(f"stored dataset {path.name} cannot be read: {error}") from error
     return meta, dataset
 
 
-def _atomic_write(path: Path, payload: bytes) -> None:
+def _atomic_write(path: Path, payload: bytes, *, overwrite: bool = True) -> None:
+    """Write ``payload`` to ``path`` whole or not at all. Without ``overwrite`` the file is published with
+    ``os.link`` (atomic, fails if ``path`` exists): FileExistsError, and whoever linked first keeps the name."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".tmp", dir=path.parent)
     try:
@@ -136,7 +184,11 @@ def _atomic_write(path: Path, payload: bytes) -> None:
             handle.write(payload)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(tmp_name, path)
+        if overwrite:
+            os.replace(tmp_name, path)
+        else:
+            os.link(tmp_name, path)
+            os.unlink(tmp_name)
         _fsync_dir(path.parent)
     except BaseException:
         try:
@@ -178,17 +230,35 @@ class DatasetStore:
         return self.root / f"{key}.npz"
 
     def save(self, dataset: Dataset, name: str, *, key: str | None = None, overwrite: bool = False) -> StoredDataset:
-        """Write ``dataset`` under ``name``; refuses to replace an existing entry unless ``overwrite``."""
+        """Write ``dataset`` under ``name``; refuses to replace an existing entry unless ``overwrite``.
+
+        Without ``overwrite`` the check and the write are one atomic step, so of two processes saving the same
+        name at once exactly one succeeds and the other gets a StoreError.
+        """
         if not isinstance(dataset, Dataset):
             raise TypeError(f"dataset must be a Dataset; got {type(dataset).__name__}")
-        if not name or not name.strip():
+        if not isinstance(name, str) or not name.strip():
             raise StoreError("name must not be empty")
-        key = key or slugify(name)
+        name = normal_name(name)
+        key = key or self._existing_key(name) or store_key(name)
         path = self._path(key)
-        if path.exists() and not overwrite:
-            raise StoreError(f"a stored dataset called {key!r} exists already; choose another name or overwrite it")
-        _atomic_write(path, _serialise(dataset, name.strip()))
+        try:
+            _atomic_write(path, _serialise(dataset, name), overwrite=overwrite)
+        except FileExistsError:
+            raise StoreError(f"a stored dataset called {name!r} exists already; choose another name or overwrite "
+                             "it") from None
         return self._entry(path)
+
+    def _existing_key(self, name: str) -> str | None:
+        """The key of an entry saved before hashed keys (plain slug) under this very name, if any."""
+        legacy = self.root / f"{slugify(name)}.npz"
+        if not legacy.exists():
+            return None
+        try:
+            meta, _ = _deserialise(legacy)
+        except StoreError:
+            return None
+        return legacy.stem if normal_name(str(meta.get("name", ""))) == name else None
 
     def load(self, key: str) -> Dataset:
         path = self._path(key)
@@ -196,27 +266,54 @@ class DatasetStore:
             raise StoreError(f"no stored dataset called {key!r}")
         return _deserialise(path)[1]
 
-    def list(self) -> list[StoredDataset]:
-        """Every readable entry, newest first (unreadable files are skipped, temporary files ignored)."""
+    def scan(self) -> tuple[list[StoredDataset], list[DamagedEntry]]:
+        """The readable entries (newest first) and the damaged ones (with the reason each cannot be read)."""
         if not self.root.is_dir():
-            return []
-        entries = []
-        for path in self.root.glob("*.npz"):
+            return [], []
+        entries, damaged = [], []
+        for path in sorted(self.root.glob("*.npz")):
             try:
                 entries.append(self._entry(path))
-            except StoreError:
-                continue
-        return sorted(entries, key=lambda e: e.saved_at, reverse=True)
+            except StoreError as error:
+                try:
+                    size = path.stat().st_size
+                except OSError:
+                    continue  # deleted meanwhile
+                damaged.append(DamagedEntry(path.stem, path, str(error), size))
+        return sorted(entries, key=lambda e: e.saved_at, reverse=True), damaged
+
+    def list(self) -> list[StoredDataset]:
+        """Every readable entry, newest first (see :meth:`damaged` for the others; temporary files ignored)."""
+        return self.scan()[0]
+
+    def damaged(self) -> list[DamagedEntry]:
+        """Every entry file that cannot be read (truncated, empty, corrupted), with the reason."""
+        return self.scan()[1]
 
     def rename(self, key: str, new_name: str) -> StoredDataset:
-        """Change the display name (and key) of an entry, atomically."""
+        """Change the display name (and key) of an entry.
+
+        The renamed copy is published first (never over an existing entry); then the old file is claimed by an
+        atomic ``os.rename`` to a private name. Of two concurrent renames of one entry only one claims it; the
+        other removes its copy and fails, so an entry is never duplicated (a crash in between leaves both names,
+        never none).
+        """
         dataset = self.load(key)
-        new_key = slugify(new_name)
-        if new_key != key and self._path(new_key).exists():
-            raise StoreError(f"a stored dataset called {new_key!r} exists already")
-        entry = self.save(dataset, new_name, key=new_key, overwrite=True)
-        if new_key != key:
-            self._path(key).unlink()
+        if not isinstance(new_name, str) or not new_name.strip():
+            raise StoreError("new name must not be empty")
+        new_name = normal_name(new_name)
+        new_key = store_key(new_name)
+        if new_key == key:
+            return self.save(dataset, new_name, key=key, overwrite=True)
+        entry = self.save(dataset, new_name, key=new_key)
+        claimed = self.root / f".{key}.renaming-{os.getpid()}-{time.monotonic_ns()}"
+        try:
+            os.rename(self._path(key), claimed)
+        except FileNotFoundError:
+            entry.path.unlink(missing_ok=True)
+            raise StoreError(f"stored dataset {key!r} was renamed or deleted meanwhile; nothing changed") from None
+        claimed.unlink(missing_ok=True)
+        _fsync_dir(self.root)
         return entry
 
     def delete(self, key: str) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from metaeval_core.data.store import DatasetStore, StoreError, slugify
+from metaeval_core.data.store import DatasetStore, StoreError, slugify, store_key
 from metaeval_core.data.synthetic import SyntheticSpec, synthetic_dataset
 
 REPO = Path(__file__).resolve().parents[2]
@@ -39,17 +39,18 @@ def assert_same(a, b):
 def test_round_trip_list_rename_delete(tmp_path, small):
     store = DatasetStore(tmp_path)
     entry = store.save(small, "My <b>run</b> #1")
-    assert entry.key == "my-b-run-b-1" and entry.name == "My <b>run</b> #1"
+    assert entry.key == store_key("My <b>run</b> #1") and entry.key.startswith("my-b-run-b-1-")
+    assert entry.name == "My <b>run</b> #1"
     assert_same(store.load(entry.key), small)
     with pytest.raises(StoreError, match="exists already"):
         store.save(small, "My <b>run</b> #1")
     renamed = store.rename(entry.key, "Second")
-    assert [e.key for e in store.list()] == ["second"]
+    assert [e.key for e in store.list()] == [store_key("Second")]
     assert_same(store.load(renamed.key), small)
-    store.delete("second")
+    store.delete(renamed.key)
     assert store.list() == []
     with pytest.raises(StoreError, match="no stored dataset"):
-        store.load("second")
+        store.load(renamed.key)
     with pytest.raises(StoreError, match="slug"):
         store.load("../etc/passwd")
 
@@ -61,9 +62,9 @@ def test_slugify():
 
 def test_corrupt_file_is_skipped_by_list_and_named_on_load(tmp_path, small):
     store = DatasetStore(tmp_path)
-    store.save(small, "good")
+    good = store.save(small, "good")
     (tmp_path / "bad.npz").write_bytes(b"not a zip")
-    assert [e.key for e in store.list()] == ["good"]
+    assert [e.key for e in store.list()] == [good.key]
     with pytest.raises(StoreError, match="bad.npz cannot be read"):
         store.load("bad")
 
@@ -93,9 +94,157 @@ def test_killed_mid_save_leaves_old_or_new_never_torn(tmp_path):
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
         entries = store.list()
-        assert [e.key for e in entries] == ["entry"]
-        assert store.load("entry").n_inputs == 3100
+        assert [e.key for e in entries] == [store_key("entry")]
+        assert store.load(store_key("entry")).n_inputs == 3100
     # Temporary files of killed writers may remain, but are never listed as datasets.
     assert all(p.suffix == ".npz" for p in tmp_path.glob("*.npz"))
     store.remove_stale_temporaries(max_age_seconds=0)
     assert not list(tmp_path.glob(".*.tmp"))
+
+
+# -- damaged entries ----------------------------------------------------------------------------------------
+def _npz_with_meta(meta_bytes: bytes) -> bytes:
+    import io
+
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, meta=np.frombuffer(meta_bytes, dtype=np.uint8), systems=np.array(["a"]),
+                        inputs=np.array(["i"]))
+    return buffer.getvalue()
+
+
+def _bad_compressed(good: bytes) -> bytes:
+    """The same zip with the compressed bytes of its members overwritten (headers intact)."""
+    data = bytearray(good)
+    for start in range(200, len(data) - 200, 97):
+        data[start] ^= 0x5A
+    return bytes(data)
+
+
+DAMAGE = {
+    "empty": lambda good: b"",
+    "not-a-zip": lambda good: b"not a zip at all",
+    "truncated": lambda good: good[: len(good) // 2],
+    "bad-compressed-data": _bad_compressed,
+    "meta-is-a-list": lambda good: _npz_with_meta(b"[1, 2, 3]"),
+    "meta-is-a-string": lambda good: _npz_with_meta(b'"format"'),
+    "meta-not-json": lambda good: _npz_with_meta(b"{not json"),
+    "meta-not-utf8": lambda good: _npz_with_meta(b"\xff\xfe{}"),
+    "meta-without-measures": lambda good: _npz_with_meta(b'{"format": 1}'),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGE))
+def test_a_damaged_entry_is_listed_as_damaged_and_hides_nothing(tmp_path, small, damage):
+    store = DatasetStore(tmp_path)
+    first = store.save(small, "first")
+    second = store.save(small, "second")
+    (tmp_path / "broken.npz").write_bytes(DAMAGE[damage](first.path.read_bytes()))
+    entries, damaged = store.scan()
+    assert sorted(e.key for e in entries) == sorted([first.key, second.key])
+    assert [d.key for d in damaged] == ["broken"]
+    assert "broken.npz cannot be read" in damaged[0].reason and "\n" not in damaged[0].reason
+    assert store.list() == entries and store.damaged() == damaged
+    with pytest.raises(StoreError, match="broken.npz cannot be read"):
+        store.load("broken")
+    with pytest.raises(StoreError, match="broken.npz cannot be read"):
+        store.rename("broken", "fixed")
+    store.delete("broken")
+    assert store.damaged() == [] and len(store.list()) == 2
+
+
+# -- names and keys -----------------------------------------------------------------------------------------
+def test_names_that_differ_never_share_a_key(tmp_path, small):
+    store = DatasetStore(tmp_path)
+    names = ["数据", "данные", ".", "..", "dataset", "Dataset", "a b", "a-b", "a_b", "A B", "-", "数据 "]
+    saved = {}
+    for name in names[:-1]:
+        entry = store.save(small, name)
+        saved[entry.key] = name
+    assert len(saved) == len(names) - 1
+    assert sorted(e.name for e in store.list()) == sorted(names[:-1])
+    with pytest.raises(StoreError, match="exists already"):  # blanks around a name are not part of it
+        store.save(small, names[-1])
+
+
+def test_nfc_and_nfd_forms_are_one_name(tmp_path, small):
+    import unicodedata
+
+    store = DatasetStore(tmp_path)
+    entry = store.save(small, unicodedata.normalize("NFD", "Résumé"))
+    assert entry.name == unicodedata.normalize("NFC", "Résumé")
+    with pytest.raises(StoreError, match="exists already"):
+        store.save(small, unicodedata.normalize("NFC", "Résumé"))
+
+
+def test_entries_saved_under_plain_slug_keys_are_still_read(tmp_path, small):
+    from metaeval_core.data.store import _atomic_write, _serialise
+
+    store = DatasetStore(tmp_path)
+    _atomic_write(tmp_path / "old-run.npz", _serialise(small, "Old run"))
+    assert [e.key for e in store.list()] == ["old-run"]
+    assert_same(store.load("old-run"), small)
+    with pytest.raises(StoreError, match="exists already"):  # the same name still finds the old entry
+        store.save(small, "Old run")
+    assert store.save(small, "Old run", overwrite=True).key == "old-run"
+    renamed = store.rename("old-run", "New run")
+    assert [e.key for e in store.list()] == [renamed.key] and renamed.key == store_key("New run")
+
+
+# -- concurrent writers -------------------------------------------------------------------------------------
+def _save_once(root: str, name: str, barrier, results) -> None:
+    from metaeval_core.data.synthetic import SyntheticSpec, synthetic_dataset
+
+    ds = synthetic_dataset(SyntheticSpec(n_systems=4, n_judged=40, n_unjudged=3, seed=os.getpid() % 1000))
+    store = DatasetStore(root)
+    barrier.wait()
+    try:
+        store.save(ds, name)
+        results.put(("saved", os.getpid()))
+    except StoreError:
+        results.put(("refused", os.getpid()))
+
+
+def _rename_once(root: str, key: str, new_name: str, barrier, results) -> None:
+    store = DatasetStore(root)
+    barrier.wait()
+    try:
+        store.rename(key, new_name)
+        results.put(("renamed", new_name))
+    except StoreError:
+        results.put(("refused", new_name))
+
+
+def _race(target, args_list):
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork")
+    barrier, results = ctx.Barrier(len(args_list)), ctx.Queue()
+    procs = [ctx.Process(target=target, args=(*args, barrier, results)) for args in args_list]
+    for p in procs:
+        p.start()
+    out = [results.get(timeout=60) for _ in procs]
+    for p in procs:
+        p.join(timeout=60)
+    return [o[0] for o in out]
+
+
+def test_two_processes_saving_one_name_are_not_both_told_saved(tmp_path):
+    lost = 0
+    for trial in range(20):
+        root = tmp_path / f"t{trial}"
+        outcomes = _race(_save_once, [(str(root), "same name"), (str(root), "same name")])
+        assert sorted(outcomes) == ["refused", "saved"], outcomes
+        entries = DatasetStore(root).list()
+        lost += len(entries) != 1
+    assert lost == 0
+
+
+def test_concurrent_renames_never_duplicate_an_entry(tmp_path, small):
+    for trial in range(20):
+        root = tmp_path / f"t{trial}"
+        entry = DatasetStore(root).save(small, "original")
+        outcomes = _race(_rename_once, [(str(root), entry.key, "left"), (str(root), entry.key, "right")])
+        entries = DatasetStore(root).list()
+        assert outcomes.count("renamed") == 1, outcomes
+        assert len(entries) == 1 and entries[0].name in ("left", "right"), [e.name for e in entries]
+        assert not [p for p in root.iterdir() if p.suffix != ".npz"]

@@ -141,6 +141,9 @@ def test_a_rejected_file_is_explained(store_env):
 
 
 def test_exclude_save_restart_load_rename_delete(store_env):
+    from metaeval_core.data.store import store_key
+
+    saved, renamed = store_key("My <b>what-if</b>"), store_key("Renamed one")  # slug + hash of the exact name
     at = merged_app()
     excluded = DEMO.systems[2]
     box = next(m for m in at.multiselect if m.label == "Excluded systems")
@@ -158,15 +161,15 @@ def test_exclude_save_restart_load_rename_delete(store_env):
     at.text_input(key="store_name").set_value("My <b>what-if</b>").run()
     at.button(key="store_save").click().run()
     assert_clean(at)
-    assert (store_env / "my-b-what-if-b.npz").is_file()
+    assert (store_env / f"{saved}.npz").is_file()
     assert any("Saved" in s.value for s in at.success)
 
     # A restart: a new session sees the stored dataset in the picker and can load it.
     at2 = new_app().run()
     picker = at2.sidebar.selectbox(key="w:dataset")
-    assert "Stored: My <b>what-if</b> [user:my-b-what-if-b]" in picker.options
+    assert f"Stored: My <b>what-if</b> [user:{saved}]" in picker.options
     assert not any("[whatif:demo]" in label for label in picker.options)
-    picker.set_value("user:my-b-what-if-b").run()
+    picker.set_value(f"user:{saved}").run()
     assert_clean(at2)
     assert counts(at2)["systems"] == "15" and counts(at2)["judged inputs"] == "103"
     assert not banner(at2)
@@ -174,20 +177,20 @@ def test_exclude_save_restart_load_rename_delete(store_env):
 
     goto(at2, "pages/whatif.py")
     listing = next(df.value for df in at2.dataframe if "saved" in df.value.columns)
-    assert listing["id"].tolist() == ["user:my-b-what-if-b"]
+    assert listing["id"].tolist() == [f"user:{saved}"]
     at2.text_input(key="store_new_name").set_value("Renamed one").run()
     at2.button(key="store_rename").click().run()
     assert_clean(at2)
-    assert (store_env / "renamed-one.npz").is_file() and not (store_env / "my-b-what-if-b.npz").exists()
-    assert at2.sidebar.selectbox(key="w:dataset").value == "user:renamed-one"
+    assert (store_env / f"{renamed}.npz").is_file() and not (store_env / f"{saved}.npz").exists()
+    assert at2.sidebar.selectbox(key="w:dataset").value == f"user:{renamed}"
 
     assert at2.button(key="store_delete").disabled  # a second confirmation is needed
     at2.checkbox(key="store_delete_confirm").check().run()
     at2.button(key="store_delete").click().run()
     assert_clean(at2)
-    assert not (store_env / "renamed-one.npz").exists()
+    assert not (store_env / f"{renamed}.npz").exists()
     assert at2.sidebar.selectbox(key="w:dataset").value == "demo"
-    assert not any("[user:renamed-one]" in label for label in at2.sidebar.selectbox(key="w:dataset").options)
+    assert not any(f"[user:{renamed}]" in label for label in at2.sidebar.selectbox(key="w:dataset").options)
 
 
 def captured_downloads(monkeypatch) -> dict:
@@ -292,3 +295,22 @@ def test_a_file_whose_kind_column_contradicts_the_dataset_is_merged_with_a_note(
     notes = " ".join(c.value for c in at.caption).replace("\\", "")  # markdown escapes
     assert f"Kept as human measures, as in this dataset, although the file says metric: {HUMAN}" in notes, notes
     assert counts(at)["cells filled"] == "32"
+
+
+def test_a_damaged_stored_file_is_listed_with_its_reason_and_can_be_deleted(store_env):
+    from metaeval_core.data.store import DatasetStore
+
+    DatasetStore(store_env).save(DEMO, "Good one")
+    (store_env / "broken.npz").write_bytes(b"PK\x03\x04 truncated")
+    at = new_app().run()
+    goto(at, "pages/whatif.py")
+    assert_clean(at)
+    assert any("1 stored file(s) cannot be read" in w.value for w in at.warning)
+    shown = " ".join(m.value.replace("\\", "") for m in at.markdown)
+    assert "Damaged: broken.npz" in shown and "cannot be read" in shown
+    listing = next(df.value for df in at.dataframe if "saved" in df.value.columns)
+    assert listing["name"].tolist() == ["Good one"]
+    at.button(key="store_delete_damaged_broken").click().run()
+    assert_clean(at)
+    assert not (store_env / "broken.npz").exists()
+    assert not any("cannot be read" in w.value for w in at.warning)
