@@ -113,11 +113,14 @@ class PairCounter:
         w = np.asarray(weights)
         if w.ndim != 2 or w.shape[1] != self.n:
             raise ValueError(f"weights must have shape (b, {self.n}); got {w.shape}")
-        w = w.astype(np.int64, copy=False)[:, self.order]
-        total_w = w.sum(axis=1)
-        tied_x = _tied(w, self.x_starts)
-        tied_both = _tied(w, self.xz_starts)
-        tied_z = _tied(w[:, self.z_order], self.z_starts)
+        if w.dtype.kind not in "iub":
+            w = w.astype(np.int64)
+        w = w[:, self.order]  # gathered in the caller's (often int8) type: less memory traffic
+        total_w = w.sum(axis=1, dtype=np.int64)
+        binary = w.size == 0 or int(w.max()) <= 1
+        tied_x = _tied(w, self.x_starts, binary)
+        tied_both = _tied(w, self.xz_starts, binary)
+        tied_z = _tied(w[:, self.z_order], self.z_starts, binary)
         total = total_w * (total_w - 1) // 2
         if concordant is None:
             # Pairs tied in x with z_u < z_v sit in one x run, ordered by z: ``_below`` counted them.
@@ -188,11 +191,14 @@ def _run_starts(*sorted_columns: np.ndarray) -> np.ndarray:
     return np.flatnonzero(change)
 
 
-def _tied(w: np.ndarray, starts: np.ndarray) -> np.ndarray:
+def _tied(w: np.ndarray, starts: np.ndarray, binary: bool = False) -> np.ndarray:
     """Sum over runs of ``s (s - 1) / 2``, ``s`` a run's total weight."""
-    if starts.size == 0:
-        return np.zeros(w.shape[0], dtype=np.int64)
-    sums = np.add.reduceat(w, starts, axis=1)
+    if starts.size == 0 or (binary and starts.size == w.shape[1]):
+        return np.zeros(w.shape[0], dtype=np.int64)  # no run holds two copies
+    if starts.size == w.shape[1]:
+        sums = w.astype(np.int64)
+    else:
+        sums = np.add.reduceat(w, starts, axis=1, dtype=np.int64)
     return (sums * (sums - 1) // 2).sum(axis=1)
 
 
