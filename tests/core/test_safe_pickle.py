@@ -16,6 +16,7 @@ from metaeval_core.data.safe_pickle import UnsafePickleError, safe_load
 
 PLAIN = {
     "int": 3,
+    "big": 2**70,
     "float": 2.5,
     "str": "x",
     "bytes": b"\x00\x01",
@@ -23,23 +24,27 @@ PLAIN = {
     "bool": True,
     "list": [1, 2.0, "three"],
     "tuple": (1, (2, 3)),
-    "set": {1, 2},
-    "frozenset": frozenset({"a"}),
-    "complex": 1 + 2j,
-    "bytearray": bytearray(b"ab"),
     7: {"nested": [{"deep": 1.0}]},
 }
+NEEDS_A_GLOBAL = {"set": {1, 2}, "frozenset": frozenset({"a"}), "complex": 1 + 2j, "bytearray": bytearray(b"ab")}
 
 
 @pytest.mark.parametrize("protocol", range(pickle.HIGHEST_PROTOCOL + 1))
-def test_plain_builtins_round_trip(protocol):
-    value = PLAIN if protocol >= 3 else {k: v for k, v in PLAIN.items() if k not in ("bytes", "bytearray")}
+def test_plain_values_round_trip(protocol):
+    value = PLAIN if protocol >= 3 else {k: v for k, v in PLAIN.items() if k != "bytes"}
     assert safe_load(pickle.dumps(value, protocol=protocol)) == value
+
+
+@pytest.mark.parametrize("name", sorted(NEEDS_A_GLOBAL))
+def test_values_that_need_a_builtin_global_are_refused(name):
+    # No built-in dataset's pickle names a builtin; bytearray(n) and bytes(n) would allocate n bytes.
+    with pytest.raises(UnsafePickleError, match="refused to unpickle the global builtins"):
+        safe_load(pickle.dumps(NEEDS_A_GLOBAL[name], protocol=3))
 
 
 @pytest.mark.parametrize("protocol", [0, 1, 2])
 def test_old_protocol_bytes_need_codecs_and_are_refused(protocol):
-    # Protocols 0-2 rebuild bytes and bytearrays through _codecs.encode, which is not allowed.
+    # Protocols 0-2 rebuild bytes through _codecs.encode, which is not allowed.
     with pytest.raises(UnsafePickleError, match="_codecs.encode"):
         safe_load(pickle.dumps(b"\x00", protocol=protocol))
 
@@ -178,3 +183,100 @@ def test_realsumm_pickles_load_with_the_restricted_unpickler(data_dir):
         assert len(summaries) == n_systems
         scores = next(iter(summaries.values()))["scores"]
         assert {"bert_f_score", "bert_precision_score", "litepyramid_recall"} <= set(scores)
+
+
+# -- hostile pickles: each loaded in a child process (a segfault or an out-of-memory kill fails the test, not pytest)
+def _reduce_pickle(func, args, state=None, protocol=3) -> bytes:
+    class Payload:
+        def __reduce__(self):
+            return (func, args) if state is None else (func, args, state)
+
+    return pickle.dumps(Payload(), protocol=protocol)
+
+
+def hostile_pickles() -> dict[str, bytes]:
+    """Name -> bytes. Each crashes Python, allocates gigabytes or runs code under a naive unpickler."""
+    import struct
+
+    f8 = np.dtype("f8")
+    forged_state = (3, "<", None, ("a", "b"), {"a": (f8, 0), "b": (f8, 2**40)}, 16, 8, 0x1F)
+    return {
+        # BUILD gives a plain float64 dtype fields at a 1 TB offset; reading through it segfaults.
+        "dtype-forged-fields": _reduce_pickle(np.dtype, ("f8", False, True), forged_state),
+        "dtype-forged-itemsize": _reduce_pickle(np.dtype, ("f8", False, True), (3, "<", None, None, None, 2**40, 8, 0)),
+        "dtype-void-huge": _reduce_pickle(np.dtype, ("V2000000000", False, True)),
+        "dtype-str-huge": _reduce_pickle(np.dtype, ("S2147483647", False, True)),
+        "dtype-subarray": _reduce_pickle(np.dtype, ("(100000,100000)f8", False, True)),
+        "scalar-short-data": pickle.dumps(np.float64(1.0), protocol=3).replace(
+            b"C\x08" + np.float64(1.0).tobytes(), b"C\x02ab"),
+        "build-on-a-dict": b"\x80\x03}q\x00}q\x01X\x01\x00\x00\x00aK\x01sb.",
+        "bytearray-5GB": _reduce_pickle(bytearray, (5 * 2**30,)),
+        "bytes-5GB": _reduce_pickle(bytes, (5 * 2**30,)),
+        # A memo index near 2**32 makes the C unpickler grow its memo table to 32 GB.
+        "memo-index-huge": b"\x80\x03K\x01r" + struct.pack("<I", 0xFFFFFFF0) + b".",
+        # A BINBYTES8 length of 2**40 with 3 bytes behind it.
+        "binbytes8-huge": b"\x80\x04\x8e" + struct.pack("<Q", 2**40) + b"abc.",
+        "os-system": b"cos\nsystem\n(S'echo pwned'\ntR.",
+    }
+
+
+CHILD = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (2 * 2**30, 2 * 2**30))  # a 2 GB address space: never swap the machine
+from metaeval_core.data.dataset import DatasetError
+from metaeval_core.data.safe_pickle import safe_load
+try:
+    value = safe_load(sys.stdin.buffer.read())
+except DatasetError as error:
+    print("refused:", str(error).splitlines()[0])
+    sys.exit(0)
+import numpy as np
+if isinstance(value, np.dtype):
+    np.zeros(4, dtype=value).sum()  # use it, as a loader would
+print("loaded:", type(value).__name__)
+"""
+
+
+def load_in_child(data: bytes) -> subprocess.CompletedProcess:
+    import sys
+
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    return subprocess.run([sys.executable, "-c", CHILD], input=data, capture_output=True, cwd=repo, timeout=120)
+
+
+# The pure-Python unpickler's memo is a dict: a huge memo index costs one entry, so that pickle may load.
+HARMLESS_WHEN_LOADED = {"memo-index-huge"}
+
+
+@pytest.fixture(scope="module")
+def hostile_results() -> dict[str, subprocess.CompletedProcess]:
+    from concurrent.futures import ThreadPoolExecutor
+
+    cases = hostile_pickles()
+    with ThreadPoolExecutor(max_workers=3) as pool:  # one child each, a few at a time (2 shared cores)
+        return dict(zip(cases, pool.map(load_in_child, cases.values())))
+
+
+@pytest.mark.parametrize("name", sorted(hostile_pickles()))
+def test_hostile_pickles_are_refused_in_a_child_process(name, hostile_results):
+    done = hostile_results[name]
+    out = done.stdout.decode()
+    assert done.returncode == 0, f"{name}: child died with {done.returncode}: {done.stderr.decode()[-500:]}"
+    expected = ("refused:", "loaded:") if name in HARMLESS_WHEN_LOADED else ("refused:",)
+    assert out.startswith(expected), f"{name}: {out!r} {done.stderr.decode()[-300:]}"
+    assert "Traceback" not in out and len(out.strip().splitlines()) == 1
+
+
+def test_the_real_shape_still_loads_in_a_child_process():
+    done = load_in_child(pickle.dumps({"a": {"s": np.float64(0.5), "t": np.float32(2.0)}, "b": [1.0, "x"]}, protocol=3))
+    assert done.returncode == 0 and done.stdout.decode().startswith("loaded: dict"), done.stderr.decode()
+
+
+def test_a_pickle_larger_than_the_limit_is_refused_unread(tmp_path, monkeypatch):
+    import metaeval_core.data.safe_pickle as module
+
+    monkeypatch.setattr(module, "MAX_PICKLE_BYTES", 100)
+    path = tmp_path / "big.pkl"
+    path.write_bytes(pickle.dumps(list(range(1000)), protocol=3))
+    with pytest.raises(DatasetError, match="larger than"):
+        safe_load(path)
