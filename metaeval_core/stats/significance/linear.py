@@ -172,8 +172,9 @@ class InputLinearPermutation:
         bounds = np.searchsorted(group[order], np.arange(values.size + 1)) * (n + 1)
         self.group_rows = list(zip(bounds[:-1], bounds[1:]))
         n_pairs = len(self.pairs)
-        # |coefficient| <= 4 N per feature, N + 1 features per virtual input: exact in float32 below 2^24.
-        self.dtype = np.float32 if 4 * n * (n + 1) * max(virtual_j.size, 1) < 2**24 else np.float64
+        # Per virtual input, N bit coefficients of size <= 4 (N - 1) and a constant of size <= N (N - 1):
+        # every partial sum of a product is an integer below 5 N^2 V, exact in float32 below 2^24.
+        self.dtype = np.float32 if 5 * n * n * max(virtual_j.size, 1) < 2**24 else np.float64
         # Rows: each virtual input's N swap bits, then its indicator (for the constant).
         self.weights = np.zeros((self.virtual_j.size * (n + 1), n_pairs), dtype=self.dtype)
         self.n_stable = np.zeros(n_pairs, dtype=np.int64)
