@@ -38,12 +38,15 @@ _PAIR_BUDGET = 4_000_000
 
 # The number of pairs is quadratic in systems (10,000 systems make 50 million pairs, several GB of arrays), so
 # every function that forms the pairs refuses more systems than this (a deployment may set another bound).
-MAX_PAIR_SYSTEMS = 2_000
+# 1,000 systems (499,500 pairs) is far beyond any built-in dataset (at most a few dozen systems) and keeps the
+# decile grid under a second and ~250 MB, and a 200-resample bootstrap of rSYS-Delta near 10 s
+# (benchmarks/bench_hostile.py).
+MAX_PAIR_SYSTEMS = 1_000
 PAIR_SYSTEMS_VARIABLE = "METAEVAL_MAX_PAIR_SYSTEMS"
 
 
 def max_pair_systems(environ=None) -> int:
-    """The largest number of systems a pair analysis accepts: ``METAEVAL_MAX_PAIR_SYSTEMS`` or 2,000.
+    """The largest number of systems a pair analysis accepts: ``METAEVAL_MAX_PAIR_SYSTEMS`` or 1,000.
 
     A value that is not a finite positive integer is a configuration error (ValueError naming the variable).
     """

@@ -445,7 +445,7 @@ def test_pair_system_limit_default_and_override(monkeypatch):
     from metaeval_core.stats.pairs import MAX_PAIR_SYSTEMS, max_pair_systems
 
     monkeypatch.delenv("METAEVAL_MAX_PAIR_SYSTEMS", raising=False)
-    assert max_pair_systems() == MAX_PAIR_SYSTEMS == 2_000
+    assert max_pair_systems() == MAX_PAIR_SYSTEMS == 1_000
     monkeypatch.setenv("METAEVAL_MAX_PAIR_SYSTEMS", "5000")
     assert max_pair_systems() == 5_000
 
