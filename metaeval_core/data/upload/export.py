@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 
+import unicodedata
+
 import numpy as np
 import pandas as pd
 
 from metaeval_core._checks import check_bool, check_dataset
 from metaeval_core.data.dataset import Dataset, Measure
-from metaeval_core.data.upload.limits import _CONTROL, _show
+from metaeval_core.data.upload.limits import _CONTROL, _INVISIBLE, _show
 from metaeval_core.data.upload.names import _KIND_COLUMN
 
 
@@ -24,6 +26,10 @@ def _unreadable(name: str, *, allow_empty: bool = False) -> str | None:
         return "has surrounding whitespace, which the upload strips"
     if _CONTROL.search(name):
         return "contains a control character, which the upload refuses"
+    if _INVISIBLE.search(name):
+        return "contains an invisible character, which the upload refuses"
+    if unicodedata.normalize("NFC", name) != name:
+        return "is not in the composed Unicode form (NFC) the upload reads names in"
     return None
 
 
@@ -126,7 +132,7 @@ def dataset_to_long_frame(dataset: Dataset, *, include_missing: bool = False) ->
     mean is not exactly the measure's matrix (e.g. after an edit; the matrix is written).
     The upload's own rules still apply: at least 2 systems and 2 judged inputs, a human and
     a metric measure, no measure without any score, names within
-    ``UploadLimits.max_name_length``.
+    ``UploadLimits.max_name_length``, scores within +-``MAX_MAGNITUDE`` (1e150).
     """
     dataset = _check_long_export(dataset, include_missing, "dataset_to_long_frame")
     n, m, k = dataset.n_systems, dataset.n_inputs, len(dataset.measures)

@@ -11,7 +11,7 @@ import pandas as pd
 
 from metaeval_core.data.upload.limits import _NA_TOKENS, _Context, _list_names, _show
 from metaeval_core.data.upload.names import _JSONL_INPUT_KEYS, _JSONL_SYSTEM_KEYS, _names
-from metaeval_core.data.upload.tables import _Parsed, _from_cells
+from metaeval_core.data.upload.tables import _Parsed, _check_magnitude, _from_cells
 
 
 # -- JSONL -------------------------------------------------------------------------
@@ -73,6 +73,24 @@ def _json_id(record: Mapping[str, Any], keys: Sequence[str], what: str, ctx: _Co
     )
 
 
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads``' object hook: a dict, refusing a key given twice (``json`` keeps the last one silently)."""
+    record = dict(pairs)
+    if len(record) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return record
+
+
 def _parse_jsonl(text: str, ctx: _Context) -> _Parsed:
     """SacreROUGE-style JSON Lines (one loop over lines; everything after is vectorised)."""
     systems: list[str] = []
@@ -83,6 +101,8 @@ def _parse_jsonl(text: str, ctx: _Context) -> _Parsed:
     rows: list[int] = []
     listed: set[str] = set()
     records = skipped = 0
+    unread: set[str] = set()
+    used = {"metrics", "summarizer_type"}
     for number, line in enumerate(text.split("\n"), start=1):
         line = line.strip()
         if not line:
@@ -91,7 +111,11 @@ def _parse_jsonl(text: str, ctx: _Context) -> _Parsed:
         if records > ctx.limits.max_rows:
             ctx.fail("too-many-rows", f"more than {ctx.limits.max_rows:,} lines, the limit", where=f"line {number}")
         try:
-            record = json.loads(line)
+            record = json.loads(line, object_pairs_hook=_no_duplicate_keys)
+        except _DuplicateKey as error:
+            ctx.fail("duplicate-column", f"the key {error.key!r} appears twice in one object; JSON readers keep "
+                     f"only one of the two values silently, so give each key once", where=f"line {number}",
+                     column=error.key)
         except (ValueError, RecursionError) as error:
             if records == 1 and not line.startswith(("{", "[")) and ("," in line or "\t" in line):
                 ctx.fail("mixed-format", f"line 1 {_show(line)} looks like a CSV header, not JSON; rename the "
@@ -107,6 +131,8 @@ def _parse_jsonl(text: str, ctx: _Context) -> _Parsed:
         if str(record.get("summarizer_type", "")).lower() == "reference":
             skipped += 1
             continue
+        unread.update(record)
+        used.update(next((k for k in keys if k in record), "") for keys in (_JSONL_SYSTEM_KEYS, _JSONL_INPUT_KEYS))
         system = _json_id(record, _JSONL_SYSTEM_KEYS, "system", ctx, number)
         item = _json_id(record, _JSONL_INPUT_KEYS, "input", ctx, number)
         if "metrics" not in record:
@@ -142,7 +168,15 @@ def _parse_jsonl(text: str, ctx: _Context) -> _Parsed:
         ctx.fail("empty-file", f"no scores: {detail}")
     if skipped:
         ctx.notes.append(f"skipped {skipped} line(s) with summarizer_type 'reference'")
+    unread -= used
+    if unread:  # keys outside 'metrics' that are not the ids read: named, not dropped silently
+        ctx.notes.append(f"the key(s) {_list_names(sorted(unread))} are not read: only the system id "
+                         f"({', '.join(_JSONL_SYSTEM_KEYS)}: the first present), the input id "
+                         f"({', '.join(_JSONL_INPUT_KEYS)}: the first present), 'summarizer_type' and 'metrics' are")
     row_array = np.asarray(rows)
+    value_array = np.asarray(values, dtype=np.float64)
+    _check_magnitude(value_array, lambda k: (f"line {row_array[k]}", measures[k]), ctx,
+                     lambda k: repr(float(value_array[k])))
     system_series = _names(pd.Series(systems, dtype="str"), "summarizer_id", "system", row_array, ctx)
     input_series = _names(pd.Series(inputs, dtype="str"), "instance_id", "input", row_array, ctx)
     measure_series = _names(pd.Series(measures, dtype="str"), "metrics", "measure", row_array, ctx)
@@ -152,6 +186,6 @@ def _parse_jsonl(text: str, ctx: _Context) -> _Parsed:
         scalar_of_listed = (annotator_codes < 0) & measure_series.isin(listed).to_numpy()
         annotator_codes = np.where(scalar_of_listed, 0, annotator_codes)
     parsed, _ = _from_cells(ctx, "jsonl", system_series, input_series, measure_series, annotator_codes,
-                            np.asarray(values, dtype=np.float64), row_array, what=" (same list position)"
+                            value_array, row_array, what=" (same list position)"
                             if listed else "")
     return parsed

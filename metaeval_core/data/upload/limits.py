@@ -20,6 +20,8 @@ UPLOAD_ERROR_KINDS: tuple[str, ...] = (
     "not-found",  # a path that does not exist or cannot be read
     "too-large",  # over UploadLimits.max_bytes (on disk or after gunzip)
     "too-many-rows",  # over UploadLimits.max_rows data rows / lines
+    "too-many-measures",  # over UploadLimits.max_measures measures (columns of a wide file, names in a long one)
+    "too-many-systems",  # over UploadLimits.max_systems systems (pages build systems x systems pair tables)
     "too-many-cells",  # the dense systems x inputs x measures arrays would exceed UploadLimits.max_cells
     "empty-file",  # no bytes, only whitespace, or a header without data rows
     "unknown-format",  # an extension (or format=) that is not CSV/TSV, JSONL or Parquet
@@ -33,10 +35,11 @@ UPLOAD_ERROR_KINDS: tuple[str, ...] = (
     "duplicate-column",  # two columns with the same (case-insensitive) name
     "missing-column",  # a required column/key is absent, or no measure column at all
     "missing-value",  # an empty system/input/measure name, a missing annotator, or a 'kind' empty on some rows only
-    "bad-name",  # a name with a control character, or a JSON id that is not a string/integer
+    "bad-name",  # a name with a control (or line-separator) or invisible (zero-width, bidi, BOM) character, or a JSON id that is not a string/integer
     "name-too-long",  # a name longer than UploadLimits.max_name_length
     "non-numeric",  # a score that is not a number
     "non-finite",  # a score that is inf or -inf
+    "out-of-range",  # a score beyond +-MAX_MAGNITUDE, whose sums and squares would overflow
     "duplicate-cell",  # two scores for one (system, input, measure[, annotator])
     "inconsistent-attribute",  # a system attribute with two values for one system
     "unknown-kind",  # a 'kind' value other than 'human' or 'metric' (long layout)
@@ -52,7 +55,17 @@ UPLOAD_ERROR_KINDS: tuple[str, ...] = (
 )
 
 _NA_TOKENS = ("", "na", "n/a", "nan", "null", "none")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# C0/C1 controls and the Unicode line/paragraph separators (U+0085, U+2028, U+2029 end a line like '\n')
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# Characters that do not show: zero-width, bidi controls, the BOM, soft hyphen, invisible operators. Two names that
+# differ only by one of them look the same on every page, so they are refused rather than kept as two names.
+_INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180e\u200b-\u200f\u202a-\u202e"
+                        "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]")
+#: Largest accepted score magnitude. The statistics sum and square scores (means over up to max_rows cells,
+#: sums of squared deviations, products in covariances): with |x| <= 1e150, a squared deviation is at most
+#: 4e300 and even 4e7 of them (the cell limit) sum to 1.6e308 < 1.8e308, the float64 maximum; near 1e308 the
+#: first sum overflows to inf and a correlation comes out wrong rather than undefined.
+MAX_MAGNITUDE = 1e150
 
 _SHOW = 60  # characters of a bad value shown in a message
 
@@ -103,15 +116,22 @@ class UploadLimits:
     max_cells : int
         Largest total size of the dense score arrays (measures x systems x inputs,
         plus annotators x systems x inputs for annotated measures).
+    max_measures : int
+        Most measures (human and metric) in one file.
+    max_systems : int
+        Most systems in one file: the pages build tables over every pair of systems
+        (systems x systems), so this bounds their cost.
     """
 
     max_bytes: int = 50 * 2**20
     max_rows: int = 2_000_000
     max_name_length: int = 200
     max_cells: int = 40_000_000
+    max_measures: int = 2_000
+    max_systems: int = 2_000
 
     def __post_init__(self) -> None:
-        for name in ("max_bytes", "max_rows", "max_name_length", "max_cells"):
+        for name in ("max_bytes", "max_rows", "max_name_length", "max_cells", "max_measures", "max_systems"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"UploadLimits.{name} must be a positive integer; got {value!r}")
@@ -119,7 +139,14 @@ class UploadLimits:
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> "UploadLimits":
         """Limits configured by a deployment: ``METAEVAL_MAX_UPLOAD_MB``, ``METAEVAL_MAX_UPLOAD_ROWS``,
-        ``METAEVAL_MAX_NAME_LENGTH`` and ``METAEVAL_MAX_UPLOAD_CELLS`` (unset: the defaults)."""
+        ``METAEVAL_MAX_NAME_LENGTH``, ``METAEVAL_MAX_UPLOAD_CELLS``, ``METAEVAL_MAX_UPLOAD_MEASURES`` and
+        ``METAEVAL_MAX_UPLOAD_SYSTEMS`` (unset or empty: the defaults).
+
+        Raises
+        ------
+        ValueError
+            Naming the variable, when a value is not a finite positive number (a configuration error).
+        """
         environ = os.environ if environ is None else environ
         values: dict[str, int] = {}
         for variable, field_name, scale in _LIMIT_VARIABLES:
@@ -142,6 +169,8 @@ _LIMIT_VARIABLES = (
     ("METAEVAL_MAX_UPLOAD_ROWS", "max_rows", 1),
     ("METAEVAL_MAX_NAME_LENGTH", "max_name_length", 1),
     ("METAEVAL_MAX_UPLOAD_CELLS", "max_cells", 1),
+    ("METAEVAL_MAX_UPLOAD_MEASURES", "max_measures", 1),
+    ("METAEVAL_MAX_UPLOAD_SYSTEMS", "max_systems", 1),
 )
 
 
@@ -154,6 +183,7 @@ class _Context:
     fmt: str = "csv"
     row_word: str = "line"  # "line" (CSV, JSONL) or "row" (Parquet)
     notes: list[str] = field(default_factory=list)
+    normalised: dict[str, str] = field(default_factory=dict)  # a name as written -> its NFC form, when they differ
 
     def fail(self, kind: str, problem: str, *, where: str | None = None, column: str | None = None):
         place = ", ".join(p for p in (where, None if column is None else f"column {column!r}") if p)

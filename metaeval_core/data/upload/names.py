@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 
-from metaeval_core.data.upload.limits import _CONTROL, Layout, _Context, _show
+from metaeval_core.data.upload.limits import _CONTROL, _INVISIBLE, Layout, _Context, _show
 
 
 # -- column roles ------------------------------------------------------------
@@ -22,7 +24,11 @@ _ROLE_ALIASES: dict[str, tuple[str, ...]] = {
     "score": ("score", "value"),
     "annotator": ("annotator", "annotator_id", "rater", "rater_id", "judge", "worker", "worker_id"),
 }
+# A column named like an id role that another column already took (doc_id beside input) is not a measure.
+_SECOND_ID: dict[str, str] = {alias: role for role in ("system", "input", "annotator") for alias in _ROLE_ALIASES[role]}
 _TYPE_COLUMNS = ("system_type", "summarizer_type")
+# Columns a written DataFrame adds for its index: pandas' Parquet '__index_level_0__', a CSV's 'Unnamed: 0'.
+_INDEX_COLUMN = re.compile(r"__index_level_\d+__|unnamed: ?\d+|index|level_0")
 _KIND_COLUMN = "kind"  # the long layout's human/metric column (no alias)
 _KINDS = ("human", "metric")
 _ATTR_PREFIXES = ("attr.", "attr:")
@@ -84,6 +90,7 @@ class _Roles:
     kind: str | None = None  # the long layout's 'kind' column (a wide file's 'kind' column is a measure)
     attributes: dict[str, str] = field(default_factory=dict)  # column -> attribute name
     others: list[str] = field(default_factory=list)
+    ignored: dict[str, str] = field(default_factory=dict)  # column -> why it is not read (said in a note)
 
 
 def _roles(columns: Sequence[str]) -> _Roles:
@@ -108,8 +115,18 @@ def _roles(columns: Sequence[str]) -> _Roles:
             roles.attributes[column] = "type"
         elif key.startswith(_ATTR_PREFIXES) and len(key) > 5:
             roles.attributes[column] = str(column).strip()[5:].strip()
+        elif key in _SECOND_ID:
+            role = _SECOND_ID[key]
+            roles.ignored[column] = f"a second {role} id column (the {role} names come from {getattr(roles, role)!r})"
+        elif _INDEX_COLUMN.fullmatch(key):
+            roles.ignored[column] = "the row index a DataFrame wrote with the table, not a measure"
         else:
             roles.others.append(column)
+    if roles.measure is None and roles.score is not None:
+        # wide layout: 'score'/'value' is an ordinary measure column there, in its place among the others
+        position = {c: p for p, c in enumerate(columns)}
+        roles.others = sorted([*roles.others, roles.score], key=position.__getitem__)
+        roles.score = None
     return roles
 
 
@@ -158,30 +175,67 @@ def _check_duplicate_columns(columns: Sequence[str], ctx: _Context) -> None:
         seen[key] = str(column)
 
 
+def _invisible_name(what: str, name: str) -> str:
+    found = _INVISIBLE.search(name)
+    code = ord(found.group())
+    label = unicodedata.name(found.group(), "format character")
+    return (f"the {what} name {_show(name)} contains the invisible character U+{code:04X} ({label}), so it would look "
+            f"the same as another name; delete it")
+
+
+def _nfc(name: str, ctx: _Context) -> str:
+    """The NFC form of a name (composed accents), remembered when it differs from what the file wrote."""
+    if name.isascii():
+        return name
+    normal = unicodedata.normalize("NFC", name)
+    if normal != name:
+        ctx.normalised.setdefault(name, normal)
+    return normal
+
+
 def _names(series: pd.Series, column: str, what: str, rows: np.ndarray, ctx: _Context, *,
            allow_empty: bool = False) -> pd.Series:
-    """Stripped names; empty, too long or control-character names are refused with their row."""
+    """Stripped NFC names; empty, too long, control- or invisible-character names are refused with their row.
+
+    The content checks run once per distinct name (a long file repeats each name on many rows)."""
     values = series.astype("str").str.strip()
     missing = values.isna().to_numpy() | (values == "").to_numpy()
     if missing.any() and not allow_empty:
         k = int(np.argmax(missing))
         ctx.fail("missing-value", f"the {what} name is empty", where=ctx.at(rows[k]), column=column)
-    lengths = values.str.len().to_numpy(dtype=float, na_value=0.0)
+    codes, uniques = pd.factorize(values)
+    labels = pd.Series(uniques, dtype="str")
+
+    def first_row(bad: np.ndarray) -> int:
+        return int(np.argmax(codes == int(np.argmax(bad))))
+
+    lengths = labels.str.len().to_numpy(dtype=float, na_value=0.0)
     too_long = lengths > ctx.limits.max_name_length
     if too_long.any():
-        k = int(np.argmax(too_long))
+        k = first_row(too_long)
         ctx.fail(
             "name-too-long",
-            f"the {what} name {_show(values.iloc[k])} has {int(lengths[k]):,} characters; "
+            f"the {what} name {_show(values.iloc[k])} has {int(lengths[codes[k]]):,} characters; "
             f"the limit is {ctx.limits.max_name_length}",
             where=ctx.at(rows[k]), column=column,
         )
-    control = values.str.contains(_CONTROL, regex=True, na=False).to_numpy()
+    control = labels.str.contains(_CONTROL, regex=True, na=False).to_numpy()
     if control.any():
-        k = int(np.argmax(control))
-        ctx.fail("bad-name", f"the {what} name {_show(values.iloc[k])} contains a control character",
-                 where=ctx.at(rows[k]), column=column)
-    return values
+        k = first_row(control)
+        ctx.fail("bad-name", f"the {what} name {_show(values.iloc[k])} contains a control character or a line "
+                 f"separator", where=ctx.at(rows[k]), column=column)
+    invisible = labels.str.contains(_INVISIBLE, regex=True, na=False).to_numpy()
+    if invisible.any():
+        k = first_row(invisible)
+        ctx.fail("bad-name", _invisible_name(what, values.iloc[k]), where=ctx.at(rows[k]), column=column)
+    ascii_only = labels.str.isascii().to_numpy(dtype=bool, na_value=True)
+    if ascii_only.all():
+        return values
+    normal = np.asarray([u if a else _nfc(u, ctx) for u, a in zip(labels.tolist(), ascii_only)], dtype=object)
+    result = pd.Series(normal[codes], index=values.index, dtype="str")
+    if (codes < 0).any():
+        result[codes < 0] = values[codes < 0]
+    return result
 
 
 def _check_measure_name(name: str, ctx: _Context, *, where: str | None = None, column: str | None = None) -> str:
@@ -192,6 +246,8 @@ def _check_measure_name(name: str, ctx: _Context, *, where: str | None = None, c
         ctx.fail("name-too-long", f"the measure name {_show(name)} has {len(name):,} characters; the limit is "
                  f"{ctx.limits.max_name_length}", where=where, column=column)
     if _CONTROL.search(name):
-        ctx.fail("bad-name", f"the measure name {_show(name)} contains a control character", where=where,
-                 column=column)
-    return name
+        ctx.fail("bad-name", f"the measure name {_show(name)} contains a control character or a line separator",
+                 where=where, column=column)
+    if _INVISIBLE.search(name):
+        ctx.fail("bad-name", _invisible_name("measure", name), where=where, column=column)
+    return _nfc(name, ctx)

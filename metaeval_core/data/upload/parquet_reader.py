@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import io
+import json
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from metaeval_core.data.upload.limits import _Context, _show
+from metaeval_core.data.upload.limits import _Context, _list_names, _show
 from metaeval_core.data.upload.names import _check_duplicate_columns, _roles
 
 
@@ -34,11 +35,19 @@ def _parse_parquet(raw: bytes, ctx: _Context) -> tuple[pd.DataFrame, np.ndarray]
         table = parquet.read(use_pandas_metadata=False)
     except Exception as error:
         ctx.fail("bad-parquet", f"the Parquet data cannot be read: {_show(error)}")
+    index = _pandas_index_columns(parquet)
+    if index:
+        ctx.notes.append(f"the column(s) {_list_names(index)} are not read: the row index pandas saved with the "
+                         f"table (write it with index=False to leave it out)")
+        table = table.drop_columns([n for n in table.column_names if n in index])
     names = [str(n) for n in table.column_names]
     _check_duplicate_columns(names, ctx)
     roles = _roles(names)
+    if roles.measure is None and len(roles.others) > ctx.limits.max_measures:  # before decoding any column
+        ctx.fail("too-many-measures", f"{len(roles.others):,} measure columns; the limit is "
+                 f"{ctx.limits.max_measures:,} (a deployment can change it with METAEVAL_MAX_UPLOAD_MEASURES)")
     text_columns = {roles.system, roles.input, roles.measure, roles.annotator, roles.kind,
-                    *roles.attributes} - {None}
+                    *roles.attributes, *roles.ignored} - {None}
     data: dict[str, Any] = {}
     try:
         for index, name in enumerate(names):
@@ -53,9 +62,14 @@ def _parse_parquet(raw: bytes, ctx: _Context) -> tuple[pd.DataFrame, np.ndarray]
             numeric = pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind) or \
                 pa.types.is_null(kind)
             if name in text_columns:
-                if not (textual or pa.types.is_integer(kind) or pa.types.is_null(kind)):
+                if not (textual or pa.types.is_integer(kind) or pa.types.is_null(kind)) and name not in roles.ignored:
                     ctx.fail("bad-parquet", f"has type {kind}; a name column must hold strings or integers", column=name)
-                values = pc.cast(column, pa.string()).to_numpy(zero_copy_only=False)
+                try:
+                    values = pc.cast(column, pa.string()).to_numpy(zero_copy_only=False)
+                except pa.lib.ArrowException:
+                    if name not in roles.ignored:
+                        raise
+                    values = np.full(len(column), "", dtype=object)  # a column that is not read anyway
                 data[name] = pd.Series(values, dtype="str")
             else:
                 if not numeric:
@@ -72,3 +86,14 @@ def _parse_parquet(raw: bytes, ctx: _Context) -> tuple[pd.DataFrame, np.ndarray]
     frame = pd.DataFrame(data)
     frame.columns = names
     return frame, np.arange(1, len(frame) + 1)
+
+
+def _pandas_index_columns(parquet) -> list[str]:
+    """The columns pandas wrote for a DataFrame's index (named in its JSON metadata; a RangeIndex is no column)."""
+    try:
+        metadata = parquet.schema_arrow.metadata or {}
+        pandas_meta = json.loads(metadata.get(b"pandas", b"{}"))
+        columns = pandas_meta.get("index_columns", []) if isinstance(pandas_meta, dict) else []
+    except (ValueError, TypeError, AttributeError):
+        return []
+    return [c for c in columns if isinstance(c, str)]

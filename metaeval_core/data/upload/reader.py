@@ -218,6 +218,12 @@ def read_user_file(
         ctx.fail("too-few-inputs", f"only {int(judged.sum())} input(s) have human scores (judged) out of "
                  f"{len(parsed.inputs)}; at least 2 judged inputs are needed")
     _notes(measures, parsed, ctx)
+    if ctx.normalised:
+        written, normal = next(iter(ctx.normalised.items()))
+        ctx.notes.append(
+            f"{len(ctx.normalised)} name(s) were written in a decomposed Unicode form and are read in the composed "
+            f"form (NFC), e.g. {ascii(written)} as {normal!r}; names that differed only in this form are one name"
+        )
     n_unjudged = int((~judged).sum())
     layout = "SacreROUGE JSON Lines" if parsed.layout == "jsonl" else f"{parsed.layout} layout"
     try:

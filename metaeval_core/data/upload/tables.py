@@ -3,20 +3,28 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
-from metaeval_core.data.upload.limits import _NA_TOKENS, _Context, _list_names, _show
+from metaeval_core.data.upload.limits import _INVISIBLE, _NA_TOKENS, MAX_MAGNITUDE, _Context, _list_names, _show
 from metaeval_core.data.upload.names import (
-    _KINDS, _ROLE_ALIASES, _Roles, _check_duplicate_columns, _check_measure_name, _names, _roles, detect_layout,
+    _KINDS, _ROLE_ALIASES, _Roles, _check_duplicate_columns, _check_measure_name, _invisible_name, _names, _roles,
+    detect_layout,
 )
 
 
-def _scores(series: pd.Series, column: str, rows: np.ndarray, ctx: _Context) -> np.ndarray:
-    """Float scores; empty/NA cells become NaN; text and +-inf are refused with their row."""
+def _scores(series: pd.Series, column: str | Sequence[str], rows: np.ndarray, ctx: _Context, *,
+            measures: pd.Series | None = None) -> np.ndarray:
+    """Float scores; empty/NA cells become NaN; text, +-inf and magnitudes over MAX_MAGNITUDE are refused with
+    their row.
+
+    ``column`` is one column's name, or (a wide block flattened column by column, ``len(rows)`` cells each) the
+    names of the columns in that order, so a whole block is converted in one vectorised pass. ``measures``: each
+    row's measure, when that is not the column (the long layout)."""
     text = None
     if pd.api.types.is_float_dtype(series.dtype) and not pd.api.types.is_extension_array_dtype(series.dtype):
         values = series.to_numpy(dtype=np.float64)
@@ -30,15 +38,47 @@ def _scores(series: pd.Series, column: str, rows: np.ndarray, ctx: _Context) -> 
             k = int(np.argmax(bad))
             shown = text.iloc[k]
             hint = "; use '.' as the decimal separator" if re.fullmatch(r"[+-]?\d+,\d+", shown or "") else ""
-            ctx.fail("non-numeric", f"the score {_show(shown)} is not a number{hint}", where=ctx.at(rows[k]),
-                     column=column)
+            ctx.fail("non-numeric", f"the score {_show(shown)} is not a number{hint}", where=_row_of(k, rows, ctx),
+                     column=_column_of(k, column, rows))
     infinite = np.isinf(values)
     if infinite.any():
         k = int(np.argmax(infinite))
         shown = _show(text.iloc[k]) if text is not None else repr(float(values[k]))
         ctx.fail("non-finite", f"the score {shown} is not finite; leave the cell empty for a missing score",
-                 where=ctx.at(rows[k]), column=column)
+                 where=_row_of(k, rows, ctx), column=_column_of(k, column, rows))
+    _check_magnitude(values, lambda k: (_row_of(k, rows, ctx), _column_of(k, column, rows)), ctx,
+                     lambda k: _show(text.iloc[k]) if text is not None else repr(float(values[k])),
+                     None if measures is None else lambda k: str(measures.iloc[k]))
     return values
+
+
+def _row_of(k: int, rows: np.ndarray, ctx: _Context) -> str:
+    return ctx.at(rows[k % len(rows)])
+
+
+def _column_of(k: int, column: str | Sequence[str], rows: np.ndarray) -> str:
+    return column if isinstance(column, str) else str(column[k // len(rows)])
+
+
+def _check_magnitude(values: np.ndarray, place, ctx: _Context, shown, measure=None) -> None:
+    """Refuse scores whose sums and squares would overflow float64 in the statistics (see MAX_MAGNITUDE).
+
+    ``place(k)`` gives cell k's (row, column), ``shown(k)`` its value as written, ``measure(k)`` its measure (default:
+    the column)."""
+    with np.errstate(invalid="ignore"):
+        huge = np.abs(values) > MAX_MAGNITUDE
+    if huge.any():
+        k = int(np.argmax(huge))
+        where, column = place(k)
+        name = column if measure is None else measure(k)
+        ctx.fail("out-of-range", f"the score {shown(k)} of the measure {name!r} is larger in magnitude than "
+                 f"{MAX_MAGNITUDE:.0e}: means, variances and correlations of such scores overflow and would be "
+                 f"wrong; rescale the measure (e.g. divide it by a power of ten)", where=where, column=column)
+
+
+def _check_count(count: int, limit: int, kind: str, what: str, ctx: _Context, variable: str) -> None:
+    if count > limit:
+        ctx.fail(kind, f"{count:,} {what}; the limit is {limit:,} (a deployment can change it with {variable})")
 
 
 def _constant_per_key(keys: np.ndarray, values: np.ndarray, rows: np.ndarray) -> tuple[pd.DataFrame, tuple | None]:
@@ -138,6 +178,8 @@ def _from_cells(
     i_codes, i_labels = pd.factorize(inputs)
     m_codes, m_labels = pd.factorize(measures)
     n, m, k = len(s_labels), len(i_labels), len(m_labels)
+    _check_count(k, ctx.limits.max_measures, "too-many-measures", "measures", ctx, "METAEVAL_MAX_UPLOAD_MEASURES")
+    _check_count(n, ctx.limits.max_systems, "too-many-systems", "systems", ctx, "METAEVAL_MAX_UPLOAD_SYSTEMS")
     keys = pd.DataFrame({"s": s_codes, "i": i_codes, "m": m_codes, "a": annotator_codes})
     repeated = keys.duplicated(keep="first").to_numpy()
     if repeated.any():
@@ -198,7 +240,7 @@ def _from_long(frame: pd.DataFrame, rows: np.ndarray, roles: _Roles, ctx: _Conte
     systems = _names(frame[roles.system], roles.system, "system", rows, ctx)
     inputs = _names(frame[roles.input], roles.input, "input", rows, ctx)
     measures = _names(frame[roles.measure], roles.measure, "measure", rows, ctx)
-    values = _scores(frame[roles.score], roles.score, rows, ctx)
+    values = _scores(frame[roles.score], roles.score, rows, ctx, measures=measures)
     if roles.annotator is not None:
         annotator_names = _names(frame[roles.annotator], roles.annotator, "annotator", rows, ctx, allow_empty=True)
         annotator_codes = pd.factorize(annotator_names.where(annotator_names != ""))[0]
@@ -229,12 +271,16 @@ def _from_wide(frame: pd.DataFrame, rows: np.ndarray, roles: _Roles, ctx: _Conte
             f"and one column per measure",
             where="line 1" if ctx.row_word == "line" else None,
         )
+    k = len(roles.others)
+    _check_count(k, ctx.limits.max_measures, "too-many-measures", "measure columns", ctx,
+                 "METAEVAL_MAX_UPLOAD_MEASURES")
     systems = _names(frame[roles.system], roles.system, "system", rows, ctx)
     inputs = _names(frame[roles.input], roles.input, "input", rows, ctx)
     measure_names = [_check_measure_name(c, ctx, column=str(c)) for c in roles.others]
     s_codes, s_labels = pd.factorize(systems)
     i_codes, i_labels = pd.factorize(inputs)
     n, m = len(s_labels), len(i_labels)
+    _check_count(n, ctx.limits.max_systems, "too-many-systems", "systems", ctx, "METAEVAL_MAX_UPLOAD_SYSTEMS")
     repeated = pd.DataFrame({"s": s_codes, "i": i_codes}).duplicated(keep="first").to_numpy()
     if repeated.any():
         second = int(np.argmax(repeated))
@@ -245,12 +291,23 @@ def _from_wide(frame: pd.DataFrame, rows: np.ndarray, roles: _Roles, ctx: _Conte
             f"input {_show(i_labels[i_codes[second]])}; keep one row per (system, input)",
             where=ctx.at(rows[second]),
         )
-    _check_cells(len(measure_names) * n * m, ctx, f"{n:,} systems x {m:,} inputs x {len(measure_names):,} measures")
+    _check_cells(k * n * m, ctx, f"{n:,} systems x {m:,} inputs x {k:,} measures")
+    # one vectorised conversion of the whole block, column after column (the cost is per cell, not per column)
+    block = frame[roles.others]
+    if all(pd.api.types.is_float_dtype(d) and not pd.api.types.is_extension_array_dtype(d) for d in block.dtypes):
+        flat = pd.Series(block.to_numpy(dtype=np.float64).ravel(order="F"))
+    else:
+        flat = pd.Series(block.to_numpy(dtype=object).ravel(order="F"))
+    values = _scores(flat, [str(c) for c in roles.others], rows, ctx).reshape(k, len(rows))
+    cube = np.full((k, n, m), np.nan)
+    cube[:, s_codes, i_codes] = values
     matrices = {}
-    for column, measure in zip(roles.others, measure_names):
-        matrix = np.full((n, m), np.nan)
-        matrix[s_codes, i_codes] = _scores(frame[column], str(column), rows, ctx)
-        matrices[measure] = matrix
+    for code, measure in enumerate(measure_names):
+        if measure in matrices:  # two headers with one NFC form
+            ctx.fail("duplicate-column", f"columns {roles.others[measure_names.index(measure)]!r} and "
+                     f"{roles.others[code]!r} are the same name in different Unicode forms; rename one",
+                     column=str(roles.others[code]))
+        matrices[measure] = cube[code]
     parsed = _Parsed("wide", [str(s) for s in s_labels], [str(i) for i in i_labels], matrices, {}, {},
                      list(measure_names))
     parsed.attributes = _attributes(frame, roles, s_codes, parsed.systems, rows, ctx)
@@ -271,9 +328,16 @@ def _require(needed: Mapping[str, str | None], found: Sequence[str], ctx: _Conte
 
 def _from_table(frame: pd.DataFrame, rows: np.ndarray, ctx: _Context) -> _Parsed:
     columns = [str(c) for c in frame.columns]
+    for column in columns:
+        if _INVISIBLE.search(column):
+            ctx.fail("bad-name", _invisible_name("column", column),
+                     where="line 1" if ctx.row_word == "line" else None, column=column)
+    columns = [unicodedata.normalize("NFC", c) for c in columns]
     frame.columns = columns
     _check_duplicate_columns(columns, ctx)
     roles = _roles(columns)
+    for column, why in roles.ignored.items():
+        ctx.notes.append(f"the column {column!r} is not read: {why}")
     if detect_layout(columns) == "long":
         return _from_long(frame, rows, roles, ctx)
     return _from_wide(frame, rows, roles, ctx)
