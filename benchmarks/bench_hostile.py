@@ -115,6 +115,8 @@ def cases(tmp: Path) -> dict[str, tuple[list[str], bytes | None, dict]]:
             [*cli, *correlate, "--dataset", str(huge), "--ci", "boot-inputs", "--n-resamples", "200"], None, {}),
         "cli --n-resamples 1000000000": ([*cli, *correlate, "--dataset", str(small), "--ci", "boot-inputs",
                                           "--n-resamples", "1000000000"], None, {}),
+        "cli --n-resamples 10000 (the cap), 1000 systems x 2, boot-both": (
+            [*cli, *correlate, "--dataset", str(cap), "--ci", "boot-both", "--n-resamples", "10000"], None, {}),
         "cli --n-resamples 1": ([*cli, *correlate, "--dataset", str(small), "--ci", "boot-inputs",
                                  "--n-resamples", "1"], None, {}),
         "cli METAEVAL_MAX_UPLOAD_MB=inf": ([*cli, "describe", "--dataset", str(small), "--human-measures", "human"],
