@@ -335,8 +335,16 @@ def describe_dataset(ds: Dataset) -> dict:
 
 
 def cmd_describe(args: argparse.Namespace) -> None:
-    info = describe_dataset(load(args))
+    from metaeval_core.data.upload.report import validation_report
+
+    ds = load(args)
+    info = describe_dataset(ds)
+    report = validation_report(ds)  # the same report the dashboard shows after an upload
     if args.json:
+        info["report"] = {"judged_per_system": dict(zip(report.systems, report.judged_per_system)),
+                          "human_reasons": dict(report.human_reasons),
+                          "warnings": [{"kind": w.kind, "message": w.message, "names": list(w.names)}
+                                       for w in report.warnings]}
         emit(args, info)
         return
     print(f"{info['id']} ({info['title']}), version {info['version']}")
@@ -344,8 +352,8 @@ def cmd_describe(args: argparse.Namespace) -> None:
           f"{info['n_unjudged']} unjudged)")
     for attr, values in info["attributes"].items():
         print(f"attribute {attr}: {', '.join(values)}")
-    for note in info["notes"]:
-        print(f"note: {note}")
+    for line in report.lines()[1:]:  # the first line repeats the counts above
+        print(line)
     print_table(info["measures"])
 
 

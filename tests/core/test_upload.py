@@ -878,3 +878,64 @@ def test_limits_are_configurable_from_the_environment():
         read_user_file(b"system,input,human.q,m\na,1,1,2\nb,1,2,3\na,2,3,1\nb,2,1,1\n" * 5, name="rows.csv",
                        limits=UploadLimits.from_environment({"METAEVAL_MAX_UPLOAD_ROWS": "10"}))
     assert caught.value.kind == "too-many-rows"
+
+
+# -- the upload report (issue 13) ----------------------------------------------------------------------------
+def _report_dataset(**overrides) -> Dataset:
+    from metaeval_core.data.dataset import Measure
+
+    rng = np.random.default_rng(3)
+    human = rng.normal(size=(4, 6))
+    measures = {"human.q": Measure("human.q", "human", overrides.pop("human", human)),
+                "rouge": Measure("rouge", "metric", rng.normal(size=(4, 6))),
+                **{name: Measure(name, "metric", scores) for name, scores in overrides.items()}}
+    return Dataset(id="r", systems=["A", "B", "C", "D"], inputs=[f"d{j}" for j in range(6)], measures=measures)
+
+
+def test_report_of_a_clean_dataset_has_no_warnings():
+    from metaeval_core.data.upload import validation_report
+
+    report = validation_report(_report_dataset())
+    assert report.warnings == () and report.judged_per_system == (6, 6, 6, 6)
+    assert report.human_reasons == (("human.q", "its name marks a human judgment"),)
+    assert "no warnings" in report.lines()
+
+
+def test_report_names_constant_flat_and_duplicated_measures_and_thin_systems():
+    from metaeval_core.data.upload import validation_report
+
+    human = np.arange(24, dtype=float).reshape(4, 6)
+    human[3, 1:] = np.nan  # system D: 1 judged input where the others have 6
+    flat = np.tile(np.arange(6.0), (4, 1))  # every system the same score on each input
+    ds = _report_dataset(human=human, constant=np.full((4, 6), 2.0), flat=flat, copy=human.copy())
+    report = validation_report(ds)
+    kinds = {w.kind: w for w in report.warnings}
+    assert kinds["few-judged-inputs"].names == ("D",) and "as few as 1" in kinds["few-judged-inputs"].message
+    assert kinds["constant-measure"].names == ("constant",)
+    assert kinds["no-system-differences"].names == ("flat",)
+    assert kinds["duplicate-measures"].names == ("human.q", "copy")
+    assert report.judged_per_system == (6, 6, 6, 1)
+
+
+def test_report_explains_a_constant_human_measure():
+    from metaeval_core.data.upload import validation_report
+
+    report = validation_report(_report_dataset(human=np.full((4, 6), 3.0)))
+    (warning,) = [w for w in report.warnings if w.kind == "constant-measure"]
+    assert warning.names == ("human.q",) and "no verdict on the metrics" in warning.message
+
+
+def test_report_needs_a_dataset():
+    from metaeval_core.data.upload import validation_report
+
+    with pytest.raises(TypeError, match="dataset"):
+        validation_report("x.csv")
+
+
+def test_describe_prints_the_report(capsys):
+    from metaeval_core.cli.main import main
+
+    assert main(["describe", "--dataset", str(BAD / "read_with_notes" / "wide_doc_id_next_to_input.csv")]) == 0
+    out = capsys.readouterr().out
+    assert "judged inputs per system: 2 for every system" in out
+    assert "note: the column 'doc_id' is not read" in out and "human measure 'human.q'" in out

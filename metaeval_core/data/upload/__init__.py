@@ -51,7 +51,8 @@ SacreROUGE JSONL convention).
 The package's parts: ``limits`` (UploadError, UploadLimits, the message context), ``source`` (bytes, gzip,
 format, decoding), ``csv_reader``/``parquet_reader``/``jsonl_reader`` (one reader per format), ``names``
 (column roles, layouts, human measures, name checks), ``tables`` (long/wide tables to dense arrays),
-``reader`` (:func:`read_user_file`), ``export`` (the way back).
+``reader`` (:func:`read_user_file`), ``report`` (:func:`validation_report`, what to check before the
+numbers), ``export`` (the way back).
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ from metaeval_core.data.upload.export import check_long_export, dataset_to_long_
 from metaeval_core.data.upload.limits import UPLOAD_ERROR_KINDS, Format, Layout, UploadError, UploadLimits
 from metaeval_core.data.upload.names import HUMAN_NAMES, HUMAN_PREFIXES, HUMAN_SUFFIXES, detect_layout, looks_human
 from metaeval_core.data.upload.reader import read_user_file
+from metaeval_core.data.upload.report import ReportWarning, UploadReport, validation_report
 
 __all__ = [
     "Format",
@@ -67,12 +69,15 @@ __all__ = [
     "HUMAN_NAMES",
     "HUMAN_PREFIXES",
     "HUMAN_SUFFIXES",
+    "ReportWarning",
     "UPLOAD_ERROR_KINDS",
     "UploadError",
     "UploadLimits",
+    "UploadReport",
     "check_long_export",
     "dataset_to_long_frame",
     "detect_layout",
     "looks_human",
     "read_user_file",
+    "validation_report",
 ]
