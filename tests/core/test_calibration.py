@@ -32,21 +32,23 @@ COVERAGE_SPEC = SyntheticSpec(
 def population_system_pearson(spec: SyntheticSpec, strength: float) -> float:
     """The system-level Pearson correlation across systems at ``spec.n_judged`` inputs.
 
-    With latent ``L = q_i + d_j + e_ij`` (sd ``sigma_L``), human cell ``L + mean of A annotator
-    noises`` and metric cell ``s L / sigma_L + sqrt(1 - s^2) o_ij + b_i``, the system means over
-    M shared inputs are jointly normal across systems (the shared input effect cancels), with
-    cov = (s / sigma_L)(sigma_q^2 + sigma_e^2 / M),
-    var_x = (s / sigma_L)^2 (sigma_q^2 + sigma_e^2 / M) + (1 - s^2) / M + sigma_b^2,
+    With latent ``L = q_i + d_j + e_ij``, the metric's view ``V = q_i + d_j + c e_ij`` (``c`` =
+    ``spec.metric_interaction``, sd ``sigma_V``), human cell ``L + mean of A annotator noises`` and metric cell
+    ``s V / sigma_V + sqrt(1 - s^2) o_ij + b_i`` with ``o`` of sd ``spec.metric_noise_sd``, the system means over M
+    shared inputs are jointly normal across systems (the shared input effect cancels), with
+    cov = (s / sigma_V)(sigma_q^2 + c sigma_e^2 / M),
+    var_x = (s / sigma_V)^2 (sigma_q^2 + c^2 sigma_e^2 / M) + (1 - s^2) sigma_o^2 / M + sigma_b^2,
     var_z = sigma_q^2 + sigma_e^2 / M + sigma_a^2 / (A M).
     """
     m = spec.n_judged
-    sigma_l = math.sqrt(spec.system_sd**2 + spec.input_sd**2 + spec.interaction_sd**2)
-    slope = strength / sigma_l
-    shared = spec.system_sd**2 + spec.interaction_sd**2 / m
+    c = spec.metric_interaction
+    sigma_v = math.sqrt(spec.system_sd**2 + spec.input_sd**2 + (c * spec.interaction_sd) ** 2)
+    slope = strength / sigma_v
     sigma_b = spec.system_bias_sd * (1 - strength)
-    cov = slope * shared
-    var_x = slope**2 * shared + (1 - strength**2) / m + sigma_b**2
-    var_z = shared + spec.annotator_sd**2 / (spec.n_annotators * m)
+    cov = slope * (spec.system_sd**2 + c * spec.interaction_sd**2 / m)
+    var_x = (slope**2 * (spec.system_sd**2 + c**2 * spec.interaction_sd**2 / m)
+             + (1 - strength**2) * spec.metric_noise_sd**2 / m + sigma_b**2)
+    var_z = spec.system_sd**2 + spec.interaction_sd**2 / m + spec.annotator_sd**2 / (spec.n_annotators * m)
     return cov / math.sqrt(var_x * var_z)
 
 
