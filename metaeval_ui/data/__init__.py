@@ -24,7 +24,7 @@ import streamlit as st
 from metaeval_core.data import registry as _registry, upload as _upload
 from metaeval_core.stats import resampling as _resampling, significance as _significance
 from metaeval_core.stats.correlation import correlate
-from metaeval_core.data.dataset import Dataset, DatasetError
+from metaeval_core.data.dataset import Dataset
 from metaeval_core.data.synthetic import synthetic_dataset
 
 from metaeval_ui import tables
