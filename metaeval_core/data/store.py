@@ -323,14 +323,16 @@ class DatasetStore:
         path.unlink()
 
     def remove_stale_temporaries(self, *, max_age_seconds: float = 3600.0) -> int:
-        """Delete temporary files left by writers that died mid-save (older than ``max_age_seconds``)."""
+        """Delete temporary files left by writers that died mid-save (older than ``max_age_seconds``), and old
+        files claimed by a rename that died before deleting them (their renamed copy exists already)."""
         if not self.root.is_dir():
             return 0
         removed = 0
         now = time.time()
-        for tmp in self.root.glob(".*.tmp"):
+        claimed = list(self.root.glob(".*.renaming-*"))
+        for tmp in [*self.root.glob(".*.tmp"), *claimed]:
             try:
-                if now - tmp.stat().st_mtime > max_age_seconds:
+                if tmp in claimed or now - tmp.stat().st_mtime > max_age_seconds:
                     tmp.unlink()
                     removed += 1
             except FileNotFoundError:

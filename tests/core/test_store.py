@@ -248,3 +248,13 @@ def test_concurrent_renames_never_duplicate_an_entry(tmp_path, small):
         assert outcomes.count("renamed") == 1, outcomes
         assert len(entries) == 1 and entries[0].name in ("left", "right"), [e.name for e in entries]
         assert not [p for p in root.iterdir() if p.suffix != ".npz"]
+
+
+def test_a_rename_that_died_after_claiming_leaves_a_file_cleanup_removes(tmp_path, small):
+    store = DatasetStore(tmp_path)
+    entry = store.save(small, "renamed")
+    leftover = tmp_path / ".old-key.renaming-123-456"
+    leftover.write_bytes(b"the old entry, whose renamed copy was published before the claim")
+    assert [e.key for e in store.list()] == [entry.key] and store.damaged() == []
+    assert store.remove_stale_temporaries() == 1
+    assert not leftover.exists() and [e.key for e in store.list()] == [entry.key]
