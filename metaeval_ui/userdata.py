@@ -245,6 +245,42 @@ def banner(dataset: Dataset) -> None:
                   disabled=not st.session_state.get("whatif_revert_confirm"), icon=":material/undo:")
 
 
+# -- the upload report ------------------------------------------------------------------------------------
+_REPORTS = "_data_reports"  # session-only: (dataset id, version) -> UploadReport
+_MAX_REPORTS = 8
+
+
+def report_panel(dataset: Dataset) -> None:
+    """Before any analysis of an uploaded, merged or stored dataset: what it holds and what looks wrong.
+
+    Warnings (thin systems, constant, flat or duplicated measures) are shown open; the user reads on."""
+    if not (str(dataset.id).startswith(data.UPLOAD_PREFIX) or owns(dataset.id)):
+        return
+    from metaeval_core.data.upload import validation_report
+
+    cache = st.session_state.setdefault(_REPORTS, {})
+    key = (dataset.id, dataset.version)
+    if key not in cache:
+        while len(cache) >= _MAX_REPORTS:
+            cache.pop(next(iter(cache)))
+        cache[key] = validation_report(dataset)
+    report = cache[key]
+    n = len(report.warnings)
+    title = (f"Data check: {n} warning(s) to read before the numbers" if n else "Data check: no warnings")
+    with st.expander(title, expanded=bool(n), icon=":material/fact_check:"):
+        lines = report.lines()
+        st.markdown(escape_markdown(lines[0] + "; " + lines[1] + "."))
+        for warning in report.warnings:
+            st.warning(escape_markdown(warning.message), icon=":material/warning:")
+        for name, reason in report.human_reasons:
+            st.caption(escape_markdown(f"Human measure {name}: {reason}."))
+        for note in report.notes:
+            st.caption(escape_markdown(f"Note: {note}."))
+        if any(w.kind == "few-judged-inputs" for w in report.warnings):
+            st.dataframe({"system": list(report.systems), "judged inputs": list(report.judged_per_system)},
+                         hide_index=True, height=min(400, 38 + 35 * len(report.systems)))
+
+
 # -- extra files for merging -----------------------------------------------------------------------------
 
 

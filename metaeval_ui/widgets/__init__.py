@@ -5,6 +5,8 @@ Every view-defining widget goes through :mod:`metaeval_ui.state` (restored acros
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 
 import streamlit as st
@@ -25,6 +27,7 @@ WELL_KNOWN_METRICS = ("rouge-1.f1", "rouge-2.f1", "rouge-l.f1", "bertscore.recal
 UPLOAD_OPTION = "__upload__"
 _UPLOADS = "_uploads"  # session-only: sha256 -> Dataset
 _UPLOAD_ERROR = "_upload_error"
+_UPLOAD_REJECTED = "_upload_rejected"  # (file name, core message, dataset chosen when it was rejected)
 _LAST_DATASET = "_last_dataset"
 
 NO_METRICS = ("This dataset has no automatic-metric scores (only human judgments), so there is nothing to "
@@ -58,6 +61,7 @@ def _on_upload() -> None:
     """File-uploader callback: parse the file once per content hash and select it (runs before the rerun)."""
     file = st.session_state.get(state.widget_key("upload_file"))
     st.session_state.pop(_UPLOAD_ERROR, None)
+    st.session_state.pop(_UPLOAD_REJECTED, None)
     if file is None:
         return
     raw = file.getvalue()
@@ -74,11 +78,44 @@ def _on_upload() -> None:
         except EXPECTED as error:  # shown by the sidebar on this run
             kind = getattr(error, "kind", "")
             st.session_state[_UPLOAD_ERROR] = f"{file.name}: {message_of(error)}" + (f" ({kind})" if kind else "")
+            st.session_state[_UPLOAD_REJECTED] = (file.name, message_of(error), state.get("dataset"))
             return
         while len(uploads) >= data.MAX_UPLOADS_PER_SESSION:
             uploads.pop(next(iter(uploads)))
         uploads[key] = dataset
     state.put("dataset", key)
+
+
+def upload_sentence(file_name: str, message: str) -> str:
+    """One sentence for the main pane: the file, the place and the first clause of the core's message (the
+    sidebar keeps the whole message)."""
+    head, _, problem = message.partition(": ")
+    place = head.split(", ", 1)[1] if ", " in head and head.startswith("file ") else ""
+    problem = (problem or message).split("; ", 1)[0].strip()
+    problem = re.sub(r"\s*\(?human_measures=\[\.\.\.\]\)?", " in the Human measures box", problem).rstrip(". ")
+    return f"{file_name} was not loaded" + (f" ({place})" if place else "") + f": {problem}."
+
+
+def _rejected_upload_notice(choice: data.DatasetChoice | None) -> bool:
+    """After a rejected upload, say so in the main pane (instead of the previous dataset's analysis, until the user
+    dismisses it or picks a dataset); True when shown."""
+    rejected = st.session_state.get(_UPLOAD_REJECTED)
+    if rejected is None:
+        return False
+    name, message, chosen_then = rejected
+    if choice is not None and chosen_then not in (None, choice.id):
+        _forget_rejection()  # the user picked another dataset since
+        return False
+    st.error(escape_markdown(upload_sentence(name, message)), icon=":material/block:")
+    if choice is not None:
+        st.button(f"Dismiss and go back to {choice.title}", key="upload_dismiss",
+                  on_click=_forget_rejection)
+    return True
+
+
+def _forget_rejection() -> None:
+    st.session_state.pop(_UPLOAD_REJECTED, None)
+    st.session_state.pop(_UPLOAD_ERROR, None)
 
 
 def _label(choice: data.DatasetChoice | None, key: str) -> str:
@@ -116,11 +153,14 @@ def dataset_picker() -> tuple[Dataset, data.DatasetKey] | None:
                                   help="Built-in human-judgment datasets, the offline synthetic demo, or your file.")
     if chosen == UPLOAD_OPTION:
         _upload_box()
-        st.info("Upload a file in the sidebar to analyse your own scores.", icon=":material/upload:")
+        if not _rejected_upload_notice(None):
+            st.info("Upload a file in the sidebar to analyse your own scores.", icon=":material/upload:")
         return None
     state.commit("dataset", chosen)
     with st.sidebar.expander("Upload your own scores"):
         _upload_box(container=st)
+    if _rejected_upload_notice(choices.get(chosen)):
+        return None
     mtme_box(uploads)
     choice = choices[chosen]
     if not choice.available:
@@ -337,6 +377,7 @@ def sidebar(*, human: bool = True, metrics: bool = True) -> Context | None:
     dataset, key = picked
     exports.set_dataset(dataset)
     userdata.banner(dataset)
+    userdata.report_panel(dataset)
     chosen_human, chosen_metrics = measure_pickers(dataset, human=human, metrics=metrics)
     # One colour per measure on every page: the chosen metrics (also on pages without the metric picker) take
     # the palette first, in the dataset's order.

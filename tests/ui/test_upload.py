@@ -60,3 +60,56 @@ def test_a_link_to_an_upload_from_another_session_explains_itself(demo_env):
     assert_clean(at)
     assert at.sidebar.selectbox(key="w:dataset").value == "demo"
     assert any("upload it again" in c.value for c in at.caption)
+
+
+def test_an_upload_shows_the_data_check_before_the_numbers(demo_env):
+    # system sys5 judged on 2 of 12 inputs, a metric copied under a second name, a constant metric
+    lines = ["system,input,human.overall,rouge,rouge_copy,flat"]
+    rng = np.random.default_rng(5)
+    for i in range(6):
+        for j in range(12):
+            human = "" if i == 5 and j >= 2 else f"{i + rng.normal():.3f}"
+            metric = f"{rng.normal():.3f}"
+            lines.append(f"sys{i},doc{j},{human},{metric},{metric},1")
+    at = new_app().run()
+    upload(at, "checked.csv", ("\n".join(lines) + "\n").encode())
+    assert_clean(at)
+    assert any(e.label.startswith("Data check: 3 warning(s)") for e in at.expander)
+    warnings = " ".join(w.value for w in at.warning)
+    assert "sys5" in warnings and "'rouge', 'rouge\\_copy'" in warnings and "'flat'" in warnings
+    assert {m.label for m in at.metric} >= {"systems", "judged inputs"}  # the user reads on
+
+
+def test_a_rejected_upload_says_so_in_the_main_pane_in_one_sentence(demo_env):
+    at = new_app().run()
+    assert at.metric, "the demo's overview"
+    upload(at, "metrics_only.csv", b"system,input,rouge,bleu\nA,d1,1,2\nB,d1,2,3\nA,d2,3,1\nB,d2,1,1\n")
+    assert not at.exception
+    main = [e.value for e in at.main.error]
+    assert len(main) == 1, main
+    sentence = main[0].replace("\\", "")  # the UI escapes markdown
+    assert sentence == ("metrics_only.csv was not loaded: none of the measures ('rouge', 'bleu') is recognised as a "
+                        "human judgment."), sentence
+    assert not at.metric, "the previous dataset's analysis is not left on screen as if nothing happened"
+    assert at.sidebar.selectbox(key="w:dataset").value == "demo"
+    assert any("(no-human-measure)" in e.value.replace("\\", "") for e in at.sidebar.error), "the whole message"
+    at.button(key="upload_dismiss").click().run()
+    assert_clean(at)
+    assert at.metric, "dismissed: back to the demo"
+
+
+def test_a_what_if_merge_shows_the_data_check(demo_env, tmp_path, monkeypatch):
+    from test_whatif import DEMO as demo, goto, upload_extra
+
+    monkeypatch.setenv("METAEVAL_STORE_DIR", str(tmp_path / "store"))
+    judged = [demo.inputs[j] for j in np.flatnonzero(demo.judged)[:2]]
+    human = demo.human_measures[0]
+    extra = f"system,input,{human}\n" + "".join(f"newsys,{j},{k + 2}\n" for k, j in enumerate(judged))
+    at = new_app().run()
+    goto(at, "pages/whatif.py")
+    upload_extra(at, extra.encode())
+    at.button(key="whatif_merge").click().run()
+    assert_clean(at)
+    assert at.sidebar.selectbox(key="w:dataset").value == "whatif:demo"
+    assert any(e.label.startswith("Data check: 1 warning(s)") for e in at.expander)
+    assert any("newsys" in w.value and "as few as 2" in w.value for w in at.warning)
