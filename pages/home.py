@@ -59,7 +59,12 @@ if ctx.human and ctx.metrics:
             f"{ds.select_systems(systems or None).n_systems} systems"
             + (f" ({systems})" if systems else "") + f", pool '{pool}'. Change the level and coefficient in the "
             "sidebar; details on Confidence intervals and Significance."))
-        if board["cluster"].nunique() == 1 and len(board) > 1:
+        if (board["kind"] == "human ceiling").any():
+            st.caption("*human ceiling*: each annotator scored against the mean of the others, as if it were a metric "
+                       "(docs/methods.md sec. 14). A metric whose interval reaches these rows agrees with the humans "
+                       "about as well as one more annotator would.")
+        ranked = board[board["kind"] == "metric"]
+        if ranked["cluster"].nunique() == 1 and len(ranked) > 1:
             st.info("No test separates these metrics: on this data they are statistically tied.",
                     icon=":material/balance:")
     headline_metric = ctx.metrics[0]

@@ -1,7 +1,7 @@
 """CLI subcommands of the REALSumm, SummEval and Peyrard analyses (docs/methods.md sec. 7 and 8).
 
-``topk``, ``pairwise-f1``, ``matrix``, ``annotators``, ``high-range`` and
-``normality``; each has ``--help`` and ``--json``. Registered by
+``reproduce``, ``ceiling`` (human ceilings), ``topk``, ``pairwise-f1``, ``matrix``, ``annotators``,
+``high-range`` and ``normality``; each has ``--help`` and ``--json``. Registered by
 :mod:`metaeval_core.cli.main` through ``add_commands(command)``.
 """
 
@@ -139,6 +139,17 @@ def cmd_reproduce(args: argparse.Namespace) -> None:
     cli.emit(args, records, columns=["paper", "what", "dataset", "published", "metaeval", "reproduced", "note"])
 
 
+def cmd_ceiling(args: argparse.Namespace) -> None:
+    from metaeval_core.analyses.ceilings import human_ceiling
+
+    cli = _cli()
+    result = human_ceiling(
+        cli.load(args), args.human, level=args.level, coefficient=args.coefficient, method=args.ci,
+        confidence_level=args.confidence_level, n_resamples=args.n_resamples, rng=args.seed, systems=args.systems,
+    )
+    cli.emit(args, result.to_records(), columns=["human", "annotator", "estimate", "low", "high", "n_defined"])
+
+
 def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     """Register the analysis subcommands with the main parser's ``command`` factory."""
     cli = _cli()
@@ -147,6 +158,17 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
                 "(SummEval/SacreROUGE tables, TACL 2021, NAACL 2022, Krippendorff alphas, REALSumm) and tick each")
     p.add_argument("--data-dir", help="data directory (default: $METAEVAL_DATA_DIR or data/cache)")
     p.add_argument("--datasets", default=None, help="only these dataset ids, comma-separated (default: all)")
+
+    p = command("ceiling", cmd_ceiling, "the human ceiling: each annotator scored against the mean of the others "
+                "as if it were a metric, with intervals (docs/methods.md sec. 14)")
+    cli.add_dataset_args(p)
+    p.add_argument("--human", required=True, help="a human measure that keeps per-annotator scores")
+    p.add_argument("--level", choices=LEVELS, default="system")
+    p.add_argument("--coefficient", choices=COEFFICIENTS, default="kendall")
+    p.add_argument("--systems", default=None, help="a system subset such as type=abs")
+    p.add_argument("--ci", choices=["fisher", "boot-systems", "boot-inputs", "boot-both"], default="boot-both")
+    p.add_argument("--confidence-level", type=float, default=0.95)
+    cli.add_resampling_args(p)
 
     p = command("topk", cmd_topk, "system-level correlation among the top-k systems by human score, k = N..min-k "
                 "(Bhandari et al. 2020, sec. 4.2)")

@@ -324,4 +324,23 @@ def leaderboard(_dataset: Dataset, key: DatasetKey, metrics: tuple[str, ...], hu
     ranks["low"] = [intervals[m]["low"] for m in ranks["metric"]]
     ranks["high"] = [intervals[m]["high"] for m in ranks["metric"]]
     ranks["kind"] = "metric"
-    return ranks.reset_index(drop=True)
+    ceiling = human_ceiling(_dataset, key, human, level, coefficient, systems, n_resamples, seed)
+    return pd.concat([ranks, ceiling], ignore_index=True) if not ceiling.empty else ranks.reset_index(drop=True)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def human_ceiling(_dataset: Dataset, key: DatasetKey, human: str, level: str, coefficient: str, systems: str,
+                  n_resamples: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """The leaderboard's human-ceiling rows (docs/methods.md sec. 14): each annotator of ``human`` against the mean
+    of the others, BOOT-BOTH 95% interval like the metrics' rows; empty when the measure keeps fewer than two
+    annotators' scores. Columns as :func:`leaderboard` (kind 'human ceiling', no cluster)."""
+    from metaeval_core.analyses.ceilings import human_ceiling as compute
+
+    measure = _dataset.measure(human)
+    if measure.annotators is None or measure.annotators.shape[0] < 2:
+        return pd.DataFrame()
+    result = compute(_dataset, human, level=level, coefficient=coefficient, method="boot-both",
+                     n_resamples=n_resamples, rng=seed, systems=systems or None)
+    return pd.DataFrame({"cluster": np.nan, "metric": [f"{r.annotator} vs the others" for r in result.rows],
+                         "estimate": [r.estimate for r in result.rows], "low": [r.low for r in result.rows],
+                         "high": [r.high for r in result.rows], "kind": "human ceiling"})

@@ -1,0 +1,140 @@
+"""How good can a metric get? Human ceilings from per-annotator scores.
+
+Where a human measure keeps its annotators' scores (SummEval's experts and crowd, HANNA's raters, the demo), each
+annotator is scored against the mean of the *other* annotators exactly as a metric is scored against the human
+measure: same level, coefficient, system subset and confidence-interval method. A metric whose interval overlaps
+these rows agrees with the humans about as well as one more annotator would; one far below them has room to
+improve. The comparison is slightly unfair to the annotator (their reference is a mean of k - 1 ratings, the
+metric's a mean of k), so a metric can sit a little above the ceiling.
+
+References: docs/methods.md sec. 14.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from metaeval_core._checks import as_generator, check_choice, check_confidence_level, check_dataset, check_human
+from metaeval_core._frames import ToFrame
+from metaeval_core.data.dataset import Dataset, DatasetError
+from metaeval_core.stats.coefficients import Coefficient, validate_coefficient
+from metaeval_core.stats.correlation import Level, validate_level
+from metaeval_core.stats.resampling import CI_METHODS, CIMethod, confidence_interval
+
+__all__ = ["CeilingRow", "HumanCeiling", "human_ceiling"]
+
+
+@dataclass(frozen=True)
+class CeilingRow:
+    """One annotator scored against the mean of the others."""
+
+    annotator: str
+    estimate: float
+    low: float
+    high: float
+    n_defined: int
+
+
+@dataclass(frozen=True)
+class HumanCeiling(ToFrame):
+    """Leave-one-annotator-out correlations of a human measure: the agreement a metric could hope for.
+
+    References: docs/methods.md sec. 14.
+    """
+
+    human: str
+    level: str
+    coefficient: str
+    method: str
+    confidence_level: float
+    n_resamples: int
+    rows: tuple[CeilingRow, ...]
+
+    @property
+    def mean_estimate(self) -> float:
+        """The average annotator's agreement with the others (NaN when none is defined)."""
+        values = np.array([r.estimate for r in self.rows], dtype=float)
+        return float(np.nanmean(values)) if np.isfinite(values).any() else float("nan")
+
+    def to_records(self) -> list[dict]:
+        def num(value: float) -> float | None:
+            return float(value) if np.isfinite(value) else None
+
+        return [{"human": self.human, "annotator": r.annotator, "estimate": num(r.estimate), "low": num(r.low),
+                 "high": num(r.high), "n_defined": r.n_defined, "level": self.level,
+                 "coefficient": self.coefficient, "method": self.method} for r in self.rows]
+
+
+def _validate_ceiling(dataset, human, level, coefficient, method, confidence_level, systems) -> tuple[Dataset, np.ndarray]:
+    dataset = check_dataset(dataset)
+    check_human(dataset, human)
+    validate_level(level)
+    validate_coefficient(coefficient)
+    check_choice(method, "method", CI_METHODS)
+    check_confidence_level(confidence_level)
+    if systems is not None:
+        dataset = dataset.select_systems(systems)
+    annotators = dataset.measure(human).annotators
+    if annotators is None or annotators.shape[0] < 2:
+        kept = 0 if annotators is None else annotators.shape[0]
+        raise DatasetError(f"human measure {human!r} keeps {kept} annotator's scores; a human ceiling needs at "
+                           "least 2 annotators (each is scored against the others)")
+    return dataset, annotators[:, :, dataset.judged]
+
+
+def human_ceiling(
+    dataset: Dataset,
+    human: str,
+    *,
+    level: Level = "system",
+    coefficient: Coefficient = "kendall",
+    method: CIMethod = "boot-both",
+    confidence_level: float = 0.95,
+    n_resamples: int = 1000,
+    rng: np.random.Generator | int | None = None,
+    systems: str | None = None,
+    batch: int | None = None,
+) -> HumanCeiling:
+    """Score each annotator of ``human`` against the mean of the other annotators, as if it were a metric.
+
+    Parameters
+    ----------
+    dataset : Dataset
+    human : str
+        A human measure that keeps per-annotator scores (``Measure.annotators``, at least two annotators).
+    level, coefficient, method, confidence_level, n_resamples, batch
+        As for :func:`~metaeval_core.stats.resampling.confidence_interval`; the same choices as the metrics'
+        rows make the two comparable.
+    rng : Generator, int or None
+        Each annotator's resamples come from its own child stream (``Generator.spawn``), so adding an
+        annotator never changes the others' intervals.
+    systems : str, optional
+        A system subset (``ATTR=VALUE``, names, or ``all``), as everywhere else.
+
+    Returns
+    -------
+    HumanCeiling
+        One row per annotator: estimate, interval, defined resamples. A cell an annotator did not rate is NaN
+        and is left out like any missing score.
+
+    References
+    ----------
+    docs/methods.md sec. 14.
+    """
+    dataset, ratings = _validate_ceiling(dataset, human, level, coefficient, method, confidence_level, systems)
+    streams = as_generator(rng).spawn(ratings.shape[0])
+    rows = []
+    for a, stream in enumerate(streams):
+        others = np.delete(ratings, a, axis=0)
+        rated = ~np.isnan(others)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            reference = np.where(rated.any(axis=0), np.where(rated, others, 0.0).sum(axis=0) / rated.sum(axis=0),
+                                 np.nan)
+        ci = confidence_interval(ratings[a], reference, level=level, coefficient=coefficient, method=method,
+                                 confidence_level=confidence_level, n_resamples=n_resamples, rng=stream,
+                                 batch=batch)
+        rows.append(CeilingRow(f"annotator {a + 1}", float(ci.estimate), float(ci.low), float(ci.high),
+                               int(ci.n_defined)))
+    return HumanCeiling(human, level, coefficient, method, float(confidence_level), int(n_resamples), tuple(rows))
