@@ -27,6 +27,22 @@ def wide(columns: int) -> bytes:
     return ("\n".join([header, *rows]) + "\n").encode()
 
 
+def wide_parquet(columns: int) -> bytes:
+    """The same shape as :func:`wide` as Parquet (200,000 columns is over the 50 MB default: 20,000 here)."""
+    import io
+
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    ids = [pa.array(["A", "A", "B", "B"]), pa.array(["d1", "d2", "d1", "d2"]), pa.array([1.0, 2.0, 3.0, 4.0])]
+    arrays = ids + [pa.array(np.arange(4.0) + j % 7) for j in range(columns - 1)]
+    names = ["system", "input", "human.q"] + [f"m{j}" for j in range(columns - 1)]
+    buffer = io.BytesIO()
+    pq.write_table(pa.table(arrays, names=names), buffer)
+    return buffer.getvalue()
+
+
 def many_systems(systems: int) -> bytes:
     """The long CSV of issue 13: 10,000 systems x 2 inputs (0.4 MB), under every byte/row/cell limit."""
     lines = ["system,input,measure,score"]
@@ -50,6 +66,8 @@ CASES = {
     "wide-200k-columns-default-limits": (lambda n: wide(n), {}),
     "wide-200k-columns-limit-raised": (lambda n: wide(n), {"max_measures": 10**6}),
     "wide-20k-columns-limit-raised": (lambda n: wide(n // 10), {"max_measures": 10**6}),
+    "parquet-20k-columns-default-limits": (lambda n: wide_parquet(n // 10), {}),
+    "parquet-20k-columns-limit-raised": (lambda n: wide_parquet(n // 10), {"max_measures": 10**6}),
     "long-10k-systems-default-limits": (lambda n: many_systems(10_000), {}),
     "lookalike-names": (lambda n: lookalikes(), {}),
     "magnitude-1e308": (lambda n: huge(), {}),
@@ -63,7 +81,8 @@ def run_case(name: str, columns: int) -> dict:
     raw = build(columns)
     start = time.perf_counter()
     try:
-        ds = read_user_file(raw, name=f"{name}.csv", limits=UploadLimits(**limits))
+        suffix = ".parquet" if name.startswith("parquet") else ".csv"
+        ds = read_user_file(raw, name=f"{name}{suffix}", limits=UploadLimits(**limits))
         outcome = f"accepted: {ds.n_systems} systems, {len(ds.measures)} measures"
     except UploadError as error:
         outcome = f"rejected ({error.kind}): {str(error)[:140]}"

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from metaeval_core.data.upload.limits import _Context, _list_names, _show
+from metaeval_core.data.upload.csv_reader import _ID_COLUMNS
 from metaeval_core.data.upload.names import _check_duplicate_columns, _roles
 
 
@@ -31,6 +32,10 @@ def _parse_parquet(raw: bytes, ctx: _Context) -> tuple[pd.DataFrame, np.ndarray]
         ctx.fail("too-many-rows", f"{n_rows:,} rows; the limit is {ctx.limits.max_rows:,}")
     if n_rows == 0:
         ctx.fail("empty-file", "the Parquet file has no rows")
+    n_columns = parquet.metadata.num_columns
+    if n_columns > ctx.limits.max_measures + _ID_COLUMNS:  # from the footer, before any column is read
+        ctx.fail("too-many-measures", f"{n_columns:,} columns; the limit is {ctx.limits.max_measures:,} measures (a "
+                 f"deployment can change it with METAEVAL_MAX_UPLOAD_MEASURES)")
     try:
         table = parquet.read(use_pandas_metadata=False)
     except Exception as error:
@@ -49,6 +54,7 @@ def _parse_parquet(raw: bytes, ctx: _Context) -> tuple[pd.DataFrame, np.ndarray]
     text_columns = {roles.system, roles.input, roles.measure, roles.annotator, roles.kind,
                     *roles.attributes, *roles.ignored} - {None}
     data: dict[str, Any] = {}
+    numbers: dict[str, np.ndarray] = {}
     try:
         for index, name in enumerate(names):
             column = table.column(index)
@@ -80,11 +86,13 @@ def _parse_parquet(raw: bytes, ctx: _Context) -> tuple[pd.DataFrame, np.ndarray]
                     values = pc.cast(column, pa.float64()).to_numpy(zero_copy_only=False)
                 except Exception as error:
                     ctx.fail("bad-parquet", f"cannot be read as float64: {_show(error)}", column=name)
-                data[name] = pd.Series(np.asarray(values, dtype=np.float64))
+                numbers[name] = np.asarray(values, dtype=np.float64)
     except pa.lib.ArrowException as error:  # a column whose pages are corrupt decodes only here
         ctx.fail("bad-parquet", f"the Parquet data cannot be decoded: {_show(error)}")
-    frame = pd.DataFrame(data)
-    frame.columns = names
+    # the scores as one float block (a frame of thousands of separate columns costs ~0.1 ms per column)
+    block = np.column_stack(list(numbers.values())) if numbers else np.empty((table.num_rows, 0))
+    frame = pd.concat([pd.DataFrame(data, index=pd.RangeIndex(table.num_rows)),
+                       pd.DataFrame(block, columns=list(numbers))], axis=1)[names]
     return frame, np.arange(1, len(frame) + 1)
 
 
