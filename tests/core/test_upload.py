@@ -574,6 +574,8 @@ CASES = [
     ("json-duplicate-metric-key", "json_duplicate_key.jsonl", "duplicate-column", ["line 1", "'rouge'", "twice"], {}),
     ("json-duplicate-nested-key", "json_duplicate_nested_key.jsonl", "duplicate-column", ["line 1", "'f1'"], {}),
     ("json-duplicate-id-key", "json_duplicate_id_key.jsonl", "duplicate-column", ["line 1", "'summarizer_id'"], {}),
+    ("jsonl-inconsistent-summarizer-type", "jsonl_inconsistent_summarizer_type.jsonl", "inconsistent-attribute",
+     ["line 3", "'A'", "'peer'", "'extractive'"], {}),
     # magnitudes the statistics cannot sum and square (issue 13)
     ("huge-scores-wide", "huge_scores.csv", "out-of-range", ["line 2", "'rouge'", "1e308", "1e+150"], {}),
     ("huge-score-long", "huge_long.csv", "out-of-range", ["line 2", "'human.q'", "1e151"], {}),
@@ -939,3 +941,8 @@ def test_describe_prints_the_report(capsys):
     out = capsys.readouterr().out
     assert "judged inputs per system: 2 for every system" in out
     assert "note: the column 'doc_id' is not read" in out and "human measure 'human.q'" in out
+
+
+def test_jsonl_summarizer_type_is_the_system_attribute_type():
+    ds = read_user_file(GOOD / "sacrerouge.jsonl")
+    assert ds.system_attributes == {"type": ("peer", "peer")}

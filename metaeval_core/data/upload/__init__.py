@@ -16,11 +16,20 @@ with surrounding whitespace ignored):
   ``{"instance_id", "summarizer_id", "summarizer_type", "metrics": {...}}``;
   nested dicts flatten with ``.`` (``{"rouge-2": {"f1": 3}}`` is ``rouge-2.f1``);
   a list value holds per-annotator scores; lines whose ``summarizer_type`` is
-  ``"reference"`` are skipped.
+  ``"reference"`` are skipped, other ``summarizer_type`` values become the system
+  attribute ``type`` (constant per system); other keys outside ``metrics`` are named in a note.
 
 In the long and wide layouts, a ``system_type`` (or ``summarizer_type``) column
 becomes the system attribute ``type`` and an ``attr.<name>`` (or ``attr:<name>``)
-column the attribute ``<name>``; its non-empty values must be constant per system.
+column the attribute ``<name>``; its non-empty values must be constant per system. In the wide layout a
+``score``/``value`` column is a measure like any other. A second id column (``doc_id`` beside ``input``) and a
+saved DataFrame index (``Unnamed: 0``, ``__index_level_0__``, a pandas index named in Parquet metadata) are not
+read, and a note names them: every column is used or named.
+
+Names are read in Unicode NFC (a note says when the file wrote another form); a name with an invisible
+character (zero-width, bidi control, BOM) or a control/line-separator character (U+0085, U+2028, U+2029) is
+refused. A key given twice in a JSON object is refused. Scores beyond +-MAX_MAGNITUDE (1e150) are refused:
+their sums and squares would overflow float64 in the statistics.
 
 Which measures are human judgments (the others are automatic metrics), first rule that applies:
 

@@ -11,7 +11,7 @@ import pandas as pd
 
 from metaeval_core.data.upload.limits import _NA_TOKENS, _Context, _list_names, _show
 from metaeval_core.data.upload.names import _JSONL_INPUT_KEYS, _JSONL_SYSTEM_KEYS, _names
-from metaeval_core.data.upload.tables import _Parsed, _check_magnitude, _from_cells
+from metaeval_core.data.upload.tables import _Parsed, _check_magnitude, _constant_per_key, _from_cells
 
 
 # -- JSONL -------------------------------------------------------------------------
@@ -103,6 +103,7 @@ def _parse_jsonl(text: str, ctx: _Context) -> _Parsed:
     records = skipped = 0
     unread: set[str] = set()
     used = {"metrics", "summarizer_type"}
+    typed: list[tuple[str, str, int]] = []  # (system, summarizer_type, line): the system attribute 'type'
     for number, line in enumerate(text.split("\n"), start=1):
         line = line.strip()
         if not line:
@@ -134,6 +135,10 @@ def _parse_jsonl(text: str, ctx: _Context) -> _Parsed:
         unread.update(record)
         used.update(next((k for k in keys if k in record), "") for keys in (_JSONL_SYSTEM_KEYS, _JSONL_INPUT_KEYS))
         system = _json_id(record, _JSONL_SYSTEM_KEYS, "system", ctx, number)
+        kind_of_system = record.get("summarizer_type")
+        if isinstance(kind_of_system, (str, int)) and not isinstance(kind_of_system, bool) and \
+                str(kind_of_system).strip():
+            typed.append((system, str(kind_of_system).strip(), number))
         item = _json_id(record, _JSONL_INPUT_KEYS, "input", ctx, number)
         if "metrics" not in record:
             ctx.fail("missing-column", f"the object has no 'metrics' object; keys found: {_list_names(record)}",
@@ -185,7 +190,29 @@ def _parse_jsonl(text: str, ctx: _Context) -> _Parsed:
         # a scalar for a measure that is a list elsewhere is that cell's only annotator
         scalar_of_listed = (annotator_codes < 0) & measure_series.isin(listed).to_numpy()
         annotator_codes = np.where(scalar_of_listed, 0, annotator_codes)
-    parsed, _ = _from_cells(ctx, "jsonl", system_series, input_series, measure_series, annotator_codes,
+    parsed, s_codes = _from_cells(ctx, "jsonl", system_series, input_series, measure_series, annotator_codes,
                             value_array, row_array, what=" (same list position)"
                             if listed else "")
+    if typed:
+        parsed.attributes = {"type": _system_types(typed, parsed.systems, ctx)}
     return parsed
+
+
+def _system_types(typed: list[tuple[str, str, int]], systems: list[str], ctx: _Context) -> list[str]:
+    """SacreROUGE's ``summarizer_type`` as the system attribute ``type`` (constant per system, like a CSV's
+    ``system_type`` column)."""
+    rows = np.asarray([line for _, _, line in typed])
+    names = _names(pd.Series([s for s, _, _ in typed], dtype="str"), "summarizer_id", "system", rows, ctx)
+    values = _names(pd.Series([t for _, t, _ in typed], dtype="str"), "summarizer_type", "type", rows, ctx)
+    position = {name: k for k, name in enumerate(systems)}
+    codes = np.asarray([position.get(n, -1) for n in names], dtype=int)
+    known = codes >= 0  # a system whose lines hold no metric is not a system of the dataset
+    distinct, clash = _constant_per_key(codes[known], values.to_numpy()[known], rows[known])
+    if clash is not None:
+        system, first_value, first_row, second_value, second_row = clash
+        ctx.fail("inconsistent-attribute", f"system {systems[int(system)]!r} has summarizer_type {_show(first_value)} "
+                 f"at line {first_row} but {_show(second_value)} at line {second_row}; it must be constant per "
+                 f"system", where=f"line {second_row}", column="summarizer_type")
+    result = np.full(len(systems), "", dtype=object)
+    result[distinct["k"].to_numpy(dtype=int)] = distinct["v"].to_numpy()
+    return [str(v) for v in result]
