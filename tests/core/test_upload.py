@@ -946,3 +946,12 @@ def test_describe_prints_the_report(capsys):
 def test_jsonl_summarizer_type_is_the_system_attribute_type():
     ds = read_user_file(GOOD / "sacrerouge.jsonl")
     assert ds.system_attributes == {"type": ("peer", "peer")}
+
+
+def test_describe_json_carries_the_report(capsys):
+    from metaeval_core.cli.main import main
+
+    path = BAD / "read_with_notes" / "nfd_and_nfc_system.csv"
+    assert main(["describe", "--dataset", str(path), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)["report"]
+    assert report["judged_per_system"] == {"Modél": 2, "B": 2} and report["warnings"] == []
