@@ -119,10 +119,15 @@ def merge_section(full, gen: int) -> None:
                             set(known) | set(parsed.human_measures)))
                 cached = (signature, file.name, parsed, kept)
             except EXPECTED as error:
-                cached = (signature, file.name, None, ())
-                show_error(error, prefix="File rejected")
+                cached = (signature, file.name, None, (), error)
             ss[_EXTRA] = cached
         extra, kept = cached[2], cached[3]
+        if extra is None and len(cached) > 4:  # on every rerun while the file is there
+            # one sentence here, the whole message (with its kind) one click away
+            st.error(escape_markdown(widgets.upload_sentence(file.name, message_of(cached[4]))),
+                     icon=":material/block:")
+            with st.expander("Why the file was rejected, in full"):
+                show_error(cached[4], prefix="File rejected")
     if extra is not None:
         report = describe_merge(full, extra)
         cols = st.columns(5)

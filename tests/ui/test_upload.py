@@ -113,3 +113,18 @@ def test_a_what_if_merge_shows_the_data_check(demo_env, tmp_path, monkeypatch):
     assert at.sidebar.selectbox(key="w:dataset").value == "whatif:demo"
     assert any(e.label.startswith("Data check: 1 warning(s)") for e in at.expander)
     assert any("newsys" in w.value and "as few as 2" in w.value for w in at.warning)
+
+
+def test_a_rejected_merge_file_is_one_sentence_and_stays_on_rerun(demo_env, tmp_path, monkeypatch):
+    from test_whatif import goto, upload_extra
+
+    monkeypatch.setenv("METAEVAL_STORE_DIR", str(tmp_path / "store"))
+    at = new_app().run()
+    goto(at, "pages/whatif.py")
+    upload_extra(at, b"system,input,rouge\nA,d1,1e200\n", name="huge.csv")
+    first = [e.value.replace("\\", "") for e in at.main.error]
+    assert first[0] == ("huge.csv was not loaded (line 2, column 'rouge'): the score '1e200' of the measure 'rouge' "
+                        "is larger in magnitude than 1e+150: means, variances and correlations of such scores "
+                        "overflow and would be wrong."), first
+    at.run()
+    assert [e.value.replace("\\", "") for e in at.main.error] == first
