@@ -151,11 +151,12 @@ def test_a_file_path_goes_to_the_upload_reader(monkeypatch, tmp_path):
     calls = []
     fake = types.ModuleType("metaeval_core.data.upload")
 
-    def read_user_file(source, *, name=None, format=None):
+    def read_user_file(source, *, name=None, format=None, limits=None):
         calls.append(Path(source))
         return "parsed"
 
     fake.read_user_file = read_user_file
+    fake.UploadLimits = types.SimpleNamespace(from_environment=lambda: None)  # the path honours METAEVAL_MAX_UPLOAD_*
     monkeypatch.setitem(sys.modules, "metaeval_core.data.upload", fake)
     user = tmp_path / "scores.csv"
     user.write_text("system,input,metric\n")
@@ -163,7 +164,7 @@ def test_a_file_path_goes_to_the_upload_reader(monkeypatch, tmp_path):
     assert load_dataset(user) == "parsed"
     assert calls == [user, user]
     fake.read_user_file = lambda source, **options: options
-    assert load_dataset(user, human_measures=["RelE"]) == {"human_measures": ["RelE"]}
+    assert load_dataset(user, human_measures=["RelE"]) == {"human_measures": ["RelE"], "limits": None}
     with pytest.raises(DatasetError, match="built-in dataset"):
         load_dataset("demo", human_measures=["human.quality"])
 
