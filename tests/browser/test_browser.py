@@ -119,7 +119,7 @@ def test_changing_the_dataset_updates_the_figures(page, server):
     assert_clean(page, "/correlations")
     box = h.sidebar_selectbox(page, "Dataset")
     if server.demo:  # a second dataset: a good upload (selected automatically), then back to the demo
-        act(page, lambda: page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(
+        act(page, lambda: page.locator('[data-testid="stFileUploader"] input[type="file"]').first.set_input_files(
             str(GOOD / "long_with_annotators.csv")))
         assert "Uploaded" in h.selectbox_value(box), h.selectbox_value(box)
         first, target = h.plotly_state(page), "[demo]"
@@ -184,7 +184,7 @@ def test_broken_uploads_show_the_reason_not_a_traceback(page, server):
     for name in UPLOADED:
         with pytest.raises(UploadError) as info:
             read_user_file(BAD / name)
-        act(page, lambda: page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(
+        act(page, lambda: page.locator('[data-testid="stFileUploader"] input[type="file"]').first.set_input_files(
             str(BAD / name)))
         h.screenshot(page, f"{'demo' if server.demo else 'mirror'}-upload-{name.replace('.', '_')}")
         failures += [f"{name}: {p}" for p in h.problems(page)]

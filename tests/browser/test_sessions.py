@@ -132,7 +132,7 @@ def test_eight_sessions_keep_their_own_views_and_memory_stays_bounded(playwright
         before = [h.runs(p) for p in pages]
         for page, spec in zip(pages, specs):
             if spec.upload:
-                page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(
+                page.locator('[data-testid="stFileUploader"] input[type="file"]').first.set_input_files(
                     str(GOOD / spec.upload))
         for page, spec, since in zip(pages, specs, before):
             if spec.upload:

@@ -25,4 +25,4 @@ def test_no_section_is_named_after_one_of_its_pages():
         if len(urls) > 1:
             assert section not in {titles[url] for url in urls}, f"section {section!r} is also one of its pages"
     first = next(iter(sections))
-    assert first == "Dataset & correlations" and sections[first][:2] == ("overview", "dataset")
+    assert first == "Dataset & correlations" and sections[first][:2] == ("home", "dataset")
