@@ -1,6 +1,6 @@
 """CLI subcommands of the REALSumm, SummEval and Peyrard analyses (docs/methods.md sec. 7 and 8).
 
-``reproduce``, ``ceiling`` (human ceilings), ``topk``, ``pairwise-f1``, ``matrix``, ``annotators``,
+``reproduce``, ``ceiling`` (human ceilings), ``chance`` (chance baselines), ``topk``, ``pairwise-f1``, ``matrix``, ``annotators``,
 ``high-range`` and ``normality``; each has ``--help`` and ``--json``. Registered by
 :mod:`metaeval_core.cli.main` through ``add_commands(command)``.
 """
@@ -150,6 +150,19 @@ def cmd_ceiling(args: argparse.Namespace) -> None:
     cli.emit(args, result.to_records(), columns=["human", "annotator", "estimate", "low", "high", "n_defined"])
 
 
+def cmd_chance(args: argparse.Namespace) -> None:
+    from metaeval_core.analyses.chance import chance_baselines
+
+    cli = _cli()
+    result = chance_baselines(
+        cli.load(args), cli.split_list(args.metrics, "metrics"), args.human, level=args.level,
+        coefficient=args.coefficient, pool=args.pool, systems=args.systems, n_resamples=args.n_resamples,
+        confidence_level=args.confidence_level, rng=args.seed,
+    )
+    cli.emit(args, result.to_records(), columns=["metric", "human", "level", "coefficient", "observed", "estimate",
+                                                 "low", "high", "mc_se", "n_defined"])
+
+
 def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     """Register the analysis subcommands with the main parser's ``command`` factory."""
     cli = _cli()
@@ -168,6 +181,14 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--systems", default=None, help="a system subset such as type=abs")
     p.add_argument("--ci", choices=["fisher", "boot-systems", "boot-inputs", "boot-both"], default="boot-both")
     p.add_argument("--confidence-level", type=float, default=0.95)
+    cli.add_resampling_args(p)
+
+    p = command("chance", cmd_chance, "chance baselines: each metric's coefficient after permuting its scores "
+                "within the level's grouping (mean and central range over the permutations; docs/methods.md "
+                "sec. 12)")
+    cli.add_dataset_args(p)
+    cli.add_selection_args(p)
+    p.add_argument("--confidence-level", type=float, default=0.95, help="width of the permutation range")
     cli.add_resampling_args(p)
 
     p = command("topk", cmd_topk, "system-level correlation among the top-k systems by human score, k = N..min-k "

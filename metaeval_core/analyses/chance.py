@@ -1,0 +1,328 @@
+"""Chance baselines: what a metric with no information scores on *this* dataset.
+
+The metric's scores are permuted within the level's grouping (system means across systems; each input's scores
+across the systems scored by both measures on it; all cells scored by both), the human scores stay fixed, and the
+coefficient is recomputed at the level on every permutation. The baseline is the mean over the permutations; the
+band is the central ``confidence_level`` range of the permutation distribution. For Pearson, Spearman and tau-b on
+complete data the mean is exactly 0; for the pairwise accuracies it depends on the ties of both measures, and for
+tie-calibrated accuracy ``epsilon`` is re-chosen on every permutation (the coefficient calibrates itself).
+
+How a permutation is drawn: every point of the grouping (every system at the system level, every cell at the input
+and global levels, scored or not, so the draws never depend on the metric's missing cells) gets a uniform random
+key; within each group the scored point with the r-th smallest key receives the metric's r-th smallest value.
+This is a uniform random permutation of the metric's values, and it makes the result depend on the metric only
+through its sorted values per group: metrics with the same ties (and missing cells) get bit-identical baselines
+for rank-based coefficients with the same seed, which is what lets a page draw one line for them. Keys come from
+one generator stream in permutation order (``Generator.random`` fills row by row), so any batch size gives the
+same numbers, and every metric of a call sees the same permutations (common random numbers).
+
+References: docs/methods.md sec. 12.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from metaeval_core._checks import (
+    as_generator, check_bool, check_choice, check_dataset, check_human, check_int, check_interval_resamples,
+    check_confidence_level,
+)
+from metaeval_core._frames import ToFrame
+from metaeval_core.data.dataset import POOLS, Dataset, Pool
+from metaeval_core.stats.coefficients import Coefficient, check_resampling_size, validate_coefficient
+from metaeval_core.stats.correlation import Level, correlate_matrices, correlation_inputs, system_means, validate_level
+from metaeval_core.stats.resampling import _rows_correlation
+
+__all__ = ["ChanceBaseline", "ChanceBaselines", "chance_baseline", "chance_baselines", "chance_distributions"]
+
+# Permuted values materialised per batch when ``batch`` is None (a few tens of MB).
+_BATCH_ELEMENT_BUDGET = 2_000_000
+
+
+@dataclass(frozen=True)
+class ChanceBaseline(ToFrame):
+    """The chance baseline of one metric: its coefficient with the humans after permuting its scores.
+
+    Attributes
+    ----------
+    estimate : float
+        Mean of the defined permutation values (the expected value of a random metric), NaN if none is defined.
+    low, high : float
+        The central ``confidence_level`` range (percentiles) of the defined permutation values.
+    mc_se : float
+        Monte Carlo standard error of ``estimate``: sd of the permutation values / sqrt(n_defined).
+    observed : float
+        The metric's own (unpermuted) value, for reference.
+    n_resamples, n_defined : int
+        Permutations drawn; those whose coefficient was defined.
+    n : int
+        Points behind the observed value (systems, defined inputs or cells).
+    distribution : numpy.ndarray or None
+        With ``return_distribution=True``, the permutation values in draw order (NaN where undefined).
+    """
+
+    metric: str
+    human: str
+    level: str
+    coefficient: str
+    pool: str
+    estimate: float
+    low: float
+    high: float
+    mc_se: float
+    observed: float
+    confidence_level: float
+    n_resamples: int
+    n_defined: int
+    n: int
+    systems: str = ""
+    distribution: np.ndarray | None = None
+
+    @property
+    def defined(self) -> bool:
+        return bool(np.isfinite(self.estimate))
+
+    def to_dict(self) -> dict:
+        def num(v: float) -> float | None:
+            return float(v) if np.isfinite(v) else None
+
+        return {"metric": self.metric, "human": self.human, "level": self.level, "coefficient": self.coefficient,
+                "pool": self.pool, "estimate": num(self.estimate), "low": num(self.low), "high": num(self.high),
+                "mc_se": num(self.mc_se), "observed": num(self.observed),
+                "confidence_level": self.confidence_level, "n_resamples": self.n_resamples,
+                "n_defined": self.n_defined, "n": self.n, "systems": self.systems}
+
+
+@dataclass(frozen=True)
+class ChanceBaselines(ToFrame):
+    """Chance baselines of several metrics against one human measure, from the same permutations.
+
+    References: docs/methods.md sec. 12.
+    """
+
+    rows: tuple[ChanceBaseline, ...]
+
+    @property
+    def shared(self) -> bool:
+        """True when every metric's baseline and band are identical (same ties; see the module docstring)."""
+        values = {(r.estimate, r.low, r.high) for r in self.rows}
+        return len(values) <= 1 or all(not r.defined for r in self.rows)
+
+    def to_records(self) -> list[dict]:
+        return [r.to_dict() for r in self.rows]
+
+
+# ---------------------------------------------------------------------------
+# The engine: permutation values of q metrics against one human matrix
+# ---------------------------------------------------------------------------
+def _arrange(sorted_values: np.ndarray, keys: np.ndarray, valid: np.ndarray, axis: int) -> np.ndarray:
+    """The scored point with the r-th smallest key (along ``axis``) gets ``sorted_values``'s r-th entry.
+
+    ``sorted_values`` holds each group's scored values ascending, then +inf (as many as unscored points);
+    unscored points get keys above every scored one, so they take the +inf tail and come back NaN.
+    """
+    keyed = np.where(valid, keys, 2.0)  # keys lie in [0, 1)
+    order = np.argsort(keyed, axis=axis, kind="stable")
+    out = np.empty(np.broadcast_shapes(keys.shape, sorted_values.shape))
+    np.put_along_axis(out, order, np.broadcast_to(sorted_values, out.shape), axis=axis)
+    return np.where(np.isinf(out), np.nan, out)
+
+
+def _sorted_scored(values: np.ndarray, valid: np.ndarray, axis: int) -> np.ndarray:
+    return np.sort(np.where(valid, values, np.inf), axis=axis)
+
+
+def chance_distributions(
+    metrics: Sequence[np.ndarray],
+    human: np.ndarray,
+    *,
+    level: Level,
+    coefficient: Coefficient,
+    n_resamples: int,
+    rng: np.random.Generator,
+    batch: int | None = None,
+) -> np.ndarray:
+    """(k, q) coefficient values of each metric with ``human`` on ``k`` permutations of the metric's scores.
+
+    ``metrics`` are systems x inputs matrices (at the system level they may hold more inputs than ``human``: the
+    ``all`` pool); ``human`` is systems x judged inputs. Undefined values are NaN. Every metric sees the same
+    keys. Low-level: :func:`chance_baseline` validates and summarises.
+
+    References: docs/methods.md sec. 12.
+    """
+    n, m = human.shape
+    q = len(metrics)
+    out = np.full((n_resamples, q), np.nan)
+    if level == "system":
+        z = system_means(human)
+        means = [system_means(x) for x in metrics]
+        valids = [~np.isnan(x) & ~np.isnan(z) for x in means]
+        ordered = [_sorted_scored(x, v, 0) for x, v in zip(means, valids)]
+        size = n
+    else:
+        valids = [~np.isnan(x) & ~np.isnan(human) for x in metrics]
+        if level == "input":
+            ordered = [_sorted_scored(x, v, 0) for x, v in zip(metrics, valids)]
+        else:
+            ordered = [_sorted_scored(x.ravel(), v.ravel(), 0) for x, v in zip(metrics, valids)]
+        size = n * m
+    b = batch or int(max(1, min(n_resamples, _BATCH_ELEMENT_BUDGET // max(size * max(q, 1), 1))))
+    for start in range(0, n_resamples, b):
+        stop = min(start + b, n_resamples)
+        keys = rng.random((stop - start, size))
+        for idx in range(q):
+            if level == "system":
+                permuted = _arrange(ordered[idx], keys, valids[idx], axis=1)  # (b, N) system means
+                out[start:stop, idx] = correlate_matrices(permuted[:, :, None], z[:, None], level="system",
+                                                          coefficient=coefficient).estimate
+            elif level == "input":
+                cells = keys.reshape(-1, n, m)
+                permuted = _arrange(ordered[idx], cells, valids[idx], axis=1)  # (b, N, M), per input column
+                out[start:stop, idx] = correlate_matrices(permuted, human, level="input",
+                                                          coefficient=coefficient).estimate
+            else:
+                valid = valids[idx].ravel()
+                permuted = _arrange(ordered[idx], keys, valid, axis=1)[:, valid]  # (b, cells scored by both)
+                out[start:stop, idx] = _rows_correlation(permuted, human.ravel()[valid][None, :], coefficient)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Public API
+# ---------------------------------------------------------------------------
+def _validate_chance(dataset, metrics, human, level, coefficient, pool, systems, n_resamples, confidence_level,
+                     rng, batch, return_distribution):
+    dataset = check_dataset(dataset)
+    if isinstance(metrics, str) or not all(isinstance(m, str) for m in metrics) or not metrics:
+        raise TypeError("metrics must be a non-empty sequence of measure names")
+    validate_level(level)
+    validate_coefficient(coefficient)
+    check_choice(pool, "pool", POOLS)
+    check_human(dataset, human)
+    confidence_level = check_confidence_level(confidence_level)
+    n_resamples = check_interval_resamples(n_resamples, confidence_level)
+    batch = check_int(batch, "batch", allow_none=True)
+    check_bool(return_distribution, "return_distribution")
+    if systems is not None and not isinstance(systems, str):
+        raise TypeError(f"systems must be a selection string such as 'type=abs', or None; got {systems!r}")
+    subset = dataset.select_systems(systems)
+    matrices = [correlation_inputs(subset, m, human, level=level, pool=pool)[0] for m in metrics]
+    z = subset.matrix(human)
+    if level == "global":
+        check_resampling_size(coefficient, level, z.size)
+    return subset, matrices, z, n_resamples, confidence_level, as_generator(rng), batch
+
+
+def _summary(values: np.ndarray, confidence_level: float) -> tuple[float, float, float, float, int]:
+    defined = values[~np.isnan(values)]
+    if defined.size == 0:
+        return math.nan, math.nan, math.nan, math.nan, 0
+    alpha = 1.0 - confidence_level
+    low, high = np.percentile(defined, [100.0 * alpha / 2.0, 100.0 * (1.0 - alpha / 2.0)])
+    se = float(np.std(defined, ddof=1) / math.sqrt(defined.size)) if defined.size > 1 else math.nan
+    return float(defined.mean()), float(low), float(high), se, int(defined.size)
+
+
+def chance_baselines(
+    dataset: Dataset,
+    metrics: Sequence[str],
+    human: str,
+    *,
+    level: Level = "system",
+    coefficient: Coefficient = "kendall",
+    pool: Pool = "judged",
+    systems: str | None = None,
+    n_resamples: int = 1000,
+    confidence_level: float = 0.95,
+    rng: np.random.Generator | int | None = None,
+    batch: int | None = None,
+    return_distribution: bool = False,
+) -> ChanceBaselines:
+    """:func:`chance_baseline` for several metrics, all on the same permutations.
+
+    Each metric's row equals ``chance_baseline(dataset, metric, ...)`` with the same seed.
+
+    References
+    ----------
+    docs/methods.md sec. 12.
+    """
+    subset, matrices, z, n_resamples, confidence_level, generator, batch = _validate_chance(
+        dataset, metrics, human, level, coefficient, pool, systems, n_resamples, confidence_level, rng, batch,
+        return_distribution)
+    values = chance_distributions(matrices, z, level=level, coefficient=coefficient, n_resamples=n_resamples,
+                                  rng=generator, batch=batch)
+    rows = []
+    for idx, (metric, x) in enumerate(zip(metrics, matrices)):
+        observed = correlate_matrices(x, z, level=level, coefficient=coefficient)
+        estimate, low, high, se, n_defined = _summary(values[:, idx], confidence_level)
+        rows.append(ChanceBaseline(
+            metric=metric, human=human, level=level, coefficient=coefficient,
+            pool=pool if level == "system" else "judged", estimate=estimate, low=low, high=high, mc_se=se,
+            observed=float(observed.estimate), confidence_level=confidence_level, n_resamples=n_resamples,
+            n_defined=n_defined, n=int(observed.n), systems=systems or "",
+            distribution=values[:, idx].copy() if return_distribution else None))
+    return ChanceBaselines(tuple(rows))
+
+
+def chance_baseline(
+    dataset: Dataset,
+    metric: str,
+    human: str,
+    *,
+    level: Level = "system",
+    coefficient: Coefficient = "kendall",
+    pool: Pool = "judged",
+    systems: str | None = None,
+    n_resamples: int = 1000,
+    confidence_level: float = 0.95,
+    rng: np.random.Generator | int | None = None,
+    batch: int | None = None,
+    return_distribution: bool = False,
+) -> ChanceBaseline:
+    """The expected coefficient of a random metric on this dataset, by permuting the metric's scores.
+
+    Parameters
+    ----------
+    dataset : Dataset
+    metric, human : str
+        The metric whose scores are permuted (any measure), and the human measure (kept fixed).
+    level : {'system', 'input', 'global'}
+        System: permute the metric's system means across systems. Input: within each judged input, permute the
+        metric's scores across the systems scored by both measures. Global: permute across all cells scored by
+        both.
+    coefficient : {'pearson', 'spearman', 'kendall', 'pairwise-accuracy', 'tie-calibrated-accuracy'}
+        Tie-calibrated accuracy re-chooses ``epsilon`` on every permutation; at the global level it is refused on
+        more than 400 cells, as for every resampling method.
+    pool : {'judged', 'all'}
+        The metric's inputs for its system means (system level only).
+    systems : str, optional
+        A system subset such as ``"type=abs"``.
+    n_resamples : int, default 1000
+        Permutations ``k``; at least ``ceil(2 / (1 - confidence_level))``.
+    confidence_level : float, default 0.95
+        Width of the reported central range of the permutation distribution.
+    rng : numpy.random.Generator, int or None
+    batch : int, optional
+        Permutations evaluated at once (memory only: results do not depend on it).
+    return_distribution : bool, default False
+        Keep the ``k`` permutation values (draw order) in the result.
+
+    Returns
+    -------
+    ChanceBaseline
+        ``estimate`` (mean over defined permutations), ``low``/``high`` (central range), ``mc_se``, the metric's
+        ``observed`` value, ``n_defined``.
+
+    References
+    ----------
+    docs/methods.md sec. 12; Deutsch, Foster & Freitag (2023) sec. 4-5.
+    """
+    if not isinstance(metric, str):
+        raise TypeError(f"metric must be a measure name; got {type(metric).__name__}")
+    return chance_baselines(dataset, [metric], human, level=level, coefficient=coefficient, pool=pool,
+                            systems=systems, n_resamples=n_resamples, confidence_level=confidence_level, rng=rng,
+                            batch=batch, return_distribution=return_distribution).rows[0]
