@@ -64,4 +64,5 @@ from metaeval_core.stats.significance.tables import (  # noqa: F401
     _shared_seed,
     compare_all_pairs,
     estimated_table_seconds,
+    permutation_pair_nulls,
 )

@@ -275,48 +275,21 @@ def compare_all_pairs(
             centred = (values[:, a] - values[:, b]) - delta[a, b]
             fill(u, a, b, centred, delta[a, b])
         report(1.0)
-    elif level == "system":
-        # Shared swap masks: every metric's swapped partial sums once per chunk, then pairs.
-        engine = _SystemPermutation(stack, z, coefficient, method)
-        n, m = stack[0].shape
-        nulls = np.full((len(pairs), n_resamples), np.nan)
-        size = _auto_batch(batch, n * m, n_resamples)
-        for sl, mask in _iter_swap_masks(np.random.default_rng(rng), method, n_resamples, n, m, size):
-            moved = engine.moved(mask)
-            # Pair by pair (measured faster than vectorising over pairs, whose gathers thrash the cache).
-            for u, (a, b) in enumerate(pairs):
-                nulls[u, sl] = engine.deltas(moved, a, b)
-            report(sl.stop / n_resamples)
-        for u, (a, b) in enumerate(pairs):
-            fill(u, a, b, nulls[u], delta[a, b])
-    elif level == "input" and coefficient in LINEAR_COEFFICIENTS and method != "perm-inputs":
-        # Every pair's delta_s is a linear form in the shared swap bits: one product per chunk.
-        zscored = [(x - mu) / sd for x, (mu, sd) in ((x, _zscore_params(x)) for x in stack)]
-        engine = InputLinearPermutation(zscored, z, coefficient, pairs)
-        n, m = stack[0].shape
-        # Taller chunks than elsewhere (about 16M swap bits, 64 MB of float32 features): the product
-        # shares its coefficient matrix over the chunk's rows (measured: 44 -> 256 rows, 4.0 -> 2.9 s).
-        size = _auto_batch(batch, max(1, (n * m + len(pairs)) // 8), n_resamples)
-        nulls = input_permutation_nulls(
-            engine, lambda: _iter_swap_masks(np.random.default_rng(rng), method, n_resamples, n, m, size),
-            n_resamples, report)
+    elif stopping == "none" or level == "system" or (
+            level == "input" and coefficient in LINEAR_COEFFICIENTS and method != "perm-inputs"):
+        nulls = permutation_pair_nulls(stack, z, level=level, coefficient=coefficient, method=method,
+                                       n_resamples=n_resamples, seed=rng, batch=batch, progress=report)
         for u, (a, b) in enumerate(pairs):
             fill(u, a, b, nulls[u], delta[a, b])
     else:
         h = math.ceil(alpha * (n_resamples + 1))
         used_stopping = stopping
         for u, (a, b) in enumerate(pairs):
-            if stopping == "besag-clifford":
-                engine = _PermutationEngine(stack[a], stack[b], z, level, coefficient, method)
-                chunks = _permutation_chunks(engine, np.random.default_rng(rng), method, n_resamples, z.shape,
-                                             _auto_batch(batch, engine.per_resample * 4, n_resamples))
-                (pvalue[a, b], n_defined[a, b]), (pvalue[b, a], n_defined[b, a]), _ = _sequential_pvalues(
-                    chunks, delta[a, b], alternative, n_resamples, h)
-            else:
-                null = _permutation_null(stack[a], stack[b], z, level=level, coefficient=coefficient,
-                                         method=method, rng=np.random.default_rng(rng), n_resamples=n_resamples,
-                                         batch=batch)
-                fill(u, a, b, null, delta[a, b])
+            engine = _PermutationEngine(stack[a], stack[b], z, level, coefficient, method)
+            chunks = _permutation_chunks(engine, np.random.default_rng(rng), method, n_resamples, z.shape,
+                                         _auto_batch(batch, engine.per_resample * 4, n_resamples))
+            (pvalue[a, b], n_defined[a, b]), (pvalue[b, a], n_defined[b, a]), _ = _sequential_pvalues(
+                chunks, delta[a, b], alternative, n_resamples, h)
             report((u + 1) / len(pairs))
     corrected = correct_table(pvalue, correction=correction, family=family)
     with np.errstate(invalid="ignore"):
@@ -329,6 +302,59 @@ def compare_all_pairs(
         n_resamples=0 if method == "williams" else n_resamples, n_defined=n_defined,
         approximate=method == "williams" and coefficient != "pearson", stopping=used_stopping,
     )
+
+
+def permutation_pair_nulls(
+    stack: Sequence[np.ndarray],
+    z: np.ndarray,
+    *,
+    level: str,
+    coefficient: str,
+    method: str,
+    n_resamples: int,
+    seed: np.random.SeedSequence,
+    batch: int | None = None,
+    progress: Callable[[float], None] | None = None,
+) -> np.ndarray:
+    """(pairs, k) permutation ``delta_s`` of every pair ``itertools.combinations(range(len(stack)), 2)``.
+
+    Every pair is swapped with the masks of ``numpy.random.default_rng(seed)`` (common random numbers), so
+    two calls with the same seed and matrix shape swap the same cells on every resample, whatever the metrics,
+    the human measure, the level or ``batch``; averages over tasks rely on this (docs/methods.md sec. 13).
+
+    References: docs/methods.md sec. 3.1, 3.5 and 16.1.
+    """
+    report = progress if progress is not None else (lambda fraction: None)
+    pairs = list(itertools.combinations(range(len(stack)), 2))
+    n, m = stack[0].shape
+    if level == "system":
+        # Shared swap masks: every metric's swapped partial sums once per chunk, then pairs.
+        engine = _SystemPermutation(stack, z, coefficient, method)
+        nulls = np.full((len(pairs), n_resamples), np.nan)
+        size = _auto_batch(batch, n * m, n_resamples)
+        for sl, mask in _iter_swap_masks(np.random.default_rng(seed), method, n_resamples, n, m, size):
+            moved = engine.moved(mask)
+            # Pair by pair (measured faster than vectorising over pairs, whose gathers thrash the cache).
+            for u, (a, b) in enumerate(pairs):
+                nulls[u, sl] = engine.deltas(moved, a, b)
+            report(sl.stop / n_resamples)
+        return nulls
+    if level == "input" and coefficient in LINEAR_COEFFICIENTS and method != "perm-inputs":
+        # Every pair's delta_s is a linear form in the shared swap bits: one product per chunk.
+        zscored = [(x - mu) / sd for x, (mu, sd) in ((x, _zscore_params(x)) for x in stack)]
+        engine = InputLinearPermutation(zscored, z, coefficient, pairs)
+        # Taller chunks than elsewhere (about 16M swap bits, 64 MB of float32 features): the product
+        # shares its coefficient matrix over the chunk's rows (measured: 44 -> 256 rows, 4.0 -> 2.9 s).
+        size = _auto_batch(batch, max(1, (n * m + len(pairs)) // 8), n_resamples)
+        return input_permutation_nulls(
+            engine, lambda: _iter_swap_masks(np.random.default_rng(seed), method, n_resamples, n, m, size),
+            n_resamples, report)
+    nulls = np.full((len(pairs), n_resamples), np.nan)
+    for u, (a, b) in enumerate(pairs):
+        nulls[u] = _permutation_null(stack[a], stack[b], z, level=level, coefficient=coefficient, method=method,
+                                     rng=np.random.default_rng(seed), n_resamples=n_resamples, batch=batch)
+        report((u + 1) / len(pairs))
+    return nulls
 
 
 # Seconds per (resample x cell x unit of work) on the 2-core benchmark machine, per path
