@@ -355,12 +355,9 @@ def average_over_tasks(
     for i, m in enumerate(metrics):
         lacking = [p.task.dataset for p in prepared if m not in p.matrices]
         undefined = [p.task.label for t, p in enumerate(prepared) if m in p.matrices and not np.isfinite(values[i, t])]
-        if lacking:
-            reasons.append("not in dataset " + ", ".join(dict.fromkeys(lacking)))
-        elif undefined:
-            reasons.append("undefined on " + ", ".join(undefined))
-        else:
-            reasons.append("")
+        parts = (["not in dataset " + ", ".join(dict.fromkeys(lacking))] if lacking else []) + (
+            ["undefined on " + ", ".join(undefined)] if undefined else [])
+        reasons.append("; ".join(parts))
     complete = [i for i in range(q) if not reasons[i]]
     names = [metrics[i] for i in complete]
     average = np.full(q, np.nan)

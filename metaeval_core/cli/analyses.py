@@ -1,6 +1,7 @@
 """CLI subcommands of the REALSumm, SummEval and Peyrard analyses (docs/methods.md sec. 7 and 8).
 
-``reproduce``, ``ceiling`` (human ceilings), ``chance`` (chance baselines), ``topk``, ``pairwise-f1``, ``matrix``, ``annotators``,
+``reproduce``, ``ceiling`` (human ceilings), ``chance`` (chance baselines), ``average`` (averages over tasks),
+``topk``, ``pairwise-f1``, ``matrix``, ``annotators``,
 ``high-range`` and ``normality``; each has ``--help`` and ``--json``. Registered by
 :mod:`metaeval_core.cli.main` through ``add_commands(command)``.
 """
@@ -161,6 +162,34 @@ def cmd_chance(args: argparse.Namespace) -> None:
     )
     cli.emit(args, result.to_records(), columns=["metric", "human", "level", "coefficient", "observed", "estimate",
                                                  "low", "high", "mc_se", "n_defined"])
+def cmd_average(args: argparse.Namespace) -> None:
+    from metaeval_core.analyses.average import average_over_tasks, parse_task
+
+    cli = _cli()
+    try:
+        tasks = [parse_task(text, level=args.level, coefficient=args.coefficient, pool=args.pool,
+                            systems=args.systems) for text in args.task]
+    except ValueError as error:
+        raise cli.CLIError(f"--task: {error}") from None
+    # Each dataset once, loaded as --dataset would load it (default system subset, data directory, download).
+    datasets = {name: cli.load(argparse.Namespace(**{**vars(args), "dataset": name}))
+                for name in dict.fromkeys(t.dataset for t in tasks)}
+    result = average_over_tasks(
+        datasets, tasks, cli.split_list(args.metrics, "metrics"), method=args.ci, test=args.test,
+        alternative=args.alternative, correction=args.correction, family=args.family, alpha=args.alpha,
+        confidence_level=args.confidence_level, n_resamples=args.n_resamples, rng=args.seed,
+    )
+    if args.json:
+        cli.emit(args, result.to_dict())
+        return
+    rows = result.to_records()
+    cli.print_table(rows, ["cluster", "metric", "average", "low", "high", "n_defined", "reason"])
+    print()
+    print("per task (draw group in brackets: tasks of one group share their resamples):")
+    labels = [f"{i + 1}" for i in range(len(tasks))]
+    for label, task, group in zip(labels, tasks, result.draw_groups):
+        print(f"  {label}: {task.label} [{group}]")
+    cli.print_table([{"metric": r["metric"], **{label: r[t.label] for label, t in zip(labels, tasks)}} for r in rows])
 
 
 def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
@@ -189,6 +218,31 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     cli.add_dataset_args(p)
     cli.add_selection_args(p)
     p.add_argument("--confidence-level", type=float, default=0.95, help="width of the permutation range")
+    p = command("average", cmd_average, "WMT-style average of each metric over several tasks (dataset, human "
+                "measure, level, coefficient), with intervals, tests and significance clusters on the average "
+                "(docs/methods.md sec. 13)")
+    p.add_argument("--task", action="append", required=True, metavar="DATASET:HUMAN[:LEVEL[:COEFFICIENT]]",
+                   help="a task; repeat for each (e.g. --task summeval:expert.coherence --task "
+                        "summeval:expert.relevance:input:pearson); level and coefficient default to --level and "
+                        "--coefficient")
+    p.add_argument("--metrics", required=True, help="comma-separated metric ids")
+    p.add_argument("--level", choices=LEVELS, default="system", help="level of tasks that do not name one")
+    p.add_argument("--coefficient", choices=COEFFICIENTS, default="kendall",
+                   help="coefficient of tasks that do not name one")
+    p.add_argument("--pool", choices=POOLS, default="judged", help="the metrics' input pool (system level)")
+    p.add_argument("--systems", default=None, help="a system subset such as type=abs (every task)")
+    p.add_argument("--data-dir", help="data directory (default: $METAEVAL_DATA_DIR or data/cache)")
+    p.add_argument("--download", action="store_true", help="download missing files of built-in datasets first")
+    p.add_argument("--all-systems", action="store_true",
+                   help="keep every system of a dataset that has a default subset (HANNA's human-written stories)")
+    p.add_argument("--ci", choices=["boot-both", "boot-systems", "boot-inputs"], default="boot-both")
+    p.add_argument("--confidence-level", type=float, default=0.95)
+    p.add_argument("--test", default="perm-both",
+                   choices=["perm-both", "perm-systems", "perm-inputs", "boot-both", "boot-systems", "boot-inputs"])
+    p.add_argument("--alternative", choices=["greater", "two-sided"], default="greater")
+    p.add_argument("--correction", choices=["bonferroni", "holm", "bh", "none"], default="bonferroni")
+    p.add_argument("--family", choices=["row", "table", "none"], default="row")
+    p.add_argument("--alpha", type=float, default=0.05)
     cli.add_resampling_args(p)
 
     p = command("topk", cmd_topk, "system-level correlation among the top-k systems by human score, k = N..min-k "

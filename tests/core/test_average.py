@@ -1,0 +1,259 @@
+"""Averages over tasks (docs/methods.md sec. 13): oracles by slow loops, shared and independent draws."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from metaeval_core.analyses.average import Task, average_over_tasks, parse_task
+from metaeval_core.cli.main import main as cli_main
+from metaeval_core.data.dataset import Dataset, DatasetError, Measure
+from metaeval_core.stats.resampling import _draw_bootstrap_indices, confidence_interval
+from metaeval_core.stats.significance import _shared_seed
+from metaeval_core.stats.significance.permutation import _draw_swap_masks
+
+from .oracles import count_pvalue, level_corr, percentile_interval, resample, zscore
+
+
+def _dataset(name: str, n: int, m: int, seed: int, *, humans=("h1", "h2"), metrics=("m1", "m2", "m3"),
+             extra: dict | None = None) -> Dataset:
+    rng = np.random.default_rng(seed)
+    quality = rng.normal(size=(n, 1)) + 0.3 * rng.normal(size=(n, m))
+    measures = {h: Measure(h, "human", quality + rng.normal(scale=0.8, size=(n, m))) for h in humans}
+    for k, name_ in enumerate(metrics):
+        measures[name_] = Measure(name_, "metric", (1.0 - 0.3 * k) * quality + rng.normal(size=(n, m)))
+    for key, values in (extra or {}).items():
+        measures[key] = Measure(key, "metric", values)
+    return Dataset(name, [f"s{i}" for i in range(n)], [f"i{j}" for j in range(m)], measures)
+
+
+@pytest.fixture(scope="module")
+def two_datasets():
+    a = _dataset("a", 6, 8, 1, extra={"m4": np.random.default_rng(9).normal(size=(6, 8))})
+    b = _dataset("b", 5, 7, 2, humans=("g",))
+    return {"a": a, "b": b}
+
+
+TASKS = (Task("a", "h1", "system", "kendall"), Task("a", "h2", "input", "pearson"), Task("b", "g", "system",
+                                                                                      "spearman"))
+
+
+def _oracle(datasets, tasks, metrics, *, seed, k, interval="boot-both", test="perm-both", alpha=0.05):
+    """Per resample, per task: resample literally, scipy's coefficient, mean over tasks (the doc, line by line)."""
+    groups: dict[str, int] = {}
+    for t in tasks:
+        groups.setdefault(t.dataset, len(groups))
+    seeds = [_shared_seed(c) for c in np.random.default_rng(seed).spawn(len(groups))]
+    mats = [({m: datasets[t.dataset].matrix(m) for m in metrics}, datasets[t.dataset].matrix(t.human)) for t in tasks]
+    estimates = np.array([np.mean([level_corr(x[m], z, t.level, t.coefficient) for t, (x, z) in zip(tasks, mats)])
+                          for m in metrics])
+    indices = {}
+    for t, (x, z) in zip(tasks, mats):
+        g = groups[t.dataset]
+        if g not in indices:
+            indices[g] = _draw_bootstrap_indices(np.random.default_rng(seeds[g]), interval, k, *z.shape)
+    averaged = np.zeros((k, len(metrics)))
+    for s in range(k):
+        for t, (x, z) in zip(tasks, mats):
+            ind = indices[groups[t.dataset]]
+            systems = None if ind.systems is None else ind.systems[s]
+            inputs = None if ind.metric_inputs is None else ind.metric_inputs[s]
+            for q, m in enumerate(metrics):
+                averaged[s, q] += level_corr(resample(x[m], systems, inputs), resample(z, systems, inputs), t.level,
+                                             t.coefficient) / len(tasks)
+    intervals = [percentile_interval(averaged[:, q], 0.95) for q in range(len(metrics))]
+    masks = {}
+    for t, (x, z) in zip(tasks, mats):
+        g = groups[t.dataset]
+        if g not in masks:
+            masks[g] = _draw_swap_masks(np.random.default_rng(seeds[g]), test, k, *z.shape)
+    pvalue = np.full((len(metrics),) * 2, np.nan)
+    for a in range(len(metrics)):
+        for b in range(len(metrics)):
+            if a == b:
+                continue
+            null = np.zeros(k)
+            for t, (x, z) in zip(tasks, mats):
+                xz, yz = zscore(x[metrics[a]]), zscore(x[metrics[b]])
+                for s, mask in enumerate(masks[groups[t.dataset]]):
+                    null[s] += (level_corr(np.where(mask, yz, xz), z, t.level, t.coefficient)
+                                - level_corr(np.where(mask, xz, yz), z, t.level, t.coefficient)) / len(tasks)
+            pvalue[a, b] = count_pvalue(null, estimates[a] - estimates[b], "greater")
+    corrected = np.minimum(1.0, pvalue * (len(metrics) - 1))  # Bonferroni within each row
+    order = sorted(range(len(metrics)), key=lambda i: -estimates[i])
+    clusters: list[list[int]] = []
+    for i in order:
+        if clusters and not any(corrected[c, i] < alpha for c in clusters[-1]):
+            clusters[-1].append(i)
+        else:
+            clusters.append([i])
+    return estimates, intervals, pvalue, [[metrics[i] for i in c] for c in clusters], averaged
+
+
+def test_average_intervals_tests_and_clusters_match_slow_loops(two_datasets):
+    metrics = ("m1", "m2", "m3")
+    result = average_over_tasks(two_datasets, TASKS, metrics, n_resamples=60, rng=5, return_distribution=True)
+    estimates, intervals, pvalue, clusters, averaged = _oracle(two_datasets, TASKS, metrics, seed=5, k=60)
+    np.testing.assert_allclose(result.average, estimates, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(result.distribution, averaged, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(result.low, [i[0] for i in intervals], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(result.high, [i[1] for i in intervals], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(result.table.pvalue, pvalue, rtol=0, atol=1e-12)
+    assert [list(c) for c in result.clusters.clusters] == clusters
+    assert result.draw_groups == (0, 0, 1)
+    # The per-task values are each task's own correlation.
+    for t, task in enumerate(TASKS):
+        ds = two_datasets[task.dataset]
+        for i, m in enumerate(metrics):
+            assert result.values[i, t] == pytest.approx(level_corr(ds.matrix(m), ds.matrix(task.human), task.level,
+                                                                   task.coefficient), abs=1e-12)
+
+
+def test_paired_bootstrap_test_on_the_average_matches_a_slow_loop(two_datasets):
+    metrics = ("m1", "m2", "m3")
+    result = average_over_tasks(two_datasets, TASKS, metrics, method="boot-inputs", test="boot-inputs",
+                                n_resamples=50, rng=3, alternative="two-sided")
+    estimates, _, _, _, averaged = _oracle(two_datasets, TASKS, metrics, seed=3, k=50, interval="boot-inputs",
+                                           test="perm-inputs")
+    for a in range(3):
+        for b in range(3):
+            if a != b:
+                centred = averaged[:, a] - averaged[:, b] - (estimates[a] - estimates[b])
+                assert result.table.pvalue[a, b] == pytest.approx(
+                    count_pvalue(centred, estimates[a] - estimates[b], "two-sided"), abs=1e-12)
+
+
+def test_tasks_on_one_dataset_share_draws_and_datasets_draw_independently(two_datasets):
+    a = two_datasets["a"]
+    twin = Dataset("a", a.systems, a.inputs, {**a.measures, "h1copy": Measure("h1copy", "human", a.matrix("h1"))})
+    other = Dataset("a2", a.systems, a.inputs, a.measures)
+    single = average_over_tasks({"a": twin}, [Task("a", "h1")], ["m1"], n_resamples=300, rng=11,
+                                return_distribution=True)
+    # One task alone: exactly confidence_interval on the group's child stream.
+    stream = np.random.default_rng(_shared_seed(np.random.default_rng(11).spawn(1)[0]))
+    ci = confidence_interval(a.matrix("m1"), a.matrix("h1"), level="system", coefficient="kendall",
+                             method="boot-both", n_resamples=300, rng=stream)
+    assert (single.low[0], single.high[0]) == (ci.low, ci.high)
+    # The same data as a second task of the same dataset: shared draws, the very same resamples.
+    shared = average_over_tasks({"a": twin}, [Task("a", "h1"), Task("a", "h1copy")], ["m1"], n_resamples=300,
+                                rng=11, return_distribution=True)
+    np.testing.assert_allclose(shared.distribution, single.distribution, rtol=0, atol=1e-15)
+    assert shared.draw_groups == (0, 0)
+    # The same data under another dataset's name: independent draws, so the average varies less.
+    apart = average_over_tasks({"a": twin, "a2": other}, [Task("a", "h1"), Task("a2", "h1")], ["m1"],
+                               n_resamples=300, rng=11, return_distribution=True)
+    assert apart.draw_groups == (0, 1)
+    np.testing.assert_allclose(apart.distribution[:, 0], 0.5 * (single.distribution[:, 0] + np.array(
+        _other_stream_distribution(a, 11, 300))), rtol=0, atol=1e-12)
+    assert np.std(apart.distribution) < 0.85 * np.std(single.distribution)
+    # A task of another dataset added at the end never changes the first group's draws.
+    first = average_over_tasks({"a": twin, "a2": other}, [Task("a", "h1"), Task("a", "h1copy"), Task("a2", "h1")],
+                               ["m1"], n_resamples=300, rng=11, return_distribution=True)
+    assert first.draw_groups == (0, 0, 1)
+    np.testing.assert_allclose(first.distribution[:, 0], (2 * single.distribution[:, 0] + np.array(
+        _other_stream_distribution(a, 11, 300))) / 3, rtol=0, atol=1e-12)
+
+
+def _other_stream_distribution(a: Dataset, seed: int, k: int) -> np.ndarray:
+    stream = np.random.default_rng(_shared_seed(np.random.default_rng(seed).spawn(2)[1]))
+    return confidence_interval(a.matrix("m1"), a.matrix("h1"), level="system", coefficient="kendall",
+                               method="boot-both", n_resamples=k, rng=stream, return_distribution=True).distribution
+
+
+def test_a_metric_missing_or_undefined_on_a_task_gets_no_average(two_datasets):
+    a = two_datasets["a"]
+    constant = Dataset("a", a.systems, a.inputs, {**a.measures, "flat": Measure("flat", "metric", np.ones((6, 8)))})
+    data = {"a": constant, "b": two_datasets["b"]}
+    result = average_over_tasks(data, TASKS, ["m1", "m4", "flat", "m2"], n_resamples=50, rng=0)
+    assert result.averaged == ("m1", "m2")
+    reasons = dict(zip(result.metrics, result.reasons))
+    assert reasons["m4"] == "not in dataset b"
+    assert reasons["flat"].startswith("not in dataset b; undefined on a:h1:system:kendall")
+    row = {r["metric"]: r for r in result.to_records()}
+    assert row["m4"]["average"] is None and row["m4"]["cluster"] is None
+    # Its values on the tasks it has are still shown, never averaged over fewer tasks.
+    assert row["m4"]["a:h1:system:kendall"] is not None and row["m4"]["b:g:system:spearman"] is None
+    assert math.isnan(result.average[1]) and result.table.metrics == ("m1", "m2")
+    assert [r["metric"] for r in result.to_records()][-2:] == ["m4", "flat"]
+
+
+@pytest.mark.parametrize("test", ["perm-both", "perm-systems", "boot-both"])
+def test_identical_results_for_any_batch(two_datasets, test):
+    kwargs = dict(test=test, n_resamples=70, rng=4, return_distribution=True)
+    full = average_over_tasks(two_datasets, TASKS, ["m1", "m2", "m3"], **kwargs)
+    small = average_over_tasks(two_datasets, TASKS, ["m1", "m2", "m3"], batch=9, **kwargs)
+    np.testing.assert_array_equal(full.distribution, small.distribution)
+    np.testing.assert_array_equal(full.table.pvalue, small.table.pvalue)
+    assert full.clusters.clusters == small.clusters.clusters
+
+
+def test_to_frame_and_to_dict_carry_rows_tasks_pairs_and_clusters(two_datasets):
+    result = average_over_tasks(two_datasets, TASKS, ["m1", "m2", "m3"], n_resamples=50, rng=0)
+    frame = result.to_frame()
+    assert list(frame.columns[:7]) == ["cluster", "metric", "average", "low", "high", "n_defined", "reason"]
+    assert [t.label for t in TASKS] == list(frame.columns[7:])
+    payload = json.loads(json.dumps(result.to_dict()))
+    assert [t["draw_group"] for t in payload["tasks"]] == [0, 0, 1]
+    assert len(payload["pairs"]) == 6 and payload["clusters"]
+    assert len(result.task_records()) == 9
+
+
+def test_parse_task_and_validation(two_datasets):
+    assert parse_task("summeval:expert.coherence") == Task("summeval", "expert.coherence")
+    assert parse_task("d:h:input:pearson") == Task("d", "h", "input", "pearson")
+    assert parse_task("d:a:b:global", coefficient="spearman") == Task("d", "a:b", "global", "spearman")
+    for bad in ("summeval", "summeval:", ":h"):
+        with pytest.raises(ValueError):
+            parse_task(bad)
+    with pytest.raises(ValueError, match="coefficient"):
+        Task("a", "h1", coefficient="tau")
+    with pytest.raises(ValueError, match="not among the datasets"):
+        average_over_tasks(two_datasets, [Task("zz", "h1")], ["m1"])
+    with pytest.raises(ValueError, match="method"):
+        average_over_tasks(two_datasets, TASKS, ["m1"], method="fisher")
+    with pytest.raises(DatasetError, match="not a human measure"):
+        average_over_tasks(two_datasets, [Task("a", "m1")], ["m2"])
+    with pytest.raises(ValueError, match="repeat"):
+        average_over_tasks(two_datasets, [TASKS[0], TASKS[0]], ["m1"])
+
+
+@pytest.mark.slow
+def test_permutation_test_on_the_average_holds_its_level_under_the_null():
+    # Two exchangeable metrics (same signal, independent noise of one size) on two datasets, three tasks.
+    alpha, trials, rejected = 0.1, 150, 0
+    for trial in range(trials):
+        rng = np.random.default_rng(1000 + trial)
+        data = {}
+        for name, n in (("p", 8), ("r", 7)):
+            signal = rng.normal(size=(n, 1)) + 0.5 * rng.normal(size=(n, 10))
+            data[name] = Dataset(name, [f"s{i}" for i in range(n)], [f"i{j}" for j in range(10)], {
+                "h": Measure("h", "human", signal + rng.normal(size=(n, 10))),
+                "h2": Measure("h2", "human", signal + rng.normal(size=(n, 10))),
+                "x": Measure("x", "metric", signal + rng.normal(size=(n, 10))),
+                "y": Measure("y", "metric", signal + rng.normal(size=(n, 10)))})
+        tasks = [Task("p", "h"), Task("p", "h2", "input"), Task("r", "h", coefficient="pearson")]
+        result = average_over_tasks(data, tasks, ["x", "y"], n_resamples=99, rng=trial, alpha=alpha)
+        rejected += bool(result.table.pvalue[0, 1] < alpha)
+    # Binomial(150, 0.1): mean 15, sd 3.7; a valid test rejects at most about that often.
+    assert rejected <= 15 + 3 * 3.7
+
+
+def test_cli_average_prints_and_writes_json(tmp_path, capsys):
+    code = cli_main(["average", "--task", "demo:human.quality", "--task", "demo:human.quality:input:pearson",
+                     "--metrics", "metric.strong,metric.weak,metric.noise", "--n-resamples", "100", "--json"])
+    assert code == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert [t["label"] for t in payload["tasks"]] == ["demo:human.quality:system:kendall",
+                                                     "demo:human.quality:input:pearson"]
+    assert [t["draw_group"] for t in payload["tasks"]] == [0, 0]
+    rows = {r["metric"]: r for r in payload["metrics"]}
+    assert rows["metric.strong"]["cluster"] == 1 and rows["metric.strong"]["low"] <= rows["metric.strong"]["average"]
+    code = cli_main(["average", "--task", "demo:human.quality", "--metrics", "metric.strong,metric.weak",
+                     "--n-resamples", "100"])
+    out = capsys.readouterr().out
+    assert code == 0 and "metric.strong" in out and "cluster" in out
+    code = cli_main(["average", "--task", "demo", "--metrics", "metric.strong", "--n-resamples", "100"])
+    assert code == 2 and "DATASET:HUMAN" in capsys.readouterr().err
