@@ -194,3 +194,34 @@ def leaderboard_markdown(board: pd.DataFrame, coefficient: str) -> str:
             cells = [f"**{c}**" for c in cells]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def chance_groups(rows: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
+    """Chance baselines (docs/methods.md sec. 12) grouped by what a reader sees: one row per distinct baseline.
+
+    ``rows``: one row per metric with metric, estimate, low, high (a ``ChanceBaseline.to_dict()`` each). Metrics
+    whose estimate and range agree to ``digits`` decimals share a row (rank-based coefficients give identical
+    baselines to metrics with the same ties); otherwise each distinct baseline gets its own row. Columns: metrics
+    (tuple), label, estimate, low, high, n_resamples. Label: 'random scores (permuted)' when one row covers every metric, else
+    the metrics it covers, then 'permuted'.
+    """
+    columns = ["metrics", "label", "estimate", "low", "high", "n_resamples"]
+    if rows is None or rows.empty:
+        return pd.DataFrame(columns=columns)
+
+    def rounded(value: object) -> object:
+        number = pd.to_numeric(value, errors="coerce")
+        return round(float(number), digits) if np.isfinite(number) else None
+
+    groups: dict[tuple, list[dict]] = {}
+    for row in rows.to_dict("records"):
+        groups.setdefault(tuple(rounded(row[c]) for c in ("estimate", "low", "high")), []).append(row)
+    out = []
+    for members in groups.values():
+        names = tuple(str(m["metric"]) for m in members)
+        label = "random scores (permuted)" if len(groups) == 1 else f"{', '.join(names)} permuted"
+        values = {c: float(np.mean([pd.to_numeric(m[c], errors="coerce") for m in members]))
+                  for c in ("estimate", "low", "high")}
+        out.append({"metrics": names, "label": label, **values,
+                    "n_resamples": int(max(int(m.get("n_resamples", 0) or 0) for m in members))})
+    return pd.DataFrame(out, columns=columns)

@@ -111,3 +111,29 @@ def method_description(method: str, *, k: int, alternative: str = "greater") -> 
                 f"level); p from Student's t with n − 3 degrees of freedom{', doubled' if two else ''}. No "
                 "resampling (k and the seed do not apply); assumes normal data and a Pearson correlation.")
     return f"**{method.upper()}**"
+
+
+# -- chance baselines (docs/methods.md sec. 12) ---------------------------------------------------------------------
+def chance_sentence(groups, *, symbol: str, confidence_level: float = 0.95, note: str = "") -> str:
+    """One sentence saying where a random metric lands (markdown-safe: names are escaped by the caller's rules).
+
+    ``groups`` is :func:`metaeval_ui.tables.chance_groups`'s frame; ``note`` says why there is no baseline.
+    """
+    if note:
+        return f"No chance baseline: {note}."
+    if groups is None or len(groups) == 0:
+        return ""
+
+    def part(row) -> str:
+        def num(v: float) -> str:
+            return f"{v:.3f}" if math.isfinite(v) else "undefined"
+
+        return f"{symbol} = {num(row['estimate'])}, {100 * confidence_level:g}% range [{num(row['low'])}, {num(row['high'])}]"
+
+    if len(groups) == 1:
+        level = part(groups.iloc[0]) + " for every metric here"
+    else:
+        level = "; ".join(f"{', '.join(row['metrics'])}: {part(row)}" for _, row in groups.iterrows())
+    k = int(groups["n_resamples"].max())
+    return (f"Chance level (each metric's scores randomly permuted, {k:,} permutations, humans fixed): {level}. "
+            "A metric inside that range does no better than random scores on this dataset (docs/methods.md sec. 12).")

@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from metaeval_core.stats.resampling import CI_METHODS
-from metaeval_ui import data, exports, figures, state, widgets
+from metaeval_ui import data, exports, figures, state, text, widgets
 from metaeval_ui.errors import escape_markdown, guard
 from metaeval_ui.widgets.progress import progress_callback
 
@@ -55,6 +55,10 @@ if len(rows) < len(jobs):
     widgets.finish()
     st.stop()
 frame = pd.DataFrame(rows)
+chance, chance_note = None, ""
+with guard("Could not compute the chance baseline"), st.spinner("Permuting the metrics' scores…"):
+    chance, chance_note = data.chance_groups(ds, ctx.key, tuple(ctx.metrics), ctx.human, level, coefficient, pool,
+                                             systems, float(confidence), int(k), int(seed))
 frame["method"] = frame["method"].map(widgets.upper)
 frame["width"] = frame["high"] - frame["low"]
 
@@ -64,7 +68,7 @@ def results(frame: pd.DataFrame) -> None:
     key = state.prepare("ci_sort", options=figures.SORTS, fallback="estimate")
     sort = state.commit("ci_sort", st.radio("Sort by", figures.SORTS, key=key, horizontal=True))
     title = f"{coefficient} correlation with {ctx.human}, {level} level, {100 * confidence:g}% intervals"
-    exports.chart(figures.forest_plot(frame, sort=sort, title=title), key="forest",
+    exports.chart(figures.forest_plot(frame, sort=sort, title=title, chance=chance), key="forest",
                   name=exports.file_name("intervals", ds.id, level, coefficient))
     state.sync_url()
 
@@ -78,6 +82,8 @@ st.caption(
     "(input level) or cells (global level). With pool 'all', the metric's inputs are resampled separately "
     "from the human's."
 )
+st.caption(escape_markdown(text.chance_sentence(chance, symbol=coefficient, confidence_level=confidence,
+                                                note=chance_note)))
 table = frame[["metric", "method", "estimate", "low", "high", "width", "n_defined", "n_resamples", "n"]].copy()
 analytic = table["method"] == "FISHER"  # no resampling: show no resample counts rather than "0 defined of 0"
 table["n_defined"] = table["n_defined"].astype("Int64").mask(analytic)

@@ -59,6 +59,12 @@ if ctx.human and ctx.metrics:
             f"{ds.select_systems(systems or None).n_systems} systems"
             + (f" ({systems})" if systems else "") + f", pool '{pool}'. Change the level and coefficient in the "
             "sidebar; details on Confidence intervals and Significance."))
+        if (board["kind"] == "chance").any():
+            st.caption("*chance*: the same coefficient for a metric whose scores are randomly permuted (mean of 1,000 "
+                       "permutations; bracket: their central 95%; docs/methods.md sec. 12). A metric inside that "
+                       "range does no better than random scores on this dataset.")
+        elif board.attrs.get("chance_note"):
+            st.caption(escape_markdown(f"No chance row: {board.attrs['chance_note']}."))
         if (board["kind"] == "human ceiling").any():
             st.caption("*human ceiling*: each annotator scored against the mean of the others, as if it were a metric "
                        "(docs/methods.md sec. 14). A metric whose interval reaches these rows agrees with the humans "

@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from metaeval_core.stats import significance
-from metaeval_ui import data, exports, figures, state, tables, widgets
+from metaeval_ui import data, exports, figures, state, tables, text, widgets
 from metaeval_ui.data import practice as practice_data
 from metaeval_ui.figures import practice as practice_figures
 from metaeval_ui.errors import escape_markdown, guard
@@ -134,8 +134,12 @@ st.caption(
     f"{len(grouped.clusters)} cluster{'s' if len(grouped.clusters) != 1 else ''} from {len(metrics)} metrics.")
 if alternative == "two-sided":
     st.caption("Two-sided tests: a significant cell means 'different', and the higher correlation is the better one.")
+chance, chance_note = data.chance_groups(ds, ctx.key, metrics, ctx.human, level, coefficient, pool, systems, 0.95,
+                                         int(k), int(seed))  # honest beside estimates; no line on a p-value heatmap
+st.caption(escape_markdown(text.chance_sentence(chance, symbol=coefficient, note=chance_note)))
 left, right = st.columns([3, 2])
-exports.chart(practice_figures.clusters_figure(ranks, coefficient=coefficient, human=ctx.human), key="clusters",
+exports.chart(practice_figures.clusters_figure(ranks, coefficient=coefficient, human=ctx.human, chance=chance),
+              key="clusters",
               name=exports.file_name("clusters", ds.id, level, coefficient, method), container=left,
               title="Significance clusters")
 right.dataframe(ranks, hide_index=True, width="stretch",

@@ -304,7 +304,9 @@ def leaderboard(_dataset: Dataset, key: DatasetKey, metrics: tuple[str, ...], hu
     Built from the same cached calls as the Confidence intervals and Significance pages (same keys, so opening one
     fills the others' caches): PERM-BOTH one-sided tests, Bonferroni per row metric, alpha 0.05; metrics no test
     separates share a cluster (metaeval_core.analyses.practice.significance_clusters). Columns: cluster, metric,
-    estimate, low, high, kind ('metric'; rows of other kinds, e.g. human ceilings, may be appended by callers).
+    estimate, low, high, kind: 'metric', then 'chance' (a metric with permuted scores, docs/methods.md sec. 12: one
+    row, or one per distinct baseline) and 'human ceiling' rows, never ranked. ``attrs['chance_note']`` says why
+    there is no chance row, or is ''.
     """
     from metaeval_ui import tables
     from metaeval_ui.data import practice as practice_data
@@ -324,8 +326,44 @@ def leaderboard(_dataset: Dataset, key: DatasetKey, metrics: tuple[str, ...], hu
     ranks["low"] = [intervals[m]["low"] for m in ranks["metric"]]
     ranks["high"] = [intervals[m]["high"] for m in ranks["metric"]]
     ranks["kind"] = "metric"
+    groups, note = chance_groups(_dataset, key, tuple(metrics), human, level, coefficient, pool, systems, 0.95,
+                                 n_resamples, seed)
+    chance = pd.DataFrame({"cluster": np.nan, "metric": groups["label"], "estimate": groups["estimate"],
+                           "low": groups["low"], "high": groups["high"], "kind": "chance"})
     ceiling = human_ceiling(_dataset, key, human, level, coefficient, systems, n_resamples, seed)
-    return pd.concat([ranks, ceiling], ignore_index=True) if not ceiling.empty else ranks.reset_index(drop=True)
+    board = pd.concat([part for part in (ranks, chance, ceiling) if not part.empty], ignore_index=True)
+    board.attrs["chance_note"] = note
+    return board
+
+
+@st.cache_data(max_entries=512, show_spinner=False)
+def chance_baseline(_dataset: Dataset, key: DatasetKey, metric: str, human: str, level: str, coefficient: str,
+                    pool: str, systems: str, confidence_level: float = 0.95, n_resamples: int = 1000,
+                    seed: int = 0) -> dict:
+    """One metric's chance baseline (docs/methods.md sec. 12) as ``ChanceBaseline.to_dict()``; with one seed every
+    metric sees the same permutations, so a metric's entry is the same whichever metrics are shown with it."""
+    from metaeval_core.analyses.chance import chance_baseline as compute
+
+    return compute(_dataset, metric, human, level=level, coefficient=coefficient, pool=pool,
+                   systems=systems or None, confidence_level=confidence_level, n_resamples=n_resamples,
+                   rng=seed).to_dict()
+
+
+def chance_groups(_dataset: Dataset, key: DatasetKey, metrics: tuple[str, ...], human: str, level: str,
+                  coefficient: str, pool: str, systems: str, confidence_level: float = 0.95,
+                  n_resamples: int = 1000, seed: int = 0) -> tuple[pd.DataFrame, str]:
+    """The chance baselines of ``metrics`` grouped for display (:func:`metaeval_ui.tables.chance_groups`), and a
+    note saying why there are none (e.g. tie-calibrated accuracy on too many cells at the global level) or ''."""
+    from metaeval_core._checks import min_resamples_for
+
+    # A page's k may be below what a percentile range needs (40 at 95%); the range then uses that many instead.
+    n_resamples = max(int(n_resamples), min_resamples_for(confidence_level))
+    try:
+        rows = [chance_baseline(_dataset, key, m, human, level, coefficient, pool, systems, confidence_level,
+                                n_resamples, seed) for m in metrics]
+    except ValueError as error:
+        return tables.chance_groups(pd.DataFrame()), str(error).split(";")[0]
+    return tables.chance_groups(pd.DataFrame(rows)), ""
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

@@ -264,12 +264,53 @@ def order_metrics(frame: pd.DataFrame, sort: str = "estimate") -> list[str]:
     return sorted(metrics, key=lambda m: (not np.isfinite(key[m]), key[m] if np.isfinite(key[m]) else 0.0))
 
 
-def forest_plot(frame: pd.DataFrame, *, sort: str = "estimate", title: str = "") -> go.Figure:
+CHANCE_NAME = "chance (permuted scores)"
+_CHANCE_LINE = {"color": "#444", "width": 1.5, "dash": "dash"}
+_CHANCE_BAND = "rgba(120,120,120,0.16)"
+
+
+def add_chance_reference(fig: go.Figure, chance: pd.DataFrame | None, positions: dict[str, float], *,
+                         half: float = 0.5) -> None:
+    """Draw chance baselines (docs/methods.md sec. 12) on a chart with metrics on the y axis and values on x.
+
+    ``chance``: :func:`metaeval_ui.tables.chance_groups`'s frame (metrics, label, estimate, low, high). One row
+    covering every metric is one dashed vertical line with a grey band across the chart; otherwise each metric's
+    row gets its own short line and band. The line is one trace named :data:`CHANCE_NAME` (with a legend entry).
+    """
+    if chance is None or len(chance) == 0 or not positions:
+        return
+    xs: list = []
+    ys: list = []
+    hover: list = []
+    everyone = len(chance) == 1 and set(chance.iloc[0]["metrics"]) >= set(positions)
+    bottom, top = min(positions.values()) - half, max(positions.values()) + half
+    for row in chance.to_dict("records"):
+        est, low, high = (_number(row[c]) for c in ("estimate", "low", "high"))
+        if est is None:
+            continue
+        text = f"<b>chance</b>: {fmt(est)}<br>range [{fmt(low)}, {fmt(high)}]<br>{esc(row['label'])}"
+        spans = [(bottom, top)] if everyone else [(positions[m] - half, positions[m] + half)
+                                                  for m in row["metrics"] if m in positions]
+        for y0, y1 in spans:
+            if low is not None and high is not None:
+                fig.add_shape(type="rect", xref="x", yref="y", x0=low, x1=high, y0=y0, y1=y1, fillcolor=_CHANCE_BAND,
+                              line={"width": 0}, layer="below")
+            xs += [est, est, None]
+            ys += [y0, y1, None]
+            hover += [text, text, None]
+    fig.add_scatter(x=xs, y=ys, mode="lines", name=CHANCE_NAME, line=_CHANCE_LINE, hovertext=hover,
+                    hoverinfo="text", showlegend=True)
+
+
+def forest_plot(frame: pd.DataFrame, *, sort: str = "estimate", title: str = "",
+                chance: pd.DataFrame | None = None) -> go.Figure:
     """Correlation estimates with confidence intervals, one row per metric, one marker per CI method.
 
     ``frame`` columns: metric, method, estimate, low, high, and optionally n_defined, n_resamples, n,
     confidence_level. Markers and whiskers take the metric's colour; methods differ by marker symbol and sit
     one under the other inside the metric's row, so the figure grows with metrics x methods and never overlaps.
+    ``chance`` (optional, :func:`metaeval_ui.tables.chance_groups`) adds the chance baseline as a dashed line and
+    band (:func:`add_chance_reference`).
     """
     if frame is None or frame.empty:
         return empty_figure("No intervals to show")
@@ -326,6 +367,7 @@ def forest_plot(frame: pd.DataFrame, *, sort: str = "estimate", title: str = "")
         margin={"t": 80 if title else 50},
         shapes=shapes,
     )
+    add_chance_reference(fig, chance, position)
     return fig
 
 

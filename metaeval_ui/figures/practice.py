@@ -14,7 +14,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from metaeval_ui.figures import PALETTE, empty_figure, esc, fmt, measure_colour
+from metaeval_ui.figures import PALETTE, add_chance_reference, empty_figure, esc, fmt, measure_colour
 
 # An ordered quantity (the number of systems) gets an ordered ramp, not the measures' hues.
 RAMP = ("#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b")
@@ -230,10 +230,12 @@ def influence_figure(frame: pd.DataFrame, *, estimate: float, threshold: float, 
 # -- significance clusters ------------------------------------------------------------------------------------
 
 
-def clusters_figure(frame: pd.DataFrame, *, coefficient: str = "", human: str = "") -> go.Figure:
+def clusters_figure(frame: pd.DataFrame, *, coefficient: str = "", human: str = "",
+                    chance: pd.DataFrame | None = None) -> go.Figure:
     """Each metric's correlation, best at the top, coloured (and boxed) by significance cluster.
 
-    ``frame`` columns: cluster (1 = best), metric, estimate (sorted best first).
+    ``frame`` columns: cluster (1 = best), metric, estimate (sorted best first). ``chance`` (optional,
+    :func:`metaeval_ui.tables.chance_groups`) adds the chance level as a dashed line and band.
     """
     if frame is None or frame.empty:
         return empty_figure("No clusters to show")
@@ -256,7 +258,9 @@ def clusters_figure(frame: pd.DataFrame, *, coefficient: str = "", human: str = 
                       opacity=0.09 if int(c) % 2 else 0.03, line_width=0)
         fig.add_annotation(xref="paper", x=1.01, y=top - 0.05, yanchor="top", xanchor="left", showarrow=False,
                            text=f"cluster {int(c)}", font=dict(size=11, color="#555"))
-    finite = pd.to_numeric(frame["estimate"], errors="coerce").dropna()
+    add_chance_reference(fig, chance, {m: y[i] for i, m in enumerate(frame["metric"])}, half=0.45)
+    values = [frame["estimate"]] + ([] if chance is None or chance.empty else [chance["low"], chance["high"]])
+    finite = pd.to_numeric(pd.concat(values, ignore_index=True), errors="coerce").dropna()
     low, high = (float(finite.min()), float(finite.max())) if not finite.empty else (-1.0, 1.0)
     pad = max(high - low, 0.1)
     fig.update_layout(

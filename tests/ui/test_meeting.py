@@ -86,6 +86,10 @@ def test_overview_leads_with_a_leaderboard_and_the_naacl_headline(demo_env):
     # The demo keeps its three annotators: each is scored against the other two, below the metrics, never ranked.
     assert [r[1] for r in ranked][0] == "metric.strong" and len(ranked) == 5
     assert [r[1] for r in ceiling] == [f"annotator {a} vs the others" for a in (1, 2, 3)] and rows[-3:] == ceiling
+    # Kendall of continuous metrics: one chance row for all of them (docs/methods.md sec. 12), between the two.
+    chance = [r for r in rows if r[0] == "chance"]
+    assert [r[1] for r in chance] == ["random scores (permuted)"] and rows[len(ranked)] == chance[0]
+    assert abs(float(chance[0][2])) < 0.05 and any("randomly permuted" in c.value for c in at.caption)
     ranks = [int(r[0]) for r in ranked]
     assert ranks == sorted(ranks) and ranks[0] == 1 and ranks[-1] > 1  # metric.noise is separated from the best
     for rank, metric, estimate, interval in rows:

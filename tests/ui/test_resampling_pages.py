@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from metaeval_ui import data, tables
+from metaeval_ui import data, figures, tables
 from ui_helpers import assert_clean, new_app, plotly_specs
 
 DEMO_METRICS = ["metric.strong", "metric.good", "metric.fair", "metric.weak", "metric.noise"]
@@ -28,7 +28,7 @@ def test_ci_page_forest_plot_table_and_methods(demo_env):
     forest = plotly_specs(at)["forest"]
     # One legend entry per method; each metric's whiskers are drawn in that metric's colour under it.
     legend = [t["name"] for t in forest["data"] if t.get("showlegend", True)]
-    assert sorted(legend) == ["BOOT-BOTH", "FISHER"]
+    assert sorted(legend) == ["BOOT-BOTH", "FISHER", figures.CHANCE_NAME]
     drawn = [t for t in forest["data"] if t.get("showlegend") is False]
     assert len(drawn) == 2 * len(DEMO_METRICS)
     hover = drawn[0]["hovertext"][0]
@@ -42,6 +42,27 @@ def test_ci_page_forest_plot_table_and_methods(demo_env):
     other = at.dataframe[0].value
     np.testing.assert_allclose(other["estimate"], table["estimate"])
     assert not np.allclose(other[other["method"] == "BOOT-BOTH"]["low"], boot["low"])
+
+
+def test_ci_forest_plot_draws_the_chance_baseline(demo_env):
+    """docs/methods.md sec. 12: Kendall of continuous metrics has one chance baseline, one line across the plot."""
+    at = open_ci({"ci": "boot-both", "ci_k": "60", "ci_seed": "3"})
+    forest = plotly_specs(at)["forest"]
+    line = next(t for t in forest["data"] if t["name"] == figures.CHANCE_NAME)
+    from metaeval_core.analyses.chance import chance_baseline
+    from metaeval_core.data.synthetic import synthetic_dataset
+
+    core = chance_baseline(synthetic_dataset(), "metric.noise", "human.quality", n_resamples=60, rng=3)
+    assert [x for x in line["x"] if x is not None] == pytest.approx([core.estimate] * 2)
+    assert line["y"][:2] == [-0.5, len(DEMO_METRICS) - 0.5]  # one line across every metric's row
+    band = [s for s in forest["layout"]["shapes"] if s.get("x0") == pytest.approx(core.low)]
+    assert len(band) == 1 and band[0]["x1"] == pytest.approx(core.high)
+    assert any("Chance level" in c.value and "for every metric here" in c.value for c in at.caption)
+    # Pearson depends on the values: one line and band per metric.
+    at.sidebar.radio(key="w:coefficient").set_value("pearson").run()
+    assert_clean(at)
+    line = next(t for t in plotly_specs(at)["forest"]["data"] if t["name"] == figures.CHANCE_NAME)
+    assert sum(x is None for x in line["x"]) == len(DEMO_METRICS)
 
 
 def test_ci_sort_order_and_cap(demo_env):
@@ -88,6 +109,9 @@ def test_significance_heatmap_fill_outline_and_words(demo_env):
                              correction="bonferroni", family="row")
     expected = [r["pvalue_corrected"] for r in core.to_records()]
     np.testing.assert_allclose(records["p corrected"], expected)
+    # The chance level sits beside the metrics' estimates (the clusters chart), not on the p-value heatmap.
+    assert any(t["name"] == figures.CHANCE_NAME for t in plotly_specs(at)["clusters"]["data"])
+    assert any("Chance level" in c.value for c in at.caption)
 
     at.selectbox(key="w:sig_correction").set_value("none").run()
     assert_clean(at)

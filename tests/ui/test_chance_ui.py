@@ -1,0 +1,54 @@
+"""Chance baselines in the dashboard's pure helpers: grouping, the sentence, the reference line (sec. 12)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from metaeval_ui import figures, tables, text
+from metaeval_ui.figures.practice import clusters_figure
+
+
+def _rows(values):
+    return pd.DataFrame([{"metric": m, "estimate": e, "low": lo, "high": hi, "n_resamples": 1000}
+                         for m, (e, lo, hi) in values.items()])
+
+
+def test_metrics_share_a_row_only_when_their_shown_baselines_agree():
+    same = tables.chance_groups(_rows({"a": (0.0001, -0.38, 0.38), "b": (0.0002, -0.38, 0.38)}))
+    assert len(same) == 1 and same.iloc[0]["metrics"] == ("a", "b")
+    assert same.iloc[0]["label"] == "random scores (permuted)"
+    split = tables.chance_groups(_rows({"a": (0.44, 0.42, 0.46), "b": (0.41, 0.39, 0.43), "c": (0.44, 0.42, 0.46)}))
+    assert list(split["metrics"]) == [("a", "c"), ("b",)] and list(split["label"]) == ["a, c permuted", "b permuted"]
+    assert tables.chance_groups(pd.DataFrame()).empty
+
+
+def test_the_sentence_says_the_level_or_why_there_is_none():
+    one = tables.chance_groups(_rows({"a": (0.0, -0.38, 0.38), "b": (0.0, -0.38, 0.38)}))
+    sentence = text.chance_sentence(one, symbol="kendall")
+    assert "kendall = 0.000, 95% range [-0.380, 0.380] for every metric here" in sentence and "1,000" in sentence
+    two = tables.chance_groups(_rows({"a": (0.44, 0.42, 0.46), "b": (0.41, 0.39, 0.43)}))
+    assert "a: kendall = 0.440" in text.chance_sentence(two, symbol="kendall")
+    assert text.chance_sentence(None, symbol="τ", note="too many cells").startswith("No chance baseline: too many")
+
+
+def test_one_line_across_the_forest_plot_or_one_per_metric():
+    frame = pd.DataFrame({"metric": ["a", "b"], "method": "BOOT-BOTH", "estimate": [0.8, 0.5], "low": [0.7, 0.3],
+                          "high": [0.9, 0.6]})
+    shared = tables.chance_groups(_rows({"a": (0.0, -0.3, 0.3), "b": (0.0, -0.3, 0.3)}))
+    fig = figures.forest_plot(frame, chance=shared)
+    line = next(t for t in fig.data if t.name == figures.CHANCE_NAME)
+    assert list(line.x) == [0.0, 0.0, None] and list(line.y) == [-0.5, 1.5, None]
+    assert [(s.x0, s.x1) for s in fig.layout.shapes if s.fillcolor == figures._CHANCE_BAND] == [(-0.3, 0.3)]
+    apart = tables.chance_groups(_rows({"a": (0.44, 0.42, 0.46), "b": (0.41, 0.39, 0.43)}))
+    fig = figures.forest_plot(frame, chance=apart)
+    line = next(t for t in fig.data if t.name == figures.CHANCE_NAME)
+    assert list(line.x) == [0.44, 0.44, None, 0.41, 0.41, None] and list(line.y)[:2] == [0.5, 1.5]
+    assert not any(t.name == figures.CHANCE_NAME for t in figures.forest_plot(frame).data)
+
+
+def test_the_clusters_chart_widens_to_show_the_chance_band():
+    ranks = pd.DataFrame({"cluster": [1, 2], "metric": ["a", "b"], "estimate": [0.8, 0.5]})
+    chance = tables.chance_groups(_rows({"a": (0.0, -0.3, 0.3), "b": (0.0, -0.3, 0.3)}))
+    fig = clusters_figure(ranks, coefficient="kendall", chance=chance)
+    assert any(t.name == figures.CHANCE_NAME for t in fig.data)
+    assert fig.layout.xaxis.range[0] < -0.3
