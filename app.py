@@ -25,6 +25,7 @@ PAGES = [  # (file, title, icon, url path)
     ("pages/correlations.py", "Correlations", ":material/scatter_plot:", "correlations"),
     ("pages/confidence.py", "Confidence intervals", ":material/straighten:", "confidence"),
     ("pages/significance.py", "Significance", ":material/compare_arrows:", "significance"),
+    ("pages/average.py", "Overall average", ":material/functions:", "average"),
     ("pages/pairs.py", "Realistic pairs", ":material/join_inner:", "pairs"),
     ("pages/stability.py", "Ranking stability", ":material/stacked_line_chart:", "stability"),
     ("pages/pools.py", "Judged vs all", ":material/data_thresholding:", "pools"),
@@ -43,7 +44,7 @@ PAGES = [  # (file, title, icon, url path)
 ]
 # Navigation sections by url path; pages not listed go to the first section.
 SECTIONS = {
-    "Dataset & correlations": ("home", "dataset", "correlations", "confidence", "significance"),
+    "Dataset & correlations": ("home", "dataset", "correlations", "confidence", "significance", "average"),
     "Reliability": ("pairs", "stability", "pools"),
     "Paper analyses": ("reproduce", "topk", "pairwise", "matrix", "annotators", "highrange", "normality",
                        "simulations"),

@@ -116,6 +116,13 @@ FIELDS: dict[str, Field] = {
     "infl_k": Field("infl_k", "int", 500),
     "infl_seed": Field("infl_seed", "int", 0),
     "clu_raw": Field("clu_raw", "bool", False),
+    # overall average (docs/methods.md sec. 13)
+    "avg_humans": Field("avg_h", "list"),
+    "avg_levels": Field("avg_lv", "list", ("system",)),
+    "avg_datasets": Field("avg_ds", "list", ()),
+    "avg_other": Field("avg_t", "list", ()),
+    "avg_k": Field("avg_k", "int", 1000),
+    "avg_seed": Field("avg_seed", "int", 0),
 }
 
 

@@ -1,0 +1,84 @@
+"""Cached core calls of the Overall average page (docs/methods.md sec. 13): metrics averaged over several tasks.
+
+Same pattern as :mod:`metaeval_ui.data`: datasets are passed as ``_datasets`` (leading underscore: never hashed) with
+their small keys ``(name, (id, version))``; tasks are plain tuples. Other built-in datasets are loaded once per
+process (with their default system subset, as the sidebar loads them).
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import pandas as pd
+import streamlit as st
+
+from metaeval_core.analyses.average import Task, TaskAverage, average_over_tasks
+from metaeval_core.data.dataset import Dataset
+
+from metaeval_ui import data
+
+MAX_AVERAGE_RESAMPLES = 5_000  # every task is resampled twice (interval and test): 5,000 x 4 tasks take seconds
+TaskTuple = tuple[str, str, str, str, str, str | None]  # dataset, human, level, coefficient, pool, systems
+
+
+def other_datasets(current: str) -> list[str]:
+    """Built-in datasets that are here (the demo included), except the current one."""
+    return [c.id for c in data.list_choices(data.data_dir_key()) if c.available and c.id != current]
+
+
+@st.cache_resource(max_entries=6, show_spinner="Loading dataset…")
+def load_other(dataset_id: str, data_dir: str) -> Dataset:
+    """A built-in dataset with its default system subset (HANNA without the human-written stories)."""
+    return data.load_registered(dataset_id, data_dir).with_default_systems()
+
+
+def humans_of(dataset_id: str) -> tuple[str, ...]:
+    return load_other(dataset_id, data.data_dir_key()).human_measures
+
+
+def datasets_for(current: Dataset, tasks: tuple[TaskTuple, ...]) -> dict[str, Dataset]:
+    """The datasets the tasks name: the sidebar's dataset under its id, the others from the registry."""
+    out = {current.id: current}
+    for task in tasks:
+        if task[0] not in out:
+            out[task[0]] = load_other(task[0], data.data_dir_key())
+    return out
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def average(_datasets: Mapping[str, Dataset], keys: tuple, tasks: tuple[TaskTuple, ...], metrics: tuple[str, ...],
+            n_resamples: int, seed: int) -> TaskAverage:
+    """BOOT-BOTH 95% intervals, one-sided PERM-BOTH tests, Bonferroni per row metric, alpha 0.05 (as the Overview).
+
+    ``keys`` is ``tuple((name, data.dataset_key(dataset)) for each dataset)``: the cache key of ``_datasets``.
+    """
+    return average_over_tasks(dict(_datasets), [Task(*t) for t in tasks], list(metrics), n_resamples=int(n_resamples),
+                              rng=int(seed))
+
+
+def dataset_keys(datasets: Mapping[str, Dataset]) -> tuple:
+    return tuple((name, data.dataset_key(ds)) for name, ds in datasets.items())
+
+
+def rows_frame(result: TaskAverage) -> pd.DataFrame:
+    """One row per metric: cluster, metric, average, low, high, reason, then each task's value."""
+    frame = result.to_frame().drop(columns=["n_defined"])
+    frame["cluster"] = pd.array(frame["cluster"], dtype="Int64")
+    return frame
+
+
+def forest_frame(result: TaskAverage) -> pd.DataFrame:
+    """The averaged metrics in :func:`metaeval_ui.figures.forest_plot`'s layout."""
+    rows = [r for r in result.to_records() if not r["reason"]]
+    return pd.DataFrame({"metric": [r["metric"] for r in rows], "method": f"average, {result.method.upper()}",
+                         "estimate": [r["average"] for r in rows], "low": [r["low"] for r in rows],
+                         "high": [r["high"] for r in rows], "n_defined": [r["n_defined"] for r in rows],
+                         "n_resamples": result.n_resamples, "confidence_level": result.confidence_level},
+                        columns=["metric", "method", "estimate", "low", "high", "n_defined", "n_resamples",
+                                 "confidence_level"])
+
+
+def tasks_frame(result: TaskAverage) -> pd.DataFrame:
+    return pd.DataFrame([{"task": t.label, "dataset": t.dataset, "human": t.human, "level": t.level,
+                          "coefficient": t.coefficient, "draw group": g + 1}
+                         for t, g in zip(result.tasks, result.draw_groups)])

@@ -1,0 +1,49 @@
+"""AppTest of the Overall average page (docs/methods.md sec. 13) on the demo and, when present, SummEval."""
+
+from __future__ import annotations
+
+from ui_helpers import assert_clean, new_app, plotly_specs
+
+
+def open_page(query: dict | None = None, dataset: str = "demo"):
+    at = new_app({"dataset": dataset, **(query or {})}).run()
+    at.switch_page("pages/average.py").run()
+    assert_clean(at)
+    return at
+
+
+def texts(elements) -> str:
+    return " ".join(e.value for e in elements).replace("\\", "")
+
+
+def test_average_on_the_demo_over_two_levels(demo_env):
+    at = open_page({"avg_k": "100", "avg_lv": ["system", "input"],
+                    "metric": ["metric.strong", "metric.weak", "metric.noise"]})
+    assert at.title[0].value == "Overall average"
+    table = at.dataframe[0].value
+    assert list(table["metric"])[0] == "metric.strong" and table["cluster"].iloc[0] == 1
+    assert {"demo:human.quality:system:kendall", "demo:human.quality:input:kendall"} <= set(table.columns)
+    assert (table["low"] <= table["average"]).all() and (table["average"] <= table["high"]).all()
+    assert "average" in plotly_specs(at)
+    assert "share their resamples" in texts(at.caption)
+    # One level only: one task, said so; the URL keeps the choice.
+    at.multiselect(key="w:avg_levels").set_value(["system"]).run()
+    assert_clean(at)
+    assert "One task" in texts(at.info) and at.query_params["avg_lv"] == "system"
+    at.multiselect(key="w:avg_levels").set_value([]).run()
+    assert "Pick at least one human dimension and one level" in texts(at.info)
+
+
+def test_summeval_four_expert_dimensions(real_env):
+    experts = ["expert.coherence", "expert.consistency", "expert.fluency", "expert.relevance"]
+    at = open_page({"avg_k": "100", "avg_h": experts, "metric": ["rouge-1.f1", "rouge-2.f1", "bertscore.f1"]},
+                   dataset="summeval")
+    table = at.dataframe[0].value
+    assert len(table) == 3 and table["average"].notna().all()
+    tasks = at.dataframe[1].value
+    assert len(tasks) == 4 and set(tasks["draw group"]) == {1}
+    # A second dataset that lacks the metrics: they are listed without an average, never averaged over fewer.
+    at.multiselect(key="w:avg_datasets").set_value(["demo"]).run()
+    at.multiselect(key="w:avg_other").set_value(["demo:human.quality"]).run()
+    assert_clean(at)
+    assert "No average" in texts(at.warning) and "not in dataset demo" in texts(at.warning)
