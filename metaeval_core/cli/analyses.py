@@ -218,6 +218,8 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     cli.add_dataset_args(p)
     cli.add_selection_args(p)
     p.add_argument("--confidence-level", type=float, default=0.95, help="width of the permutation range")
+    cli.add_resampling_args(p)
+
     p = command("average", cmd_average, "WMT-style average of each metric over several tasks (dataset, human "
                 "measure, level, coefficient), with intervals, tests and significance clusters on the average "
                 "(docs/methods.md sec. 13)")
