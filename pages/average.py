@@ -53,6 +53,7 @@ result = None
 with guard("Could not compute the averages"), st.spinner(f"Averaging {len(ctx.metrics)} metrics over "
                                                          f"{len(tasks)} tasks ({k:,} resamples)…"):
     datasets = du.datasets_for(ds, tasks)
+    du.check_size(datasets, tasks, len(ctx.metrics), int(k))
     result = du.average(datasets, du.dataset_keys(datasets), tasks, tuple(ctx.metrics), int(k), int(seed))
 if result is None:
     widgets.finish()

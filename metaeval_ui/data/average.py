@@ -14,6 +14,7 @@ import streamlit as st
 
 from metaeval_core.analyses.average import Task, TaskAverage, average_over_tasks
 from metaeval_core.data.dataset import Dataset
+from metaeval_core.stats.significance import estimated_table_seconds
 
 from metaeval_ui import data
 
@@ -43,6 +44,22 @@ def datasets_for(current: Dataset, tasks: tuple[TaskTuple, ...]) -> dict[str, Da
         if task[0] not in out:
             out[task[0]] = load_other(task[0], data.data_dir_key())
     return out
+
+
+def check_size(datasets: Mapping[str, Dataset], tasks: tuple[TaskTuple, ...], n_metrics: int,
+               n_resamples: int) -> None:
+    """Raise ValueError, with what to change, when the intervals and tests of all tasks would run for minutes."""
+    seconds = 0.0
+    for name, _human, level, coefficient, _pool, systems in tasks:
+        subset = datasets[name].select_systems(systems)
+        for method in ("boot-both", "perm-both"):
+            seconds += estimated_table_seconds(subset.n_systems, subset.n_judged, n_metrics, level=level,
+                                               coefficient=coefficient, method=method, n_resamples=n_resamples)
+    if seconds > data.MAX_TABLE_SECONDS:
+        raise ValueError(
+            f"{n_metrics} metrics over {len(tasks)} tasks with {n_resamples:,} resamples would take about "
+            f"{seconds / 60:.0f} min here (the page stops at {data.MAX_TABLE_SECONDS:.0f} s): use fewer metrics, tasks "
+            "or resamples, or the system level (or `metaeval average` on the command line)")
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

@@ -257,3 +257,22 @@ def test_cli_average_prints_and_writes_json(tmp_path, capsys):
     assert code == 0 and "metric.strong" in out and "cluster" in out
     code = cli_main(["average", "--task", "demo", "--metrics", "metric.strong", "--n-resamples", "100"])
     assert code == 2 and "DATASET:HUMAN" in capsys.readouterr().err
+
+
+def test_pool_all_is_its_own_draw_group_and_resamples_as_a_single_interval(demo):
+    from metaeval_core.stats.resampling import dataset_confidence_interval
+
+    tasks = [Task("demo", "human.quality", pool="all"), Task("demo", "human.quality", "input", pool="all")]
+    result = average_over_tasks(demo, tasks, ["metric.good"], n_resamples=200, rng=2, return_distribution=True)
+    assert result.draw_groups == (0, 1)  # pool 'all' changes the system level only: the input task is judged
+    stream = np.random.default_rng(_shared_seed(np.random.default_rng(2).spawn(2)[0]))
+    ci = dataset_confidence_interval(demo, "metric.good", "human.quality", level="system", coefficient="kendall",
+                                     method="boot-both", pool="all", n_resamples=200, rng=stream,
+                                     return_distribution=True)
+    assert ci.pool == "all"
+    other = np.random.default_rng(_shared_seed(np.random.default_rng(2).spawn(2)[1]))
+    per_input = dataset_confidence_interval(demo, "metric.good", "human.quality", level="input",
+                                            coefficient="kendall", method="boot-both", n_resamples=200, rng=other,
+                                            return_distribution=True)
+    np.testing.assert_allclose(result.distribution[:, 0], (ci.distribution + per_input.distribution) / 2,
+                               rtol=0, atol=1e-12)

@@ -47,3 +47,11 @@ def test_summeval_four_expert_dimensions(real_env):
     at.multiselect(key="w:avg_other").set_value(["demo:human.quality"]).run()
     assert_clean(at)
     assert "No average" in texts(at.warning) and "not in dataset demo" in texts(at.warning)
+
+
+def test_a_run_of_minutes_is_refused_with_what_to_change(real_env):
+    experts = ["expert.coherence", "expert.consistency", "expert.fluency", "expert.relevance"]
+    at = new_app({"dataset": "summeval", "avg_k": "5000", "avg_lv": ["global"], "avg_h": experts,
+                  "metric": ["rouge-1.f1", "rouge-2.f1", "bertscore.f1", "qa-eval.f1", "METEOR"]}).run()
+    at.switch_page("pages/average.py").run()
+    assert at.error and "would take about" in at.error[0].value and "fewer metrics" in at.error[0].value
