@@ -375,6 +375,9 @@ def cmd_correlate(args: argparse.Namespace) -> None:
                        confidence_level=args.confidence_level)
         rows.append(row)
     columns = ["metric", "human", "level", "coefficient", "pool", "estimate", "n", "n_undefined"]
+    if args.coefficient == "tie-calibrated-accuracy":
+        # The tie threshold is part of the value (docs/methods.md sec. 11.2): one for the whole level.
+        columns.insert(columns.index("estimate") + 1, "epsilon")
     if args.ci:
         columns += ["low", "high", "n_defined"]
     emit(args, rows, columns=columns)

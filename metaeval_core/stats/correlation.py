@@ -5,13 +5,20 @@ References: docs/methods.md sec. 1 (Deutsch, Dror & Roth, TACL 2021, sec. 2).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Literal, Sequence, get_args
 
 import numpy as np
 
 from metaeval_core._checks import check_choice, check_human
-from metaeval_core.stats.coefficients import Coefficient, coefficient_function, validate_coefficient
+from metaeval_core.stats.coefficients import (
+    Coefficient,
+    coefficient_function,
+    tie_calibrated_accuracy,
+    validate_coefficient,
+)
+from metaeval_core.stats.tiecal import input_tie_calibrated
 from metaeval_core._frames import ToFrame
 from metaeval_core.data.dataset import Dataset, Pool, POOLS
 
@@ -26,12 +33,15 @@ class LevelCorrelation:
     ``estimate`` is NaN where undefined. ``n`` is the number of points behind
     each value: systems (system level), inputs whose correlation was defined
     (input level) or cells (global level). ``n_undefined`` counts the inputs
-    skipped at the input level (0 at other levels).
+    skipped at the input level (0 at other levels). ``epsilon`` is the tie threshold of
+    'tie-calibrated-accuracy' (one per batch index, shared by every input at the input level;
+    NaN where undefined) and None for the other coefficients.
     """
 
     estimate: np.ndarray
     n: np.ndarray
     n_undefined: np.ndarray
+    epsilon: np.ndarray | None = None
 
 
 def nanmean_last(values: np.ndarray) -> np.ndarray:
@@ -74,16 +84,22 @@ def correlate_matrices(
             f"metric and human must have the same number of systems; got {metric.shape[-2]} and {human.shape[-2]}"
         )
     corr = coefficient_function(coefficient)
+    calibrated = coefficient == "tie-calibrated-accuracy"
     if level == "system":
         x = system_means(metric)
         z = system_means(human)
-        estimate = corr(x, z)
         n = (~np.isnan(x) & ~np.isnan(z)).sum(axis=-1)
-        return LevelCorrelation(estimate, n, np.zeros_like(n))
+        if calibrated:
+            return _calibrated_slices(x, z, n)
+        return LevelCorrelation(corr(x, z), n, np.zeros_like(n))
     if metric.shape[-1] != human.shape[-1]:
         raise ValueError(
             f"at the {level} level metric and human must share their inputs; got {metric.shape[-1]} and {human.shape[-1]}"
         )
+    if level == "input" and calibrated:
+        # One epsilon for every input (docs/methods.md sec. 11.2), not one per input.
+        result = input_tie_calibrated(metric, human)
+        return LevelCorrelation(result.accuracy, result.n, result.n_undefined, result.epsilon)
     if level == "input":
         per_input = corr(np.swapaxes(metric, -1, -2), np.swapaxes(human, -1, -2))
         defined = ~np.isnan(per_input)
@@ -92,7 +108,16 @@ def correlate_matrices(
     x = metric.reshape(*batch, -1)
     z = human.reshape(*batch, -1)
     n = (~np.isnan(x) & ~np.isnan(z)).sum(axis=-1)
+    if calibrated:
+        return _calibrated_slices(x, z, n)
     return LevelCorrelation(corr(x, z), n, np.zeros_like(n))
+
+
+def _calibrated_slices(x: np.ndarray, z: np.ndarray, n: np.ndarray) -> LevelCorrelation:
+    """System or global level: one epsilon over the level's pairs, reported with the accuracy."""
+    result = tie_calibrated_accuracy(x, z)
+    epsilon = np.where(np.isnan(result.accuracy), np.nan, result.epsilon)
+    return LevelCorrelation(result.accuracy, n, np.zeros_like(n), epsilon)
 
 
 @dataclass(frozen=True)
@@ -111,6 +136,7 @@ class CorrelationResult(ToFrame):
     n: int
     n_undefined: int
     systems: str = ""
+    epsilon: float = math.nan
 
     @property
     def defined(self) -> bool:
@@ -127,6 +153,7 @@ class CorrelationResult(ToFrame):
             "n": int(self.n),
             "n_undefined": int(self.n_undefined),
             "systems": self.systems,
+            "epsilon": None if not np.isfinite(self.epsilon) else float(self.epsilon),
         }
 
 
@@ -186,6 +213,7 @@ def correlate(
         n=int(result.n),
         n_undefined=int(result.n_undefined),
         systems=systems or "",
+        epsilon=math.nan if result.epsilon is None else float(result.epsilon),
     )
 
 

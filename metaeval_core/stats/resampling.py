@@ -20,6 +20,10 @@ statistic allows it:
   for every resample are one integer-valued matrix product.
 * input level, any coefficient: a resample of inputs only re-weights the
   per-input correlations, so the input-level value is a count-weighted mean.
+* input level, tie-calibrated accuracy: one epsilon for all inputs, re-chosen in every
+  resample; a resample only re-weights the original (pair, input) entries (systems by
+  ``c_u c_v``, inputs by their multiplicity), so the entries are sorted by ``|dx|`` once
+  (``metaeval_core.stats.tiecal``).
 
 References: docs/methods.md sec. 2; Deutsch, Dror & Roth (TACL 2021) sec. 3.
 """
@@ -44,6 +48,7 @@ from metaeval_core.stats.coefficients import (
 )
 from metaeval_core.stats.paircounts import WEIGHTED_PAIR_COEFFICIENTS, PairCounter, weighted_coefficient
 from metaeval_core.stats.correlation import Level, correlate_matrices, correlation_inputs, system_means, validate_level
+from metaeval_core.stats.tiecal import ResampledInputCalibration
 from metaeval_core._frames import ToFrame
 from metaeval_core.data.dataset import Dataset, Pool, POOLS
 
@@ -348,6 +353,17 @@ def _bootstrap_correlations(
                 means.append(mu)
             for idx in range(q):
                 out[sl, idx] = _rows_correlation(means[idx], means[q], coefficient)
+        return out
+
+    if level == "input" and coefficient == "tie-calibrated-accuracy":
+        # One epsilon per resample, re-chosen over the resample's inputs (docs/methods.md sec. 11.2).
+        engines = [ResampledInputCalibration(x, human) for x in metrics]
+        b = batch if batch is not None else min(e.batch_size() for e in engines)
+        for sl in _chunks(k, b):
+            cs = None if S is None else _counts(S[sl], n)
+            cd = None if DX is None else _counts(DX[sl], m_metric)
+            for idx, engine in enumerate(engines):
+                out[sl, idx] = engine.evaluate(cs, cd)[0]
         return out
 
     if level == "input":

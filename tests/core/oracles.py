@@ -16,6 +16,7 @@ import numpy as np
 from scipy import stats
 
 from .test_accuracy import loop_accuracy, loop_tie_calibrated
+from .tie_oracle import one_epsilon
 
 
 def scipy_corr(x: np.ndarray, z: np.ndarray, coefficient: str) -> float:
@@ -52,6 +53,9 @@ def level_corr(x: np.ndarray, z: np.ndarray, level: str, coefficient: str) -> fl
     """The level correlation of two score matrices, one scipy call at a time."""
     if level == "system":
         return scipy_corr(row_means(x), row_means(z), coefficient)
+    if level == "input" and coefficient == "tie-calibrated-accuracy":
+        # One epsilon shared by every input, not one per input (docs/methods.md sec. 11.2).
+        return one_epsilon(x, z, "input")[0]
     if level == "input":
         per_input = [scipy_corr(x[:, j], z[:, j], coefficient) for j in range(x.shape[1])]
         defined = [r for r in per_input if not math.isnan(r)]

@@ -11,6 +11,7 @@ from metaeval_core.data.dataset import Dataset, DatasetError, Measure
 from metaeval_core.data.synthetic import SyntheticSpec, synthetic_dataset
 
 from .oracles import scipy_corr
+from .tie_oracle import one_epsilon
 
 
 def reference_level(metric, human, level, coefficient):
@@ -19,6 +20,10 @@ def reference_level(metric, human, level, coefficient):
         x = np.array([np.nanmean(row) if np.any(~np.isnan(row)) else np.nan for row in metric])
         z = np.array([np.nanmean(row) if np.any(~np.isnan(row)) else np.nan for row in human])
         return scipy_corr(x, z, coefficient), None
+    if level == "input" and coefficient == "tie-calibrated-accuracy":
+        # One epsilon shared by every input (docs/methods.md sec. 11.2).
+        defined = sum(np.sum(~(np.isnan(metric[:, j]) | np.isnan(human[:, j]))) >= 2 for j in range(metric.shape[1]))
+        return one_epsilon(metric, human, "input")[0], defined
     if level == "input":
         values = [scipy_corr(metric[:, j], human[:, j], coefficient) for j in range(metric.shape[1])]
         defined = [v for v in values if not np.isnan(v)]

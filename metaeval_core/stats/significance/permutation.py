@@ -5,8 +5,10 @@ PERM-BOTH draws, per resample and in draw order, ``ceil(N M / 64)`` raw 64-bit w
 bits are the cell swaps, so chunking never changes them. At the system level the means of a
 swapped matrix are ``mean(X) + mean(B * (Y - X))`` along inputs; at the input level with
 Kendall or pairwise accuracy the difference of the swapped pair counts is linear in the swap
-bits for most inputs (``significance.linear``); at the global level Kendall and pairwise
-accuracy are weighted pair counts over the 2NM points of X and Y (``metaeval_core.stats.paircounts``).
+bits for most inputs (``significance.linear``), and with the tie-calibrated accuracy every swapped
+matrix chooses its own epsilon shared by all its inputs (``metaeval_core.stats.tiecal``); at the
+global level Kendall and pairwise accuracy are weighted pair counts over the 2NM points of X and Y
+(``metaeval_core.stats.paircounts``).
 
 References: docs/methods.md sec. 3; Deutsch, Dror & Roth (TACL 2021) sec. 4 and App. B.
 """
@@ -22,6 +24,7 @@ import numpy as np
 
 from metaeval_core.stats.coefficients import coefficient_function
 from metaeval_core.stats.correlation import system_means
+from metaeval_core.stats.tiecal import input_tie_calibrated
 from metaeval_core.stats.significance._common import _TOLERANCE
 from metaeval_core.stats.significance.linear import LINEAR_COEFFICIENTS, InputLinearPermutation, input_permutation_nulls
 from metaeval_core.stats.paircounts import WEIGHTED_PAIR_COEFFICIENTS, PairCounter, weighted_coefficient
@@ -186,6 +189,8 @@ class _PermutationEngine:
         self.per_resample = n * m
         if level == "system":
             self.system = _SystemPermutation([x, y], z, coefficient, method)
+        elif level == "input" and coefficient == "tie-calibrated-accuracy":
+            pass  # one epsilon over all inputs: no per-input values to reuse, see deltas()
         elif level == "input":
             corr = coefficient_function(coefficient)
             self.tau_x = corr(self.x.T, z.T)
@@ -209,6 +214,11 @@ class _PermutationEngine:
         n, m = self.x.shape
         if self.level == "system":
             return self.system.deltas(self.system.moved(mask), 0, 1)
+        if self.level == "input" and self.coefficient == "tie-calibrated-accuracy":
+            # The swapped matrices choose their own shared epsilon (docs/methods.md sec. 11.2).
+            xs = np.where(mask, self.y, self.x)
+            ys = np.where(mask, self.x, self.y)
+            return input_tie_calibrated(xs, self.z).accuracy - input_tie_calibrated(ys, self.z).accuracy
         if self.level == "input":
             if self.method == "perm-inputs":
                 cols = mask[:, 0, :]

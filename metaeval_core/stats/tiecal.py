@@ -1,0 +1,216 @@
+"""Tie-calibrated pairwise accuracy at the input level: one epsilon shared by every input.
+
+Deutsch, Foster & Freitag (2023) and the WMT metrics tasks choose a single tie threshold for the
+whole dataset. At the input level that is the ``epsilon`` maximising the accuracy *averaged over
+inputs*, every input using the same ``epsilon``. The accuracy at ``epsilon`` is a sum over all
+(system pair, input) entries of each entry's gain (what calling it a tie changes) weighted by
+``1 / (valid pairs of its input)``, so one sort of every entry's ``|dx|`` and one cumulative sum find
+the best ``epsilon``: O(P log P) for P entries, vectorised over a leading batch axis.
+
+The weighted sums are kept exact where possible: every weight is multiplied by the least common
+multiple ``L`` of the row's pair counts, so the cumulative sums are integers held exactly in float64
+(when ``L`` times the number of inputs stays below 2^53). The smallest maximiser is then found
+exactly, whatever the batch or chunk size. Otherwise (very many distinct pair counts) the sums are
+plain float64 and accuracies within ``1e-10`` of the maximum count as maximal.
+
+References: docs/methods.md sec. 11.2; Deutsch, Foster & Freitag (2023) sec. 4.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+# Entries (rows x candidate pairs) handled at once: bounds memory to some tens of MB per array.
+_ENTRY_BUDGET = 2_000_000
+# Exact integer arithmetic in float64 while every partial sum stays below this.
+_EXACT_LIMIT = 2.0**53
+# Accuracy tolerance of the inexact fallback (many distinct per-input pair counts).
+_FLOAT_TOLERANCE = 1e-10
+
+
+@dataclass(frozen=True)
+class InputCalibration:
+    """Input-level tie-calibrated accuracy per leading batch index.
+
+    ``accuracy`` is the mean over the defined inputs (at least one valid system pair) of each
+    input's accuracy with the shared ``epsilon`` (NaN with no defined input); ``epsilon`` is the
+    smallest maximiser, in the metric's units (NaN when undefined); ``n`` counts the defined inputs
+    and ``n_undefined`` the others.
+    """
+
+    accuracy: np.ndarray
+    epsilon: np.ndarray
+    n: np.ndarray
+    n_undefined: np.ndarray
+
+
+def _scales(n_pairs: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row: ``L`` making every ``weight_j * L / n_j`` an integer, and whether the sums stay exact.
+
+    ``n_pairs`` (b, M) are the pair counts (0 = undefined input), ``weights`` (b, M) the inputs'
+    integer multiplicities. Rows where no such ``L`` keeps ``L * sum(weights)`` below 2^53 get
+    ``L = 1`` and ``exact = False``.
+    """
+    b = n_pairs.shape[0]
+    scale = np.ones(b)
+    exact = np.zeros(b, dtype=bool)
+    defined = n_pairs > 0
+    totals = np.where(defined, weights, 0.0).sum(axis=1)
+    for r in range(b):
+        values = np.unique(n_pairs[r][defined[r]])
+        lcm = 1
+        for v in values.tolist():
+            lcm = math.lcm(lcm, int(v))
+            if lcm * max(totals[r], 1.0) >= _EXACT_LIMIT:
+                break
+        else:
+            scale[r], exact[r] = float(lcm), True
+    return scale, exact
+
+
+def _search(key: np.ndarray, gains: np.ndarray, base: np.ndarray, total: np.ndarray,
+            exact: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Best threshold per row.
+
+    ``key`` (E,) or (b, E): candidate ``|dx|`` ascending, ``inf`` for padding; ``gains`` (b, E): each
+    entry's weighted gain in the same order; ``base`` (b,): the weighted correct count at epsilon 0;
+    ``total`` (b,): the weighted count of all pairs. Returns (accuracy, epsilon).
+    """
+    b, e = gains.shape
+    cumulative = np.cumsum(gains, axis=1)
+    run_end = np.ones(key.shape, dtype=bool)
+    # Only the last entry of a run of equal |dx| is a threshold: the whole run ties at once.
+    run_end[..., :-1] = key[..., 1:] != key[..., :-1]
+    run_end &= np.isfinite(key)
+    candidate = np.where(run_end, cumulative, -np.inf)
+    best = candidate.max(axis=1, initial=-np.inf) if e else np.full(b, -np.inf)
+    tolerance = np.where(exact, 0.5, _FLOAT_TOLERANCE * total)
+    use = best > tolerance  # otherwise epsilon 0 (no threshold adds ties) is the smallest maximiser
+    first = np.argmax(candidate >= (best - tolerance)[:, None], axis=1) if e else np.zeros(b, dtype=np.intp)
+    rows = np.arange(b)
+    gained = np.where(use, candidate[rows, first] if e else 0.0, 0.0)
+    sorted_key = np.broadcast_to(key, (b, e))
+    epsilon = np.where(use, sorted_key[rows, first] if e else 0.0, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        accuracy = np.where(total > 0, (base + gained) / total, np.nan)
+    return accuracy, np.where(total > 0, epsilon, np.nan)
+
+
+def _pair_tables(x: np.ndarray, z: np.ndarray):
+    """Per (system pair, input): valid, correct at epsilon 0, gain of calling it a tie; ``|dx|``.
+
+    ``x``, ``z`` (..., N, M) -> arrays (..., P, M). The gain is +1 when the humans tie the pair (a tie is
+    right), -1 when the metric orders it as the humans do (a tie is wrong), 0 otherwise (already tied,
+    or wrong either way).
+    """
+    n = x.shape[-2]
+    first, second = np.triu_indices(n, 1)
+    valid = ~(np.isnan(x) | np.isnan(z))
+    pair_valid = valid[..., first, :] & valid[..., second, :]
+    with np.errstate(invalid="ignore"):
+        dx = x[..., first, :] - x[..., second, :]
+        dz = z[..., first, :] - z[..., second, :]
+    sx, sz = np.sign(dx), np.sign(dz)
+    correct = pair_valid & (sx == sz)  # equal signs, including both tied
+    gain = np.where(pair_valid & (sx != 0), (sz == 0).astype(np.int8) - (sx == sz).astype(np.int8), 0).astype(np.int8)
+    return pair_valid, correct, gain, np.abs(dx), first, second
+
+
+def input_tie_calibrated(metric: np.ndarray, human: np.ndarray) -> InputCalibration:
+    """Input-level tie-calibrated accuracy of ``(..., N, M)`` score matrices, one epsilon per leading index.
+
+    Every input ``j`` with ``n_j >= 1`` valid system pairs (both scores on both systems) is defined;
+    the value is ``max over epsilon of mean_j acc_j(epsilon)``, where ``acc_j(epsilon)`` counts a pair
+    correct when the humans tie it and ``|dx| <= epsilon``, or when ``|dx| > epsilon`` and both order it
+    the same way. The candidates are 0 and every observed ``|dx|``; the smallest maximiser is reported.
+
+    References: docs/methods.md sec. 11.2; Deutsch, Foster & Freitag (2023) sec. 4.
+    """
+    x = np.asarray(metric, dtype=np.float64)
+    z = np.asarray(human, dtype=np.float64)
+    x, z = np.broadcast_arrays(x, z)
+    batch_shape = x.shape[:-2]
+    n, m = x.shape[-2:]
+    x2 = x.reshape(-1, n, m)
+    z2 = z.reshape(-1, n, m)
+    rows = x2.shape[0]
+    accuracy = np.full(rows, np.nan)
+    epsilon = np.full(rows, np.nan)
+    defined = np.zeros(rows, dtype=np.int64)
+    p = n * (n - 1) // 2
+    step = max(1, _ENTRY_BUDGET // max(p * m, 1))
+    for start in range(0, rows, step):
+        sl = slice(start, min(start + step, rows))
+        pair_valid, correct, gain, adx, _, _ = _pair_tables(x2[sl], z2[sl])
+        b = sl.stop - sl.start
+        n_pairs = pair_valid.sum(axis=1)  # (b, M)
+        defined[sl] = (n_pairs > 0).sum(axis=1)
+        ones = np.ones((b, m))
+        scale, exact = _scales(n_pairs, ones)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            factor = np.where(n_pairs > 0, scale[:, None] / n_pairs, 0.0)  # (b, M): L / n_j
+        key = np.where(gain != 0, adx, np.inf).reshape(b, -1)
+        order = np.argsort(key, axis=1, kind="stable")
+        weighted = (gain * factor[:, None, :]).reshape(b, -1)
+        base = (correct.sum(axis=1) * factor).sum(axis=1)
+        total = scale * (n_pairs > 0).sum(axis=1)
+        accuracy[sl], epsilon[sl] = _search(np.take_along_axis(key, order, axis=1),
+                                            np.take_along_axis(weighted, order, axis=1), base, total, exact)
+    return InputCalibration(accuracy.reshape(batch_shape), epsilon.reshape(batch_shape),
+                            defined.reshape(batch_shape), (m - defined).reshape(batch_shape))
+
+
+class ResampledInputCalibration:
+    """Input-level tie-calibrated accuracy of bootstrap resamples of one metric against the human.
+
+    A resample of systems with multiplicities ``c`` holds ``c_u c_v`` copies of every original pair
+    ``(u, v)`` (the same ``|dx|`` and correctness) and ``c_u (c_u - 1) / 2`` pairs of a system with its
+    own copy, tied in both scores (correct whatever epsilon, no gain); a resample of inputs weights
+    input ``j`` by its multiplicity ``d_j``. So every resample's candidates are the original entries'
+    ``|dx|``: they are sorted once, and each resample only re-weights the gains (O(P) per resample).
+    The result equals :func:`input_tie_calibrated` on the materialised resampled matrices.
+    """
+
+    def __init__(self, metric: np.ndarray, human: np.ndarray):
+        x = np.asarray(metric, dtype=np.float64)
+        z = np.asarray(human, dtype=np.float64)
+        self.n, self.m = x.shape
+        pair_valid, correct, gain, adx, self.first, self.second = _pair_tables(x, z)
+        self.valid = (~(np.isnan(x) | np.isnan(z))).astype(np.float64)  # (N, M)
+        self.correct = correct.astype(np.float64)  # (P, M)
+        pair, column = np.nonzero(gain)
+        order = np.argsort(adx[pair, column], kind="stable")
+        self.pair, self.column = pair[order], column[order]
+        self.key = adx[self.pair, self.column]
+        self.gain = gain[self.pair, self.column].astype(np.float64)
+
+    @property
+    def entries(self) -> int:
+        return int(self.key.size)
+
+    def evaluate(self, system_counts: np.ndarray | None, input_counts: np.ndarray | None,
+                 ) -> tuple[np.ndarray, np.ndarray]:
+        """(accuracy, epsilon) per resample; counts are (b, N) and (b, M) multiplicities, or None for all 1."""
+        b = (system_counts if system_counts is not None else input_counts).shape[0]
+        c = np.ones((b, self.n)) if system_counts is None else np.asarray(system_counts, dtype=np.float64)
+        d = np.ones((b, self.m)) if input_counts is None else np.asarray(input_counts, dtype=np.float64)
+        c_pair = c[:, self.first] * c[:, self.second]  # (b, P)
+        s = c @ self.valid  # valid systems per input, with multiplicity; integer-valued, so exact
+        n_pairs = np.rint(s * (s - 1) / 2).astype(np.int64)
+        self_pairs = ((c * c) @ self.valid - s) / 2
+        correct = c_pair @ self.correct + self_pairs  # (b, M)
+        scale, exact = _scales(n_pairs, d)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            factor = np.where(n_pairs > 0, d * scale[:, None] / n_pairs, 0.0)
+        base = (correct * factor).sum(axis=1)
+        total = scale * np.where(n_pairs > 0, d, 0.0).sum(axis=1)
+        gains = self.gain * factor[:, self.column]
+        if system_counts is not None:
+            gains *= c_pair[:, self.pair]
+        return _search(self.key, gains, base, total, exact)
+
+    def batch_size(self) -> int:
+        return max(1, _ENTRY_BUDGET // max(self.entries, 1))
