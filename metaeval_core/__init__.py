@@ -45,6 +45,7 @@ from metaeval_core.stats.significance import (
     correct_table,
 )
 from metaeval_core.analyses.simulations import ci_coverage, power_curve
+from metaeval_core.analyses.chance import ChanceBaseline, chance_baseline, chance_baselines
 from metaeval_core.stats.stability import dataset_ranking_stability, default_sizes, ranking_stability
 from metaeval_core.data.synthetic import SyntheticSpec, synthetic_dataset
 
@@ -68,6 +69,8 @@ __all__ = [
     # practitioner tools and simulations
     "improvement_probability", "plan_judgments", "significance_clusters", "system_influence",
     "ci_coverage", "power_curve",
+    # chance baselines
+    "ChanceBaseline", "chance_baseline", "chance_baselines",
     # results as pandas tables
     "to_frame",
 ]

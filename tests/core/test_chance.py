@@ -164,15 +164,19 @@ def test_plain_accuracy_of_a_random_metric_follows_the_tie_formula():
     assert abs(inp.estimate - 0.5) > 10 * inp.mc_se  # with Likert ties the chance level is not 0.5
 
 
-def test_tie_calibrated_chance_is_at_least_always_tie():
-    # Sec. 12.2: calibrating epsilon can always tie every pair, so a random metric scores at least h per input.
+def test_tie_calibrated_chance_is_at_least_always_tie_and_plain_accuracy():
+    # Sec. 12.2: epsilon = the largest |dx| ties every pair (accuracy h), epsilon = 0 is plain accuracy; both are
+    # candidates on every permutation, and the same seed gives both coefficients the same permutations.
     ds = _dataset(5, n=8, m=10, likert=True, missing=False)
     z = ds.matrix("h")
     first, second = np.triu_indices(z.shape[0], 1)
     h = np.mean([(z[first, j] == z[second, j]).mean() for j in range(z.shape[1])])
-    result = chance_baseline(ds, "m", "h", level="input", coefficient="tie-calibrated-accuracy", n_resamples=200,
-                             rng=0)
-    assert result.low >= h - 1e-12 or result.estimate >= h
+    options = dict(level="input", n_resamples=200, rng=0, return_distribution=True)
+    calibrated = chance_baseline(ds, "m", "h", coefficient="tie-calibrated-accuracy", **options)
+    plain = chance_baseline(ds, "m", "h", coefficient="pairwise-accuracy", **options)
+    assert (calibrated.distribution >= h - 1e-12).all()
+    assert (calibrated.distribution >= plain.distribution - 1e-12).all()
+    assert calibrated.estimate >= max((1 - h) / 2, h)
 
 
 def test_metrics_with_the_same_ties_share_a_baseline_exactly(demo):
@@ -232,6 +236,19 @@ def _demo():
     from metaeval_core.data.synthetic import synthetic_dataset
 
     return synthetic_dataset()
+
+
+@pytest.mark.realdata
+def test_summeval_plain_accuracy_chance_follows_the_tie_formula(data_dir):
+    from metaeval_core.data.registry import load_dataset
+
+    ds = load_dataset("summeval", data_dir=data_dir)
+    result = chance_baseline(ds, "qa-eval.f1", "expert.coherence", level="input", coefficient="pairwise-accuracy",
+                             n_resamples=1000, rng=0)
+    x, z = ds.matrix("qa-eval.f1"), ds.matrix("expert.coherence")
+    expected = np.mean([_accuracy_formula(x[:, j], z[:, j]) for j in range(x.shape[1])])
+    assert result.estimate == pytest.approx(expected, abs=4 * result.mc_se)
+    assert result.estimate < 0.45  # three-rater means tie often, and QAEval scores 0 often: far below 0.5
 
 
 @pytest.mark.realdata
