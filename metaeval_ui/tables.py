@@ -170,7 +170,8 @@ def leaderboard_markdown(board: pd.DataFrame, coefficient: str) -> str:
     """The Overview's leaderboard as a markdown table (a light element: no dataframe JavaScript on the landing page).
 
     One row per metric, best first: rank (its significance cluster; tied metrics share it), the metric, its
-    correlation and 95% interval. Rank-1 rows are bold. Rows whose ``kind`` is not 'metric' (e.g. 'human', a human
+    correlation, its tie threshold epsilon when the board has an ``epsilon`` column (tie-calibrated accuracy) and its
+    95% interval. Rank-1 rows are bold. Rows whose ``kind`` is not 'metric' (e.g. 'human', a human
     ceiling) are marked as such in the rank column and never ranked.
     """
     from metaeval_ui.errors import escape_markdown
@@ -183,13 +184,18 @@ def leaderboard_markdown(board: pd.DataFrame, coefficient: str) -> str:
         return f"{v:.3f}" if np.isfinite(v) else "undefined"
 
     symbol = {"pearson": "r", "spearman": "ρ", "kendall": "τ"}.get(coefficient, coefficient)
-    lines = [f"| rank | metric | {symbol} | 95% interval |", "|---:|:---|---:|:---|"]
+    with_epsilon = "epsilon" in board.columns
+    lines = ([f"| rank | metric | {symbol} | ε | 95% interval |", "|---:|:---|---:|---:|:---|"] if with_epsilon
+             else [f"| rank | metric | {symbol} | 95% interval |", "|---:|:---|---:|:---|"])
     for row in board.itertuples(index=False):
         kind = getattr(row, "kind", "metric")
         name = escape_markdown(str(row.metric)).replace("|", "\\|")
         rank = str(int(row.cluster)) if kind == "metric" else f"*{escape_markdown(str(kind))}*"
         interval = f"[{number(row.low)}, {number(row.high)}]" if np.isfinite(float(row.low)) else "undefined"
         cells = [rank, name, number(row.estimate), interval]
+        if with_epsilon:
+            epsilon = float(getattr(row, "epsilon"))
+            cells.insert(3, f"{epsilon:.3g}" if np.isfinite(epsilon) else "–")
         if kind == "metric" and int(row.cluster) == 1:
             cells = [f"**{c}**" for c in cells]
         lines.append("| " + " | ".join(cells) + " |")

@@ -137,3 +137,14 @@ def chance_sentence(groups, *, symbol: str, confidence_level: float = 0.95, note
     k = int(groups["n_resamples"].max())
     return (f"Chance level (each metric's scores randomly permuted, {k:,} permutations, humans fixed): {level}. "
             "A metric inside that range does no better than random scores on this dataset (docs/methods.md sec. 12).")
+
+
+def epsilon_note(level: str) -> str:
+    """What the tie threshold epsilon of the tie-calibrated accuracy is, at ``level`` (docs/methods.md sec. 11.2)."""
+    over = {"input": "one epsilon shared by every input (the one maximising the accuracy averaged over inputs), "
+                     "as in Deutsch et al. (2023) and WMT, not one per input",
+            "system": "one epsilon over the system pairs",
+            "global": "one epsilon over all pairs of cells"}.get(level, "one epsilon for the whole level")
+    return ("Tie-calibrated accuracy: a metric difference |Δ| ≤ epsilon counts as a tie; epsilon (metric units) is "
+            f"the smallest value maximising the accuracy, {over}. Bootstrap intervals and tests re-choose epsilon "
+            "on every resample, so they include the uncertainty of choosing it.")

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from metaeval_ui import data, exports, figures, state, widgets
+from metaeval_ui import data, exports, figures, state, text, widgets
 from metaeval_ui.errors import escape_markdown, guard
 
 st.title("Correlations with human judgments")
@@ -43,8 +43,12 @@ explain = {
 st.caption(escape_markdown(f"{coefficient.capitalize()} at the {level} level") + ": " + explain
            + (" Systems: " + escape_markdown(systems) + "." if systems else ""))
 
+calibrated = coefficient == "tie-calibrated-accuracy"
+if calibrated:
+    st.caption(text.epsilon_note(level))
 view = table.rename(columns={"n_undefined": "skipped"})
-shown = ["metric", "human", "estimate", "n", "skipped"] + (["systems"] if systems else [])
+shown = (["metric", "human", "estimate"] + (["epsilon"] if calibrated else []) + ["n", "skipped"]
+         + (["systems"] if systems else []))
 st.dataframe(
     view[shown], hide_index=True, width="stretch",
     column_config={
@@ -52,6 +56,9 @@ st.dataframe(
                                                   help="empty = undefined (never silently 0)"),
         "n": st.column_config.NumberColumn("n used", help={"system": "systems", "input": "inputs",
                                                             "global": "cells"}[level]),
+        "epsilon": st.column_config.NumberColumn("epsilon", format="%.4g",
+                                                 help="tie threshold in metric units: |metric difference| <= epsilon "
+                                                      "counts as a tie; one value for the whole level"),
         "skipped": st.column_config.NumberColumn("undefined skipped",
                                                  help="input level: inputs whose correlation was undefined"),
     },

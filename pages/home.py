@@ -13,7 +13,7 @@ import streamlit as st
 
 from metaeval_ui import data, figures, navigation, tables, widgets
 from metaeval_ui.errors import escape_markdown, guard
-from metaeval_ui.text import glossary
+from metaeval_ui.text import epsilon_note, glossary
 
 FEW_PAIRS = 10  # below this many pairs, one pair moves Kendall's tau by more than 0.2: warn instead of headlining
 NEXT = (  # (page file, what it answers); pages this build does not register are left out
@@ -59,6 +59,8 @@ if ctx.human and ctx.metrics:
             f"{ds.select_systems(systems or None).n_systems} systems"
             + (f" ({systems})" if systems else "") + f", pool '{pool}'. Change the level and coefficient in the "
             "sidebar; details on Confidence intervals and Significance."))
+        if coefficient == "tie-calibrated-accuracy":
+            st.caption("ε: " + epsilon_note(level))
         if (board["kind"] == "chance").any():
             st.caption("*chance*: the same coefficient for a metric whose scores are randomly permuted (mean of 1,000 "
                        "permutations; bracket: their central 95%; docs/methods.md sec. 12). A metric inside that "

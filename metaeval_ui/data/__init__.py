@@ -132,7 +132,8 @@ def correlation_table(
     pool: str,
     systems: str,
 ) -> pd.DataFrame:
-    """One row per (metric, human) with the correlation and how many points / undefined pieces it used."""
+    """One row per (metric, human) with the correlation, how many points / undefined pieces it used and, for the
+    tie-calibrated accuracy, the tie threshold epsilon it chose (docs/methods.md sec. 11.2)."""
     rows = []
     for human in humans:
         for metric in metrics:
@@ -141,9 +142,11 @@ def correlation_table(
             )
             rows.append(result.to_dict())
     frame = pd.DataFrame(
-        rows, columns=["metric", "human", "level", "coefficient", "pool", "estimate", "n", "n_undefined", "systems"]
+        rows, columns=["metric", "human", "level", "coefficient", "pool", "estimate", "n", "n_undefined", "systems",
+                       "epsilon"]
     )
     frame["estimate"] = frame["estimate"].astype(float)
+    frame["epsilon"] = frame["epsilon"].astype(float)  # NaN except for the tie-calibrated accuracy
     return frame
 
 
@@ -306,7 +309,8 @@ def leaderboard(_dataset: Dataset, key: DatasetKey, metrics: tuple[str, ...], hu
     separates share a cluster (metaeval_core.analyses.practice.significance_clusters). Columns: cluster, metric,
     estimate, low, high, kind: 'metric', then 'chance' (a metric with permuted scores, docs/methods.md sec. 12: one
     row, or one per distinct baseline) and 'human ceiling' rows, never ranked. ``attrs['chance_note']`` says why
-    there is no chance row, or is ''.
+    there is no chance row, or is ''. With the tie-calibrated accuracy an ``epsilon`` column holds each metric's tie
+    threshold (NaN on the other rows).
     """
     from metaeval_ui import tables
     from metaeval_ui.data import practice as practice_data
@@ -326,6 +330,10 @@ def leaderboard(_dataset: Dataset, key: DatasetKey, metrics: tuple[str, ...], hu
     ranks["low"] = [intervals[m]["low"] for m in ranks["metric"]]
     ranks["high"] = [intervals[m]["high"] for m in ranks["metric"]]
     ranks["kind"] = "metric"
+    if coefficient == "tie-calibrated-accuracy":
+        # The value is only meaningful with its tie threshold (docs/methods.md sec. 11.2).
+        chosen = correlation_table(_dataset, key, tuple(metrics), (human,), level, coefficient, pool, systems)
+        ranks["epsilon"] = ranks["metric"].map(dict(zip(chosen["metric"], chosen["epsilon"]))).astype(float)
     groups, note = chance_groups(_dataset, key, tuple(metrics), human, level, coefficient, pool, systems, 0.95,
                                  n_resamples, seed)
     chance = pd.DataFrame({"cluster": np.nan, "metric": groups["label"], "estimate": groups["estimate"],
