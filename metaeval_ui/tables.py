@@ -202,32 +202,51 @@ def leaderboard_markdown(board: pd.DataFrame, coefficient: str) -> str:
     return "\n".join(lines)
 
 
-def chance_groups(rows: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
-    """Chance baselines (docs/methods.md sec. 12) grouped by what a reader sees: one row per distinct baseline.
+def _same_chance(a: dict, b: dict) -> bool:
+    """Two metrics' chance baselines agree within Monte Carlo error (docs/methods.md sec. 12, 'In the product')."""
+    values = [[_float(r.get(c)) for c in ("estimate", "low", "high")] for r in (a, b)]
+    if values[0] == values[1] or not np.isfinite(values[0] + values[1]).any():
+        return True  # identical (rank-based coefficients and the same ties), or both undefined
+    if not all(np.isfinite(v) for row in values for v in row):
+        return False
+    (e1, l1, h1), (e2, l2, h2) = values
+    se = np.hypot(_float(a.get("mc_se")), _float(b.get("mc_se")))
+    k = max(min(_float(a.get("n_resamples")), _float(b.get("n_resamples"))), 1.0)
+    # A percentile of k draws has a standard error of about 0.68 * width / sqrt(k) (normal case); allow two.
+    bound = 1.4 * max(h1 - l1, h2 - l2) / np.sqrt(k)
+    return bool(np.isfinite(se) and abs(e1 - e2) <= 3 * se and abs(l1 - l2) <= bound and abs(h1 - h2) <= bound)
 
-    ``rows``: one row per metric with metric, estimate, low, high (a ``ChanceBaseline.to_dict()`` each). Metrics
-    whose estimate and range agree to ``digits`` decimals share a row (rank-based coefficients give identical
-    baselines to metrics with the same ties); otherwise each distinct baseline gets its own row. Columns: metrics
-    (tuple), label, estimate, low, high, n_resamples. Label: 'random scores (permuted)' when one row covers every metric, else
-    the metrics it covers, then 'permuted'.
+
+def _float(value: object) -> float:
+    number = pd.to_numeric(value, errors="coerce")
+    return float(number) if number is not None and np.isfinite(number) else float("nan")
+
+
+def chance_groups(rows: pd.DataFrame) -> pd.DataFrame:
+    """Chance baselines (docs/methods.md sec. 12) grouped for display: one row per baseline a reader should tell apart.
+
+    ``rows``: one row per metric, as ``ChanceBaseline.to_dict()`` (metric, estimate, low, high, mc_se,
+    n_resamples). A metric joins the first group whose first metric's baseline agrees with its own within Monte Carlo
+    error (:func:`_same_chance`: estimates within 3 standard errors, range bounds within about two standard errors
+    of a percentile); rank-based coefficients give metrics with the same ties identical baselines. A group shows its
+    members' mean estimate and bounds. Columns: metrics (tuple), label, estimate, low, high, n_resamples. Label:
+    'random scores (permuted)' when one group covers every metric, else the metrics it covers, then 'permuted'.
     """
     columns = ["metrics", "label", "estimate", "low", "high", "n_resamples"]
     if rows is None or rows.empty:
         return pd.DataFrame(columns=columns)
-
-    def rounded(value: object) -> object:
-        number = pd.to_numeric(value, errors="coerce")
-        return round(float(number), digits) if np.isfinite(number) else None
-
-    groups: dict[tuple, list[dict]] = {}
+    groups: list[list[dict]] = []
     for row in rows.to_dict("records"):
-        groups.setdefault(tuple(rounded(row[c]) for c in ("estimate", "low", "high")), []).append(row)
+        home = next((g for g in groups if _same_chance(g[0], row)), None)
+        if home is None:
+            groups.append([row])
+        else:
+            home.append(row)
     out = []
-    for members in groups.values():
+    for members in groups:
         names = tuple(str(m["metric"]) for m in members)
         label = "random scores (permuted)" if len(groups) == 1 else f"{', '.join(names)} permuted"
-        values = {c: float(np.mean([pd.to_numeric(m[c], errors="coerce") for m in members]))
-                  for c in ("estimate", "low", "high")}
+        values = {c: float(np.mean([_float(m.get(c)) for m in members])) for c in ("estimate", "low", "high")}
         out.append({"metrics": names, "label": label, **values,
-                    "n_resamples": int(max(int(m.get("n_resamples", 0) or 0) for m in members))})
+                    "n_resamples": int(max(np.nan_to_num(_float(m.get("n_resamples"))) for m in members))})
     return pd.DataFrame(out, columns=columns)

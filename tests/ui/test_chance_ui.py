@@ -8,8 +8,8 @@ from metaeval_ui import figures, tables, text
 from metaeval_ui.figures.practice import clusters_figure
 
 
-def _rows(values):
-    return pd.DataFrame([{"metric": m, "estimate": e, "low": lo, "high": hi, "n_resamples": 1000}
+def _rows(values, se=0.0003):
+    return pd.DataFrame([{"metric": m, "estimate": e, "low": lo, "high": hi, "mc_se": se, "n_resamples": 1000}
                          for m, (e, lo, hi) in values.items()])
 
 
@@ -20,6 +20,13 @@ def test_metrics_share_a_row_only_when_their_shown_baselines_agree():
     split = tables.chance_groups(_rows({"a": (0.44, 0.42, 0.46), "b": (0.41, 0.39, 0.43), "c": (0.44, 0.42, 0.46)}))
     assert list(split["metrics"]) == [("a", "c"), ("b",)] and list(split["label"]) == ["a, c permuted", "b permuted"]
     assert tables.chance_groups(pd.DataFrame()).empty
+    # Within Monte Carlo error (Pearson's range depends a little on the values): one line, the members' mean.
+    close = tables.chance_groups(_rows({"a": (0.0004, -0.051, 0.052), "b": (0.0, -0.048, 0.050)}, se=0.0008))
+    assert len(close) == 1 and close.iloc[0]["low"] == -0.0495
+    far = tables.chance_groups(_rows({"a": (0.0004, -0.051, 0.052), "b": (0.0, -0.030, 0.030)}, se=0.0008))
+    assert len(far) == 2
+    undefined = tables.chance_groups(_rows({"a": (None, None, None), "b": (None, None, None)}))
+    assert len(undefined) == 1
 
 
 def test_the_sentence_says_the_level_or_why_there_is_none():

@@ -58,11 +58,11 @@ def test_ci_forest_plot_draws_the_chance_baseline(demo_env):
     band = [s for s in forest["layout"]["shapes"] if s.get("x0") == pytest.approx(core.low)]
     assert len(band) == 1 and band[0]["x1"] == pytest.approx(core.high)
     assert any("Chance level" in c.value and "for every metric here" in c.value for c in at.caption)
-    # Pearson depends on the values: one line and band per metric.
+    # Pearson's baselines differ a little with the values, within Monte Carlo error here: still one line.
     at.sidebar.radio(key="w:coefficient").set_value("pearson").run()
     assert_clean(at)
     line = next(t for t in plotly_specs(at)["forest"]["data"] if t["name"] == figures.CHANCE_NAME)
-    assert sum(x is None for x in line["x"]) == len(DEMO_METRICS)
+    assert sum(x is None for x in line["x"]) == 1
 
 
 def test_ci_sort_order_and_cap(demo_env):
