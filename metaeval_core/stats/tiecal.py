@@ -102,21 +102,28 @@ def _search(key: np.ndarray, gains: np.ndarray, base: np.ndarray, total: np.ndar
 def _pair_tables(x: np.ndarray, z: np.ndarray):
     """Per (system pair, input): valid, correct at epsilon 0, gain of calling it a tie; ``|dx|``.
 
-    ``x``, ``z`` (..., N, M) -> arrays (..., P, M). The gain is +1 when the humans tie the pair (a tie is
-    right), -1 when the metric orders it as the humans do (a tie is wrong), 0 otherwise (already tied,
-    or wrong either way).
+    ``x``, ``z`` (..., N, M) -> arrays (..., P, M); see :func:`_entry_tables`.
     """
     n = x.shape[-2]
     first, second = np.triu_indices(n, 1)
-    valid = ~(np.isnan(x) | np.isnan(z))
-    pair_valid = valid[..., first, :] & valid[..., second, :]
+    tables = _entry_tables(x[..., first, :], x[..., second, :], z[..., first, :], z[..., second, :])
+    return (*tables, first, second)
+
+
+def _entry_tables(xa: np.ndarray, xb: np.ndarray, za: np.ndarray, zb: np.ndarray):
+    """(valid, correct, gain, |dx|) of the pairs (a, b) given their four scores.
+
+    The gain is +1 when the humans tie the pair (a tie is right), -1 when the metric orders it as the humans do
+    (a tie is wrong), 0 otherwise (already tied, or wrong either way).
+    """
+    valid = ~(np.isnan(xa) | np.isnan(xb) | np.isnan(za) | np.isnan(zb))
     with np.errstate(invalid="ignore"):
-        dx = x[..., first, :] - x[..., second, :]
-        dz = z[..., first, :] - z[..., second, :]
+        dx = xa - xb
+        dz = za - zb
     sx, sz = np.sign(dx), np.sign(dz)
-    correct = pair_valid & (sx == sz)  # equal signs, including both tied
-    gain = np.where(pair_valid & (sx != 0), (sz == 0).astype(np.int8) - (sx == sz).astype(np.int8), 0).astype(np.int8)
-    return pair_valid, correct, gain, np.abs(dx), first, second
+    correct = valid & (sx == sz)  # equal signs, including both tied
+    gain = np.where(valid & (sx != 0), (sz == 0).astype(np.int8) - (sx == sz).astype(np.int8), 0).astype(np.int8)
+    return valid, correct, gain, np.abs(dx)
 
 
 def input_tie_calibrated(metric: np.ndarray, human: np.ndarray) -> InputCalibration:
@@ -153,7 +160,8 @@ def input_tie_calibrated(metric: np.ndarray, human: np.ndarray) -> InputCalibrat
         with np.errstate(invalid="ignore", divide="ignore"):
             factor = np.where(n_pairs > 0, scale[:, None] / n_pairs, 0.0)  # (b, M): L / n_j
         key = np.where(gain != 0, adx, np.inf).reshape(b, -1)
-        order = np.argsort(key, axis=1, kind="stable")
+        # Entries of equal |dx| form one run whose total is read at its end, so their order is irrelevant.
+        order = np.argsort(key, axis=1)
         weighted = (gain * factor[:, None, :]).reshape(b, -1)
         base = (correct.sum(axis=1) * factor).sum(axis=1)
         total = scale * (n_pairs > 0).sum(axis=1)
@@ -214,3 +222,73 @@ class ResampledInputCalibration:
 
     def batch_size(self) -> int:
         return max(1, _ENTRY_BUDGET // max(self.entries, 1))
+
+
+class SwappedInputCalibration:
+    """Input-level tie-calibrated accuracies of cell-swapped metrics ``Xs`` and ``Ys`` (permutation tests).
+
+    For a system pair ``(a, a')`` of one input, the swapped ``Xs`` compares one of four outcomes
+    ``c = 2 B_a + B_a'`` (``X_a`` or ``Y_a`` against ``X_a'`` or ``Y_a'``) and ``Ys`` the complementary
+    ``3 - c``. So every resample's candidates are among the ``4 P M`` entries of the four outcomes: they are
+    sorted by ``|dx|`` once, and a resample switches on the entries its swap bits select (O(P M) per
+    resample, no sort). The result equals :func:`input_tie_calibrated` on the swapped matrices.
+    """
+
+    def __init__(self, x: np.ndarray, y: np.ndarray, human: np.ndarray):
+        x, y, z = (np.asarray(a, dtype=np.float64) for a in (x, y, human))
+        self.n, self.m = z.shape
+        first, second = np.triu_indices(self.n, 1)
+        self.first, self.second = first, second
+        vz = ~np.isnan(z)
+        self.valid_x = (~np.isnan(x) & vz).astype(np.float64)
+        self.valid_y = (~np.isnan(y) & vz).astype(np.float64)
+        correct, keys, gains, outcomes, flat = [], [], [], [], []
+        for c in range(4):
+            ua = y if c >> 1 else x  # cell a of the pair: Y's when swapped
+            ub = y if c & 1 else x
+            _, right, gain, adx = _entry_tables(ua[first], ub[second], z[first], z[second])
+            correct.append(right.astype(np.float64))
+            nonzero = np.flatnonzero(gain)
+            keys.append(adx.ravel()[nonzero])
+            gains.append(gain.ravel()[nonzero])
+            outcomes.append(np.full(nonzero.size, c, dtype=np.int8))
+            flat.append(nonzero)
+        self.correct = np.stack(correct)  # (4, P, M)
+        key = np.concatenate(keys)
+        order = np.argsort(key, kind="stable")
+        self.key = key[order]
+        self.gain = np.concatenate(gains)[order].astype(np.float64)
+        self.outcome = np.concatenate(outcomes)[order]
+        self.flat = np.concatenate(flat)[order]  # index into the (P, M) layout
+        self.column = self.flat % self.m
+
+    def evaluate(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Accuracies of ``Xs`` and ``Ys`` for swap masks broadcastable to (b, N, M) (True = swapped)."""
+        step = self.batch_size()
+        parts = [self._evaluate(mask[start:start + step]) for start in range(0, mask.shape[0], step)]
+        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+    def _evaluate(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        b = mask.shape[0]
+        bits = np.broadcast_to(mask, (b, self.n, self.m))
+        outcome = (2 * bits[:, self.first].astype(np.int8) + bits[:, self.second]).reshape(b, -1)  # (b, P M)
+        active = outcome[:, self.flat]  # (b, E): the outcome each entry's (pair, input) takes in Xs
+        p_idx = np.arange(self.first.size)[:, None]
+        j_idx = np.arange(self.m)[None, :]
+        results = []
+        for side, (mine, other) in enumerate(((self.valid_x, self.valid_y), (self.valid_y, self.valid_x))):
+            taken = outcome if side == 0 else 3 - outcome
+            s = np.where(bits, other, mine).sum(axis=1)  # valid systems per input
+            n_pairs = np.rint(s * (s - 1) / 2).astype(np.int64)
+            correct = self.correct[taken.reshape(b, -1, self.m), p_idx, j_idx].sum(axis=1)  # (b, M)
+            scale, exact = _scales(n_pairs, np.ones((b, self.m)))
+            with np.errstate(invalid="ignore", divide="ignore"):
+                factor = np.where(n_pairs > 0, scale[:, None] / n_pairs, 0.0)
+            on = (active if side == 0 else 3 - active) == self.outcome
+            gains = np.where(on, self.gain * factor[:, self.column], 0.0)
+            results.append(_search(self.key, gains, (correct * factor).sum(axis=1),
+                                   scale * (n_pairs > 0).sum(axis=1), exact)[0])
+        return results[0], results[1]
+
+    def batch_size(self) -> int:
+        return max(1, _ENTRY_BUDGET // max(self.key.size, self.first.size * self.m, 1))

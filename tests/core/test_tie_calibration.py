@@ -147,3 +147,17 @@ def test_cli_correlate_prints_epsilon(capsys):
     assert "epsilon" in capsys.readouterr().out.splitlines()[0]
     assert main(argv[:-2] + ["--coefficient", "kendall", "--json"]) == 0
     assert all(r["epsilon"] is None for r in json.loads(capsys.readouterr().out))
+
+
+@pytest.mark.parametrize("method", ["perm-inputs", "perm-systems", "perm-both"])
+def test_swapped_engine_equals_materialised_matrices(method, monkeypatch):
+    x, z = messy(31, n=6, m=9, nan=0.2)
+    y, _ = messy(32, n=6, m=9, nan=0.2)
+    masks = _draw_swap_masks(np.random.default_rng(1), method, 30, 6, 9)
+    engine = tiecal.SwappedInputCalibration(x, y, z)
+    accuracy_x, accuracy_y = engine.evaluate(masks)
+    for swapped, other, got in ((y, x, accuracy_x), (x, y, accuracy_y)):
+        expected = tiecal.input_tie_calibrated(np.where(masks, swapped, other), z[None])
+        np.testing.assert_array_equal(got, expected.accuracy)
+    monkeypatch.setattr(tiecal, "_ENTRY_BUDGET", 1)  # one resample per chunk
+    np.testing.assert_array_equal(engine.evaluate(masks)[0], accuracy_x)

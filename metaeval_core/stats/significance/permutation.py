@@ -6,7 +6,8 @@ bits are the cell swaps, so chunking never changes them. At the system level the
 swapped matrix are ``mean(X) + mean(B * (Y - X))`` along inputs; at the input level with
 Kendall or pairwise accuracy the difference of the swapped pair counts is linear in the swap
 bits for most inputs (``significance.linear``), and with the tie-calibrated accuracy every swapped
-matrix chooses its own epsilon shared by all its inputs (``metaeval_core.stats.tiecal``); at the
+matrix chooses its own epsilon shared by all its inputs, among the |dx| of the four outcomes of every
+pair sorted once (``metaeval_core.stats.tiecal.SwappedInputCalibration``); at the
 global level Kendall and pairwise accuracy are weighted pair counts over the 2NM points of X and Y
 (``metaeval_core.stats.paircounts``).
 
@@ -24,7 +25,7 @@ import numpy as np
 
 from metaeval_core.stats.coefficients import coefficient_function
 from metaeval_core.stats.correlation import system_means
-from metaeval_core.stats.tiecal import input_tie_calibrated
+from metaeval_core.stats.tiecal import SwappedInputCalibration
 from metaeval_core.stats.significance._common import _TOLERANCE
 from metaeval_core.stats.significance.linear import LINEAR_COEFFICIENTS, InputLinearPermutation, input_permutation_nulls
 from metaeval_core.stats.paircounts import WEIGHTED_PAIR_COEFFICIENTS, PairCounter, weighted_coefficient
@@ -190,7 +191,8 @@ class _PermutationEngine:
         if level == "system":
             self.system = _SystemPermutation([x, y], z, coefficient, method)
         elif level == "input" and coefficient == "tie-calibrated-accuracy":
-            pass  # one epsilon over all inputs: no per-input values to reuse, see deltas()
+            # One epsilon over all inputs: no per-input values to reuse; the swapped pairs' candidates are fixed.
+            self.swapped = SwappedInputCalibration(self.x, self.y, z)
         elif level == "input":
             corr = coefficient_function(coefficient)
             self.tau_x = corr(self.x.T, z.T)
@@ -216,9 +218,8 @@ class _PermutationEngine:
             return self.system.deltas(self.system.moved(mask), 0, 1)
         if self.level == "input" and self.coefficient == "tie-calibrated-accuracy":
             # The swapped matrices choose their own shared epsilon (docs/methods.md sec. 11.2).
-            xs = np.where(mask, self.y, self.x)
-            ys = np.where(mask, self.x, self.y)
-            return input_tie_calibrated(xs, self.z).accuracy - input_tie_calibrated(ys, self.z).accuracy
+            accuracy_x, accuracy_y = self.swapped.evaluate(mask)
+            return accuracy_x - accuracy_y
         if self.level == "input":
             if self.method == "perm-inputs":
                 cols = mask[:, 0, :]
