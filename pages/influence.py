@@ -18,7 +18,7 @@ if ctx is None:
     st.stop()
 ds = ctx.dataset
 metric = wpr.metric_picker("infl_metric", ds)
-level, coefficient, pool, systems = widgets.correlation_settings(ds)
+level, coefficient, pool, systems = widgets.correlation_settings(ds, coefficients=widgets.POINT_COEFFICIENTS)
 with st.sidebar.expander("Flags and intervals", expanded=False):
     key = state.prepare("infl_threshold", fallback=0.1, coerce=lambda v: min(max(float(v), 0.0), 2.0))
     threshold = state.commit("infl_threshold", st.number_input(

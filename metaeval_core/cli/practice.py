@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Callable
 
-from metaeval_core.stats.coefficients import COEFFICIENTS
+from metaeval_core.stats.coefficients import POINT_COEFFICIENTS as COEFFICIENTS
 from metaeval_core.stats.correlation import LEVELS
 from metaeval_core.data.dataset import POOLS
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import Callable
 
-from metaeval_core.stats.coefficients import COEFFICIENTS
+from metaeval_core.stats.coefficients import POINT_COEFFICIENTS as COEFFICIENTS
 from metaeval_core.stats.correlation import LEVELS
 
 # Default trials per level, bounded so that a run on SummEval (16 x 100) takes well under a minute

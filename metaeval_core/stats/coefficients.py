@@ -20,8 +20,15 @@ from scipy import stats
 
 from metaeval_core._checks import check_choice
 
-Coefficient = Literal["pearson", "spearman", "kendall", "pairwise-accuracy", "tie-calibrated-accuracy"]
+Coefficient = Literal[
+    "pearson", "spearman", "kendall", "pairwise-accuracy", "tie-calibrated-accuracy", "soft-pairwise-accuracy"
+]
 COEFFICIENTS: tuple[str, ...] = get_args(Coefficient)
+# Statistics of whole score matrices defined at the system level only (docs/methods.md sec. 11.3):
+# they need every system's segment scores, not one vector of points per slice.
+SYSTEM_ONLY_COEFFICIENTS: tuple[str, ...] = ("soft-pairwise-accuracy",)
+# Coefficients of two vectors of points, valid at every level and in every vector-based analysis.
+POINT_COEFFICIENTS: tuple[str, ...] = tuple(c for c in COEFFICIENTS if c not in SYSTEM_ONLY_COEFFICIENTS)
 # Coefficients that are correlations in [-1, 1] with a Fisher transform and Williams'
 # test; the pairwise accuracies lie in [0, 1] and only support resampling methods.
 CORRELATIONS: tuple[str, ...] = ("pearson", "spearman", "kendall")
@@ -334,9 +341,29 @@ _FUNCTIONS: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
 
 
 def coefficient_function(coefficient: str) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
-    """The vectorised function for a coefficient name."""
+    """The vectorised function for a coefficient name (a coefficient of two vectors of points)."""
     validate_coefficient(coefficient)
+    require_point_coefficient(coefficient, "this computation")
     return _FUNCTIONS[coefficient]
+
+
+def require_point_coefficient(coefficient: str, what: str) -> None:
+    """Refuse, with the reason, a matrix statistic (SPA) where ``what`` needs vectors of points."""
+    if coefficient in SYSTEM_ONLY_COEFFICIENTS:
+        raise ValueError(
+            f"coefficient {coefficient!r} is a system-level statistic of the metric's and the humans' segment "
+            f"score matrices (docs/methods.md sec. 11.3), not a coefficient of two vectors of points; {what} "
+            f"supports {', '.join(POINT_COEFFICIENTS)}"
+        )
+
+
+def require_level_for(coefficient: str, level: str) -> None:
+    """Refuse a system-only coefficient at another level, naming the level."""
+    if coefficient in SYSTEM_ONLY_COEFFICIENTS and level != "system":
+        raise ValueError(
+            f"coefficient {coefficient!r} is defined at the system level only (docs/methods.md sec. 11.3); "
+            f"got level={level!r}"
+        )
 
 
 def validate_coefficient(coefficient: object) -> None:

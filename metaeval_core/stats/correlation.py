@@ -15,9 +15,11 @@ from metaeval_core._checks import check_choice, check_human
 from metaeval_core.stats.coefficients import (
     Coefficient,
     coefficient_function,
+    require_level_for,
     tie_calibrated_accuracy,
     validate_coefficient,
 )
+from metaeval_core.stats.spa import soft_pairwise_accuracy
 from metaeval_core.stats.tiecal import input_tie_calibrated
 from metaeval_core._frames import ToFrame
 from metaeval_core.data.dataset import Dataset, Pool, POOLS
@@ -69,12 +71,14 @@ def correlate_matrices(
 
     At the system level the two matrices may have different numbers of inputs
     (the metric's pool may be ``all``); at the input and global levels they must
-    share their inputs.
+    share their inputs. ``'soft-pairwise-accuracy'`` is computed from the two
+    matrices' pairwise permutation p-values (system level only).
 
-    References: docs/methods.md sec. 1.
+    References: docs/methods.md sec. 1 and 11.3.
     """
     validate_level(level)
     validate_coefficient(coefficient)
+    require_level_for(coefficient, level)
     metric = np.asarray(metric, dtype=np.float64)
     human = np.asarray(human, dtype=np.float64)
     if metric.ndim < 2 or human.ndim < 2:
@@ -83,6 +87,12 @@ def correlate_matrices(
         raise ValueError(
             f"metric and human must have the same number of systems; got {metric.shape[-2]} and {human.shape[-2]}"
         )
+    if coefficient == "soft-pairwise-accuracy":
+        estimate = soft_pairwise_accuracy(metric, human)
+        x = system_means(metric)
+        z = system_means(human)
+        n = (~np.isnan(x) & ~np.isnan(z)).sum(axis=-1)
+        return LevelCorrelation(np.asarray(estimate, dtype=np.float64), n, np.zeros_like(n))
     corr = coefficient_function(coefficient)
     calibrated = coefficient == "tie-calibrated-accuracy"
     if level == "system":
@@ -190,7 +200,8 @@ def correlate(
     metric, human : str
         Measure ids (any measure may serve as ``metric``; ``human`` must be a human measure).
     level : {'system', 'input', 'global'}
-    coefficient : {'pearson', 'spearman', 'kendall'}
+    coefficient : {'pearson', 'spearman', 'kendall', 'pairwise-accuracy', 'tie-calibrated-accuracy', 'soft-pairwise-accuracy'}
+        ``'soft-pairwise-accuracy'`` at the system level only (docs/methods.md sec. 11.3).
     pool : {'judged', 'all'}
         The metric's input pool at the system level (docs/methods.md sec. 0).
     systems : str, optional

@@ -44,8 +44,10 @@ from metaeval_core.stats.coefficients import (
     coefficient_function,
     pair_signs,
     require_correlation,
+    require_level_for,
     validate_coefficient,
 )
+from metaeval_core.stats.spa import spa_resampled
 from metaeval_core.stats.paircounts import WEIGHTED_PAIR_COEFFICIENTS, PairCounter, weighted_coefficient
 from metaeval_core.stats.correlation import Level, correlate_matrices, correlation_inputs, system_means, validate_level
 from metaeval_core.stats.tiecal import ResampledInputCalibration
@@ -330,6 +332,11 @@ def _bootstrap_correlations(
     out = np.full((k, q), np.nan)
     S, DX, DZ = indices.systems, indices.metric_inputs, indices.human_inputs
 
+    if coefficient == "soft-pairwise-accuracy":
+        # Every p-value is recomputed on each resample's inputs (docs/methods.md sec. 11.3).
+        return spa_resampled(metrics, human, systems=S, metric_inputs=DX, human_inputs=DZ, n_resamples=k,
+                             batch=batch)
+
     if level == "system":
         prepared = []
         for x in [*metrics, human]:
@@ -520,6 +527,7 @@ def _confidence_interval_iv(metric, human, level, coefficient, method, confidenc
         )
     validate_level(level)
     validate_coefficient(coefficient)
+    require_level_for(coefficient, level)
     method = check_choice(method, "method", CI_METHODS)
     if method == "fisher":
         require_correlation(coefficient, "method 'fisher'")

@@ -16,7 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from metaeval_core.analyses import papers as analyses
-from metaeval_core.stats.coefficients import COEFFICIENTS
+from metaeval_core.stats.coefficients import POINT_COEFFICIENTS as COEFFICIENTS
 from metaeval_core.stats.correlation import LEVELS
 from metaeval_core.data.dataset import Dataset
 

@@ -8,10 +8,16 @@ from __future__ import annotations
 import re
 
 from dataclasses import dataclass
+from typing import Sequence
 
 import streamlit as st
 
-from metaeval_core.stats.coefficients import COEFFICIENTS, CORRELATIONS  # noqa: F401 - CORRELATIONS for pages
+from metaeval_core.stats.coefficients import (  # noqa: F401 - CORRELATIONS, POINT_COEFFICIENTS for pages
+    COEFFICIENTS,
+    CORRELATIONS,
+    POINT_COEFFICIENTS,
+    SYSTEM_ONLY_COEFFICIENTS,
+)
 from metaeval_core.stats.correlation import LEVELS
 from metaeval_core.data.dataset import Dataset
 
@@ -295,16 +301,23 @@ def measure_label(dataset: Dataset, name: str) -> str:
     return text if measure.display_name == name else f"{text} [{name}]"
 
 
-def correlation_settings(dataset: Dataset) -> tuple[str, str, str, str]:
-    """Level, coefficient, input pool and system subset (shared by the correlation-based pages)."""
+def correlation_settings(dataset: Dataset, *, coefficients: Sequence[str] = COEFFICIENTS) -> tuple[str, str, str, str]:
+    """Level, coefficient, input pool and system subset (shared by the correlation-based pages).
+
+    System-only coefficients (soft pairwise accuracy, docs/methods.md sec. 11.3) are offered at the system level
+    only; ``coefficients`` narrows the offer for pages that need a coefficient of two vectors.
+    """
     side = st.sidebar
     side.markdown("**Correlation**")
     key = state.prepare("level", options=LEVELS, fallback="system")
     level = state.commit("level", side.radio("Level", LEVELS, key=key, horizontal=True,
                                              help="; ".join(f"{k}: {v}" for k, v in LEVEL_HELP.items())))
-    key = state.prepare("coefficient", options=COEFFICIENTS, fallback="kendall")
-    coefficient = state.commit("coefficient", side.radio("Coefficient", COEFFICIENTS, key=key, horizontal=True,
-                                                         help="Kendall = tau-b (ties handled as in scipy)."))
+    offered = [c for c in coefficients if level == "system" or c not in SYSTEM_ONLY_COEFFICIENTS]
+    key = state.prepare("coefficient", options=offered, fallback="kendall")
+    coefficient = state.commit("coefficient", side.radio(
+        "Coefficient", offered, key=key, horizontal=True,
+        help="Kendall = tau-b (ties handled as in scipy). soft-pairwise-accuracy (system level only): agreement of "
+             "the metric's and the humans' pairwise permutation p-values (docs/methods.md sec. 11.3)."))
     has_pool = dataset.has_unjudged_pool
     if not has_pool:
         if state.get("pool") == "all":

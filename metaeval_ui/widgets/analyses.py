@@ -10,7 +10,7 @@ from typing import Sequence
 
 import streamlit as st
 
-from metaeval_core.stats.coefficients import COEFFICIENTS
+from metaeval_core.stats.coefficients import POINT_COEFFICIENTS as COEFFICIENTS
 from metaeval_core.stats.correlation import LEVELS
 from metaeval_core.data.dataset import Dataset
 

@@ -12,7 +12,7 @@ import numpy as np
 from numpy.random import Generator
 
 from metaeval_core._checks import as_generator, check_choice, check_int, check_probability
-from metaeval_core.stats.coefficients import Coefficient, coefficient_function, validate_coefficient
+from metaeval_core.stats.coefficients import Coefficient, coefficient_function, validate_coefficient, require_point_coefficient
 from metaeval_core.stats.correlation import system_means
 from metaeval_core.data.dataset import POOLS, Dataset, DatasetError, Pool
 from metaeval_core.analyses.papers._common import check_human_measure, check_measures_exist, check_names, float_or_none, select_systems
@@ -73,6 +73,7 @@ def _validate_topk(dataset, metrics, human, coefficient, pool, systems, min_k) -
     check_measures_exist(subset, metrics)
     check_human_measure(subset, human)
     validate_coefficient(coefficient)
+    require_point_coefficient(coefficient, "the top-k analysis")
     check_choice(pool, "pool", POOLS)
     check_int(min_k, "min_k", minimum=2, wording="at least")
     if min_k > subset.n_systems:

@@ -14,7 +14,7 @@ import numpy as np
 from scipy import stats
 
 from metaeval_core._checks import check_choice
-from metaeval_core.stats.coefficients import Coefficient, coefficient_function, validate_coefficient
+from metaeval_core.stats.coefficients import Coefficient, coefficient_function, validate_coefficient, require_point_coefficient
 from metaeval_core.stats.correlation import Level, correlate_matrices, system_means, validate_level
 from metaeval_core.data.dataset import POOLS, Dataset, DatasetError, Pool
 from metaeval_core.analyses.papers._common import check_measures_exist, check_names, float_or_none, select_systems
@@ -90,6 +90,7 @@ def _validate_matrix(dataset, measures, level, coefficient, pool, systems, order
     check_measures_exist(subset, measures)
     validate_level(level)
     validate_coefficient(coefficient)
+    require_point_coefficient(coefficient, "the correlation matrix of measures")
     check_choice(pool, "pool", POOLS)
     check_choice(order, "order", MATRIX_ORDERS)
     return subset, measures
@@ -318,6 +319,7 @@ def _validate_annotators(dataset, groups, levels, coefficients, systems):
         raise TypeError(f"coefficients must be a non-empty sequence of coefficients; got {coefficients!r}")
     for coefficient in coefficients:
         validate_coefficient(coefficient)
+        require_point_coefficient(coefficient, "annotator agreement")
     return subset, with_annotators, known
 
 

@@ -20,7 +20,7 @@ from metaeval_core._checks import (
     check_dataset,
     check_int,
 )
-from metaeval_core.stats.coefficients import Coefficient, coefficient_function, validate_coefficient
+from metaeval_core.stats.coefficients import Coefficient, coefficient_function, validate_coefficient, require_point_coefficient
 from metaeval_core.stats.correlation import Level, correlate_matrices, correlation_inputs, nanmean_last, validate_level
 from metaeval_core.data.dataset import Dataset, Pool, POOLS
 from metaeval_core.stats.resampling import BOOTSTRAP_METHODS, confidence_interval
@@ -88,6 +88,7 @@ def _influence_iv(dataset, metric, human, level, coefficient, pool, systems, thr
     check_dataset(dataset)
     validate_level(level)
     validate_coefficient(coefficient)
+    require_point_coefficient(coefficient, "leave-one-system-out influence")
     check_choice(pool, "pool", POOLS)
     if isinstance(threshold, (bool, np.bool_)) or not isinstance(threshold, numbers.Real) \
             or not 0 <= float(threshold) or not math.isfinite(float(threshold)):

@@ -22,7 +22,7 @@ from metaeval_core._checks import (
     check_int,
     check_probability,
 )
-from metaeval_core.stats.coefficients import Coefficient, validate_coefficient
+from metaeval_core.stats.coefficients import Coefficient, validate_coefficient, require_point_coefficient
 from metaeval_core.stats.correlation import nanmean_last
 from metaeval_core.data.dataset import Dataset
 from metaeval_core.stats.resampling import confidence_interval
@@ -118,6 +118,7 @@ def _plan_iv(dataset, metric, human, input_sizes, system_sizes, target_width, ta
         if versus == metric:
             raise ValueError("versus must name a measure other than metric")
     validate_coefficient(coefficient)
+    require_point_coefficient(coefficient, "judgment planning")
     check_choice(ci_method, "ci_method", PLAN_METHODS)
     confidence_level = check_confidence_level(confidence_level)
     alpha = check_probability(alpha, "alpha")

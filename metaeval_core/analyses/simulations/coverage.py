@@ -18,7 +18,7 @@ from metaeval_core._checks import (
     check_confidence_level,
     check_int,
 )
-from metaeval_core.stats.coefficients import Coefficient, validate_coefficient
+from metaeval_core.stats.coefficients import Coefficient, validate_coefficient, require_point_coefficient
 from metaeval_core.stats.correlation import Level, correlate_matrices, validate_level
 from metaeval_core.data.dataset import Dataset
 from metaeval_core.stats.resampling import CI_METHODS, CIMethod, confidence_interval
@@ -199,6 +199,7 @@ def _ci_coverage_iv(dataset, metric, human, level, coefficient, methods, n_trial
                     rng, batch, systems, progress, should_stop):
     validate_level(level)
     validate_coefficient(coefficient)
+    require_point_coefficient(coefficient, "the coverage simulation")
     methods = _check_names(methods, "methods", CI_METHODS)
     n_trials = check_int(n_trials, "n_trials")
     n_resamples = check_int(n_resamples, "n_resamples")

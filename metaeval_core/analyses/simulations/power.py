@@ -20,7 +20,7 @@ from metaeval_core._checks import (
     check_int,
     check_probability,
 )
-from metaeval_core.stats.coefficients import Coefficient, validate_coefficient
+from metaeval_core.stats.coefficients import Coefficient, validate_coefficient, require_point_coefficient
 from metaeval_core.stats.correlation import Level, correlate_matrices, validate_level
 from metaeval_core.data.dataset import Dataset
 from metaeval_core.stats.significance import TEST_METHODS, TestMethod, compare_metrics
@@ -220,6 +220,7 @@ def _power_curve_iv(dataset, metric, human, level, coefficient, tests, ks, n_tri
                     texts, rng, batch, systems, progress, should_stop):
     validate_level(level)
     validate_coefficient(coefficient)
+    require_point_coefficient(coefficient, "the power simulation")
     check_choice(degrade, "degrade", DEGRADES)
     if tests is None:
         tests = tuple(t for t in DEFAULT_TESTS if not (t == "williams" and level == "input"))

@@ -16,6 +16,7 @@ from metaeval_core.stats.coefficients import (
     check_resampling_size,
     coefficient_function,
     require_correlation,
+    require_level_for,
     validate_coefficient,
 )
 from metaeval_core.stats.correlation import Level, correlate_matrices, system_means, validate_level
@@ -90,6 +91,7 @@ def _compare_metrics_iv(x, y, human, level, coefficient, method, alternative, n_
     human = _as_matrix(human, "human")
     validate_level(level)
     validate_coefficient(coefficient)
+    require_level_for(coefficient, level)
     method = check_choice(method, "method", TEST_METHODS)
     alternative = check_choice(alternative, "alternative", ALTERNATIVES)
     n_resamples = check_int(n_resamples, "n_resamples")

@@ -27,6 +27,7 @@ from metaeval_core.stats.coefficients import coefficient_function
 from metaeval_core.stats.correlation import system_means
 from metaeval_core.stats.tiecal import SwappedInputCalibration
 from metaeval_core.stats.significance._common import _TOLERANCE
+from metaeval_core.stats.spa import SwapDeltas
 from metaeval_core.stats.significance.linear import LINEAR_COEFFICIENTS, InputLinearPermutation, input_permutation_nulls
 from metaeval_core.stats.paircounts import WEIGHTED_PAIR_COEFFICIENTS, PairCounter, weighted_coefficient
 from metaeval_core.stats.resampling import (
@@ -188,7 +189,10 @@ class _PermutationEngine:
         self.y = (y - self.mu_y) / self.sd_y
         n, m = x.shape
         self.per_resample = n * m
-        if level == "system":
+        if coefficient == "soft-pairwise-accuracy":
+            # The swapped matrices' pairwise p-values, recomputed per resample (docs/methods.md sec. 11.3).
+            self.spa = SwapDeltas(self.x, self.y, z)
+        elif level == "system":
             self.system = _SystemPermutation([x, y], z, coefficient, method)
         elif level == "input" and coefficient == "tie-calibrated-accuracy":
             # One epsilon over all inputs: no per-input values to reuse; the swapped pairs' candidates are fixed.
@@ -214,6 +218,8 @@ class _PermutationEngine:
     def deltas(self, mask: np.ndarray) -> np.ndarray:
         b = mask.shape[0]
         n, m = self.x.shape
+        if self.coefficient == "soft-pairwise-accuracy":
+            return self.spa.deltas(mask)
         if self.level == "system":
             return self.system.deltas(self.system.moved(mask), 0, 1)
         if self.level == "input" and self.coefficient == "tie-calibrated-accuracy":

@@ -15,7 +15,13 @@ import numpy as np
 from metaeval_core._checks import as_generator, check_callable, check_choice, check_int, check_probability
 from metaeval_core._frames import ToFrame
 from metaeval_core.data.dataset import Dataset, Pool, POOLS
-from metaeval_core.stats.coefficients import Coefficient, check_resampling_size, require_correlation, validate_coefficient
+from metaeval_core.stats.coefficients import (
+    Coefficient,
+    check_resampling_size,
+    require_correlation,
+    require_level_for,
+    validate_coefficient,
+)
 from metaeval_core.stats.correlation import Level, correlate_matrices, correlation_inputs, validate_level
 from metaeval_core.stats.resampling import _as_matrix, _auto_batch, _bootstrap_correlations, _draw_bootstrap_indices
 from metaeval_core.stats.significance._common import (
@@ -116,6 +122,7 @@ def _compare_all_pairs_iv(data, metrics, human, level, coefficient, method, alte
     check_choice(stopping, "stopping", STOPPING_RULES)
     validate_level(level)
     validate_coefficient(coefficient)
+    require_level_for(coefficient, level)
     method = check_choice(method, "method", TEST_METHODS)
     if method == "williams":
         require_correlation(coefficient, "method 'williams'")
@@ -327,8 +334,9 @@ def permutation_pair_nulls(
     report = progress if progress is not None else (lambda fraction: None)
     pairs = list(itertools.combinations(range(len(stack)), 2))
     n, m = stack[0].shape
-    if level == "system":
+    if level == "system" and coefficient != "soft-pairwise-accuracy":
         # Shared swap masks: every metric's swapped partial sums once per chunk, then pairs.
+        # (SPA needs each swapped matrix's pairwise p-values: pair by pair below.)
         engine = _SystemPermutation(stack, z, coefficient, method)
         nulls = np.full((len(pairs), n_resamples), np.nan)
         size = _auto_batch(batch, n * m, n_resamples)

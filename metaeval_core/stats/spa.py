@@ -1,0 +1,299 @@
+"""Soft pairwise accuracy (Thompson et al., 2024): agreement of pairwise permutation p-values.
+
+For every pair of systems ``i < i'`` the one-sided paired permutation p-value that ``i`` beats
+``i'`` is computed from the metric's and from the humans' segment scores; SPA is
+``1 - mean |p_metric - p_human|`` over the pairs. It is a system-level statistic of the two
+score matrices, not of the system means.
+
+Convention (docs/methods.md sec. 11.3):
+
+* a pair's inputs are those where both systems are scored; its statistic is the sum over them of
+  ``d_j = X_ij - X_i'j`` (the mean over a fixed set of inputs orders permutations identically);
+* a permutation swaps the two systems' scores on input ``j`` when ``g_j = -1``: the permuted
+  statistic is ``sum_j g_j d_j`` and ``p = #{permuted >= observed} / n_permutations`` (no ``+1``);
+* the swap signs ``g`` (n_permutations x inputs) are fixed: ``SPA_PERMUTATIONS`` rows drawn from
+  ``numpy.random.default_rng(SPA_SEED)`` as float32 uniforms, ``g = +1`` where the uniform exceeds
+  1/2, as in Thompson et al.'s reference implementation, so SPA is a deterministic function of the
+  data and the same signs serve the human and every metric (column ``j`` for the ``j``-th input);
+* a permuted sum within ``1e-9 * sum_j |d_j|`` of the observed one counts as reaching it, so
+  rounding in the order of summation never decides an exact tie (an all-zero ``d`` gives ``p = 1``);
+* a pair counts only when both the metric and the humans score both systems on at least one
+  common input; with no such pair SPA is undefined (NaN).
+
+Bootstrap resamples of systems and inputs reuse these functions: a resampled matrix has the same
+number of inputs, so the same signs apply to its positions, and its pairs of resampled systems are
+pairs of original systems (either direction) or a system paired with its own copy (``d = 0``,
+``p = 1`` for both, contributing 0).
+
+References: docs/methods.md sec. 11.3; Thompson et al. (2024).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Sequence
+
+import numpy as np
+
+SPA_PERMUTATIONS = 1000
+SPA_SEED = 4
+# Relative tolerance of the comparison "permuted >= observed" (see the module docstring).
+_SPA_TOLERANCE = 1e-9
+# Elements (pairs x permutations) evaluated per chunk: bounds memory to tens of MB.
+_SPA_ELEMENT_BUDGET = 4_000_000
+
+
+@functools.lru_cache(maxsize=16)
+def _cached_signs(n_inputs: int, n_permutations: int) -> np.ndarray:
+    uniforms = np.random.default_rng(SPA_SEED).random(size=(n_permutations, n_inputs), dtype=np.float32)
+    # Stored inputs x permutations (C order): the right operand of every product below.
+    signs = np.ascontiguousarray(np.where(uniforms > 0.5, 1.0, -1.0).T)
+    signs.setflags(write=False)
+    return signs
+
+
+def swap_signs(n_inputs: int, *, n_permutations: int = SPA_PERMUTATIONS) -> np.ndarray:
+    """The fixed swap signs (n_permutations x n_inputs, +1 keep / -1 swap) of SPA's permutation tests.
+
+    References: docs/methods.md sec. 11.3.
+    """
+    return _cached_signs(int(n_inputs), int(n_permutations)).T
+
+
+def pair_indices(n_systems: int) -> tuple[np.ndarray, np.ndarray]:
+    """The system pairs ``i < i'`` in row-major order (``numpy.triu_indices(n, 1)``)."""
+    return np.triu_indices(n_systems, 1)
+
+
+def _pair_differences(matrix: np.ndarray, first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per pair the differences on common inputs (0 elsewhere) and whether any input is common."""
+    valid = ~np.isnan(matrix)
+    filled = np.where(valid, matrix, 0.0)
+    common = valid[..., first, :] & valid[..., second, :]
+    d = np.where(common, filled[..., first, :] - filled[..., second, :], 0.0)
+    return d, common.any(axis=-1)
+
+
+def _pvalues_from_differences(d: np.ndarray, signs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Forward (``i`` beats ``i'``) and reverse p-values of every row of ``d`` (rows x inputs)."""
+    d = np.ascontiguousarray(d)
+    observed = d.sum(axis=-1)
+    tolerance = _SPA_TOLERANCE * np.abs(d).sum(axis=-1)
+    permuted = d @ signs.T  # (rows, permutations); signs.T is C-contiguous (see _cached_signs)
+    k = signs.shape[0]
+    forward = np.count_nonzero(permuted >= (observed - tolerance)[:, None], axis=-1) / k
+    reverse = np.count_nonzero(permuted <= (observed + tolerance)[:, None], axis=-1) / k
+    return forward, reverse
+
+
+def pairwise_pvalues(
+    matrix: np.ndarray, *, n_permutations: int = SPA_PERMUTATIONS, signs: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """One-sided paired permutation p-values that system ``i`` beats ``i'``, for every pair ``i < i'``.
+
+    Parameters
+    ----------
+    matrix : array_like, shape (..., N, M)
+        Scores, systems x inputs, NaN where missing.
+    n_permutations : int, default SPA_PERMUTATIONS
+    signs : array_like, shape (n_permutations, M), optional
+        Swap signs (+1 keep, -1 swap); by default :func:`swap_signs`.
+
+    Returns
+    -------
+    pvalue : numpy.ndarray, shape (..., P)
+        For the pairs of :func:`pair_indices` (NaN where the two systems share no scored input).
+    defined : numpy.ndarray of bool, shape (..., P)
+
+    References: docs/methods.md sec. 11.3.
+    """
+    matrix = np.asarray(matrix, dtype=np.float64)
+    n, m = matrix.shape[-2:]
+    g = swap_signs(m, n_permutations=n_permutations) if signs is None else np.asarray(signs, dtype=np.float64)
+    first, second = pair_indices(n)
+    d, defined = _pair_differences(matrix, first, second)
+    batch_shape = d.shape[:-1]
+    rows = d.reshape(-1, m)
+    out = np.empty(rows.shape[0])
+    step = max(1, _SPA_ELEMENT_BUDGET // max(g.shape[0], 1))
+    for start in range(0, rows.shape[0], step):
+        out[start:start + step] = _pvalues_from_differences(rows[start:start + step], g)[0]
+    out = out.reshape(batch_shape)
+    return np.where(defined, out, np.nan), defined
+
+
+def spa_from_pvalues(p_metric: np.ndarray, p_human: np.ndarray) -> np.ndarray:
+    """``1 - mean |p_metric - p_human|`` over the pairs (last axis) where both are defined; NaN if none."""
+    p_metric = np.asarray(p_metric, dtype=np.float64)
+    p_human = np.asarray(p_human, dtype=np.float64)
+    gap = np.abs(p_metric - p_human)
+    defined = ~np.isnan(gap)
+    count = defined.sum(axis=-1)
+    total = np.where(defined, gap, 0.0).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, 1.0 - total / np.maximum(count, 1), np.nan)
+
+
+class _PairPvalues:
+    """Forward and reverse p-values of the original system pairs of one matrix, per input resample."""
+
+    def __init__(self, matrix: np.ndarray, n_permutations: int):
+        self.n, self.m = matrix.shape
+        self.signs = swap_signs(self.m, n_permutations=n_permutations)
+        self.first, self.second = pair_indices(self.n)
+        self.d, _ = _pair_differences(matrix, self.first, self.second)  # (P, M)
+        self.common = ~np.isnan(matrix[self.first]) & ~np.isnan(matrix[self.second])  # (P, M)
+        self.scored = ~np.isnan(matrix)  # (N, M)
+        forward, reverse = _pvalues_from_differences(self.d, self.signs)
+        self.fixed = (forward, reverse, self.common.any(axis=-1), self.scored.any(axis=-1))
+
+    def resampled(self, inputs: np.ndarray | None, b: int):
+        """(forward, reverse, pair defined) (b, P) and system scored (b, N) for input draws (b, M) or None."""
+        if inputs is None:
+            return tuple(np.broadcast_to(v, (b, v.size)) for v in self.fixed)
+        p = self.first.size
+        d = np.swapaxes(self.d[:, inputs], 0, 1).reshape(b * p, -1)  # (b P, M), resample-major
+        forward, reverse = _pvalues_from_differences(d, self.signs)
+        defined = self.common[:, inputs].any(axis=-1).T
+        scored = self.scored[:, inputs].any(axis=-1).T
+        return forward.reshape(b, p), reverse.reshape(b, p), defined, scored
+
+
+def _resampled_pair_lookup(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per pair of original systems (a, b): the index of the pair ``min < max`` and whether a > b."""
+    first, second = pair_indices(n)
+    index = np.full((n, n), -1, dtype=np.int64)
+    index[first, second] = np.arange(first.size)
+    index[second, first] = np.arange(first.size)
+    reverse = np.zeros((n, n), dtype=bool)
+    reverse[second, first] = True
+    return first, second, index, reverse
+
+
+def spa_resampled(
+    metrics: Sequence[np.ndarray],
+    human: np.ndarray,
+    *,
+    systems: np.ndarray | None,
+    metric_inputs: np.ndarray | None,
+    human_inputs: np.ndarray | None,
+    n_resamples: int,
+    n_permutations: int = SPA_PERMUTATIONS,
+    batch: int | None = None,
+) -> np.ndarray:
+    """(k, q) SPA of every metric with the humans on bootstrap resamples of systems and/or inputs.
+
+    ``systems`` (k, N), ``metric_inputs`` (k, Mx) and ``human_inputs`` (k, M) are resample indices
+    (None where that axis is kept). Every p-value is recomputed on each resample's inputs; the pairs
+    of resampled systems are looked up among the original pairs (either direction), so a batch of
+    ``b`` resamples costs one product (b pairs x inputs) x (inputs x permutations) per measure.
+    Each row of that product is one pair of one resample, so the result does not depend on ``batch``.
+
+    References: docs/methods.md sec. 2 and 11.3.
+    """
+    q = len(metrics)
+    n = human.shape[0]
+    out = np.full((n_resamples, q), np.nan)
+    if n < 2 or n_resamples == 0:
+        return out
+    tables = [_PairPvalues(np.asarray(x, dtype=np.float64), n_permutations) for x in metrics]
+    human_table = _PairPvalues(np.asarray(human, dtype=np.float64), n_permutations)
+    first, second, index, reverse = _resampled_pair_lookup(n)
+    n_pairs = first.size
+    if batch is None:
+        batch = max(1, _SPA_ELEMENT_BUDGET // (n_pairs * max(n_permutations, 1)))
+    for start in range(0, n_resamples, batch):
+        sl = slice(start, min(start + batch, n_resamples))
+        b = sl.stop - sl.start
+        sys = np.broadcast_to(np.arange(n), (b, n)) if systems is None else systems[sl]
+        a, c = sys[:, first], sys[:, second]
+        pair = index[a, c]
+        own = pair < 0  # a system paired with its own copy: d = 0, p = 1 for both
+        pair = np.where(own, 0, pair)
+        flipped = reverse[a, c]
+
+        def gather(table, inputs):
+            forward, backward, defined, scored = table.resampled(None if inputs is None else inputs[sl], b)
+            p = np.where(flipped, np.take_along_axis(backward, pair, 1), np.take_along_axis(forward, pair, 1))
+            ok = np.where(own, np.take_along_axis(scored, a, 1), np.take_along_axis(defined, pair, 1))
+            return np.where(own, 1.0, p), ok
+
+        ph, ok_h = gather(human_table, human_inputs)
+        for i, table in enumerate(tables):
+            pm, ok_m = gather(table, metric_inputs)
+            ok = ok_h & ok_m
+            count = ok.sum(axis=1)
+            total = np.where(ok, np.abs(pm - ph), 0.0).sum(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[sl, i] = np.where(count > 0, 1.0 - total / np.maximum(count, 1), np.nan)
+    return out
+
+
+def soft_pairwise_accuracy(
+    metric: np.ndarray, human: np.ndarray, *, n_permutations: int = SPA_PERMUTATIONS
+) -> np.ndarray:
+    """SPA of metric and human score matrices of shape ``(..., N, Mx)`` and ``(..., N, M)``.
+
+    ``Mx`` may differ from ``M`` (the metric's pool ``all``); each matrix's p-values use its own
+    inputs. Vectorised over the leading axes (chunked to bound memory). NaN when no pair is defined.
+
+    References: docs/methods.md sec. 11.3; Thompson et al. (2024).
+    """
+    metric = np.asarray(metric, dtype=np.float64)
+    human = np.asarray(human, dtype=np.float64)
+    p_metric, _ = pairwise_pvalues(metric, n_permutations=n_permutations)
+    p_human, _ = pairwise_pvalues(human, n_permutations=n_permutations)
+    if p_metric.shape[-1] == 0:
+        return np.full(np.broadcast_shapes(metric.shape[:-2], human.shape[:-2]), np.nan)
+    return spa_from_pvalues(p_metric, p_human)
+
+
+class SwapDeltas:
+    """``SPA(Xs, Z) - SPA(Ys, Z)`` for batches of swap masks between two metrics X and Y.
+
+    The swaps change only the metrics' matrices, so the humans' p-values are computed once. Swapped
+    cells or inputs (PERM-BOTH, PERM-INPUTS) need every swapped matrix's p-values, one product per
+    resample and metric. Swapped whole systems (PERM-SYSTEMS, masks of shape (b, N, 1)) only choose,
+    per pair, which of four fixed p-values applies (each system from X or from Y), computed once.
+
+    References: docs/methods.md sec. 3.1 and 11.3.
+    """
+
+    def __init__(self, x: np.ndarray, y: np.ndarray, z: np.ndarray, *, n_permutations: int = SPA_PERMUTATIONS):
+        self.x, self.y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+        self.n_permutations = n_permutations
+        self.p_human, _ = pairwise_pvalues(z, n_permutations=n_permutations)
+        self._by_source = None
+
+    def _source_pvalues(self) -> np.ndarray:
+        """(4, P) p-values of pair (i, i') with i from X or Y and i' from X or Y (index 2 u + v, 1 = Y)."""
+        if self._by_source is None:
+            n, m = self.x.shape
+            first, second = pair_indices(n)
+            both = np.concatenate([self.x, self.y])
+            signs = swap_signs(m, n_permutations=self.n_permutations)
+            table = np.empty((4, first.size))
+            for u in (0, 1):
+                for v in (0, 1):
+                    d, defined = _pair_differences(both, first + u * n, second + v * n)
+                    table[2 * u + v] = np.where(defined, _pvalues_from_differences(d, signs)[0], np.nan)
+            self._by_source = table
+        return self._by_source
+
+    def deltas(self, mask: np.ndarray) -> np.ndarray:
+        """delta_s for swap masks broadcastable to (b, N, M) (True where X and Y swap)."""
+        n, m = self.x.shape
+        b = mask.shape[0]
+        if m > 1 and mask.shape[1:] == (n, 1):
+            table = self._source_pvalues()
+            first, second = pair_indices(n)
+            from_y = mask[:, :, 0].astype(np.int64)  # Xs takes system i from Y where swapped
+            cols = np.arange(first.size)
+            p_xs = table[2 * from_y[:, first] + from_y[:, second], cols]
+            p_ys = table[2 * (1 - from_y[:, first]) + (1 - from_y[:, second]), cols]
+            return spa_from_pvalues(p_xs, self.p_human) - spa_from_pvalues(p_ys, self.p_human)
+        mask = np.broadcast_to(mask, (b, n, m))
+        swapped = np.concatenate([np.where(mask, self.y, self.x), np.where(mask, self.x, self.y)])
+        p, _ = pairwise_pvalues(swapped, n_permutations=self.n_permutations)
+        spa = spa_from_pvalues(p, self.p_human)
+        return spa[:b] - spa[b:]
