@@ -122,16 +122,27 @@ def pairwise_pvalues(
     return np.where(defined, out, np.nan), defined
 
 
-def spa_from_pvalues(p_metric: np.ndarray, p_human: np.ndarray) -> np.ndarray:
-    """``1 - mean |p_metric - p_human|`` over the pairs (last axis) where both are defined; NaN if none."""
+def spa_from_pvalues(
+    p_metric: np.ndarray, p_human: np.ndarray, *, n_permutations: int = SPA_PERMUTATIONS
+) -> np.ndarray:
+    """``1 - mean |p_metric - p_human|`` over the pairs (last axis) where both are defined; NaN if none.
+
+    The p-values are multiples of ``1 / n_permutations``; the gaps are summed as integer counts, so the
+    result is exact and independent of how many rows are reduced at once.
+    """
     p_metric = np.asarray(p_metric, dtype=np.float64)
     p_human = np.asarray(p_human, dtype=np.float64)
     gap = np.abs(p_metric - p_human)
     defined = ~np.isnan(gap)
+    return _spa_from_gaps(np.rint(np.where(defined, gap, 0.0) * n_permutations).astype(np.int64), defined,
+                          n_permutations)
+
+
+def _spa_from_gaps(gaps: np.ndarray, defined: np.ndarray, n_permutations: int) -> np.ndarray:
     count = defined.sum(axis=-1)
-    total = np.where(defined, gap, 0.0).sum(axis=-1)
+    total = np.where(defined, gaps, 0).sum(axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(count > 0, 1.0 - total / np.maximum(count, 1), np.nan)
+        return np.where(count > 0, 1.0 - total / (n_permutations * np.maximum(count, 1)), np.nan)
 
 
 class _PairPvalues:
@@ -222,10 +233,8 @@ def spa_resampled(
         for i, table in enumerate(tables):
             pm, ok_m = gather(table, metric_inputs)
             ok = ok_h & ok_m
-            count = ok.sum(axis=1)
-            total = np.where(ok, np.abs(pm - ph), 0.0).sum(axis=1)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                out[sl, i] = np.where(count > 0, 1.0 - total / np.maximum(count, 1), np.nan)
+            gaps = np.rint(np.abs(pm - ph) * n_permutations).astype(np.int64)
+            out[sl, i] = _spa_from_gaps(gaps, ok, n_permutations)
     return out
 
 
@@ -245,7 +254,7 @@ def soft_pairwise_accuracy(
     p_human, _ = pairwise_pvalues(human, n_permutations=n_permutations)
     if p_metric.shape[-1] == 0:
         return np.full(np.broadcast_shapes(metric.shape[:-2], human.shape[:-2]), np.nan)
-    return spa_from_pvalues(p_metric, p_human)
+    return spa_from_pvalues(p_metric, p_human, n_permutations=n_permutations)
 
 
 class SwapDeltas:
@@ -291,9 +300,11 @@ class SwapDeltas:
             cols = np.arange(first.size)
             p_xs = table[2 * from_y[:, first] + from_y[:, second], cols]
             p_ys = table[2 * (1 - from_y[:, first]) + (1 - from_y[:, second]), cols]
-            return spa_from_pvalues(p_xs, self.p_human) - spa_from_pvalues(p_ys, self.p_human)
+            k = self.n_permutations
+            return (spa_from_pvalues(p_xs, self.p_human, n_permutations=k)
+                    - spa_from_pvalues(p_ys, self.p_human, n_permutations=k))
         mask = np.broadcast_to(mask, (b, n, m))
         swapped = np.concatenate([np.where(mask, self.y, self.x), np.where(mask, self.x, self.y)])
         p, _ = pairwise_pvalues(swapped, n_permutations=self.n_permutations)
-        spa = spa_from_pvalues(p, self.p_human)
+        spa = spa_from_pvalues(p, self.p_human, n_permutations=self.n_permutations)
         return spa[:b] - spa[b:]
