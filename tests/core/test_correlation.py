@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from metaeval_core.stats.coefficients import COEFFICIENTS, CORRELATIONS
+from metaeval_core.stats.coefficients import POINT_COEFFICIENTS as COEFFICIENTS, CORRELATIONS  # SPA: test_spa.py
 from metaeval_core.stats.correlation import LEVELS, correlate, correlate_many, correlate_matrices
 from metaeval_core.data.dataset import Dataset, DatasetError, Measure
 from metaeval_core.data.synthetic import SyntheticSpec, synthetic_dataset

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from metaeval_core.stats.coefficients import COEFFICIENTS, CORRELATIONS
+from metaeval_core.stats.coefficients import POINT_COEFFICIENTS as COEFFICIENTS, CORRELATIONS  # SPA: test_spa.py
 from metaeval_core.stats.correlation import LEVELS, correlate_matrices
 from metaeval_core.stats.pairs import decile_grid, delta_confidence_interval, rsys_delta
 from metaeval_core.stats.resampling import confidence_interval

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from metaeval_core.stats.coefficients import COEFFICIENTS, CORRELATIONS
+from metaeval_core.stats.coefficients import POINT_COEFFICIENTS as COEFFICIENTS, CORRELATIONS  # SPA: test_spa.py
 from metaeval_core.stats.correlation import LEVELS, correlate_matrices
 from metaeval_core.stats.resampling import (
     BOOTSTRAP_METHODS,

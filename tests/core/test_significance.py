@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from metaeval_core.stats.coefficients import COEFFICIENTS, CORRELATIONS
+from metaeval_core.stats.coefficients import POINT_COEFFICIENTS as COEFFICIENTS, CORRELATIONS  # SPA: test_spa.py
 from metaeval_core.stats.correlation import LEVELS, system_means
 from metaeval_core.stats.resampling import _bootstrap_correlations, _draw_bootstrap_indices
 from metaeval_core.stats.significance import (
