@@ -26,7 +26,7 @@ from metaeval_core._checks import as_generator, check_choice, check_confidence_l
 from metaeval_core._frames import ToFrame
 from metaeval_core.analyses.practice.clusters import SignificanceClusters, significance_clusters
 from metaeval_core.data.dataset import POOLS, Dataset, DatasetError
-from metaeval_core.stats.coefficients import check_resampling_size, validate_coefficient
+from metaeval_core.stats.coefficients import check_resampling_size, require_level_for, validate_coefficient
 from metaeval_core.stats.correlation import correlate_matrices, correlation_inputs, validate_level
 from metaeval_core.stats.resampling import _bootstrap_correlations, _draw_bootstrap_indices, _percentile_interval
 from metaeval_core.stats.significance import (
@@ -70,6 +70,7 @@ class Task:
                 raise TypeError(f"Task.{name} must be a non-empty string; got {getattr(self, name)!r}")
         validate_level(self.level)
         validate_coefficient(self.coefficient)
+        require_level_for(self.coefficient, self.level)
         check_choice(self.pool, "pool", POOLS)
         if self.systems is not None and not isinstance(self.systems, str):
             raise TypeError(f"Task.systems must be a string such as 'type=abs', or None; got {self.systems!r}")

@@ -33,7 +33,12 @@ from metaeval_core._checks import (
 )
 from metaeval_core._frames import ToFrame
 from metaeval_core.data.dataset import POOLS, Dataset, Pool
-from metaeval_core.stats.coefficients import Coefficient, check_resampling_size, validate_coefficient
+from metaeval_core.stats.coefficients import (
+    Coefficient,
+    check_resampling_size,
+    require_point_coefficient,
+    validate_coefficient,
+)
 from metaeval_core.stats.correlation import Level, correlate_matrices, correlation_inputs, system_means, validate_level
 from metaeval_core.stats.resampling import _rows_correlation
 
@@ -201,6 +206,7 @@ def _validate_chance(dataset, metrics, human, level, coefficient, pool, systems,
         raise TypeError("metrics must be a non-empty sequence of measure names")
     validate_level(level)
     validate_coefficient(coefficient)
+    require_point_coefficient(coefficient, "the chance baseline (it permutes system means)")
     check_choice(pool, "pool", POOLS)
     check_human(dataset, human)
     confidence_level = check_confidence_level(confidence_level)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import Callable
 
+from metaeval_core.stats.coefficients import COEFFICIENTS as ALL_COEFFICIENTS
 from metaeval_core.stats.coefficients import POINT_COEFFICIENTS as COEFFICIENTS
 from metaeval_core.stats.correlation import LEVELS
 from metaeval_core.data.dataset import POOLS
@@ -206,7 +207,7 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     cli.add_dataset_args(p)
     p.add_argument("--human", required=True, help="a human measure that keeps per-annotator scores")
     p.add_argument("--level", choices=LEVELS, default="system")
-    p.add_argument("--coefficient", choices=COEFFICIENTS, default="kendall")
+    p.add_argument("--coefficient", choices=ALL_COEFFICIENTS, default="kendall")
     p.add_argument("--systems", default=None, help="a system subset such as type=abs")
     p.add_argument("--ci", choices=["fisher", "boot-systems", "boot-inputs", "boot-both"], default="boot-both")
     p.add_argument("--confidence-level", type=float, default=0.95)
@@ -229,7 +230,7 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
                         "--coefficient")
     p.add_argument("--metrics", required=True, help="comma-separated metric ids")
     p.add_argument("--level", choices=LEVELS, default="system", help="level of tasks that do not name one")
-    p.add_argument("--coefficient", choices=COEFFICIENTS, default="kendall",
+    p.add_argument("--coefficient", choices=ALL_COEFFICIENTS, default="kendall",
                    help="coefficient of tasks that do not name one")
     p.add_argument("--pool", choices=POOLS, default="judged", help="the metrics' input pool (system level)")
     p.add_argument("--systems", default=None, help="a system subset such as type=abs (every task)")

@@ -41,6 +41,19 @@ SPA_SEED = 4
 _SPA_TOLERANCE = 1e-9
 # Elements (pairs x permutations) evaluated per chunk: bounds memory to tens of MB.
 _SPA_ELEMENT_BUDGET = 4_000_000
+# Seconds per multiply-add of the p-value products on this project's shared 2-core benchmark machine
+# (benchmarks/bench_spa.py: about 1e-10 CPU, more under load); used only to refuse runs of minutes.
+SPA_SECONDS_PER_MULTIPLY_ADD = 1.5e-10
+
+
+def estimated_spa_seconds(n_systems: int, n_inputs: int, n_products: float,
+                          n_permutations: int = SPA_PERMUTATIONS) -> float:
+    """Rough seconds of ``n_products`` p-value computations of one (n_systems x n_inputs) matrix.
+
+    References: docs/methods.md sec. 11.3.
+    """
+    pairs = n_systems * (n_systems - 1) / 2
+    return pairs * n_inputs * n_permutations * n_products * SPA_SECONDS_PER_MULTIPLY_ADD
 
 
 @functools.lru_cache(maxsize=16)

@@ -199,6 +199,7 @@ def confidence_interval(
     seed: int,
 ) -> dict:
     """One interval as a plain dict (``ConfidenceInterval.to_dict()`` plus the metric and human)."""
+    check_interval_size(_dataset, metric, human, coefficient, method, pool, systems, n_resamples)
     ci = _resampling.dataset_confidence_interval(
         _dataset, metric, human, level=level, coefficient=coefficient, method=method, pool=pool,
         systems=systems or None, confidence_level=confidence_level, n_resamples=n_resamples, rng=seed,
@@ -206,6 +207,27 @@ def confidence_interval(
     out = ci.to_dict()
     out.update(metric=metric, human=human)
     return out
+
+
+def check_interval_size(dataset: Dataset, metric: str, human: str, coefficient: str, method: str, pool: str,
+                        systems: str, n_resamples: int) -> None:
+    """Refuse, with what to change, a soft-pairwise-accuracy interval that would run for minutes: resampled
+    inputs recompute every p-value of the metric and the humans on every resample (docs/methods.md sec. 11.3)."""
+    if coefficient != "soft-pairwise-accuracy" or method not in ("boot-inputs", "boot-both"):
+        return
+    from metaeval_core.stats.spa import estimated_spa_seconds
+
+    subset = dataset.select_systems(systems or None)
+    n_systems = subset.n_systems
+    seconds = (estimated_spa_seconds(n_systems, subset.matrix(metric, pool=pool).shape[1], n_resamples)
+               + estimated_spa_seconds(n_systems, subset.n_judged, n_resamples))
+    if seconds > MAX_TABLE_SECONDS:
+        raise ValueError(
+            f"a {method} interval of soft-pairwise-accuracy on {n_systems} systems x {subset.n_judged} inputs with "
+            f"{n_resamples:,} resamples would take about {seconds / 60:.0f} min here (the page stops at "
+            f"{MAX_TABLE_SECONDS:.0f} s): use BOOT-SYSTEMS (the p-values are then computed once) or fewer resamples, "
+            "or the command line (metaeval correlate --ci)"
+        )
 
 
 class _ResultStore:
@@ -258,11 +280,13 @@ def check_table_size(shape: tuple[int, int], n_metrics: int, **options) -> None:
     """Raise ValueError naming the size and what to change when a table would run for minutes."""
     seconds = _significance.estimated_table_seconds(shape[0], shape[1], n_metrics, **options)
     if seconds > MAX_TABLE_SECONDS:
+        advice = ("PERM-SYSTEMS or BOOT-SYSTEMS (soft pairwise accuracy's p-values are then computed once)"
+                  if options.get("coefficient") == "soft-pairwise-accuracy"
+                  else "Kendall or pairwise accuracy at the input level, or the system level")
         raise ValueError(
             f"{options['method']} on {n_metrics * (n_metrics - 1) // 2} pairs of {shape[0]} systems x {shape[1]} "
             f"inputs with {options['n_resamples']:,} resamples would take about {seconds / 60:.0f} min here "
-            f"(the page stops at {MAX_TABLE_SECONDS:.0f} s): use fewer metrics or resamples, Kendall or pairwise "
-            "accuracy at the input level, or the system level"
+            f"(the page stops at {MAX_TABLE_SECONDS:.0f} s): use fewer metrics or resamples, {advice}"
         )
 
 

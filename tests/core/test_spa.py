@@ -303,3 +303,28 @@ def test_permutation_test_does_not_depend_on_batch():
                              n_resamples=20, rng=2, batch=b, return_distribution=True).null_distribution
              for b in (1, 6, None)]
     assert np.array_equal(nulls[0], nulls[1]) and np.array_equal(nulls[0], nulls[2])
+
+
+def test_cost_estimates_order_the_paths():
+    from metaeval_core.stats.significance import estimated_table_seconds
+
+    def seconds(method, k=1000):
+        return estimated_table_seconds(15, 2000, 5, level="system", coefficient=SPA, method=method, n_resamples=k)
+
+    assert seconds("boot-systems") < seconds("perm-systems") < seconds("boot-both") < seconds("perm-both")
+    assert seconds("boot-both") == pytest.approx(seconds("boot-inputs")) and seconds("perm-inputs") == seconds("perm-both")
+    assert seconds("boot-both", 2000) == pytest.approx(2 * seconds("boot-both"))
+
+
+def test_ceiling_like_data_and_average_tasks_accept_it():
+    from metaeval_core.analyses.average import Task
+    from metaeval_core.stats.resampling import confidence_interval as ci
+
+    rng = np.random.default_rng(13)
+    ratings = rng.integers(1, 6, size=(3, 5, 8)).astype(float)
+    reference = ratings[1:].mean(axis=0)
+    result = ci(ratings[0], reference, level="system", coefficient=SPA, method="boot-systems", n_resamples=20, rng=0)
+    assert 0 <= result.estimate <= 1 and result.n_defined == 20
+    assert Task("demo", "human.quality", level="system", coefficient=SPA).coefficient == SPA
+    with pytest.raises(ValueError, match="system level only"):
+        Task("demo", "human.quality", level="input", coefficient=SPA)

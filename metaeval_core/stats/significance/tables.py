@@ -40,6 +40,7 @@ from metaeval_core.stats.significance._common import (
 )
 from metaeval_core.stats.significance.compare import _williams
 from metaeval_core.stats.significance.corrections import correct_table
+from metaeval_core.stats.spa import estimated_spa_seconds
 from metaeval_core.stats.significance.linear import LINEAR_COEFFICIENTS, InputLinearPermutation, input_permutation_nulls
 from metaeval_core.stats.significance.permutation import (
     _PermutationEngine,
@@ -387,6 +388,18 @@ def estimated_table_seconds(n_systems: int, n_inputs: int, n_metrics: int, *, le
         return 0.0
     cells = n_resamples * n_systems * n_inputs
     pairs = n_metrics * (n_metrics - 1) / 2
+    if coefficient == "soft-pairwise-accuracy":
+        # One matrix's p-values: (system pairs x inputs) x (inputs x permutations). They are recomputed per
+        # resample for every measure when inputs are resampled, per metric pair when cells or inputs are
+        # swapped; resampled or swapped whole systems reuse p-values computed once (docs/methods.md sec. 11.3).
+        one = estimated_spa_seconds(n_systems, n_inputs, 1)
+        if method == "boot-systems":
+            return (n_metrics + 1) * one
+        if method in PAIRED_BOOTSTRAP_METHODS:
+            return n_resamples * (n_metrics + 1) * one
+        if method == "perm-systems":
+            return 4 * pairs * one
+        return n_resamples * pairs * 2 * one
     if level == "system":
         return cells * n_metrics * _SECONDS_PER_ELEMENT["system"]
     if method in PAIRED_BOOTSTRAP_METHODS:
