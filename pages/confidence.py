@@ -82,6 +82,8 @@ st.caption(
     "(input level) or cells (global level). With pool 'all', the metric's inputs are resampled separately "
     "from the human's."
 )
+if coefficient == "tie-calibrated-accuracy":
+    st.caption(text.epsilon_note(level) + " Each metric's epsilon on the full data is on the Correlations page.")
 st.caption(escape_markdown(text.chance_sentence(chance, symbol=coefficient, confidence_level=confidence,
                                                 note=chance_note)))
 table = frame[["metric", "method", "estimate", "low", "high", "width", "n_defined", "n_resamples", "n"]].copy()

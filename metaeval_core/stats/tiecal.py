@@ -80,23 +80,42 @@ def _search(key: np.ndarray, gains: np.ndarray, base: np.ndarray, total: np.ndar
     ``total`` (b,): the weighted count of all pairs. Returns (accuracy, epsilon).
     """
     b, e = gains.shape
+    rows = np.arange(b)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        undefined = ~(total > 0)
+    if e == 0:
+        accuracy = np.where(undefined, np.nan, base / np.where(undefined, 1.0, total))
+        return accuracy, np.where(undefined, np.nan, 0.0)
     cumulative = np.cumsum(gains, axis=1)
-    run_end = np.ones(key.shape, dtype=bool)
     # Only the last entry of a run of equal |dx| is a threshold: the whole run ties at once.
+    run_end = np.ones(key.shape, dtype=bool)
     run_end[..., :-1] = key[..., 1:] != key[..., :-1]
     run_end &= np.isfinite(key)
-    candidate = np.where(run_end, cumulative, -np.inf)
-    best = candidate.max(axis=1, initial=-np.inf) if e else np.full(b, -np.inf)
-    tolerance = np.where(exact, 0.5, _FLOAT_TOLERANCE * total)
-    use = best > tolerance  # otherwise epsilon 0 (no threshold adds ties) is the smallest maximiser
-    first = np.argmax(candidate >= (best - tolerance)[:, None], axis=1) if e else np.zeros(b, dtype=np.intp)
-    rows = np.arange(b)
-    gained = np.where(use, candidate[rows, first] if e else 0.0, 0.0)
-    sorted_key = np.broadcast_to(key, (b, e))
-    epsilon = np.where(use, sorted_key[rows, first] if e else 0.0, 0.0)
+    if key.ndim == 1:
+        ends = np.flatnonzero(run_end)
+        if ends.size == 0:
+            candidate, end_key = np.zeros((b, 1)), np.zeros(1)
+        elif ends.size < e:
+            candidate, end_key = np.take(cumulative, ends, axis=1), key[ends]
+        else:
+            candidate, end_key = cumulative, key
+        end_key = np.broadcast_to(end_key, candidate.shape)
+    else:
+        candidate, end_key = np.where(run_end, cumulative, -np.inf), key
+    # argmax returns the first maximum: the smallest maximiser when the sums are exact integers.
+    first = candidate.argmax(axis=1)
+    best = candidate[rows, first]
+    loose = ~exact
+    if loose.any():
+        # Float sums: values within the tolerance of the maximum count as maximal.
+        tolerance = _FLOAT_TOLERANCE * total[loose]
+        first[loose] = np.argmax(candidate[loose] >= (best[loose] - tolerance)[:, None], axis=1)
+        best[loose] = np.where(best[loose] > tolerance, candidate[loose, first[loose]], 0.0)
+    use = best > np.where(exact, 0.5, 0.0)  # otherwise epsilon 0 (no threshold adds ties) is the smallest
     with np.errstate(invalid="ignore", divide="ignore"):
-        accuracy = np.where(total > 0, (base + gained) / total, np.nan)
-    return accuracy, np.where(total > 0, epsilon, np.nan)
+        accuracy = np.where(undefined, np.nan, (base + np.where(use, best, 0.0)) / np.where(undefined, 1.0, total))
+    epsilon = np.where(use, end_key[rows, first], 0.0)
+    return accuracy, np.where(undefined, np.nan, epsilon)
 
 
 def _pair_tables(x: np.ndarray, z: np.ndarray):
@@ -215,9 +234,10 @@ class ResampledInputCalibration:
             factor = np.where(n_pairs > 0, d * scale[:, None] / n_pairs, 0.0)
         base = (correct * factor).sum(axis=1)
         total = scale * np.where(n_pairs > 0, d, 0.0).sum(axis=1)
-        gains = self.gain * factor[:, self.column]
+        # np.take, not fancy indexing: several times faster for these row gathers.
+        gains = self.gain * np.take(factor, self.column, axis=1)
         if system_counts is not None:
-            gains *= c_pair[:, self.pair]
+            gains *= np.take(c_pair, self.pair, axis=1)
         return _search(self.key, gains, base, total, exact)
 
     def batch_size(self) -> int:
@@ -272,7 +292,7 @@ class SwappedInputCalibration:
         b = mask.shape[0]
         bits = np.broadcast_to(mask, (b, self.n, self.m))
         outcome = (2 * bits[:, self.first].astype(np.int8) + bits[:, self.second]).reshape(b, -1)  # (b, P M)
-        active = outcome[:, self.flat]  # (b, E): the outcome each entry's (pair, input) takes in Xs
+        active = np.take(outcome, self.flat, axis=1)  # (b, E): the outcome each entry's (pair, input) takes in Xs
         p_idx = np.arange(self.first.size)[:, None]
         j_idx = np.arange(self.m)[None, :]
         results = []
@@ -285,7 +305,7 @@ class SwappedInputCalibration:
             with np.errstate(invalid="ignore", divide="ignore"):
                 factor = np.where(n_pairs > 0, scale[:, None] / n_pairs, 0.0)
             on = (active if side == 0 else 3 - active) == self.outcome
-            gains = np.where(on, self.gain * factor[:, self.column], 0.0)
+            gains = np.where(on, self.gain * np.take(factor, self.column, axis=1), 0.0)
             results.append(_search(self.key, gains, (correct * factor).sum(axis=1),
                                    scale * (n_pairs > 0).sum(axis=1), exact)[0])
         return results[0], results[1]

@@ -66,6 +66,13 @@ def test_inexact_fallback_still_matches_the_oracle(monkeypatch):
         accuracy, epsilon = one_epsilon(x, z, "input")
         assert float(result.estimate) == pytest.approx(accuracy, abs=1e-12)
         assert float(result.epsilon) == epsilon
+    x, z = messy(9, n=6, m=8, nan=0.25)
+    ci = confidence_interval(x, z, level="input", coefficient=COEF, method="boot-both", n_resamples=10, rng=2,
+                             return_distribution=True)
+    indices = _draw_bootstrap_indices(np.random.default_rng(2), "boot-both", 10, 6, 8)
+    for s in range(10):
+        xs, zs = (resample(a, indices.systems[s], indices.metric_inputs[s]) for a in (x, z))
+        assert ci.distribution[s] == pytest.approx(one_epsilon(xs, zs, "input")[0], abs=1e-12)
 
 
 def test_one_epsilon_never_beats_per_item_epsilons():

@@ -43,3 +43,10 @@ def test_leaderboard_markdown_epsilon_cells():
     assert lines[3].split(" | ")[3] == "–"
     assert "ε" not in tables.leaderboard_markdown(board.drop(columns="epsilon"), COEF)
     assert "not one per input" in text.epsilon_note("input")
+
+
+def test_confidence_page_says_resampling_rechooses_epsilon(demo_env):
+    at = new_app({"dataset": "demo", "coef": COEF, "level": "system", "ci": ["boot-both"], "ci_k": "20"}).run()
+    at.switch_page("pages/confidence.py").run()
+    assert_clean(at)
+    assert any("re-choose epsilon on every resample" in c.value for c in at.caption)
