@@ -282,6 +282,10 @@ def tie_calibrated_accuracy(x: np.ndarray, z: np.ndarray, *, calibrate: bool = T
     well could this metric rank with the best tie threshold", not "how well does
     it rank with a fixed one".
 
+    Applied to a level's points (system means, or all cells) this is the level's value. The input level shares
+    one epsilon across inputs (``metaeval_core.stats.tiecal.input_tie_calibrated``); this function on each
+    input's column would give the per-item epsilons metaeval does not report.
+
     References: docs/methods.md sec. 11.2; Deutsch, Foster & Freitag (2023) sec. 4.
     """
     batch_shape, x2, z2, first, second, pair_valid = _pair_differences(x, z)
