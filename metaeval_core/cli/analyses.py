@@ -163,6 +163,10 @@ def cmd_chance(args: argparse.Namespace) -> None:
     )
     cli.emit(args, result.to_records(), columns=["metric", "human", "level", "coefficient", "observed", "estimate",
                                                  "low", "high", "mc_se", "n_defined"])
+    if not args.json:
+        print(f"\nestimate: mean over {args.n_resamples:,} permutations of each metric's scores (humans fixed, seed "
+              f"{args.seed}); low/high: their central {100 * args.confidence_level:g}%; observed: the metric's own "
+              "value (docs/methods.md sec. 12)")
 def cmd_average(args: argparse.Namespace) -> None:
     from metaeval_core.analyses.average import average_over_tasks, parse_task
 

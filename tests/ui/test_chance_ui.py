@@ -59,3 +59,18 @@ def test_the_clusters_chart_widens_to_show_the_chance_band():
     fig = clusters_figure(ranks, coefficient="kendall", chance=chance)
     assert any(t.name == figures.CHANCE_NAME for t in fig.data)
     assert fig.layout.xaxis.range[0] < -0.3
+
+
+def test_the_cached_groups_say_why_there_is_no_baseline_and_raise_a_too_small_k():
+    from metaeval_core.data.synthetic import synthetic_dataset
+    from metaeval_ui import data
+
+    demo = synthetic_dataset()
+    key = data.dataset_key(demo)
+    groups, note = data.chance_groups(demo, key, ("metric.strong",), "human.quality", "system",
+                                      "soft-pairwise-accuracy", "judged", "", 0.95, 100, 0)
+    assert groups.empty and "system-level statistic" in note and ";" not in note
+    groups, note = data.chance_groups(demo, key, ("metric.strong", "metric.noise"), "human.quality", "system",
+                                      "kendall", "judged", "", 0.95, 20, 0)
+    assert note == "" and list(groups["n_resamples"]) == [40] and groups.iloc[0]["metrics"] == ("metric.strong",
+                                                                                                 "metric.noise")
