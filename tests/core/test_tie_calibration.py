@@ -168,3 +168,15 @@ def test_swapped_engine_equals_materialised_matrices(method, monkeypatch):
         np.testing.assert_array_equal(got, expected.accuracy)
     monkeypatch.setattr(tiecal, "_ENTRY_BUDGET", 1)  # one resample per chunk
     np.testing.assert_array_equal(engine.evaluate(masks)[0], accuracy_x)
+
+
+def test_table_time_estimate_counts_pair_entries():
+    from metaeval_core.stats.significance.tables import estimated_table_seconds
+
+    # Measured on the 2-core machine: PERM-BOTH, 5 metrics, 16 x 100, 200 resamples took about 4 s.
+    options = dict(level="input", coefficient=COEF, n_resamples=200)
+    assert 1.0 < estimated_table_seconds(16, 100, 5, method="perm-both", **options) < 20.0
+    assert 1.0 < estimated_table_seconds(16, 100, 5, method="perm-inputs", **options) < 20.0
+    # 15 x 2000, one metric and the human, 1,000 BOOT-BOTH resamples: about 7 s each.
+    assert 5.0 < estimated_table_seconds(15, 2000, 2, method="boot-both", level="input", coefficient=COEF,
+                                         n_resamples=1000) < 60.0

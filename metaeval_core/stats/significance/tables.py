@@ -372,6 +372,9 @@ _SECONDS_PER_ELEMENT = {
     "system": 2e-9,  # per metric: swapped sums of every metric once per chunk
     "linear": 2e-10,  # per pair: input-level Kendall / pairwise accuracy, linear in the swap bits
     "cells": 5e-8,  # per pair: the swapped or resampled cells materialised
+    # per metric (bootstrap) or per pair and outcome (permutation), per resample x systems^2 x inputs:
+    # input-level tie-calibrated accuracy, one epsilon over all (pair, input) entries (benchmarks/bench_tiecal.py)
+    "tiecal": 2e-8,
     "paircounts": 2e-7,  # per pair (permutation) or metric (bootstrap): weighted pair counts
 }
 
@@ -402,6 +405,11 @@ def estimated_table_seconds(n_systems: int, n_inputs: int, n_metrics: int, *, le
         return n_resamples * pairs * 2 * one
     if level == "system":
         return cells * n_metrics * _SECONDS_PER_ELEMENT["system"]
+    if level == "input" and coefficient == "tie-calibrated-accuracy":
+        entries = cells * n_systems
+        if method in PAIRED_BOOTSTRAP_METHODS:
+            return entries * n_metrics * _SECONDS_PER_ELEMENT["tiecal"]
+        return entries * pairs * 4 * _SECONDS_PER_ELEMENT["tiecal"]
     if method in PAIRED_BOOTSTRAP_METHODS:
         path = "paircounts" if level == "global" and coefficient in ("kendall", "pairwise-accuracy") else "cells"
         return cells * n_metrics * _SECONDS_PER_ELEMENT[path]
