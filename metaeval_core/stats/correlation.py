@@ -23,6 +23,7 @@ from metaeval_core.stats.spa import soft_pairwise_accuracy
 from metaeval_core.stats.tiecal import input_tie_calibrated
 from metaeval_core._frames import ToFrame
 from metaeval_core.data.dataset import Dataset, Pool, POOLS
+from metaeval_core.stats.exact import exact_matrix
 
 Level = Literal["system", "input", "global"]
 LEVELS: tuple[str, ...] = get_args(Level)
@@ -173,13 +174,15 @@ def correlation_inputs(
     """The metric and human matrices a correlation at ``level`` uses.
 
     Input and global correlations compare cells, so they always use the judged
-    inputs; the ``all`` pool changes only system-level means.
+    inputs; the ``all`` pool changes only system-level means. A human measure whose
+    scores are means of integer ratings comes on its integer grid (a positive multiple
+    of the scores, with exact ties; docs/methods.md sec. 15).
     """
     validate_level(level)
     check_choice(pool, "pool", POOLS)
     check_human(dataset, human)
     effective_pool = pool if level == "system" else "judged"
-    return dataset.matrix(metric, pool=effective_pool), dataset.matrix(human)
+    return exact_matrix(dataset, metric, pool=effective_pool), exact_matrix(dataset, human)
 
 
 def correlate(

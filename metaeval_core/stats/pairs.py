@@ -23,6 +23,7 @@ from metaeval_core._checks import (
 )
 from metaeval_core.stats.coefficients import kendall_counts_from_signs, tau_b_from_counts
 from metaeval_core.stats.correlation import system_means
+from metaeval_core.stats.exact import exact_matrix, exact_system_means
 from metaeval_core._frames import ToFrame
 from metaeval_core.data.dataset import Dataset, Pool, POOLS
 
@@ -229,16 +230,20 @@ def rsys_delta(metric_means, human_means, *, lower: float = 0.0, upper: float = 
 def dataset_means(
     dataset: Dataset, metric: str, human: str, *, pool: Pool = "judged", systems: str | None = None
 ) -> tuple[np.ndarray, np.ndarray, Dataset]:
-    """Per-system metric means (over ``pool``) and human means (over the judged inputs)."""
-    subset, x, z = _dataset_matrices(dataset, metric, human, pool=pool, systems=systems)
-    return system_means(x), system_means(z), subset
+    """Per-system metric means (over ``pool``) and human means (over the judged inputs).
+
+    Human means of integer ratings are equal as floats whenever they are equal as rationals (docs/methods.md
+    sec. 15), so exact ties stay ties in the pairs.
+    """
+    subset, x, _ = _dataset_matrices(dataset, metric, human, pool=pool, systems=systems)
+    return system_means(x), exact_system_means(subset, human), subset
 
 
 def _dataset_matrices(dataset: Dataset, metric: str, human: str, *, pool, systems):
     check_choice(pool, "pool", POOLS)
     subset = dataset.select_systems(systems)
     check_human(subset, human)
-    return subset, subset.matrix(metric, pool=pool), subset.matrix(human)
+    return subset, subset.matrix(metric, pool=pool), exact_matrix(subset, human)
 
 
 def dataset_rsys_delta(

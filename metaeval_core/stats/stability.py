@@ -19,6 +19,7 @@ from metaeval_core._checks import RngLike, as_generator, check_choice, check_int
 from metaeval_core.stats.coefficients import kendall
 from metaeval_core.data.dataset import Dataset, Pool, POOLS
 from metaeval_core.stats.pairs import _default_batch, _index_dtype, resampled_means
+from metaeval_core.stats.exact import exact_matrix
 
 
 @dataclass(frozen=True)
@@ -193,7 +194,8 @@ def dataset_ranking_stability(
     check_choice(pool, "pool", POOLS)
     subset = dataset.select_systems(systems)
     effective = "judged" if subset.measure(measure).kind == "human" else pool
-    matrix = subset.matrix(measure, pool=effective)
+    # Rankings only: a human measure's integer grid keeps its exact ties (docs/methods.md sec. 15).
+    matrix = exact_matrix(subset, measure, pool=effective)
     if sizes is None:
         sizes = default_sizes(matrix.shape[1], pool=effective)
     return ranking_stability(

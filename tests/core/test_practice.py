@@ -86,11 +86,26 @@ def loop_means(matrix, columns):
     return np.array([np.nanmean(matrix[i, columns]) for i in range(matrix.shape[0])])
 
 
+def exact_loop_means(matrix, columns):
+    """Human means of integer ratings in rational arithmetic, rounded once (docs/methods.md sec. 15)."""
+    from fractions import Fraction
+
+    def rational(v):  # the nearest fraction with a small denominator when v is one, else v itself
+        near = Fraction(v).limit_denominator(60)
+        return near if abs(float(near) - v) <= 1e-9 * max(1.0, abs(v)) else Fraction(v)
+
+    out = []
+    for i in range(matrix.shape[0]):
+        row = [rational(v) for v in np.atleast_1d(matrix[i, columns]) if np.isfinite(v)]
+        out.append(float(sum(row, Fraction(0)) / len(row)) if row else np.nan)
+    return np.array(out)
+
+
 def improvement_oracle(dataset, metric, human, delta, *, method, seed, n_resamples, confidence_level=0.95,
                        pool="judged"):
     x_mat, z_mat = dataset.matrix(metric, pool=pool), dataset.matrix(human)
     n = x_mat.shape[0]
-    knots, fit = curve_oracle(loop_means(x_mat, slice(None)), loop_means(z_mat, slice(None)))
+    knots, fit = curve_oracle(loop_means(x_mat, slice(None)), exact_loop_means(z_mat, slice(None)))
     estimate = float(np.interp(abs(delta), knots, fit))
     draws = draw_delta_resamples(np.random.default_rng(seed), method=method, n_systems=n,
                                  n_metric_inputs=x_mat.shape[1], n_human_inputs=z_mat.shape[1],
@@ -99,7 +114,7 @@ def improvement_oracle(dataset, metric, human, delta, *, method, seed, n_resampl
     for s in range(n_resamples):
         cx = draws.metric_inputs[s] if draws.metric_inputs is not None else np.arange(x_mat.shape[1])
         cz = draws.human_inputs[s] if draws.human_inputs is not None else np.arange(z_mat.shape[1])
-        xm, zm = loop_means(x_mat, cx), loop_means(z_mat, cz)
+        xm, zm = loop_means(x_mat, cx), exact_loop_means(z_mat, cz)
         if draws.systems is not None:
             xm, zm = xm[draws.systems[s]], zm[draws.systems[s]]
         k, f = curve_oracle(xm, zm)

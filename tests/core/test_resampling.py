@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from metaeval_core.stats.exact import exact_matrix
 from metaeval_core.stats.coefficients import POINT_COEFFICIENTS as COEFFICIENTS, CORRELATIONS  # SPA: test_spa.py
 from metaeval_core.stats.correlation import LEVELS, correlate_matrices
 from metaeval_core.stats.resampling import (
@@ -113,7 +114,8 @@ def test_system_level_pool_all_on_a_dataset_uses_the_unjudged_inputs():
     assert full.estimate == pytest.approx(correlate_matrices(demo.matrix("metric.good", pool="all"),
                                                              demo.matrix("human.quality"),
                                                              level="system", coefficient="pearson").estimate)
-    same = confidence_interval(demo.matrix("metric.good"), demo.matrix("human.quality"), level="system",
+    # The dataset-level call puts the human ratings on their integer grid (docs/methods.md sec. 15).
+    same = confidence_interval(demo.matrix("metric.good"), exact_matrix(demo, "human.quality"), level="system",
                                coefficient="pearson", method="boot-inputs", rng=1, n_resamples=200)
     assert (judged.low, judged.high) == (same.low, same.high)
 

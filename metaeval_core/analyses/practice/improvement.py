@@ -26,6 +26,7 @@ from metaeval_core.stats.correlation import nanmean_last
 from metaeval_core.data.dataset import Dataset, Pool, POOLS
 from metaeval_core.stats.pairs import DELTA_METHODS, DeltaMethod, draw_delta_resamples, percentile_interval, resampled_system_means
 from metaeval_core.analyses.practice._common import finite_or_none
+from metaeval_core.stats.exact import exact_matrix
 
 
 HumanTies = Literal["half", "exclude"]
@@ -224,7 +225,7 @@ def _improvement_iv(dataset, metric, human, delta, pool, systems, method, human_
     subset = dataset.select_systems(systems)
     check_human(subset, human)
     x_mat = subset.matrix(metric, pool=pool)
-    z_mat = subset.matrix(human)
+    z_mat = exact_matrix(subset, human)
     if subset.n_systems < 2:
         raise ValueError(f"systems must leave at least 2 systems; got {subset.n_systems}")
     return subset, x_mat, z_mat, delta, n_resamples, confidence_level, batch, rng

@@ -27,6 +27,7 @@ from metaeval_core.stats.correlation import nanmean_last
 from metaeval_core.data.dataset import Dataset
 from metaeval_core.stats.resampling import confidence_interval
 from metaeval_core.stats.significance import compare_metrics
+from metaeval_core.stats.exact import exact_matrix
 
 
 
@@ -240,7 +241,7 @@ def plan_judgments(
     if target_power is not None and not power:
         raise ValueError("target_power needs power=True")
     x_all = subset.matrix(metric)
-    z_all = subset.matrix(human)
+    z_all = exact_matrix(subset, human)
     y_all = subset.matrix(versus) if versus is not None else None
     means = nanmean_last(x_all)
     means = means[np.isfinite(means)]

@@ -1,0 +1,141 @@
+"""Exact ties in averaged judgments (docs/methods.md sec. 15): integer grids and rational-arithmetic oracles."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from metaeval_core.data.dataset import Dataset, Measure
+from metaeval_core.stats.correlation import correlate, correlate_matrices
+from metaeval_core.stats.exact import exact_matrix, exact_system_means, integer_grid
+from metaeval_core.stats.resampling import _draw_bootstrap_indices, dataset_confidence_interval
+
+
+def rated_dataset(seed: int, *, n_systems=8, n_inputs=12, n_raters=3, missing=0.0) -> Dataset:
+    """Systems x inputs rated 1-5 by a few raters (some ratings missing), and a continuous metric."""
+    rng = np.random.default_rng(seed)
+    quality = rng.normal(size=(n_systems, 1)) + 0.5 * rng.normal(size=(n_systems, n_inputs))
+    ratings = np.clip(np.rint(3 + quality + rng.normal(0, 0.8, (n_raters, n_systems, n_inputs))), 1, 5)
+    if missing:
+        ratings[rng.random(ratings.shape) < missing] = np.nan
+        ratings[0][np.isnan(ratings).all(axis=0)] = 3.0  # every cell keeps one rating
+    metric = quality + rng.normal(0, 1, (n_systems, n_inputs))
+    measures = {
+        "human": Measure.from_annotators("human", "human", ratings),
+        "metric": Measure("metric", "metric", metric),
+    }
+    systems = tuple(f"s{i}" for i in range(n_systems))
+    inputs = tuple(f"d{j}" for j in range(n_inputs))
+    return Dataset(id=f"rated-{seed}", systems=systems, inputs=inputs, measures=measures)
+
+
+def fraction_means(ratings: np.ndarray, systems=None, inputs=None) -> list[Fraction]:
+    """Each system's mean over inputs of its cell means (each cell: mean of its ratings), exactly."""
+    n_systems = ratings.shape[1]
+    systems = range(n_systems) if systems is None else systems
+    out = []
+    for i in systems:
+        cells = []
+        for j in (range(ratings.shape[2]) if inputs is None else inputs):
+            given = [int(r) for r in ratings[:, i, j] if np.isfinite(r)]
+            cells.append(Fraction(sum(given), len(given)))
+        out.append(sum(cells, Fraction(0)) / len(cells))
+    return out
+
+
+def test_the_float_problem_is_real():
+    """(5, 13/3) and (14/3, 14/3) have the same exact total; their float sums differ."""
+    a = np.array([5.0, 13 / 3])
+    b = np.array([14 / 3, 14 / 3])
+    assert a.sum() != b.sum()
+    grid = integer_grid(Measure("h", "human", np.array([[5.0, 13 / 3], [14 / 3, 14 / 3]])))
+    assert grid is not None and grid.denominator == 3
+    assert grid.integers.sum(axis=1)[0] == grid.integers.sum(axis=1)[1]
+
+
+@pytest.mark.parametrize(
+    "scores, denominator",
+    [
+        ([[1.0, 2.0], [3.0, 4.0]], 1),
+        ([[1.5, 2.0], [3.5, np.nan]], 2),
+        ([[11 / 3, 2.0], [13 / 3, 4.0]], 3),
+        ([[0.1, 0.2], [0.7, 1.3]], 10),
+        ([[1.25, 2.0], [1 / 3, 4.0]], 12),
+    ],
+)
+def test_integer_grid_finds_the_smallest_denominator(scores, denominator):
+    grid = integer_grid(Measure("h", "human", np.array(scores)))
+    assert grid is not None and grid.denominator == denominator
+    scores = np.array(scores)
+    finite = np.isfinite(scores)
+    np.testing.assert_array_equal(grid.integers[finite], np.rint(scores[finite] * denominator))
+    assert np.isnan(grid.integers[~finite]).all()
+
+
+@pytest.mark.parametrize(
+    "scores",
+    [
+        [[0.123456789, 2.0], [3.0, 4.0]],  # continuous
+        [[float(np.float32(1 / 3)), 2.0], [3.0, 4.0]],  # a float32 round trip is off the grid
+        [[1 / 61, 2.0], [3.0, 4.0]],  # denominators beyond 60 are not searched
+        [[1e16, 2.0], [3.0, 4.0]],  # sums could leave the exact float range
+        [[np.nan, np.nan], [np.nan, np.nan]],
+    ],
+)
+def test_scores_off_any_grid_are_left_as_floats(scores):
+    assert integer_grid(Measure("h", "human", np.array(scores))) is None
+
+
+def test_annotator_counts_set_the_denominator():
+    ratings = np.array([[[1.0, 2.0]], [[2.0, np.nan]], [[4.0, np.nan]]])  # cells rated 3 and 1 times
+    grid = integer_grid(Measure.from_annotators("h", "human", ratings))
+    assert grid.denominator == 3  # lcm(3, 1)
+    np.testing.assert_array_equal(grid.integers, [[7.0, 6.0]])
+    with pytest.raises(TypeError, match="measure must be a Measure"):
+        integer_grid(np.zeros((2, 2)))
+
+
+def test_metrics_are_never_put_on_a_grid():
+    data = rated_dataset(0)
+    np.testing.assert_array_equal(exact_matrix(data, "metric"), data.matrix("metric"))
+    grid = integer_grid(data.measure("human"))
+    np.testing.assert_array_equal(exact_matrix(data, "human") / grid.denominator, data.matrix("human"))
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("missing", [0.0, 0.3])
+def test_system_level_equals_scipy_on_rational_means(seed, missing):
+    data = rated_dataset(seed, n_systems=10, n_inputs=6, missing=missing)
+    ratings = data.measure("human").annotators
+    exact = [float(m) for m in fraction_means(ratings)]  # float() of a Fraction is correctly rounded
+    np.testing.assert_array_equal(exact_system_means(data, "human"), exact)
+    x = data.matrix("metric").mean(axis=1)
+    for coefficient, scipy_fn in (("kendall", stats.kendalltau), ("spearman", stats.spearmanr)):
+        ours = correlate(data, "metric", "human", level="system", coefficient=coefficient).estimate
+        assert ours == pytest.approx(scipy_fn(x, exact)[0], abs=1e-12)
+
+
+def test_bootstrap_resamples_keep_exact_ties():
+    """Every BOOT-BOTH resample's Kendall tau equals scipy's on the resample's rational human means."""
+    data = rated_dataset(3, n_systems=8, n_inputs=9)
+    ratings = data.measure("human").annotators
+    n_resamples = 150
+    ci = dataset_confidence_interval(data, "metric", "human", level="system", coefficient="kendall",
+                                     method="boot-both", n_resamples=n_resamples, rng=7, return_distribution=True)
+    indices = _draw_bootstrap_indices(np.random.default_rng(7), "boot-both", n_resamples, 8, 9)
+    metric = data.matrix("metric")
+    naive_differs = 0
+    for s in range(n_resamples):
+        systems, inputs = indices.systems[s], indices.metric_inputs[s]
+        x = metric[np.ix_(systems, inputs)].mean(axis=1)
+        z = [float(m) for m in fraction_means(ratings, systems, inputs)]
+        expected = stats.kendalltau(x, z)[0]
+        assert ci.distribution[s] == pytest.approx(expected, abs=1e-12, nan_ok=True), s
+        naive = correlate_matrices(metric[np.ix_(systems, inputs)], data.matrix("human")[np.ix_(systems, inputs)],
+                                   level="system", coefficient="kendall").estimate
+        naive_differs += not np.isclose(naive, expected, atol=1e-12, equal_nan=True)
+    # The float means of the averaged scores do break ties on some resamples: the grid matters here.
+    assert naive_differs > 0
