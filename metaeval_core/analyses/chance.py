@@ -217,7 +217,7 @@ def _validate_chance(dataset, metrics, human, level, coefficient, pool, systems,
         raise TypeError(f"systems must be a selection string such as 'type=abs', or None; got {systems!r}")
     subset = dataset.select_systems(systems)
     matrices = [correlation_inputs(subset, m, human, level=level, pool=pool)[0] for m in metrics]
-    z = subset.matrix(human)
+    z = correlation_inputs(subset, human, human, level=level, pool="judged")[1]  # the integer grid (sec. 15)
     if level == "global":
         check_resampling_size(coefficient, level, z.size)
     return subset, matrices, z, n_resamples, confidence_level, as_generator(rng), batch
