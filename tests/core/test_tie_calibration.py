@@ -6,6 +6,8 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import metaeval_core.stats.tiecal as tiecal
 from metaeval_core.cli.main import main
@@ -180,3 +182,19 @@ def test_table_time_estimate_counts_pair_entries():
     # 15 x 2000, one metric and the human, 1,000 BOOT-BOTH resamples: about 7 s each.
     assert 5.0 < estimated_table_seconds(15, 2000, 2, method="boot-both", level="input", coefficient=COEF,
                                          n_resamples=1000) < 60.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 5).flatmap(lambda n: st.integers(1, 4).flatmap(lambda m: st.tuples(
+    st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, np.nan]), min_size=n * m, max_size=n * m),
+    st.lists(st.sampled_from([0.0, 1.0, 2.0, np.nan]), min_size=n * m, max_size=n * m),
+    st.just((n, m))))))
+def test_property_equals_the_oracle_on_tiny_tied_matrices(case):
+    xs, zs, shape = case
+    x, z = np.array(xs).reshape(shape), np.array(zs).reshape(shape)
+    result = correlate_matrices(x, z, level="input", coefficient=COEF)
+    accuracy, epsilon = one_epsilon(x, z, "input")
+    if np.isnan(accuracy):
+        assert np.isnan(result.estimate)
+    else:
+        assert float(result.estimate) == pytest.approx(accuracy, abs=1e-12) and float(result.epsilon) == epsilon
