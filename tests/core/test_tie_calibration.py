@@ -198,3 +198,22 @@ def test_property_equals_the_oracle_on_tiny_tied_matrices(case):
         assert np.isnan(result.estimate)
     else:
         assert float(result.estimate) == pytest.approx(accuracy, abs=1e-12) and float(result.epsilon) == epsilon
+
+
+def test_epsilon_of_a_human_measure_used_as_metric_is_in_its_units():
+    from metaeval_core.data.dataset import Dataset, Measure
+
+    rng = np.random.default_rng(4)
+    ratings = rng.integers(1, 6, (3, 6, 10)).astype(float)  # 3 annotators: means on the grid 1/3
+    other = 1.0 + (rng.random((6, 10)) < 0.15)  # mostly tied: calibration ties many pairs
+    ds = Dataset(id="grid", systems=list("abcdef"), inputs=[f"i{j}" for j in range(10)], measures={
+        "rated": Measure("rated", "human", ratings.mean(axis=0), annotators=ratings),
+        "other": Measure("other", "human", other)})
+    positive = False
+    for level in LEVELS:
+        result = correlate(ds, "rated", "other", level=level, coefficient=COEF)
+        accuracy, epsilon = one_epsilon(ds.matrix("rated"), ds.matrix("other"), level)
+        assert result.estimate == pytest.approx(accuracy, abs=1e-12)
+        assert result.epsilon == pytest.approx(epsilon, rel=1e-12, abs=1e-12)
+        positive = positive or epsilon > 0
+    assert positive
