@@ -130,7 +130,13 @@ def _label(choice: data.DatasetChoice | None, key: str) -> str:
     if choice is None:
         return key
     suffix = "" if choice.available else " — unavailable"
-    return f"{choice.title} [{choice.id}]{suffix}"
+    return f"{_short_title(choice.title)} [{choice.id}]{suffix}"
+
+
+def _short_title(title: str) -> str:
+    """A title without its parenthesised details, which the sidebar's narrow picker would cut off."""
+    head, _, rest = title.partition(" (")
+    return head if head and rest.endswith(")") else title
 
 
 def dataset_picker() -> tuple[Dataset, data.DatasetKey] | None:
@@ -163,6 +169,8 @@ def dataset_picker() -> tuple[Dataset, data.DatasetKey] | None:
             st.info("Upload a file in the sidebar to analyse your own scores.", icon=":material/upload:")
         return None
     state.commit("dataset", chosen)
+    if choices.get(chosen) is not None and _short_title(choices[chosen].title) != choices[chosen].title:
+        st.sidebar.caption(choices[chosen].title)  # the details the picker's short label leaves out
     with st.sidebar.expander("Upload your own scores"):
         _upload_box(container=st)
     if _rejected_upload_notice(choices.get(chosen)):

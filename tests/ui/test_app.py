@@ -241,3 +241,18 @@ def test_first_open_shows_the_close_pairs_headline(demo_env):
     labels = [m.label for m in at.metric]
     assert any(label.startswith("rSYS, all 120 pairs") for label in labels), labels
     assert any("closest 20%" in label for label in labels), labels
+
+
+def test_the_dataset_picker_shows_short_names_and_the_details_below(demo_env):
+    """The sidebar picker is narrow: options carry the short name and id, the chosen one's details follow."""
+    from metaeval_ui.widgets import _label, _short_title
+    from metaeval_ui.data import DatasetChoice
+
+    long = DatasetChoice("hanna", "HANNA story generation (WritingPrompts, 11 systems x 96 prompts, LLM judges)")
+    assert _label(long, "hanna") == "HANNA story generation [hanna]"
+    assert _short_title("REALSumm (CNN/DM)") == "REALSumm" and _short_title("Plain name") == "Plain name"
+    assert _short_title("Odd (unclosed") == "Odd (unclosed"
+    at = new_app().run()
+    picker = at.sidebar.selectbox(key="w:dataset")
+    assert picker.format_func(picker.value) == "Synthetic demo [demo]"
+    assert "Synthetic demo (offline)" in [c.value for c in at.sidebar.caption]
