@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from tests.browser import harness as h
-from tests.browser.test_browser import PAGE_TIMEOUT, open_page
+from tests.browser.test_browser import PAGE_TIMEOUT, act, open_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -73,3 +73,20 @@ def test_screenshot_every_page(page, server, dataset):
         if f"[{dataset}]" not in chosen:
             failures.append(f"/{path}: opened with dataset={dataset} but the sidebar shows {chosen!r}")
     assert not failures, "\n".join(failures)
+
+
+def test_screenshot_simulations_after_a_run(page, server):
+    """The Simulations page with finished runs (coverage and power), as it looks once a presenter pressed Run."""
+    open_page(page, server, "simulations", "dataset=demo&trials=10&sim_k=40&ptrials=5&sim_ci=boot-both&sim_ci=fisher")
+    shots = []
+    for tab, button, done in (("CI coverage", "Run coverage", "trials; halves"),
+                              ("Power", "Run power", "r(X, human) =")):
+        act(page, page.get_by_role("tab", name=tab).click)
+        act(page, page.get_by_role("button", name=button).click)
+        # The run polls once a second until it finishes; its summary caption means it did.
+        page.get_by_text(done, exact=False).first.wait_for(timeout=PAGE_TIMEOUT * 1000)
+        h.wait_idle(page, timeout=PAGE_TIMEOUT)
+        assert not h.problems(page), h.problems(page)
+        assert not h.error_alerts(page), h.error_alerts(page)
+        shots.append(full_page_screenshot(page, f"demo/simulations-after-{button.split()[-1]}-run"))
+    assert all(shot.stat().st_size > 10_000 for shot in shots)
