@@ -46,6 +46,8 @@ st.caption(escape_markdown(f"{coefficient.capitalize()} at the {level} level") +
 calibrated = coefficient == "tie-calibrated-accuracy"
 if calibrated:
     st.caption(text.epsilon_note(level))
+else:
+    table = table.drop(columns="epsilon")  # only the tie-calibrated accuracy has a threshold
 view = table.rename(columns={"n_undefined": "skipped"})
 shown = (["metric", "human", "estimate"] + (["epsilon"] if calibrated else []) + ["n", "skipped"]
          + (["systems"] if systems else []))
