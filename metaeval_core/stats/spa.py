@@ -41,19 +41,27 @@ SPA_SEED = 4
 _SPA_TOLERANCE = 1e-9
 # Elements (pairs x permutations) evaluated per chunk: bounds memory to tens of MB.
 _SPA_ELEMENT_BUDGET = 4_000_000
-# Seconds per multiply-add of the p-value products on this project's shared 2-core benchmark machine
-# (benchmarks/bench_spa.py: about 1e-10 CPU, more under load); used only to refuse runs of minutes.
+# Rough seconds on this project's shared 2-core benchmark machine under load (benchmarks/bench_spa.py), used
+# only to refuse runs of minutes: per multiply-add of the permuted sums, and per (pair x permutation)
+# comparison.
 SPA_SECONDS_PER_MULTIPLY_ADD = 1.5e-10
+SPA_SECONDS_PER_COMPARISON = 1.2e-8
 
 
-def estimated_spa_seconds(n_systems: int, n_inputs: int, n_products: float,
+def estimated_spa_seconds(n_systems: int, n_inputs: int, n_products: float, *, complete: bool = True,
                           n_permutations: int = SPA_PERMUTATIONS) -> float:
-    """Rough seconds of ``n_products`` p-value computations of one (n_systems x n_inputs) matrix.
+    """Rough seconds of ``n_products`` p-value computations (all pairs) of one (n_systems x n_inputs) matrix.
+
+    A complete matrix costs ``N M k`` multiply-adds (per-system permuted sums) and ``P k`` comparisons; a
+    matrix with missing cells ``P M k`` multiply-adds (one row per pair), ``P = N (N - 1) / 2``.
 
     References: docs/methods.md sec. 11.3.
     """
     pairs = n_systems * (n_systems - 1) / 2
-    return pairs * n_inputs * n_permutations * n_products * SPA_SECONDS_PER_MULTIPLY_ADD
+    rows = n_systems if complete else pairs
+    one = (rows * n_inputs * n_permutations * SPA_SECONDS_PER_MULTIPLY_ADD
+           + pairs * n_permutations * SPA_SECONDS_PER_COMPARISON)
+    return one * n_products
 
 
 @functools.lru_cache(maxsize=16)
@@ -99,6 +107,49 @@ def _pvalues_from_differences(d: np.ndarray, signs: np.ndarray) -> tuple[np.ndar
     return forward, reverse
 
 
+def _pvalues_complete(x: np.ndarray, signs: np.ndarray, first: np.ndarray, second: np.ndarray, *,
+                      spread: np.ndarray | None = None, reverse: bool = True):
+    """Forward and reverse p-values (B, P) of every pair of complete matrices ``x`` (B, N, M), no NaN.
+
+    A pair's permuted sum is the difference of the two systems' permuted sums, so one product
+    (B N x M) x (M x permutations) serves all ``P = N (N - 1) / 2`` pairs, ``(N - 1) / 2`` times less work
+    than one row per pair. Inputs are centred over the systems first (the differences are unchanged) so
+    the sums stay of the size of the differences; the comparison's tolerance adds a bound on the rounding
+    of these sums (``8 M u`` times the two systems' summed magnitudes, ``u = 2^-53``), so an exact tie is
+    still never decided by rounding. ``spread`` (B, P), the pairs' ``sum_j |d_j|``, may be given;
+    ``reverse=False`` skips the reverse p-values (returned as None).
+    """
+    k = signs.shape[0]
+    b, n, m = x.shape
+    centred = x - x.mean(axis=1, keepdims=True)
+    permuted_systems = (np.ascontiguousarray(centred).reshape(b * n, m) @ signs.T).reshape(b, n, k)
+    totals = centred.sum(axis=-1)
+    observed = totals[:, first] - totals[:, second]
+    if spread is None:
+        spread = np.abs(centred[:, first, :] - centred[:, second, :]).sum(axis=-1)
+    magnitude = np.abs(centred).sum(axis=-1)
+    tolerance = _SPA_TOLERANCE * spread + m * 2.0**-50 * (magnitude[:, first] + magnitude[:, second])
+    low, high = observed - tolerance, observed + tolerance
+    forward = np.empty((b, first.size))
+    backward = np.empty((b, first.size)) if reverse else None
+    start = 0
+    # System by system against every later one: broadcast differences, no gathered (B, P, k) copies.
+    for i in range(n - 1):
+        stop = start + n - 1 - i
+        permuted = permuted_systems[:, i, None, :] - permuted_systems[:, i + 1:, :]
+        forward[:, start:stop] = np.count_nonzero(permuted >= low[:, start:stop, None], axis=-1)
+        if reverse:
+            backward[:, start:stop] = np.count_nonzero(permuted <= high[:, start:stop, None], axis=-1)
+        start = stop
+    return forward / k, (backward / k if reverse else None)
+
+
+def _complete_step(n: int, m: int, k: int) -> int:
+    """Matrices per chunk of :func:`_pvalues_complete` (its (B, P, max(M, k)) temporaries stay in budget)."""
+    pairs = max(n * (n - 1) // 2, 1)
+    return max(1, _SPA_ELEMENT_BUDGET // (pairs * max(m, k)))
+
+
 def pairwise_pvalues(
     matrix: np.ndarray, *, n_permutations: int = SPA_PERMUTATIONS, signs: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -124,14 +175,29 @@ def pairwise_pvalues(
     n, m = matrix.shape[-2:]
     g = swap_signs(m, n_permutations=n_permutations) if signs is None else np.asarray(signs, dtype=np.float64)
     first, second = pair_indices(n)
-    d, defined = _pair_differences(matrix, first, second)
-    batch_shape = d.shape[:-1]
-    rows = d.reshape(-1, m)
-    out = np.empty(rows.shape[0])
-    step = max(1, _SPA_ELEMENT_BUDGET // max(g.shape[0], 1))
-    for start in range(0, rows.shape[0], step):
-        out[start:start + step] = _pvalues_from_differences(rows[start:start + step], g)[0]
-    out = out.reshape(batch_shape)
+    batch_shape = matrix.shape[:-2]
+    slices = matrix.reshape(-1, n, m)
+    out = np.empty((slices.shape[0], first.size))
+    defined = np.ones((slices.shape[0], first.size), dtype=bool)
+    complete = ~np.isnan(slices).any(axis=(1, 2))
+    # Complete matrices (the usual case): per-system permuted sums; others: one row per pair.
+    whole = np.flatnonzero(complete)
+    step = _complete_step(n, m, g.shape[0])
+    for start in range(0, whole.size, step):
+        rows = whole[start:start + step]
+        out[rows] = _pvalues_complete(slices[rows], g, first, second, reverse=False)[0]
+    partial = np.flatnonzero(~complete)
+    if partial.size:
+        d, ok = _pair_differences(slices[partial], first, second)
+        defined[partial] = ok
+        flat = d.reshape(-1, m)
+        values = np.empty(flat.shape[0])
+        row_step = max(1, _SPA_ELEMENT_BUDGET // max(g.shape[0], m, 1))
+        for start in range(0, flat.shape[0], row_step):
+            values[start:start + row_step] = _pvalues_from_differences(flat[start:start + row_step], g)[0]
+        out[partial] = values.reshape(partial.size, first.size)
+    out = out.reshape(*batch_shape, first.size)
+    defined = defined.reshape(*batch_shape, first.size)
     return np.where(defined, out, np.nan), defined
 
 
@@ -162,25 +228,57 @@ class _PairPvalues:
     """Forward and reverse p-values of the original system pairs of one matrix, per input resample."""
 
     def __init__(self, matrix: np.ndarray, n_permutations: int):
+        self.matrix = matrix
         self.n, self.m = matrix.shape
         self.signs = swap_signs(self.m, n_permutations=n_permutations)
         self.first, self.second = pair_indices(self.n)
+        self.complete = not bool(np.isnan(matrix).any())
+        if self.complete:
+            self.abs_d = np.abs(matrix[self.first] - matrix[self.second])  # (P, M): each pair's |d_j|
+            forward, reverse = _pvalues_complete(matrix[None], self.signs, self.first, self.second)
+            self.fixed = (forward[0], reverse[0], np.ones(self.first.size, bool), np.ones(self.n, bool))
+            return
         self.d, _ = _pair_differences(matrix, self.first, self.second)  # (P, M)
         self.common = ~np.isnan(matrix[self.first]) & ~np.isnan(matrix[self.second])  # (P, M)
         self.scored = ~np.isnan(matrix)  # (N, M)
         forward, reverse = _pvalues_from_differences(self.d, self.signs)
         self.fixed = (forward, reverse, self.common.any(axis=-1), self.scored.any(axis=-1))
 
-    def resampled(self, inputs: np.ndarray | None, b: int):
-        """(forward, reverse, pair defined) (b, P) and system scored (b, N) for input draws (b, M) or None."""
+    def resampled(self, inputs: np.ndarray | None, b: int, reverse: bool = True):
+        """(forward, reverse, pair defined) (b, P) and system scored (b, N) for input draws (b, M) or None.
+
+        ``reverse=False`` (no pair of resampled systems can be reversed) leaves the reverse p-values None.
+        """
         if inputs is None:
             return tuple(np.broadcast_to(v, (b, v.size)) for v in self.fixed)
         p = self.first.size
+        if self.complete:
+            resampled = np.swapaxes(self.matrix[:, inputs], 0, 1)  # (b, N, M)
+            # sum_t |d_{idx_t}| = sum_j (draws of j) |d_j|; einsum keeps each row's sum independent of b.
+            spread = np.einsum("sj,pj->sp", _input_counts(inputs, self.m), self.abs_d)
+            forward = np.empty((b, p))
+            backward = np.empty((b, p)) if reverse else None
+            step = _complete_step(self.n, self.m, self.signs.shape[0])
+            for start in range(0, b, step):
+                sl = slice(start, start + step)
+                f, r = _pvalues_complete(resampled[sl], self.signs, self.first, self.second, spread=spread[sl],
+                                         reverse=reverse)
+                forward[sl] = f
+                if reverse:
+                    backward[sl] = r
+            return forward, backward, np.ones((b, p), bool), np.ones((b, self.n), bool)
         d = np.swapaxes(self.d[:, inputs], 0, 1).reshape(b * p, -1)  # (b P, M), resample-major
         forward, reverse = _pvalues_from_differences(d, self.signs)
         defined = self.common[:, inputs].any(axis=-1).T
         scored = self.scored[:, inputs].any(axis=-1).T
         return forward.reshape(b, p), reverse.reshape(b, p), defined, scored
+
+
+def _input_counts(indices: np.ndarray, n: int) -> np.ndarray:
+    """(b, draws) indices into 0..n-1 -> (b, n) float multiplicities."""
+    b = indices.shape[0]
+    flat = (indices + n * np.arange(b)[:, None]).ravel()
+    return np.bincount(flat, minlength=b * n).reshape(b, n).astype(np.float64)
 
 
 def _resampled_pair_lookup(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -237,7 +335,10 @@ def spa_resampled(
         flipped = reverse[a, c]
 
         def gather(table, inputs):
-            forward, backward, defined, scored = table.resampled(None if inputs is None else inputs[sl], b)
+            forward, backward, defined, scored = table.resampled(None if inputs is None else inputs[sl], b,
+                                                                 reverse=systems is not None)
+            if systems is None:  # resampled inputs only: every pair keeps its systems and direction
+                return forward, defined
             p = np.where(flipped, np.take_along_axis(backward, pair, 1), np.take_along_axis(forward, pair, 1))
             ok = np.where(own, np.take_along_axis(scored, a, 1), np.take_along_axis(defined, pair, 1))
             return np.where(own, 1.0, p), ok

@@ -219,8 +219,9 @@ def check_interval_size(dataset: Dataset, metric: str, human: str, coefficient: 
 
     subset = dataset.select_systems(systems or None)
     n_systems = subset.n_systems
-    seconds = (estimated_spa_seconds(n_systems, subset.matrix(metric, pool=pool).shape[1], n_resamples)
-               + estimated_spa_seconds(n_systems, subset.n_judged, n_resamples))
+    x, z = subset.matrix(metric, pool=pool), subset.matrix(human)
+    seconds = (estimated_spa_seconds(n_systems, x.shape[1], n_resamples, complete=not np.isnan(x).any())
+               + estimated_spa_seconds(n_systems, z.shape[1], n_resamples, complete=not np.isnan(z).any()))
     if seconds > MAX_TABLE_SECONDS:
         raise ValueError(
             f"a {method} interval of soft-pairwise-accuracy on {n_systems} systems x {subset.n_judged} inputs with "

@@ -328,3 +328,21 @@ def test_ceiling_like_data_and_average_tasks_accept_it():
     assert Task("demo", "human.quality", level="system", coefficient=SPA).coefficient == SPA
     with pytest.raises(ValueError, match="system level only"):
         Task("demo", "human.quality", level="input", coefficient=SPA)
+
+
+def test_per_system_sums_equal_per_pair_rows():
+    # Complete matrices use differences of per-system permuted sums; they must give the per-pair p-values,
+    # exact ties included, and ignore per-input offsets (centred away) however large.
+    from metaeval_core.stats.spa import _pair_differences, _pvalues_complete, _pvalues_from_differences, pair_indices
+
+    rng = np.random.default_rng(14)
+    first, second = pair_indices(6)
+    signs = swap_signs(30)
+    for x in (rng.normal(size=(6, 30)), rng.integers(0, 4, size=(6, 30)).astype(float),
+              rng.integers(0, 4, size=(6, 30)) / 3.0 + 1e6 * rng.random(30)):
+        x[1] = x[0]  # identical systems
+        fast = _pvalues_complete(x[None], signs, first, second)
+        d, _ = _pair_differences(x, first, second)
+        slow = _pvalues_from_differences(d, signs)
+        assert np.array_equal(fast[0][0], slow[0]) and np.array_equal(fast[1][0], slow[1])
+        assert fast[0][0, 0] == 1.0 and fast[1][0, 0] == 1.0

@@ -392,16 +392,17 @@ def estimated_table_seconds(n_systems: int, n_inputs: int, n_metrics: int, *, le
     cells = n_resamples * n_systems * n_inputs
     pairs = n_metrics * (n_metrics - 1) / 2
     if coefficient == "soft-pairwise-accuracy":
-        # One matrix's p-values: (system pairs x inputs) x (inputs x permutations). They are recomputed per
-        # resample for every measure when inputs are resampled, per metric pair when cells or inputs are
-        # swapped; resampled or swapped whole systems reuse p-values computed once (docs/methods.md sec. 11.3).
+        # One matrix's p-values (all system pairs) are recomputed per resample for every measure when inputs
+        # are resampled, per metric pair when cells or inputs are swapped; resampled or swapped whole systems
+        # reuse p-values computed once (PERM-SYSTEMS: four per metric pair, one row per system pair).
+        # Complete matrices are assumed (docs/methods.md sec. 11.3).
         one = estimated_spa_seconds(n_systems, n_inputs, 1)
         if method == "boot-systems":
             return (n_metrics + 1) * one
         if method in PAIRED_BOOTSTRAP_METHODS:
             return n_resamples * (n_metrics + 1) * one
         if method == "perm-systems":
-            return 4 * pairs * one
+            return 4 * pairs * estimated_spa_seconds(n_systems, n_inputs, 1, complete=False)
         return n_resamples * pairs * 2 * one
     if level == "system":
         return cells * n_metrics * _SECONDS_PER_ELEMENT["system"]
