@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from metaeval_core.data.upload.limits import MAX_MAGNITUDE
 from metaeval_core.data.whatif import describe_merge, edit_scores, merge_datasets, with_identity
 
 from metaeval_ui import data, exports, state, userdata, widgets
@@ -224,7 +225,8 @@ def edit_section(ds, gen: int, pending: dict) -> None:
                        "Edits stay pending (kept across pages) until you apply them.")
         else:
             st.info("Pick at least one system.", icon=":material/touch_app:")
-        bad = [cell for cell, value in pending.items() if not math.isnan(value) and not math.isfinite(value)]
+        bad = [cell for cell, value in pending.items()
+               if not math.isnan(value) and not (math.isfinite(value) and abs(value) <= MAX_MAGNITUDE)]
         if pending:
             frame = pd.DataFrame([(s, j, m, v) for (s, j, m), v in pending.items()],
                                  columns=["system", "input", "measure", "new value"])
@@ -247,6 +249,11 @@ def edit_section(ds, gen: int, pending: dict) -> None:
             confirm = c.checkbox("Discard the pending edits", key="whatif_discard_edits_confirm")
             b.button("Discard edits", key="whatif_discard_edits", disabled=not confirm, on_click=_discard_edits,
                      icon=":material/undo:")
+            if bad:
+                cells = "; ".join(f"{s} / {j} / {m}" for s, j, m in bad[:5]) + (" …" if len(bad) > 5 else "")
+                st.warning(escape_markdown(
+                    f"{len(bad)} pending edit(s) cannot be applied: a score must be finite and within "
+                    f"±{MAX_MAGNITUDE:g} ({cells}). Change or discard them."), icon=":material/block:")
     else:
         st.info("This dataset has no measures to edit.")
 

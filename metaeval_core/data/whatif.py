@@ -29,6 +29,7 @@ import numpy as np
 
 from metaeval_core._checks import check_choice
 from metaeval_core.data.dataset import Dataset, DatasetError, Measure, matching_systems, parse_system_selection
+from metaeval_core.data.upload.limits import MAX_MAGNITUDE
 
 __all__ = [
     "CONFLICT_POLICIES",
@@ -333,13 +334,16 @@ def _number(value, where: str) -> float:
     number = float(value)
     if math.isinf(number):
         raise DatasetError(f"{where}: the new score must be finite, got {number}")
+    if abs(number) > MAX_MAGNITUDE:  # the upload's rule: sums and squares of such scores overflow float64
+        raise DatasetError(f"{where}: the new score {number:g} is larger in magnitude than {MAX_MAGNITUDE:g}, "
+                           "beyond which the statistics overflow")
     return number
 
 
 def edit_scores(dataset: Dataset, edits: Iterable[tuple[str, str, str, float]], *, id: str | None = None) -> Dataset:
     """``dataset`` with single cells set: each edit is ``(system, input, measure, value)``.
 
-    ``value`` is a finite real number, or NaN / None to clear the cell. Unknown names and non-finite or
+    ``value`` is a finite real number within +-1e150 (the upload's limit), or NaN / None to clear the cell. Unknown names and non-finite or
     non-numeric values raise a :class:`DatasetError` naming the edit; nothing is applied then. Several
     edits of one cell: the last wins. A measure with per-annotator scores loses them when edited.
     """

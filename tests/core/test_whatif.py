@@ -150,6 +150,7 @@ def test_edit_scores_sets_cells_and_changes_the_version(base):
     (("a", "nope", "rouge", 1.0), "unknown input 'nope'"),
     (("a", "d1", "bleu", 1.0), "unknown measure 'bleu'"),
     (("a", "d1", "rouge", float("inf")), "finite"),
+    (("a", "d1", "rouge", -1e200), "larger in magnitude than 1e\\+150"),
     (("a", "d1", "rouge", "0.5"), "must be a number"),
     (("a", "d1", "rouge", True), "must be a number"),
     (("a", "d1", "rouge"), r"expected \(system, input, measure, value\)"),

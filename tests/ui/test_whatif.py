@@ -87,6 +87,19 @@ def test_merge_extra_judgments_becomes_the_current_dataset(store_env):
     assert banner(at)
 
 
+def test_an_edit_beyond_the_score_limit_is_named_and_cannot_be_applied(store_env):
+    at = new_app().run()
+    goto(at, "pages/whatif.py")
+    at.selectbox(key="whatif_edit_measure").set_value("metric.strong").run()
+    editor = at.data_editor[0]
+    first_system = editor.value.columns[0]
+    at.session_state[editor.key] = {"edited_rows": {0: {first_system: 1e200}}, "added_rows": [], "deleted_rows": []}
+    at.run()
+    assert_clean(at)
+    assert at.button(key="whatif_apply_edits").disabled
+    assert any("cannot be applied" in w.value and "150" in w.value for w in at.warning), [w.value for w in at.warning]
+
+
 def test_edit_a_cell_changes_the_correlation_and_pending_edits_survive_page_switches(store_env):
     at = new_app({"level": "global", "coef": "pearson"}).run()
     goto(at, "pages/correlations.py")
