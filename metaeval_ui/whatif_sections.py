@@ -151,7 +151,6 @@ def merge_section(full, gen: int) -> None:
                            f"{', '.join(kept)}")
         for line in details + list(report.notes):
             st.caption(escape_markdown(line))
-        policy = "keep"
         if report.n_conflicts or report.attribute_conflicts:
             st.warning(escape_markdown(
                 f"{report.n_conflicts} cell(s) hold a different number in the file than in the dataset"
@@ -160,9 +159,9 @@ def merge_section(full, gen: int) -> None:
             if report.conflicts:
                 st.dataframe(pd.DataFrame([vars(c) for c in report.conflicts]).rename(
                     columns={"base": "current value", "extra": "file's value"}), hide_index=True, width="stretch")
-            policy = st.radio("Conflicting cells", ("keep", "replace"), key="whatif_conflict", horizontal=True,
-                              format_func={"keep": "keep the current values",
-                                           "replace": "replace them with the file's"}.get)
+            # Read by _merge and the preview through its key.
+            st.radio("Conflicting cells", ("keep", "replace"), key="whatif_conflict", horizontal=True,
+                     format_func={"keep": "keep the current values", "replace": "replace them with the file's"}.get)
         if not report.adds_anything:
             st.info("This file adds nothing: every score it holds is already in the dataset.")
 
@@ -172,8 +171,41 @@ def merge_section(full, gen: int) -> None:
                       step=f"merged {name} ({summary}; conflicts: {chosen})"):
                 ss.pop(_EXTRA, None)
 
+        if report.adds_anything:
+            merge_preview(full, extra, cached[0], ss.get("whatif_conflict", "keep"))
         st.button("Merge into the dataset", key="whatif_merge", type="primary", icon=":material/merge:",
                   disabled=not report.adds_anything, on_click=_merge)
+
+
+_PREVIEW = "_whatif_merge_preview"  # (dataset id, version, file signature, policy) -> warnings or the error
+
+
+def merge_preview(full, extra, signature, policy: str) -> None:
+    """The data check of the merged result, before anything is merged (docs/methods.md sec. 17)."""
+    from metaeval_core.data.upload import validation_report
+
+    key = (full.id, full.version, signature, policy)
+    cached = ss.get(_PREVIEW)
+    if cached is None or cached[0] != key:
+        try:
+            warnings = tuple(w.message for w in validation_report(merge_datasets(full, extra,
+                                                                                on_conflict=policy)).warnings)
+            before = {w.message for w in validation_report(full).warnings}
+            cached = (key, tuple(w for w in warnings if w not in before), None)
+        except EXPECTED as error:
+            cached = (key, (), error)
+        ss[_PREVIEW] = cached
+    _, new_warnings, error = cached
+    if error is not None:
+        st.error(escape_markdown(f"Merging this file would fail: {message_of(error)}"), icon=":material/block:")
+        return
+    title = (f"Data check of the merged result: {len(new_warnings)} new warning(s)" if new_warnings
+             else "Data check of the merged result: no new warnings")
+    with st.expander(title, expanded=bool(new_warnings), icon=":material/fact_check:"):
+        for message in new_warnings:
+            st.warning(escape_markdown(message), icon=":material/warning:")
+        if not new_warnings:
+            st.caption("The merge adds no warning to those the current dataset already has.")
 
 
 def edit_section(ds, gen: int, pending: dict) -> None:

@@ -108,6 +108,9 @@ def test_a_what_if_merge_shows_the_data_check(demo_env, tmp_path, monkeypatch):
     at = new_app().run()
     goto(at, "pages/whatif.py")
     upload_extra(at, extra.encode())
+    # Before merging: the merged result's check, with the warning the merge would add.
+    assert any(e.label.startswith("Data check of the merged result: 1 new warning(s)") for e in at.expander)
+    assert any("newsys" in w.value and "as few as 2" in w.value for w in at.warning)
     at.button(key="whatif_merge").click().run()
     assert_clean(at)
     assert at.sidebar.selectbox(key="w:dataset").value == "whatif:demo"
