@@ -171,9 +171,10 @@ def resampled(matrix, systems, inputs):
     return out if inputs is None else out[:, inputs]
 
 
+@pytest.mark.parametrize("missing", [0.1, 0.0])
 @pytest.mark.parametrize("method", ["boot-systems", "boot-inputs", "boot-both"])
-def test_bootstrap_interval_equals_resample_loop(method):
-    metric, human = data(6, n=5, m=7, integer=True, missing=0.1)
+def test_bootstrap_interval_equals_resample_loop(method, missing):
+    metric, human = data(6, n=5, m=7, integer=True, missing=missing)
     k = 12
     ci = confidence_interval(metric, human, level="system", coefficient=SPA, method=method, n_resamples=k, rng=3,
                              return_distribution=True)
@@ -201,8 +202,9 @@ def test_bootstrap_pool_all_resamples_inputs_separately():
     assert np.allclose(ci.distribution, expected, rtol=0, atol=1e-12)
 
 
-def test_interval_does_not_depend_on_batch():
-    metric, human = data(8, n=6, m=15, missing=0.05)
+@pytest.mark.parametrize("integer,missing", [(False, 0.05), (True, 0.0)])
+def test_interval_does_not_depend_on_batch(integer, missing):
+    metric, human = data(8, n=6, m=15, integer=integer, missing=missing)
     runs = [confidence_interval(metric, human, level="system", coefficient=SPA, method="boot-both", n_resamples=40,
                                 rng=11, batch=b, return_distribution=True).distribution for b in (1, 7, None)]
     assert np.array_equal(runs[0], runs[1]) and np.array_equal(runs[0], runs[2])
