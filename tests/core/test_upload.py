@@ -955,3 +955,32 @@ def test_describe_json_carries_the_report(capsys):
     assert main(["describe", "--dataset", str(path), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)["report"]
     assert report["judged_per_system"] == {"Modél": 2, "B": 2} and report["warnings"] == []
+
+
+# Zero-width joiners (U+200D) and non-joiners (U+200C) are spelling inside words of several scripts (Persian,
+# Devanagari conjuncts); anywhere else, or when they are all that tells two names apart, they are refused.
+PERSIAN = "مدل\u200cها"  # "models", with the non-joiner Persian spelling requires
+DEVANAGARI = "क्\u200dष"
+
+
+def _joiner_file(a: str, b: str) -> bytes:
+    rows = ["system,input,human.q,rouge"]
+    rows += [f"{s},d{j},{k + j},{0.1 * (k + j) + 0.05 * j}" for k, s in enumerate((a, b)) for j in range(3)]
+    return ("\n".join(rows) + "\n").encode()
+
+
+@pytest.mark.parametrize("name", [PERSIAN, DEVANAGARI])
+def test_a_joiner_inside_a_word_of_its_script_is_kept(name):
+    back = read_user_file(_joiner_file(name, "B"), name="j.csv")
+    assert name in back.systems and len(back.systems) == 2
+
+
+@pytest.mark.parametrize("a, b, message", [
+    ("sys\u200dA", "B", r"U\+200D"),  # between ASCII letters: invisible, as before
+    ("👨\u200d👩", "B", r"U\+200D"),  # emoji sequences are not names
+    (PERSIAN, "مدلها", "differ only by a zero-width joiner or non-joiner"),
+])
+def test_a_joiner_outside_a_word_or_telling_names_apart_is_refused(a, b, message):
+    with pytest.raises(UploadError, match=message) as info:
+        read_user_file(_joiner_file(a, b), name="j.csv")
+    assert info.value.kind == "bad-name"

@@ -28,7 +28,8 @@ read, and a note names them: every column is used or named.
 
 Names are read in Unicode NFC (a note says when the file wrote another form); a name with an invisible
 character (zero-width, bidi control, BOM) or a control/line-separator character (U+0085, U+2028, U+2029) is
-refused. A key given twice in a JSON object is refused. Scores beyond +-MAX_MAGNITUDE (1e150) are refused:
+refused; U+200C/U+200D are kept between two non-ASCII letters (Persian, Devanagari spelling) unless two names
+differ only by them. A key given twice in a JSON object is refused. Scores beyond +-MAX_MAGNITUDE (1e150) are refused:
 their sums and squares would overflow float64 in the statistics.
 
 Which measures are human judgments (the others are automatic metrics), first rule that applies:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Literal, Mapping
 
@@ -59,8 +60,40 @@ _NA_TOKENS = ("", "na", "n/a", "nan", "null", "none")
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 # Characters that do not show: zero-width, bidi controls, the BOM, soft hyphen, invisible operators. Two names that
 # differ only by one of them look the same on every page, so they are refused rather than kept as two names.
-_INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180e\u200b-\u200f\u202a-\u202e"
-                        "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]")
+_ALWAYS_INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180e\u200b\u200e\u200f"
+                               "\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]")
+# The zero-width non-joiner and joiner (U+200C, U+200D) are spelling inside words of several scripts (Persian
+# "می‌خواهم", Devanagari conjuncts after a virama; Unicode UAX #31): between two non-ASCII letters or marks they are
+# kept. Anywhere else ("ro<ZWJ>uge") they are as invisible as the others.
+_JOINERS = re.compile("[\u200c\u200d]")
+
+
+def _inside_a_word(name: str, k: int) -> bool:
+    def letter(c: str) -> bool:
+        return bool(c) and not c.isascii() and unicodedata.category(c)[0] in "LM"
+
+    return k > 0 and letter(name[k - 1]) and letter(name[k + 1:k + 2])
+
+
+class _InvisibleCharacters:
+    """``search(name)``: the first invisible character a name may not hold (a ``re.Match``), else None."""
+
+    def search(self, name: str):
+        first = _ALWAYS_INVISIBLE.search(name)
+        for joiner in _JOINERS.finditer(name):
+            if first is not None and joiner.start() > first.start():
+                break
+            if not _inside_a_word(name, joiner.start()):
+                return joiner
+        return first
+
+
+_INVISIBLE = _InvisibleCharacters()
+
+
+def without_joiners(name: str) -> str:
+    """A name with U+200C/U+200D removed: two names equal this way look the same."""
+    return _JOINERS.sub("", name)
 #: Largest accepted score magnitude. The statistics sum and square scores (means over up to max_rows cells,
 #: sums of squared deviations, products in covariances): with |x| <= 1e150, a squared deviation is at most
 #: 4e300 and even 4e7 of them (the cell limit) sum to 1.6e308 < 1.8e308, the float64 maximum; near 1e308 the

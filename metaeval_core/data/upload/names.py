@@ -10,7 +10,8 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from metaeval_core.data.upload.limits import _CONTROL, _INVISIBLE, Layout, _Context, _show
+from metaeval_core.data.upload.limits import (_ALWAYS_INVISIBLE, _CONTROL, _INVISIBLE, _JOINERS, Layout, _Context, _show,
+                                              without_joiners)
 
 
 # -- column roles ------------------------------------------------------------
@@ -224,10 +225,23 @@ def _names(series: pd.Series, column: str, what: str, rows: np.ndarray, ctx: _Co
         k = first_row(control)
         ctx.fail("bad-name", f"the {what} name {_show(values.iloc[k])} contains a control character or a line "
                  f"separator", where=ctx.at(rows[k]), column=column)
-    invisible = labels.str.contains(_INVISIBLE, regex=True, na=False).to_numpy()
+    invisible = labels.str.contains(_ALWAYS_INVISIBLE, regex=True, na=False).to_numpy(dtype=bool, copy=True)
+    joined = labels.str.contains(_JOINERS, regex=True, na=False).to_numpy()
+    if joined.any():  # a joiner is spelling only inside a word of a script that uses it
+        invisible |= np.array([bool(j) and _INVISIBLE.search(v) is not None for v, j in zip(labels, joined)])
     if invisible.any():
         k = first_row(invisible)
         ctx.fail("bad-name", _invisible_name(what, values.iloc[k]), where=ctx.at(rows[k]), column=column)
+    if joined.any():
+        seen: dict[str, int] = {}
+        for u, label in enumerate(labels):
+            bare = unicodedata.normalize("NFC", without_joiners(label))
+            other = seen.setdefault(bare, u)
+            if other != u and unicodedata.normalize("NFC", labels[other]) != unicodedata.normalize("NFC", label):
+                k = int(np.argmax(codes == u))
+                ctx.fail("bad-name", f"the {what} names {_show(labels[other])} and {_show(label)} differ only by a "
+                         "zero-width joiner or non-joiner (U+200C/U+200D), so they look the same; make them differ "
+                         "visibly", where=ctx.at(rows[k]), column=column)
     ascii_only = labels.str.isascii().to_numpy(dtype=bool, na_value=True)
     if ascii_only.all():
         return values
