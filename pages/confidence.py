@@ -54,7 +54,13 @@ bar.empty()
 if len(rows) < len(jobs):
     widgets.finish()
     st.stop()
-frame = pd.DataFrame(rows)
+ceiling, ceiling_note = [], ""
+with guard("Could not compute the human ceiling"), st.spinner("Scoring each annotator against the others…"):
+    for method in methods:
+        part, ceiling_note = data.ceiling_intervals(ds, ctx.key, ctx.human, level, coefficient, method, systems,
+                                                    float(confidence), int(k), int(seed))
+        ceiling += part
+frame = pd.DataFrame(rows + ceiling)
 chance, chance_note = None, ""
 with guard("Could not compute the chance baseline"), st.spinner("Permuting the metrics' scores…"):
     chance, chance_note = data.chance_groups(ds, ctx.key, tuple(ctx.metrics), ctx.human, level, coefficient, pool,
@@ -86,6 +92,12 @@ if coefficient == "tie-calibrated-accuracy":
     st.caption(text.epsilon_note(level) + " Each metric's epsilon on the full data is on the Correlations page.")
 st.caption(escape_markdown(text.chance_sentence(chance, symbol=coefficient, confidence_level=confidence,
                                                 note=chance_note)))
+if ceiling_note:
+    st.caption(escape_markdown(f"No human-ceiling rows: {ceiling_note}."))
+if ceiling:
+    st.caption("*human ceiling* rows (grey, at the bottom): each annotator scored against the mean of the others as "
+               "if it were a metric, with the same interval method — how far the judgments agree with themselves "
+               "(docs/methods.md sec. 14).")
 table = frame[["metric", "method", "estimate", "low", "high", "width", "n_defined", "n_resamples", "n"]].copy()
 analytic = table["method"] == "FISHER"  # no resampling: show no resample counts rather than "0 defined of 0"
 table["n_defined"] = table["n_defined"].astype("Int64").mask(analytic)

@@ -400,6 +400,29 @@ def chance_groups(_dataset: Dataset, key: DatasetKey, metrics: tuple[str, ...], 
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
+def ceiling_intervals(_dataset: Dataset, key: DatasetKey, human: str, level: str, coefficient: str, method: str,
+                      systems: str, confidence_level: float, n_resamples: int, seed: int) -> tuple[list[dict], str]:
+    """Human-ceiling rows for the forest plot (docs/methods.md sec. 14), in :func:`confidence_interval`'s format:
+    each annotator of ``human`` against the mean of the others with the metrics' interval method, and why there
+    are none ('' when the measure keeps fewer than two annotators' scores: nothing to say)."""
+    from metaeval_core.analyses.ceilings import human_ceiling as compute
+
+    measure = _dataset.measure(human)
+    if measure.annotators is None or measure.annotators.shape[0] < 2:
+        return [], ""
+    try:
+        result = compute(_dataset, human, level=level, coefficient=coefficient, method=method,
+                         confidence_level=confidence_level, n_resamples=n_resamples, rng=seed,
+                         systems=systems or None)
+    except ValueError as error:  # e.g. a coefficient or size the ceiling's resampling refuses: say why
+        return [], str(error).split(";")[0]
+    return [{"metric": f"human ceiling: {r.annotator}", "human": human, "method": method, "estimate": r.estimate,
+             "low": r.low, "high": r.high, "n_defined": r.n_defined,
+             "n_resamples": 0 if method == "fisher" else n_resamples, "confidence_level": confidence_level,
+             "kind": "human ceiling"} for r in result.rows], ""
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
 def human_ceiling(_dataset: Dataset, key: DatasetKey, human: str, level: str, coefficient: str, systems: str,
                   n_resamples: int = 1000, seed: int = 0) -> pd.DataFrame:
     """The leaderboard's human-ceiling rows (docs/methods.md sec. 14): each annotator of ``human`` against the mean

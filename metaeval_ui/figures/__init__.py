@@ -265,6 +265,7 @@ def order_metrics(frame: pd.DataFrame, sort: str = "estimate") -> list[str]:
 
 
 CHANCE_NAME = "chance (permuted scores)"
+HUMAN_CEILING_COLOUR = "#8c8c8c"  # grey: a reference row, never one of the measures' colours
 _CHANCE_LINE = {"color": "#444", "width": 1.5, "dash": "dash"}
 _CHANCE_BAND = "rgba(120,120,120,0.16)"
 
@@ -314,7 +315,11 @@ def forest_plot(frame: pd.DataFrame, *, sort: str = "estimate", title: str = "",
     """
     if frame is None or frame.empty:
         return empty_figure("No intervals to show")
-    order = order_metrics(frame, sort)
+    # Human-ceiling rows (kind 'human ceiling') are references, not contenders: never sorted in, always last.
+    ceiling = set(frame.loc[frame["kind"] == "human ceiling", "metric"]) if "kind" in frame else set()
+    contenders = frame[~frame["metric"].isin(ceiling)]
+    order = (order_metrics(contenders, sort) if not contenders.empty else []) + [
+        m for m in dict.fromkeys(frame["metric"]) if m in ceiling]
     methods = list(dict.fromkeys(frame["method"]))
     n_methods = len(methods)
     row_px = max(44, 20 * n_methods + 16)  # a row holds every method's whisker with room to spare
@@ -344,7 +349,7 @@ def forest_plot(frame: pd.DataFrame, *, sort: str = "estimate", title: str = "",
                 if n is not None:
                     lines.append(f"n = {int(n)}")
                 hover.append("<br>".join(lines))
-            colour = measure_colour(metric)
+            colour = HUMAN_CEILING_COLOUR if metric in ceiling else measure_colour(metric)
             fig.add_scatter(
                 x=np.where(np.isfinite(est), est, np.nan), y=[position[metric] + offsets[method]] * len(part),
                 mode="markers", name=esc(method), legendgroup=esc(method), showlegend=False,
@@ -367,7 +372,7 @@ def forest_plot(frame: pd.DataFrame, *, sort: str = "estimate", title: str = "",
         margin={"t": 80 if title else 50},
         shapes=shapes,
     )
-    add_chance_reference(fig, chance, position)
+    add_chance_reference(fig, chance, {m: y for m, y in position.items() if m not in ceiling})
     return fig
 
 

@@ -21,6 +21,10 @@ def open_ci(query):
 def test_ci_page_forest_plot_table_and_methods(demo_env):
     at = open_ci({"ci": ["fisher", "boot-both"], "ci_k": "60", "ci_seed": "7"})
     table = at.dataframe[0].value
+    ceiling = table["metric"].str.startswith("human ceiling: ")
+    # The demo's human measure keeps three annotators: three human-ceiling rows per method, after the metrics.
+    assert ceiling.sum() == 2 * 3 and not ceiling[: 2 * len(DEMO_METRICS)].any()
+    table = table[~ceiling]
     assert len(table) == 2 * len(DEMO_METRICS)
     boot = table[table["method"] == "BOOT-BOTH"]
     assert (boot["n_resamples"] == 60).all() and (boot["n_defined"] <= 60).all()
@@ -30,16 +34,20 @@ def test_ci_page_forest_plot_table_and_methods(demo_env):
     legend = [t["name"] for t in forest["data"] if t.get("showlegend", True)]
     assert sorted(legend) == ["BOOT-BOTH", "FISHER", figures.CHANCE_NAME]
     drawn = [t for t in forest["data"] if t.get("showlegend") is False]
-    assert len(drawn) == 2 * len(DEMO_METRICS)
+    assert len(drawn) == 2 * (len(DEMO_METRICS) + 3)
+    ticks = forest["layout"]["yaxis"]["ticktext"]
+    assert ticks[-3:] == [f"human ceiling: annotator {a}" for a in (1, 2, 3)]  # references, never sorted in
+    assert all(t["marker"]["color"] == figures.HUMAN_CEILING_COLOUR for t in drawn if "ceiling" in t["hovertext"][0])
+    assert any("*human ceiling* rows" in c.value for c in at.caption)
     hover = drawn[0]["hovertext"][0]
     assert "interval = [" in hover and "estimate = " in hover
     assert at.download_button
     # Same seed, same numbers: a fresh session reproduces the table exactly.
     again = open_ci({"ci": ["fisher", "boot-both"], "ci_k": "60", "ci_seed": "7"}).dataframe[0].value
-    np.testing.assert_allclose(again["low"], table["low"])
+    np.testing.assert_allclose(again["low"][: len(table)], table["low"])
     # Another seed moves the bootstrap bounds, never the estimates.
     at.number_input(key="w:ci_seed").set_value(8).run()
-    other = at.dataframe[0].value
+    other = at.dataframe[0].value[: len(table)]
     np.testing.assert_allclose(other["estimate"], table["estimate"])
     assert not np.allclose(other[other["method"] == "BOOT-BOTH"]["low"], boot["low"])
 
@@ -54,7 +62,7 @@ def test_ci_forest_plot_draws_the_chance_baseline(demo_env):
 
     core = chance_baseline(synthetic_dataset(), "metric.noise", "human.quality", n_resamples=60, rng=3)
     assert [x for x in line["x"] if x is not None] == pytest.approx([core.estimate] * 2)
-    assert line["y"][:2] == [-0.5, len(DEMO_METRICS) - 0.5]  # one line across every metric's row
+    assert line["y"][:2] == [3 - 0.5, 3 + len(DEMO_METRICS) - 0.5]  # across every metric's row (ceilings below)
     band = [s for s in forest["layout"]["shapes"] if s.get("x0") == pytest.approx(core.low)]
     assert len(band) == 1 and band[0]["x1"] == pytest.approx(core.high)
     assert any("Chance level" in c.value and "for every metric here" in c.value for c in at.caption)
@@ -70,10 +78,10 @@ def test_ci_sort_order_and_cap(demo_env):
     assert at.number_input(key="w:ci_k").value == data.MAX_RESAMPLES
     assert any("capped" in c.value for c in at.caption)
     ticks = plotly_specs(at)["forest"]["layout"]["yaxis"]["ticktext"]
-    assert ticks == ["metric.noise", "metric.strong"]
+    assert ticks[:2] == ["metric.noise", "metric.strong"] and all(t.startswith("human ceiling") for t in ticks[2:])
     at.radio(key="w:ci_sort").set_value("estimate").run()  # a fragment rerun
     assert_clean(at)
-    assert plotly_specs(at)["forest"]["layout"]["yaxis"]["ticktext"] == ["metric.strong", "metric.noise"]
+    assert plotly_specs(at)["forest"]["layout"]["yaxis"]["ticktext"][:2] == ["metric.strong", "metric.noise"]
     assert at.query_params["sort"] == "estimate"
 
 
