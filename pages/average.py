@@ -48,10 +48,11 @@ if not ctx.metrics:
     wa.stop("Pick at least one metric in the sidebar.")
 if not tasks:
     wa.stop("Pick at least one human dimension and one level: each pair is a task to average over.")
+n_tasks = f"{len(tasks)} task" + ("" if len(tasks) == 1 else "s")
 
 result = None
 with guard("Could not compute the averages"), st.spinner(f"Averaging {len(ctx.metrics)} metrics over "
-                                                         f"{len(tasks)} tasks ({k:,} resamples)…"):
+                                                         f"{n_tasks} ({k:,} resamples)…"):
     datasets = du.datasets_for(ds, tasks)
     du.check_size(datasets, tasks, len(ctx.metrics), int(k))
     result = du.average(datasets, du.dataset_keys(datasets), tasks, tuple(ctx.metrics), int(k), int(seed))
@@ -61,7 +62,7 @@ if result is None:
 
 n_groups = len(set(result.draw_groups))
 st.caption(escape_markdown(
-    f"Each metric's {coefficient} averaged, unweighted, over {len(tasks)} tasks (WMT's overall ranking). Whiskers: "
+    f"Each metric's {coefficient} averaged, unweighted, over {n_tasks} (WMT's overall ranking). Whiskers: "
     f"95% BOOT-BOTH interval of the average ({k:,} resamples, seed {seed}); clusters: metrics no one-sided PERM-BOTH "
     "test on the averages separates (Bonferroni per row, alpha 0.05) share a rank. Tasks on one dataset share "
     "their resamples, since they share systems and inputs"
@@ -69,8 +70,8 @@ st.caption(escape_markdown(
 forest = du.forest_frame(result)
 name = exports.file_name("average", ds.id, coefficient, *levels)
 if not forest.empty:
-    exports.chart(figures.forest_plot(forest, title=f"Average {coefficient} over {len(tasks)} tasks"),
-                  key="average", name=name, title=f"Average {coefficient} over {len(tasks)} tasks")
+    exports.chart(figures.forest_plot(forest, title=f"Average {coefficient} over {n_tasks}"),
+                  key="average", name=name, title=f"Average {coefficient} over {n_tasks}")
 missing = [(m, r) for m, r in zip(result.metrics, result.reasons) if r]
 if missing:
     st.warning(escape_markdown("No average (a metric lacking a task is never averaged over fewer): "
