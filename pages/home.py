@@ -21,6 +21,7 @@ NEXT = (  # (page file, what it answers); pages this build does not register are
     ("pages/correlations.py", "how well each metric agrees with the human judgments, at three levels"),
     ("pages/confidence.py", "how certain those correlations are: bootstrap and Fisher intervals"),
     ("pages/significance.py", "whether one metric really beats another: pairwise tests"),
+    ("pages/average.py", "which metric is best overall, averaged over several human dimensions or datasets"),
     ("pages/pairs.py", "agreement on the close system pairs researchers actually compare"),
     ("pages/improvement.py", "how likely people agree with a metric gain of a given size"),
 )
