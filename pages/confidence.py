@@ -102,6 +102,7 @@ table = frame[["metric", "method", "estimate", "low", "high", "width", "n_define
 analytic = table["method"] == "FISHER"  # no resampling: show no resample counts rather than "0 defined of 0"
 table["n_defined"] = table["n_defined"].astype("Int64").mask(analytic)
 table["n_resamples"] = table["n_resamples"].astype("Int64").mask(analytic)
+table["n"] = pd.to_numeric(table["n"]).astype("Int64")  # empty, not "None", on the human-ceiling rows
 st.dataframe(table, hide_index=True, width="stretch",
              column_config={c: st.column_config.NumberColumn(c, format="%.4f")
                             for c in ("estimate", "low", "high", "width")}
