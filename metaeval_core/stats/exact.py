@@ -17,6 +17,7 @@ References: docs/methods.md sec. 15.
 from __future__ import annotations
 
 import math
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -71,6 +72,18 @@ def integer_grid(measure: Measure) -> IntegerGrid | None:
     """
     if not isinstance(measure, Measure):
         raise TypeError(f"measure must be a Measure, got {type(measure).__name__}")
+    # Measures are immutable and every correlation of a table asks again for the same human measure.
+    if measure not in _GRIDS:
+        _GRIDS[measure] = _find_grid(measure)
+    return _GRIDS[measure]
+
+
+_GRIDS: "weakref.WeakKeyDictionary[Measure, IntegerGrid | None]" = weakref.WeakKeyDictionary()
+# Scores tried on each candidate denominator before all of them: continuous scores fail every candidate here.
+_PROBE = 256
+
+
+def _find_grid(measure: Measure) -> IntegerGrid | None:
     scores = np.asarray(measure.scores, dtype=np.float64)
     finite = scores[np.isfinite(scores)]
     if finite.size == 0:
@@ -81,8 +94,9 @@ def integer_grid(measure: Measure) -> IntegerGrid | None:
         if from_annotators is not None:
             candidates.append(from_annotators)
     candidates.extend(range(1, _MAX_DENOMINATOR + 1))
+    probe = finite[:_PROBE]
     for denominator in candidates:
-        if _on_grid(finite, denominator):
+        if _on_grid(probe, denominator) and _on_grid(finite, denominator):
             integers = np.rint(scores * denominator)
             if np.nanmax(np.abs(integers)) * max(scores.size, 1) >= _EXACT_SUM_LIMIT:
                 return None
