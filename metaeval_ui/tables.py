@@ -146,8 +146,10 @@ def correct_table(pvalue: np.ndarray, correction: str, family: str) -> np.ndarra
     return _correct_table(pvalue, correction=correction, family=family)
 
 
-def pairwise_records(metrics, delta, pvalue, corrected, alpha: float, n_defined) -> pd.DataFrame:
-    """One row per ordered pair (row metric X, column metric Y), X != Y."""
+def pairwise_records(metrics, delta, pvalue, corrected, alpha: float, n_defined, *,
+                     x_column: str = "X (better?)") -> pd.DataFrame:
+    """One row per ordered pair (row metric X, column metric Y), X != Y; ``x_column`` names X's column
+    (:func:`metaeval_ui.text.significance_wording`: "better" only for a one-sided test)."""
     rows = []
     for i, x in enumerate(metrics):
         for j, y in enumerate(metrics):
@@ -155,7 +157,7 @@ def pairwise_records(metrics, delta, pvalue, corrected, alpha: float, n_defined)
                 continue
             p, pc = float(pvalue[i, j]), float(corrected[i, j])
             rows.append({
-                "X (better?)": x, "Y": y, "delta": float(delta[i, j]), "p": p, "p corrected": pc,
+                x_column: x, "Y": y, "delta": float(delta[i, j]), "p": p, "p corrected": pc,
                 "significant": bool(np.isfinite(p) and p < alpha),
                 "significant corrected": bool(np.isfinite(pc) and pc < alpha),
                 "defined resamples": int(n_defined[i, j]),

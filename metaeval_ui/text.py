@@ -6,6 +6,7 @@ No streamlit import (figures use these too).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Iterable
 
 MAX_DECIMALS = 8
@@ -148,3 +149,54 @@ def epsilon_note(level: str) -> str:
     return ("Tie-calibrated accuracy: a metric difference |Δ| ≤ epsilon counts as a tie; epsilon (metric units) is "
             f"the smallest value maximising the accuracy, {over}. Bootstrap intervals and tests re-choose epsilon "
             "on every resample, so they include the uncertainty of choosing it.")
+
+
+# -- significance wording: "better" only for a one-sided test (docs/methods.md sec. 3) -------------------------------
+@dataclass(frozen=True)
+class SignificanceWording:
+    """What the Significance page calls its test, derived from the test's alternative (and nothing else).
+
+    ``title`` heads the heatmap, ``row_axis`` labels its rows, ``x_column`` names the table's X column,
+    ``hypothesis`` is H1 in words, ``cell`` says what a filled cell means and ``joiner`` links a significant pair
+    (X joiner Y) in the "still significant" list.
+    """
+
+    title: str
+    row_axis: str
+    x_column: str
+    hypothesis: str
+    cell: str
+    joiner: str
+
+
+def significance_wording(table, *, method_label: str) -> SignificanceWording:
+    """The wording of a :class:`~metaeval_core.stats.significance.PairwiseTable` (its alternative, humans,
+    coefficient and level): "better" appears only when the test is one-sided (``alternative='greater'``)."""
+    where = f"({table.coefficient}, {table.level} level)"
+    if table.alternative == "two-sided":
+        return SignificanceWording(
+            title=f"{method_label} (two-sided): do the row and column metrics differ?",
+            row_axis="row metric (X)",
+            x_column="X",
+            hypothesis=f"H1: X and Y correlate differently with {table.human} {where}, two-sided",
+            cell="X and Y differ; the sign of delta says which correlates higher, not that the test chose it",
+            joiner="≠")
+    return SignificanceWording(
+        title=f"{method_label}: is the row metric better than the column metric?",
+        row_axis="row metric (X): is X better than Y?",
+        x_column="X (better?)",
+        hypothesis=f"H1: X correlates better with {table.human} than Y does {where}, one-sided",
+        cell="X correlates better than Y",
+        joiner=">")
+
+
+def significant_pairs(xs: Iterable[str], ys: Iterable[str], deltas: Iterable[float], *, alternative: str) -> list[str]:
+    """The significant comparisons in words: "X > Y" (one-sided) or, two-sided, each unordered pair once as
+    "X ≠ Y", the metric with the higher correlation first."""
+    if alternative != "two-sided":
+        return [f"{x} > {y}" for x, y in zip(xs, ys)]
+    seen: dict[frozenset, str] = {}
+    for x, y, d in zip(xs, ys, deltas):
+        hi, lo = (x, y) if d >= 0 else (y, x)
+        seen.setdefault(frozenset((x, y)), f"{hi} ≠ {lo} ({hi} higher)")
+    return list(seen.values())

@@ -11,7 +11,7 @@ from metaeval_ui.errors import escape_markdown, guard
 from metaeval_ui.text import format_pvalue, pvalue_decimals, method_description
 from metaeval_ui.widgets.progress import progress_callback
 
-st.title("Which metric is better? Pairwise significance")
+st.title("Pairwise significance: do two metrics match the humans differently?")
 
 ctx = widgets.sidebar()
 if ctx is None:
@@ -82,14 +82,13 @@ hover = [[figures.comparison_sentence(
     significant=bool(significant[i, j]), significant_corrected=bool(still[i, j]), alpha=alpha,
     correction=correction, family=family, alternative=alternative) if i != j else x
     for j, y in enumerate(metrics)] for i, x in enumerate(metrics)]
+words = text.significance_wording(table, method_label=label)
 exports.chart(figures.pvalue_heatmap(metrics, table.pvalue, significant, still, hover=hover, alpha=alpha,
-                                     title=f"{label}: is the row metric better than the column metric?"),
+                                     title=words.title, row_axis=words.row_axis),
               key="heatmap", name=exports.file_name("significance", ds.id, level, coefficient, method))
 st.caption(
-    f"Cell (X, Y): p-value of H1 '{'X and Y differ' if alternative == 'two-sided' else 'X correlates better with'}"
-    f" {escape_markdown(ctx.human)}{'' if alternative == 'two-sided' else ' than Y'}' ({coefficient}, {level} "
-    f"level). **Filled**: p < {alpha:g}. **Outlined**: still below {alpha:g} after "
-    f"{figures.correction_label(correction)} over "
+    f"Cell (X, Y): p-value of {escape_markdown(words.hypothesis)}. **Filled** ({words.cell}): p < {alpha:g}. "
+    f"**Outlined**: still below {alpha:g} after {figures.correction_label(correction)} over "
     f"{'each row' if family == 'row' else 'the whole table' if family == 'table' else 'no family'}. "
     "Hover a cell for the comparison in words."
 )
@@ -97,7 +96,8 @@ st.markdown(method_description(method, k=int(k), alternative=alternative))
 if table.approximate:
     st.caption("Williams' test assumes normality; with Spearman or Kendall its p-values are approximate.")
 
-records = tables.pairwise_records(metrics, table.delta, table.pvalue, corrected, alpha, table.n_defined)
+records = tables.pairwise_records(metrics, table.delta, table.pvalue, corrected, alpha, table.n_defined,
+                                  x_column=words.x_column)
 if method == "williams":  # no resampling: a 'defined resamples' count would read as 0 of 0
     records = records.drop(columns=["defined resamples"])
 digits = pvalue_decimals([*records["p"], *records["p corrected"]], alpha)
@@ -105,8 +105,8 @@ winners = records[records["significant corrected"]]
 if winners.empty:
     st.info("No comparison stays significant after the correction.")
 else:
-    st.markdown("**Still significant after correction:** " + escape_markdown(
-        "; ".join(f"{x} > {y}" for x, y in zip(winners["X (better?)"], winners["Y"]))))
+    st.markdown("**Still significant after correction:** " + escape_markdown("; ".join(text.significant_pairs(
+        winners[words.x_column], winners["Y"], winners["delta"], alternative=alternative))))
 st.dataframe(records, hide_index=True, width="stretch",
              column_config={"delta": st.column_config.NumberColumn("delta", format="%.4f")}
              | {c: st.column_config.NumberColumn(c, format=f"%.{digits}f") for c in ("p", "p corrected")})

@@ -415,8 +415,10 @@ def pvalue_heatmap(
     hover: Sequence[Sequence[str]] | None = None,
     alpha: float = 0.05,
     title: str = "",
+    row_axis: str = "row metric (X): is X better than Y?",
 ) -> go.Figure:
-    """Metric x metric p-values (row better than column).
+    """Metric x metric p-values (row better than column, or, two-sided, row and column differ: ``row_axis`` says which,
+    from :func:`metaeval_ui.text.significance_wording`).
 
     A cell is **filled** (coloured by p) when p < alpha and **outlined** (a black rectangle shape) when it
     is still significant after the multiple-comparison correction. Non-significant cells stay blank with
@@ -457,7 +459,7 @@ def pvalue_heatmap(
         title=esc(title) if title else None,
         xaxis={"tickvals": list(range(n)), "ticktext": names, "title": "column metric (Y)", "side": "bottom",
                "showgrid": False, "zeroline": False, "range": [-0.5, n - 0.5]},
-        yaxis={"tickvals": list(range(n)), "ticktext": names, "title": "row metric (X): is X better than Y?",
+        yaxis={"tickvals": list(range(n)), "ticktext": names, "title": esc(row_axis),
                "autorange": "reversed", "showgrid": False, "zeroline": False},
         plot_bgcolor="#f4f4f4",
         height=max(320, 120 + 45 * n),

@@ -170,3 +170,29 @@ def test_pairwise_accuracy_is_a_coefficient_on_the_resampling_pages(demo_env):
     at = open_sig({"test": "williams", "coef": "tie-calibrated-accuracy", "sig_k": "20"})
     assert "williams" not in at.selectbox(key="w:sig_method").options
     assert_clean(at)
+
+
+@pytest.mark.parametrize("alternative", ["greater", "two-sided"])
+def test_significance_says_better_only_for_a_one_sided_test(demo_env, alternative):
+    """Issue 24: with a two-sided test the title, axis, table column, H1 and the significant list say 'differ',
+    never 'better'; with alternative='greater' they ask 'is X better than Y?'."""
+    at = open_sig({"sig_k": "99", "alternative": alternative, "alpha": "0.2", "correction": "none"})
+    heat = plotly_specs(at)["heatmap"]
+    records = at.dataframe[0].value
+    h1 = next(c.value for c in at.caption if c.value.startswith("Cell (X, Y)")).replace("\\", "")
+    listed = next(m.value for m in at.markdown if m.value.startswith("**Still significant")).replace("\\", "")
+    if alternative == "two-sided":
+        assert "better" not in heat["layout"]["title"]["text"] + heat["layout"]["yaxis"]["title"]["text"]
+        assert "X" in records.columns and "X (better?)" not in records.columns
+        assert "H1: X and Y correlate differently with human.quality (kendall, system level), two-sided" in h1
+        assert " > " not in listed and " ≠ " in listed
+        # each unordered pair once, the higher correlation first
+        sig = records[records["significant corrected"]]
+        assert listed.count("≠") == len(sig) // 2
+        for _, row in sig[sig["delta"] > 0].iterrows():
+            assert f"{row['X']} ≠ {row['Y']}" in listed
+    else:
+        assert "better" in heat["layout"]["title"]["text"] and "X (better?)" in records.columns
+        assert "H1: X correlates better with human.quality than Y does (kendall, system level), one-sided" in h1
+        assert " > " in listed and "≠" not in listed
+    assert "better" not in at.title[0].value

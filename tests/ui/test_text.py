@@ -71,3 +71,20 @@ def test_tiny_pvalues_keep_significant_digits_even_with_a_tiny_alpha():
     assert format_pvalue(1.23e-5, 0.001) == "1.2e-05"
     assert format_pvalue(0.00099996, 0.001) == "0.00099996"
     assert format_pvalue(1.23e-5) == "1.2e-05"
+
+
+def test_significance_wording_follows_the_alternative():
+    from types import SimpleNamespace
+
+    from metaeval_ui import text
+
+    table = SimpleNamespace(alternative="two-sided", human="expert.relevance", coefficient="kendall", level="system")
+    two = text.significance_wording(table, method_label="PERM-BOTH")
+    assert all("better" not in v for v in (two.title, two.row_axis, two.x_column, two.hypothesis, two.cell))
+    assert two.hypothesis == "H1: X and Y correlate differently with expert.relevance (kendall, system level), two-sided"
+    one = text.significance_wording(SimpleNamespace(**{**vars(table), "alternative": "greater"}), method_label="P")
+    assert "better" in one.title and one.x_column == "X (better?)" and "better" in one.hypothesis
+    # the filled two-sided cell rouge-l / bertscore (rouge-l lower) never reads as "rouge-l beats bertscore"
+    pairs = text.significant_pairs(["rouge", "bert"], ["bert", "rouge"], [-0.433, 0.433], alternative="two-sided")
+    assert pairs == ["bert ≠ rouge (bert higher)"]
+    assert text.significant_pairs(["a"], ["b"], [0.1], alternative="greater") == ["a > b"]
