@@ -132,9 +132,27 @@ def load(args: argparse.Namespace) -> Dataset:
     # --systems selection of its own is given (made among all systems).
     if getattr(args, "inputs", None):
         dataset = dataset.select_inputs(args.inputs)
+    canonical_names(args, dataset)
     if getattr(args, "all_systems", False) or getattr(args, "systems", None) is not None:
         return dataset
     return dataset.with_default_systems()
+
+
+_NAME_ARGS = ("metric", "human", "versus")  # one measure each
+_LIST_ARGS = ("metrics", "measures", "selection_metrics")  # comma-separated measures
+
+
+def canonical_names(args: argparse.Namespace, dataset: Dataset) -> None:
+    """Replace the measures named in ``args`` by their ids (Dataset.resolve: a label such as HANNA's ``BLEU``, any
+    case, or an upstream name), so every table shows the id; an unknown name fails here with close names."""
+    for attr in _NAME_ARGS:
+        value = getattr(args, attr, None)
+        if isinstance(value, str) and value.strip():
+            setattr(args, attr, dataset.resolve(value.strip()))
+    for attr in _LIST_ARGS:
+        value = getattr(args, attr, None)
+        if isinstance(value, str) and value.strip():
+            setattr(args, attr, ",".join(dataset.resolve(v) for v in split_list(value, attr.replace("_", "-"))))
 
 
 def unavailable_message(info) -> str:

@@ -204,12 +204,62 @@ class Dataset:
 
     # -- access ----------------------------------------------------------
     def measure(self, name: str) -> Measure:
-        """The measure called ``name``; a clear error names the known ones otherwise."""
-        try:
-            return self.measures[name]
-        except KeyError:
-            known = ", ".join(self.measures) or "none"
-            raise DatasetError(f"unknown measure {name!r} in dataset {self.id!r}; known measures: {known}") from None
+        """The measure ``name`` names (:meth:`resolve`); a short error with close names otherwise."""
+        found = self.measures.get(name)
+        return found if found is not None else self.measures[self.resolve(name)]
+
+    def resolve(self, name: str) -> str:
+        """The id of the measure that ``name`` names.
+
+        ``name`` is a measure's id; else its upstream name (attribute ``upstream``, e.g. HANNA's glyph column
+        ``BLEU Ξ§``, so links and scripts written with it keep working); else, ignoring case and repeated
+        spaces, the id or label of exactly one measure (``bleu``, ``Beluga-13B · Relevance (prompt 1)``).
+
+        Raises
+        ------
+        DatasetError
+            No measure matches (the message suggests up to three close names rather than listing every
+            measure), or several do (the message names them).
+
+        References
+        ----------
+        docs/methods.md sec. 0.
+        """
+        if name in self.measures:
+            return name
+        if not isinstance(name, str):
+            raise DatasetError(f"a measure name must be a string; got {type(name).__name__}")
+        upstream = [n for n, m in self.measures.items() if m.attributes.get("upstream") == name]
+        if len(upstream) == 1:
+            return upstream[0]
+        key = _fold(name)
+        matches = [n for n, m in self.measures.items()
+                   if key in {_fold(n), _fold(m.label), _fold(m.attributes.get("upstream", ""))} - {""}]
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            raise DatasetError(f"measure {name!r} is ambiguous in dataset {self.id!r}: it names "
+                               f"{', '.join(matches)}; use one of these ids")
+        raise DatasetError(f"unknown measure {name!r} in dataset {self.id!r}; {self._known_hint(name)}")
+
+    def _known_hint(self, name: str) -> str:
+        """The measures (when few) or up to three close names and how to list the rest."""
+        if len(self.measures) <= 12:
+            return f"known measures: {', '.join(self.measures) or 'none'}"
+        import difflib
+
+        names: dict[str, str] = {}
+        for n, m in self.measures.items():
+            for shown in (n, m.label):
+                if shown:
+                    names.setdefault(_fold(shown), shown)
+        close = (difflib.get_close_matches(_fold(name), list(names), n=3, cutoff=0.6)
+                 or [k for k in names if _fold(name) in k][:3])  # 'rouge' -> 'ROUGE-1 Recall', ...
+        listing = (f"{len(self.measures)} measures; `metaeval describe --dataset {self.id}` or the Dataset "
+                   "page lists them")
+        if not close:
+            return f"no close name ({listing})"
+        return f"did you mean {_or_list([names[c] for c in close])}? ({listing})"
 
     def matrix(self, name: str, *, pool: Pool = "judged") -> np.ndarray:
         """The (systems x inputs) matrix of a measure over its input pool.
@@ -362,6 +412,16 @@ class Dataset:
 
 
 ALL_SYSTEMS = "all"
+
+
+def _fold(text: str) -> str:
+    """A name for matching: case-folded, runs of spaces collapsed."""
+    return " ".join(str(text).split()).casefold()
+
+
+def _or_list(items: Sequence[str]) -> str:
+    quoted = [repr(i) for i in items]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
 
 
 def matching_systems(criteria: Mapping[str, str], attributes: Mapping[str, Sequence[str]], n: int) -> list[int]:

@@ -19,7 +19,7 @@ from metaeval_core.stats.coefficients import (  # noqa: F401 - CORRELATIONS, POI
     SYSTEM_ONLY_COEFFICIENTS,
 )
 from metaeval_core.stats.correlation import LEVELS
-from metaeval_core.data.dataset import Dataset
+from metaeval_core.data.dataset import Dataset, DatasetError
 
 from metaeval_ui import data, exports, state, userdata
 from metaeval_ui.figures import colours
@@ -277,6 +277,8 @@ def measure_pickers(dataset: Dataset, *, human: bool = True, metrics: bool = Tru
         for name in ("human", "metrics", "systems"):
             state.put(name, None)
     ss[_LAST_DATASET] = current
+    for name in ("human", "metrics"):
+        canonical_choice(dataset, name)
     chosen_human = None
     if human:
         options = list(dataset.human_measures)
@@ -298,6 +300,24 @@ def measure_pickers(dataset: Dataset, *, human: bool = True, metrics: bool = Tru
             "Metrics", options, key=key, format_func=lambda m: measure_label(dataset, m),
             help="Automatic metrics to meta-evaluate. LLM judges are marked as such.")))
     return chosen_human, chosen_metrics
+
+
+def canonical_choice(dataset: Dataset, name: str) -> None:
+    """Replace the measures of choice ``name`` by their ids (a link may name them by label, in any case, or by an
+    upstream name such as HANNA's ``BLEU Ξ§``: Dataset.resolve); unknown names stay, for the widget to drop with a
+    note."""
+    value = state.get(name)
+    if not value or not state.is_set(name):
+        return
+    items = [value] if isinstance(value, str) else list(value)
+    resolved = []
+    for item in items:
+        try:
+            resolved.append(dataset.resolve(str(item)))
+        except DatasetError:
+            resolved.append(item)
+    if resolved != items:
+        state.put(name, resolved[0] if isinstance(value, str) else resolved)
 
 
 def measure_label(dataset: Dataset, name: str) -> str:

@@ -81,3 +81,26 @@ def test_spec_validation():
         synthetic_dataset(SyntheticSpec(n_systems=0))
     with pytest.raises(ValueError, match="strength"):
         synthetic_dataset(SyntheticSpec(metrics=(("m", 1.5),)))
+
+
+def test_resolve_ids_labels_upstream_names_and_short_errors():
+    """Measures are named by id, upstream name, or case-insensitively by id or label when that is unambiguous;
+    an unknown name gets up to three close names, not the list of every measure (issue 24)."""
+    from metaeval_core.data.dataset import Dataset, DatasetError, Measure
+
+    z = np.zeros((2, 3))
+    measures = {"h": Measure("h", "human", z + 1),
+                "BLEU": Measure("BLEU", "metric", z, attributes={"upstream": "BLEU Ξ§"}),
+                "j RE 1": Measure("j RE 1", "metric", z, label="Judge · Relevance"),
+                "x": Measure("x", "metric", z, label="Same"), "y": Measure("y", "metric", z, label="same")}
+    measures.update({f"filler-{k}": Measure(f"filler-{k}", "metric", z) for k in range(12)})
+    ds = Dataset("t", ("a", "b"), ("1", "2", "3"), measures)
+    assert ds.resolve("BLEU") == ds.resolve("bleu") == ds.resolve("BLEU Ξ§") == ds.resolve(" Bleu ") == "BLEU"
+    assert ds.resolve("judge ·  relevance") == "j RE 1" and ds.measure("JUDGE · RELEVANCE").name == "j RE 1"
+    with pytest.raises(DatasetError, match=r"'same' is ambiguous.*x, y"):
+        ds.resolve("same")
+    with pytest.raises(DatasetError, match=r"unknown measure 'BLUE'.*did you mean 'BLEU'\?") as error:
+        ds.measure("BLUE")
+    assert len(str(error.value)) < 200 and "filler-11" not in str(error.value)
+    with pytest.raises(DatasetError, match="no close name"):
+        ds.resolve("qqqqqqqq")

@@ -63,10 +63,16 @@ def test_small_file_layout(tmp_path):
     assert ds.system_attribute("kind") == ("human-written", "model", "model")
     assert ds.default_systems == "kind=model"
     assert ds.with_default_systems().systems == ("GPT", "HINT")
-    bleu, supert = ds.measure("BLEU Ξ§"), ds.measure("SUPERT-PS ¤ε")
-    assert (bleu.label, bleu.attributes) == ("BLEU", {"family": "string-based", "reference": "reference-based"})
-    assert (supert.label, supert.attributes) == ("SUPERT-PS", {"family": "embedding-based",
-                                                               "reference": "reference-free"})
+    # Ids without the authors' glyphs; the column name is still accepted (and kept as attribute 'upstream').
+    assert {"BLEU", "SUPERT-PS"} <= set(ds.metric_measures)
+    assert not any(glyph in name for name in ds.measures for glyph in "Ξ¤§εΔ")
+    bleu, supert = ds.measure("BLEU"), ds.measure("SUPERT-PS")
+    assert ds.measure("BLEU Ξ§") is bleu and ds.resolve("SUPERT-PS ¤ε") == "SUPERT-PS" == ds.resolve("supert-ps")
+    assert (bleu.display_name, bleu.attributes) == ("BLEU", {"family": "string-based", "reference": "reference-based",
+                                                             "upstream": "BLEU Ξ§"})
+    assert (supert.display_name, supert.attributes) == ("SUPERT-PS", {"family": "embedding-based",
+                                                                       "reference": "reference-free",
+                                                                       "upstream": "SUPERT-PS ¤ε"})
     judge = ds.measure("ChatGPT RE 2")
     assert judge.attributes == {"family": "llm-judge", "judge": "ChatGPT", "criterion": "Relevance", "prompt": "2"}
     assert judge.label == "ChatGPT · Relevance (prompt 2)"
@@ -86,6 +92,9 @@ def test_small_file_errors(tmp_path):
     loaded = load_hanna(_files(_write_small(tmp_path / "d.csv", extra={"Plain": ["[1, 2, 3, 4]"] * 3})))
     assert loaded.measures["Plain"].attributes == {}
     assert any("without the authors' glyphs" in note and "Plain" in note for note in loaded.notes)
+    # Two glyph variants of one name keep both (the second under its column name).
+    loaded = load_hanna(_files(_write_small(tmp_path / "e.csv", extra={"BLEU ¤§": ["[1, 2, 3, 4]"] * 3})))
+    assert {"BLEU", "BLEU ¤§"} <= set(loaded.measures)
 
 
 def test_registry_entry_matches_the_manifest():
@@ -134,7 +143,8 @@ def test_shape_and_measures(hanna, raw):
     assert len(judges) == 5 * 7 * 4
     assert {hanna.measure(j).attributes["judge"] for j in judges} == {
         "Beluga-13B", "OrcaPlatypus", "Mistral-7B", "Llama-13B", "ChatGPT"}
-    assert hanna.display_name("BERTScore F1 Ξε") == "BERTScore F1"
+    assert hanna.display_name("BERTScore F1 Ξε") == "BERTScore F1" == hanna.resolve("BERTScore F1 Ξε")
+    assert not any(glyph in name for name in hanna.measures for glyph in "Ξ¤§εΔ")
     for code, criterion in CRITERIA.items():
         annotators = hanna.measure(criterion).annotators
         for k in range(3):
@@ -241,10 +251,26 @@ def test_cli_default_subset_and_all_systems(hanna, data_dir, capsys):
     assert [row["estimate"] for row in chosen] == [row["estimate"] for row in default]
     info = _cli(capsys, "describe", "--dataset", "hanna", "--data-dir", str(data_dir), "--json")
     assert info["n_systems"] == 10 and info["default_systems"] == "kind=model"
-    bleu = next(m for m in info["measures"] if m["measure"] == "BLEU Ξ§")
+    bleu = next(m for m in info["measures"] if m["measure"] == "BLEU")
     assert (bleu["label"], bleu["family"]) == ("BLEU", "string-based")
+    # Clean names, any case, are accepted and the table shows the ids (issue 24: `--metrics BLEU` failed).
+    clean = _cli(capsys, "correlate", "--dataset", "hanna", "--data-dir", str(data_dir), "--metrics",
+                 "bleu,Beluga-13B · Relevance (prompt 1)", "--human", "relevance", "--json")
+    assert [(row["metric"], row["human"]) for row in clean] == [("BLEU", "Relevance"), ("Beluga-13B RE 1", "Relevance")]
+    assert clean[0]["estimate"] == pytest.approx(25 / 45)
     listed = _cli(capsys, "datasets", "--data-dir", str(data_dir), "--json")
     assert any(row["id"] == "hanna" and row["available"] for row in listed)
+
+
+@pytest.mark.realdata
+def test_cli_unknown_name_is_short_with_a_suggestion(hanna, data_dir, capsys):
+    from metaeval_core.cli.main import main
+
+    code = main(["correlate", "--dataset", "hanna", "--data-dir", str(data_dir), "--metrics", "BLUE", "--human",
+                 "Relevance"])
+    err = capsys.readouterr().err
+    assert code not in (0, None)
+    assert "did you mean 'BLEU'?" in err and len(err) < 300, err  # was a 4,000-character list
 
 
 @pytest.mark.realdata

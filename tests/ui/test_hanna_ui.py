@@ -43,17 +43,28 @@ def test_hanna_default_systems_toggle_and_judge_labels(real_env):
     assert any("kind=model (10 of 11)" in c.value.replace("\\", "") for c in at.sidebar.caption)
     metrics = at.sidebar.multiselect(key="w:metrics")
     labels = [metrics.format_func(option) for option in metrics.options]
-    assert "BLEU [BLEU Ξ§]" in labels
+    assert "BLEU" in labels and not any(glyph in label for label in labels for glyph in "Ξ¤§")
     assert "ChatGPT · Relevance (prompt 1) · LLM judge [ChatGPT RE 1]" in labels
-    metrics.set_value(["BLEU Ξ§", "ChatGPT RE 1"]).run()
+    metrics.set_value(["BLEU", "ChatGPT RE 1"]).run()
     assert_clean(at)
     table = at.dataframe[0].value.set_index("metric")
     assert (table["n"] == 10).all()
-    assert table.loc["BLEU Ξ§", "estimate"] == pytest.approx(25 / 45)  # the independent check's value
+    assert table.loc["BLEU", "estimate"] == pytest.approx(25 / 45)  # the independent check's value
     toggle = at.sidebar.toggle(key="w:all_systems").set_value(True).run()
     assert_clean(at)
     table = at.dataframe[0].value.set_index("metric")
     assert (table["n"] == 11).all()
-    assert table.loc["BLEU Ξ§", "estimate"] == pytest.approx(0.6364, abs=1e-4)
+    assert table.loc["BLEU", "estimate"] == pytest.approx(0.6364, abs=1e-4)
     assert at.query_params.get("all_systems") in ("true", ["true"])
     assert not any("kind=model (10 of 11)" in c.value.replace("\\", "") for c in at.sidebar.caption)
+
+
+@pytest.mark.realdata
+def test_links_may_name_measures_by_label_or_upstream_column(real_env):
+    """A link written with HANNA's glyph column (before ids dropped the glyphs) or a label in any case opens the
+    same metrics, with no 'dropped' note (issue 24)."""
+    at = open_hanna("pages/correlations.py", {"metric": ["BLEU Ξ§", "chatgpt · relevance (prompt 1)"],
+                                              "human": "relevance"})
+    assert at.sidebar.multiselect(key="w:metrics").value == ["BLEU", "ChatGPT RE 1"]
+    assert at.sidebar.selectbox(key="w:human").value == "Relevance"
+    assert not any("dropped" in c.value for c in at.caption)

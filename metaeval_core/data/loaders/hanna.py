@@ -62,9 +62,10 @@ def load_hanna(files: LoaderFiles) -> LoadedData:
     Human measures are the six criteria ``Relevance``, ``Coherence``, ``Empathy``, ``Surprise``,
     ``Engagement``, ``Complexity`` (1-5), each keeping its three raters (columns ``Human k XX``) as
     annotators; the loader checks that their mean is the file's criterion column. The 72 automatic
-    metrics keep their column names as ids (``BLEU Ξ§``); their label drops the glyphs (``BLEU``) and
-    the glyphs become attributes ``reference`` (Ξ reference-based, ¤ reference-free) and ``family``
-    (§ string-based, ε embedding-based, Δ model-based). The LLM ratings (``Beluga-13B RE 1``, ...) are
+    metrics' ids drop the authors' glyphs (column ``BLEU Ξ§`` is measure ``BLEU``); the glyphs become
+    attributes ``reference`` (Ξ reference-based, ¤ reference-free) and ``family`` (§ string-based,
+    ε embedding-based, Δ model-based), and the column name attribute ``upstream``, which
+    :meth:`Dataset.resolve` still accepts as a name. The LLM ratings (``Beluga-13B RE 1``, ...) are
     metrics with ``family = llm-judge``, ``judge``, ``criterion`` and ``prompt`` (the trailing 1-4)
     attributes and a label such as ``Beluga-13B · Relevance (prompt 1)``. The ``Human Avg k XX``
     columns (mean of the raters other than k) are not loaded: they are the annotators' leave-one-out means.
@@ -108,8 +109,12 @@ def load_hanna(files: LoaderFiles) -> LoadedData:
         if match := _HANNA_RATER.match(column):
             raters[match["criterion"]][int(match["rater"])] = matrix
         elif match := _HANNA_METRIC.match(column):
-            metrics[column] = Measure(column, "metric", matrix, label=match["base"], attributes={
-                "family": HANNA_FAMILY_GLYPHS[match["family"]], "reference": HANNA_REFERENCE_GLYPHS[match["ref"]]})
+            # The id is the clean name: the glyphs are read as attributes, and the column name stays a name
+            # Dataset.resolve accepts (attribute ``upstream``).
+            name = match["base"] if match["base"] not in metrics else column  # two glyph variants: keep both
+            metrics[name] = Measure(name, "metric", matrix, attributes={
+                "family": HANNA_FAMILY_GLYPHS[match["family"]], "reference": HANNA_REFERENCE_GLYPHS[match["ref"]],
+                "upstream": column})
         elif match := _HANNA_JUDGE.match(column):
             criterion = HANNA_CRITERIA.get(match["criterion"], "average")
             shown = criterion if criterion != "average" else "average of the six criteria"
@@ -145,8 +150,8 @@ def load_hanna(files: LoaderFiles) -> LoadedData:
         "human-written WritingPrompts stories, which reference-based metrics score against themselves (BLEU 100, "
         "BERTScore F1 1). Default: the 10 model systems (kind=model), as in the authors' figures "
         "(METRICS_DF_NO_HUMAN in their notebook); keep it with --all-systems or the dashboard's 'Keep every system'.",
-        f"Metrics: {len(metrics)} automatic metrics, ids as in the file; labels drop the authors' glyphs, kept as "
-        "attributes: Ξ reference-based (the Human row scores itself), ¤ reference-free; § string-based, ε "
+        f"Metrics: {len(metrics)} automatic metrics, named without the authors' glyphs (column 'BLEU Ξ§' is 'BLEU', "
+        "and either name is accepted); the glyphs are kept as attributes: Ξ reference-based (the Human row scores itself), ¤ reference-free; § string-based, ε "
         "embedding-based, "
         "Δ model-based (our reading of the authors' taxonomy).",
         f"LLM judges (family=llm-judge): {', '.join(judge_names)}; for each, the six criteria and AVG (their mean) "
