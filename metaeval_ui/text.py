@@ -200,3 +200,22 @@ def significant_pairs(xs: Iterable[str], ys: Iterable[str], deltas: Iterable[flo
         hi, lo = (x, y) if d >= 0 else (y, x)
         seen.setdefault(frozenset((x, y)), f"{hi} ≠ {lo} ({hi} higher)")
     return list(seen.values())
+
+
+# -- judgment planning (docs/methods.md sec. 10.2) -------------------------------------------------------------------
+def coefficient_range(coefficient: str) -> tuple[float, float]:
+    """The values a coefficient can take: [-1, 1] for the correlations, [0, 1] for the pairwise accuracies."""
+    return (-1.0, 1.0) if coefficient in ("pearson", "spearman", "kendall") else (0.0, 1.0)
+
+
+def target_width_sentence(width: float, *, coefficient: str, default: float, full_width: float) -> str:
+    """The planner's target width in words, relative to the coefficient's range, and how its default was derived
+    on this dataset (the default is data-dependent, so it is stated, never silent)."""
+    low, high = coefficient_range(coefficient)
+    share = width / (high - low)
+    full = f"{full_width:.2f}" if math.isfinite(full_width) else "undefined"
+    return (f"Target width {width:.2f} = {share:.0%} of {coefficient}'s range [{low:g}, {high:g}] "
+            f"(estimate ± {width / 2:.2f})" + (": wide, it rules out little" if share > 0.5 else "")
+            + f". The default on this dataset is {default:.2f}: the interval width with every judged input and "
+            f"system ({full}) plus a fifth, rounded up to 0.05, so that the largest design can reach it; it differs "
+            "between datasets, so set the width your conclusion needs.")

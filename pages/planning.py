@@ -7,7 +7,7 @@ import streamlit as st
 
 from metaeval_core.analyses.practice import PLAN_METHODS
 from metaeval_ui.data import practice as dp
-from metaeval_ui import exports, state, widgets
+from metaeval_ui import exports, state, text, widgets
 from metaeval_ui.figures import practice as fp
 from metaeval_ui.widgets import analyses as wa
 from metaeval_ui.widgets import practice as wpr
@@ -71,16 +71,16 @@ key = state.prepare("plan_target", options=tuple(TARGETS), fallback="both")
 target = state.commit("plan_target", right.radio("Recommend a design for", tuple(TARGETS), key=key,
                                                  horizontal=True, format_func=TARGETS.get))
 # Default to a width the largest design can reach (a 0.5 default was often below the floor, so the page opened on
-# "Not reached"): the full data's own interval width, plus a fifth, rounded up to the slider's step.
+# "Not reached"): the full data's own interval width, plus a fifth, rounded up to the slider's step; stated below.
 full_width = dp.full_width(ds, ctx.key, metric, ctx.human, coefficient, ci_method, systems, k, seed)
 reachable = min(1.5, max(0.05, math.ceil(1.2 * full_width / 0.05) * 0.05)) if math.isfinite(full_width) else 0.5
 key = state.prepare("plan_width", fallback=round(reachable, 2),
                     coerce=lambda v: min(max(round(float(v), 2), 0.05), 1.5))
 width = state.commit("plan_width", right.slider(
     "Target interval width", 0.05, 1.5, step=0.05, key=key, disabled=target == "power",
-    help=f"Width of the {coefficient} interval you can live with (e.g. 0.5: estimate ± 0.25). Default: "
-         f"{reachable:.2f}, a fifth above the width with every judged input and system ({full_width:.2f}), so the "
-         "largest design reaches it."))
+    help=f"Width of the {coefficient} interval you can live with (e.g. 0.5: estimate ± 0.25)."))
+if target != "power":
+    right.caption(text.target_width_sentence(width, coefficient=coefficient, default=reachable, full_width=full_width))
 key = state.prepare("plan_power", fallback=0.8, coerce=lambda v: min(max(round(float(v), 2), 0.5), 0.99))
 power = state.commit("plan_power", right.slider("Target power", 0.5, 0.99, step=0.01, key=key,
                                                 disabled=target == "width"))
@@ -129,8 +129,9 @@ st.caption(escape_markdown(
     + (f" ({systems})" if systems else "") + f". Width: the {widgets.upper(ci_method)} {result.confidence_level:.0%} "
     f"interval of the system-level {coefficient} between {metric} and {ctx.human} ({k} resamples; bars ±1 sd). "
     f"Power: share of trials where PERM-BOTH ({k} permutations, alpha {result.alpha:g}) shows {metric} beats "
-    f"{result.versus}. The recommendation is the design with the fewest judged cells (inputs x systems) meeting "
-    "the target, read literally from the table; nothing beyond the dataset's size is extrapolated.")
+    f"{result.versus}. The recommendation is the design with the fewest judged cells (inputs x systems) that meets "
+    "the target together with every larger design in the table (a lone cell meeting it below a larger one that "
+    "misses it is Monte-Carlo noise); nothing beyond the dataset's size is extrapolated.")
     + (" With BOOT-BOTH the width has a floor set by the number of systems: more inputs cannot remove it."
        if ci_method == "boot-both" else ""))
 st.dataframe(table, hide_index=True, width="stretch", column_config={

@@ -132,8 +132,8 @@ def plan(_dataset: Dataset, key: tuple, *, progress: Callable[[float], None] | N
     """:func:`metaeval_core.analyses.practice.plan_judgments`, one design at a time (for the progress bar).
 
     Design ``d`` (ascending systems, then inputs) uses child ``d`` of ``default_rng(seed).spawn(D)``. The
-    recommendation is the core's rule applied to the union of the designs: the reached design with the
-    fewest cells (ties: fewer systems, then fewer inputs), else the largest design's "not reached" message.
+    recommendation is the core's :func:`~metaeval_core.analyses.practice.recommend_design` applied to the union of
+    the designs (a design counts only when every larger design tried meets the target too).
     """
     found = _plan_store().get(key)
     if found is not None:
@@ -150,12 +150,9 @@ def plan(_dataset: Dataset, key: tuple, *, progress: Callable[[float], None] | N
             n_trials=trials, rng=children[d], systems=_subset(systems)))
         if progress is not None:
             progress((d + 1) / len(designs))
-    reached = [p.recommendation for p in parts if p.recommendation.reached]
-    if reached:
-        best = min(reached, key=lambda r: (r.n_inputs * r.n_systems, r.n_systems, r.n_inputs))
-    else:
-        best = parts[-1].recommendation
-    result = replace(parts[-1], table=tuple(row for p in parts for row in p.table), recommendation=best)
+    rows = tuple(row for p in parts for row in p.table)
+    best = practice.recommend_design(rows, target_width=width, target_power=power)
+    result = replace(parts[-1], table=rows, recommendation=best)
     _plan_store().put(key, result)
     return result
 

@@ -561,3 +561,33 @@ def test_influence_intervals_flag_and_reproducible(demo):
 def test_influence_validation(demo_small, kwargs, error, fragment):
     with pytest.raises(error, match=fragment):
         system_influence(demo_small, "metric.good", HUMAN, **kwargs)
+
+
+def _plan_row(m, n, width, power, trials=20, sd=0.1):
+    return {"n_inputs": m, "n_systems": n, "width_mean": width, "width_sd": sd, "power": power,
+            "estimate_mean": 0.5, "n_trials": trials, "n_width_defined": trials}
+
+
+def test_recommendation_needs_every_larger_design_to_meet_the_target():
+    """Issue 24, HANNA's table: 50 inputs x 10 systems had power 0.80 but all 96 inputs 0.60; one noisy cell must
+    not be recommended."""
+    from metaeval_core.analyses.practice import recommend_design
+
+    hanna = [_plan_row(20, 10, 1.18, 0.45), _plan_row(50, 10, 1.08, 0.80), _plan_row(96, 10, 0.98, 0.60),
+             _plan_row(50, 8, 1.26, 0.60), _plan_row(96, 8, 1.15, 0.50)]
+    rec = recommend_design(hanna, target_width=1.25, target_power=0.8)
+    assert not rec.reached and rec.isolated == ((50, 10),)
+    assert "not reached" in rec.message and "50 x 10 met it alone" in rec.message
+    # With the larger design meeting it too, the smaller one is recommended, and it is said to be borderline
+    # (power 0.80 at the target, Monte-Carlo se sqrt(0.8 * 0.2 / 20) = 0.09).
+    fixed = [*hanna[:2], _plan_row(96, 10, 0.98, 0.95), *hanna[3:]]
+    rec = recommend_design(fixed, target_width=1.25, target_power=0.8)
+    assert rec.reached and (rec.n_inputs, rec.n_systems) == (50, 10) and rec.borderline and not rec.isolated
+    # a design is recommended only if every design with at least as many inputs and systems meets the target
+    for target_power in (0.3, 0.5, 0.6, 0.8):
+        rec = recommend_design(fixed, target_power=target_power)
+        if rec.reached:
+            assert all(r["power"] >= target_power for r in fixed
+                       if r["n_inputs"] >= rec.n_inputs and r["n_systems"] >= rec.n_systems)
+    clear = recommend_design([_plan_row(10, 5, 0.5, 1.0), _plan_row(20, 5, 0.4, 1.0)], target_power=0.8)
+    assert clear.reached and not clear.borderline and clear.n_inputs == 10

@@ -51,7 +51,7 @@ def test_plan_json(capsys):
     payload = json.loads(out)
     assert [row["n_inputs"] for row in payload["table"]] == [10, 50]
     assert {"n_inputs", "n_systems", "width_mean", "power"} <= set(payload["table"][0])
-    assert set(payload["recommendation"]) == {"reached", "n_inputs", "n_systems", "message"}
+    assert set(payload["recommendation"]) == {"reached", "n_inputs", "n_systems", "message", "isolated", "borderline"}
     assert payload["target_width"] == 0.5 and payload["target_power"] is None
 
 

@@ -3,6 +3,8 @@ present, the real mirror."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from ui_helpers import assert_clean, new_app, plotly_specs
@@ -192,3 +194,24 @@ def test_too_few_systems_is_an_empty_state():
 
     at = AppTest.from_function(app).run()
     assert "at least 3 systems" in at.info[0].value
+
+
+def test_planning_recommendation_holds_in_the_table_shown(demo_env):
+    """Issue 24: the recommended design, and every larger design in the table beside it, meet the target; the
+    target width is stated relative to the coefficient's range with how its default was derived."""
+    at = open_page("pages/planning.py", FAST_PLAN)
+    table = at.dataframe[0].value
+    width, power = at.slider(key="w:plan_width").value, at.slider(key="w:plan_power").value
+    stated = " ".join(c.value for c in at.caption)
+    assert f"Target width {width:.2f} = {width / 2:.0%} of kendall's range [-1, 1]" in stated
+    assert "The default on this dataset is" in stated
+    for w in (0.6, 1.0, 1.5):
+        at.slider(key="w:plan_width").set_value(w).run()
+        table = at.dataframe[0].value
+        meets = (table["width_mean"] <= w) & (table["power"] >= power)
+        if at.success:
+            m, n = (int(v) for v in re.search(r"(\d+) judged inputs x (\d+) systems", texts(at.success)).groups())
+            larger = (table["n_inputs"] >= m) & (table["n_systems"] >= n)
+            assert meets[larger].all()
+        else:
+            assert "not reached" in texts(at.warning).lower()

@@ -26,10 +26,17 @@ from metaeval_core.analyses.practice.improvement import (
     pair_agreement,
 )
 from metaeval_core.analyses.practice.influence import InfluenceResult, system_influence
-from metaeval_core.analyses.practice.planning import PLAN_METHODS, PlanRecommendation, PlanResult, _recommend, plan_judgments
+from metaeval_core.analyses.practice.planning import (
+    PLAN_METHODS,
+    PlanRecommendation,
+    PlanResult,
+    _recommend,
+    plan_judgments,
+    recommend_design,
+)
 
 __all__ = [
     "HUMAN_TIES", "PLAN_METHODS", "AgreementCurve", "ImprovementResult", "InfluenceResult", "PlanRecommendation",
     "PlanResult", "SignificanceClusters", "fit_agreement_curve", "improvement_probability", "pair_agreement",
-    "plan_judgments", "significance_clusters", "system_influence",
+    "plan_judgments", "recommend_design", "significance_clusters", "system_influence",
 ]

@@ -40,16 +40,21 @@ PLAN_METHODS: tuple[str, ...] = get_args(PlanMethod)
 # ============================================================================================
 @dataclass(frozen=True)
 class PlanRecommendation:
-    """The smallest design (fewest judged cells ``n_inputs * n_systems``) meeting every target.
+    """The smallest design (fewest judged cells ``n_inputs * n_systems``) that meets every target together with
+    every larger design tried (at least as many inputs and at least as many systems).
 
-    ``reached`` is False (and the sizes None) when no design in the table meets them;
-    ``message`` says so in words.
+    ``reached`` is False (and the sizes None) when no design in the table does; ``message`` says so in words.
+    ``isolated`` lists the designs ``(n_inputs, n_systems)`` that meet the targets on their own while a larger
+    design does not (Monte-Carlo noise, never recommended). ``borderline`` is True when the recommended design or
+    a larger one is within two Monte-Carlo standard errors of a target (more trials would settle it).
     """
 
     reached: bool
     n_inputs: int | None
     n_systems: int | None
     message: str
+    isolated: tuple[tuple[int, int], ...] = ()
+    borderline: bool = False
 
 
 @dataclass(frozen=True)
@@ -91,6 +96,8 @@ class PlanResult:
             "recommendation": {
                 "reached": self.recommendation.reached, "n_inputs": self.recommendation.n_inputs,
                 "n_systems": self.recommendation.n_systems, "message": self.recommendation.message,
+                "isolated": [list(d) for d in self.recommendation.isolated],
+                "borderline": self.recommendation.borderline,
             },
         }
 
@@ -186,10 +193,12 @@ def plan_judgments(
       against the number of inputs reflects sampling noise only. (Cell-level noise, the
       generic simulation of docs/methods.md sec. 9, would shrink the gap itself as inputs grow.)
 
-    Width and power are averaged over trials. The recommendation is the design with the
-    fewest judged cells (``n_inputs * n_systems``; ties: fewer systems) whose mean width is
-    at most ``target_width`` and whose power is at least ``target_power`` (each when given),
-    taken literally from the table, or "not reached within the dataset's size". With
+    Width and power are averaged over trials. The recommendation (:func:`recommend_design`) is the
+    design with the fewest judged cells (``n_inputs * n_systems``; ties: fewer systems) whose mean
+    width is at most ``target_width`` and whose power is at least ``target_power`` (each when
+    given) *and* such that every larger design in the table (at least as many inputs and systems)
+    meets them too: a single noisy cell meeting the target below a larger design that misses it is
+    reported as noise, not recommended. Else "not reached within the dataset's size". With
     ``ci_method='boot-both'`` the width has a floor set by the number of systems, which more
     inputs cannot lower. At the full size the subsample is the dataset itself, so only the
     resampling varies between trials.
@@ -299,7 +308,36 @@ def _meets(row: dict, target_width, target_power) -> bool:
     return True
 
 
-def _recommend(rows, target_width, target_power, inputs, sys_sizes) -> PlanRecommendation:
+def _near(row: dict, target_width, target_power) -> bool:
+    """Within two Monte-Carlo standard errors of a target (the width's sd / sqrt(trials); sqrt(p(1-p)/trials))."""
+    trials = row.get("n_trials") or 0
+    if target_width is not None and row["width_mean"] is not None and row.get("width_sd") is not None:
+        se = row["width_sd"] / math.sqrt(max(row.get("n_width_defined", trials), 1))
+        if abs(row["width_mean"] - target_width) < 2 * se:
+            return True
+    if target_power is not None and row["power"] is not None:
+        p = row["power"]
+        se = math.sqrt(p * (1 - p) / max(trials, 1))
+        if abs(p - target_power) < 2 * se:
+            return True
+    return False
+
+
+def recommend_design(table: Sequence[dict], *, target_width: float | None = None,
+                     target_power: float | None = None) -> PlanRecommendation:
+    """The recommendation read from a plan's ``table`` (:attr:`PlanResult.table` records).
+
+    A design qualifies when it meets every given target (mean width at most ``target_width``, power at least
+    ``target_power``) and so does every larger design of the table (at least as many inputs and as many systems):
+    width and power are monotone in the design size in expectation, so a design meeting the target below a larger
+    one that misses it is Monte-Carlo noise (listed in ``isolated``). Among qualifying designs, the one with the
+    fewest judged cells (ties: fewer systems, then fewer inputs).
+
+    References
+    ----------
+    docs/methods.md sec. 10.2.
+    """
+    rows = list(table)
     if target_width is None and target_power is None:
         return PlanRecommendation(False, None, None, "no target given (set target_width or target_power)")
     wanted = " and ".join(
@@ -308,15 +346,38 @@ def _recommend(rows, target_width, target_power, inputs, sys_sizes) -> PlanRecom
             None if target_power is None else f"power >= {target_power:g}",
         ) if part
     )
+
+    def larger(r: dict) -> list[dict]:
+        return [o for o in rows if o["n_inputs"] >= r["n_inputs"] and o["n_systems"] >= r["n_systems"]]
+
     meeting = [r for r in rows if _meets(r, target_width, target_power)]
-    if not meeting:
+    closed = [r for r in meeting if all(_meets(o, target_width, target_power) for o in larger(r))]
+    isolated = tuple((r["n_inputs"], r["n_systems"]) for r in meeting if r not in closed)
+    noise = ""
+    if isolated:
+        shown = ", ".join(f"{m} x {n}" for m, n in isolated)
+        trials = rows[0].get("n_trials")
+        noise = (f"; {shown} met it alone while a larger design did not (Monte-Carlo noise"
+                 + (f", {trials} trials per design" if trials else "") + "), so {'it is' if len(isolated) == 1 else 'they are'} "
+                 "not recommended")
+    if not closed:
+        largest = max(rows, key=lambda r: (r["n_systems"], r["n_inputs"]))
         return PlanRecommendation(
             False, None, None,
-            f"not reached within the dataset's size: no design up to {max(inputs)} judged inputs x "
-            f"{max(sys_sizes)} systems gives {wanted}",
-        )
-    best = min(meeting, key=lambda r: (r["n_inputs"] * r["n_systems"], r["n_systems"], r["n_inputs"]))
+            f"not reached within the dataset's size: no design up to {largest['n_inputs']} judged inputs x "
+            f"{largest['n_systems']} systems gives {wanted} together with every larger design tried{noise}",
+            isolated=isolated)
+    best = min(closed, key=lambda r: (r["n_inputs"] * r["n_systems"], r["n_systems"], r["n_inputs"]))
+    borderline = any(_near(o, target_width, target_power) for o in larger(best))
     return PlanRecommendation(
         True, best["n_inputs"], best["n_systems"],
-        f"{best['n_inputs']} judged inputs x {best['n_systems']} systems is the smallest design tried giving {wanted}",
-    )
+        f"{best['n_inputs']} judged inputs x {best['n_systems']} systems is the smallest design tried giving "
+        f"{wanted}, as does every larger design tried"
+        + (" (borderline: within two Monte-Carlo standard errors of the target; more trials would settle it)"
+           if borderline else "") + noise,
+        isolated=isolated, borderline=borderline)
+
+
+def _recommend(rows, target_width, target_power, inputs=None, sys_sizes=None) -> PlanRecommendation:
+    """:func:`recommend_design` (``inputs`` and ``sys_sizes`` are read from the rows themselves)."""
+    return recommend_design(rows, target_width=target_width, target_power=target_power)
