@@ -546,7 +546,7 @@ CASES = [
     ("too-many-rows-csv", lambda: (_good_wide(8), "rows.csv"), "too-many-rows", ["5"],
      {"limits": UploadLimits(max_rows=5)}),
     ("too-many-rows-jsonl", lambda: (GOOD.joinpath("sacrerouge.jsonl").read_bytes(), "r.jsonl"), "too-many-rows",
-     ["line 3"], {"limits": UploadLimits(max_rows=2)}),
+     ["line 1", "scores"], {"limits": UploadLimits(max_rows=2)}),  # a JSONL's rows are its scores
     ("too-many-rows-parquet", lambda: (_parquet(_LONG4), "r.parquet"), "too-many-rows", ["4 rows"],
      {"limits": UploadLimits(max_rows=3)}),
     ("too-many-cells", lambda: (_good_wide(8), "cells.csv"), "too-many-cells", ["16 score cells"],

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+from array import array
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -91,19 +93,50 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return record
 
 
+# A JSON string (with its escapes): removed before counting the commas and colons that separate values and keys.
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+# Keys a line may hold beyond two per measure (a nested metric name has at most one key per level on its path
+# that does not end in a score; the ids, summarizer_type and a few unread keys fit in the rest).
+_SPARE_KEYS = 100
+
+
+def _line_budget(line: str, number: int, scores: int, ctx: _Context) -> None:
+    """Refuse a line whose values or keys would exceed the limits, before ``json.loads`` builds them.
+
+    A line holds at most (commas outside strings + 1) scalar values and exactly (colons outside strings) keys;
+    both are counted without building anything (``json.loads`` of a 48 MB list costs gigabytes)."""
+    commas, colons = line.count(","), line.count(":")
+    values_room = ctx.limits.max_rows - scores + _SPARE_KEYS
+    keys_room = 2 * ctx.limits.max_measures + _SPARE_KEYS
+    if commas + 1 <= values_room and colons <= keys_room:
+        return  # the common case: no string needs removing to know the line is within the limits
+    bare = _JSON_STRING.sub("", line)
+    commas, colons = bare.count(","), bare.count(":")
+    if commas + 1 > values_room:
+        ctx.fail("too-many-rows", f"the line holds up to {commas + 1:,} values (list elements and keys), and the "
+                 f"file {scores:,} scores before it; the limit is {ctx.limits.max_rows:,} scores in all (a "
+                 f"deployment can change it with METAEVAL_MAX_UPLOAD_ROWS)", where=f"line {number}")
+    if colons > keys_room:
+        ctx.fail("too-many-measures", f"the line holds {colons:,} keys; the limit is {ctx.limits.max_measures:,} "
+                 f"measures (a deployment can change it with METAEVAL_MAX_UPLOAD_MEASURES)", where=f"line {number}")
+
+
 def _parse_jsonl(text: str, ctx: _Context) -> _Parsed:
     """SacreROUGE-style JSON Lines (one loop over lines; everything after is vectorised)."""
     systems: list[str] = []
     inputs: list[str] = []
     measures: list[str] = []
-    annotators: list[int] = []
-    values: list[float] = []
-    rows: list[int] = []
+    # compact per-score columns (8 bytes a score, not a Python object each): 2M scores stay well under 1 GB
+    annotators = array("q")
+    values = array("d")
+    rows = array("q")
+    shared: dict[str, str] = {}  # one string object per distinct name (a name repeats on many lines)
     listed: set[str] = set()
     records = skipped = 0
     unread: set[str] = set()
     used = {"metrics", "summarizer_type"}
     typed: list[tuple[str, str, int]] = []  # (system, summarizer_type, line): the system attribute 'type'
+    names_seen: set[str] = set()  # distinct measure names so far (the measure limit, checked line by line)
     for number, line in enumerate(text.split("\n"), start=1):
         line = line.strip()
         if not line:
@@ -111,6 +144,7 @@ def _parse_jsonl(text: str, ctx: _Context) -> _Parsed:
         records += 1
         if records > ctx.limits.max_rows:
             ctx.fail("too-many-rows", f"more than {ctx.limits.max_rows:,} lines, the limit", where=f"line {number}")
+        _line_budget(line, number, len(values), ctx)
         try:
             record = json.loads(line, object_pairs_hook=_no_duplicate_keys)
         except _DuplicateKey as error:
@@ -135,11 +169,13 @@ def _parse_jsonl(text: str, ctx: _Context) -> _Parsed:
         unread.update(record)
         used.update(next((k for k in keys if k in record), "") for keys in (_JSONL_SYSTEM_KEYS, _JSONL_INPUT_KEYS))
         system = _json_id(record, _JSONL_SYSTEM_KEYS, "system", ctx, number)
+        system = shared.setdefault(system, system)
         kind_of_system = record.get("summarizer_type")
         if isinstance(kind_of_system, (str, int)) and not isinstance(kind_of_system, bool) and \
                 str(kind_of_system).strip():
             typed.append((system, str(kind_of_system).strip(), number))
         item = _json_id(record, _JSONL_INPUT_KEYS, "input", ctx, number)
+        item = shared.setdefault(item, item)
         if "metrics" not in record:
             ctx.fail("missing-column", f"the object has no 'metrics' object; keys found: {_list_names(record)}",
                      where=f"line {number}", column="metrics")
@@ -149,7 +185,9 @@ def _parse_jsonl(text: str, ctx: _Context) -> _Parsed:
                      where=f"line {number}", column="metrics")
         flat: list[tuple[str, Any]] = []
         _flatten(metrics, "", flat)
+        _cell_budget(flat, names_seen, len(values), number, ctx)
         for name, value in flat:
+            name = shared.setdefault(name, name)
             if isinstance(value, list):
                 listed.add(name)
                 for position, element in enumerate(value):
@@ -178,14 +216,14 @@ def _parse_jsonl(text: str, ctx: _Context) -> _Parsed:
         ctx.notes.append(f"the key(s) {_list_names(sorted(unread))} are not read: only the system id "
                          f"({', '.join(_JSONL_SYSTEM_KEYS)}: the first present), the input id "
                          f"({', '.join(_JSONL_INPUT_KEYS)}: the first present), 'summarizer_type' and 'metrics' are")
-    row_array = np.asarray(rows)
-    value_array = np.asarray(values, dtype=np.float64)
+    row_array = np.frombuffer(rows, dtype=np.int64)
+    value_array = np.frombuffer(values, dtype=np.float64)
     _check_magnitude(value_array, lambda k: (f"line {row_array[k]}", measures[k]), ctx,
                      lambda k: repr(float(value_array[k])))
     system_series = _names(pd.Series(systems, dtype="str"), "summarizer_id", "system", row_array, ctx)
     input_series = _names(pd.Series(inputs, dtype="str"), "instance_id", "input", row_array, ctx)
     measure_series = _names(pd.Series(measures, dtype="str"), "metrics", "measure", row_array, ctx)
-    annotator_codes = np.asarray(annotators)
+    annotator_codes = np.frombuffer(annotators, dtype=np.int64)
     if listed:
         # a scalar for a measure that is a list elsewhere is that cell's only annotator
         scalar_of_listed = (annotator_codes < 0) & measure_series.isin(listed).to_numpy()
@@ -196,6 +234,22 @@ def _parse_jsonl(text: str, ctx: _Context) -> _Parsed:
     if typed:
         parsed.attributes = {"type": _system_types(typed, parsed.systems, ctx)}
     return parsed
+
+
+def _cell_budget(flat: list[tuple[str, Any]], names_seen: set[str], scores: int, number: int,
+                 ctx: _Context) -> None:
+    """The exact counts, line by line: every score (a list element counts one) against ``max_rows``, every measure
+    name against ``max_measures``, before the line's cells are stored."""
+    names_seen.update(name for name, _ in flat)
+    if len(names_seen) > ctx.limits.max_measures:
+        ctx.fail("too-many-measures", f"{len(names_seen):,} measures so far; the limit is "
+                 f"{ctx.limits.max_measures:,} (a deployment can change it with METAEVAL_MAX_UPLOAD_MEASURES)",
+                 where=f"line {number}")
+    total = scores + sum(len(v) if isinstance(v, list) else 1 for _, v in flat)
+    if total > ctx.limits.max_rows:
+        ctx.fail("too-many-rows", f"{total:,} scores up to this line (each list element is one); the limit is "
+                 f"{ctx.limits.max_rows:,} (a deployment can change it with METAEVAL_MAX_UPLOAD_ROWS)",
+                 where=f"line {number}")
 
 
 def _system_types(typed: list[tuple[str, str, int]], systems: list[str], ctx: _Context) -> list[str]:

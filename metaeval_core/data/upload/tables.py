@@ -180,10 +180,15 @@ def _from_cells(
     n, m, k = len(s_labels), len(i_labels), len(m_labels)
     _check_count(k, ctx.limits.max_measures, "too-many-measures", "measures", ctx, "METAEVAL_MAX_UPLOAD_MEASURES")
     _check_count(n, ctx.limits.max_systems, "too-many-systems", "systems", ctx, "METAEVAL_MAX_UPLOAD_SYSTEMS")
-    keys = pd.DataFrame({"s": s_codes, "i": i_codes, "m": m_codes, "a": annotator_codes})
-    repeated = keys.duplicated(keep="first").to_numpy()
-    if repeated.any():
-        second = int(np.argmax(repeated))
+    annotated_measures = np.unique(m_codes[annotator_codes >= 0])
+    n_annotators = {}
+    for code in annotated_measures:
+        n_annotators[int(code)] = len(np.unique(annotator_codes[(m_codes == code) & (annotator_codes >= 0)]))
+    # the size first: a file over the cell limit is refused before anything per cell is built
+    _check_cells((k + sum(n_annotators.values())) * n * m, ctx,
+                 f"{n:,} systems x {m:,} inputs x {k:,} measures (with annotators)")
+    second = _first_repeat(s_codes, i_codes, m_codes, annotator_codes, n, m)
+    if second is not None:
         same = (s_codes == s_codes[second]) & (i_codes == i_codes[second]) & (m_codes == m_codes[second]) & (
             annotator_codes == annotator_codes[second])
         first = int(np.argmax(same))
@@ -194,12 +199,6 @@ def _from_cells(
             f"{_show(m_labels[m_codes[second]])}{what}; keep one row per cell",
             where=ctx.at(rows[second]),
         )
-    annotated_measures = np.unique(m_codes[annotator_codes >= 0])
-    n_annotators = {}
-    for code in annotated_measures:
-        n_annotators[int(code)] = len(np.unique(annotator_codes[(m_codes == code) & (annotator_codes >= 0)]))
-    _check_cells((k + sum(n_annotators.values())) * n * m, ctx,
-                 f"{n:,} systems x {m:,} inputs x {k:,} measures (with annotators)")
     plain = ~np.isin(m_codes, annotated_measures)
     cube = np.full((k, n, m), np.nan)
     cube[m_codes[plain], s_codes[plain], i_codes[plain]] = values[plain]
@@ -223,6 +222,23 @@ def _from_cells(
     parsed = _Parsed(layout, [str(s) for s in s_labels], [str(i) for i in i_labels], matrices, annotators, {},
                      [str(label) for label in m_labels])
     return parsed, s_codes
+
+
+def _first_repeat(s_codes: np.ndarray, i_codes: np.ndarray, m_codes: np.ndarray, annotator_codes: np.ndarray,
+                  n: int, m: int) -> int | None:
+    """The position of the first cell that repeats an earlier one (same system, input, measure, annotator), or None.
+
+    One int64 key per cell, sorted: 8 bytes a cell rather than a frame and a hash table (after the cell limit, the
+    key range is at most measures x 2 x max_cells, far below 2**63)."""
+    if len(s_codes) < 2:
+        return None
+    width = int(annotator_codes.max(initial=-1)) + 2
+    key = ((m_codes.astype(np.int64) * n + s_codes) * m + i_codes) * width + (annotator_codes + 1)
+    order = np.argsort(key, kind="stable")
+    repeated = key[order[1:]] == key[order[:-1]]
+    if not repeated.any():
+        return None
+    return int(order[1:][repeated].min())
 
 
 def _from_long(frame: pd.DataFrame, rows: np.ndarray, roles: _Roles, ctx: _Context) -> _Parsed:
