@@ -11,6 +11,8 @@ from typing import Literal, Mapping, Sequence
 
 import numpy as np
 
+from metaeval_core.data.vocabulary import ANNOTATOR_IDENTITIES, TASKS, TaskVocabulary, vocabulary
+
 MeasureKind = Literal["human", "metric"]
 Pool = Literal["judged", "all"]
 POOLS: tuple[str, ...] = ("judged", "all")
@@ -118,8 +120,16 @@ class Dataset:
     notes: tuple[str, ...] = ()
     default_systems: str = ""
     input_attributes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    task: str = ""
+    annotator_identity: str = "unknown"
 
     def __post_init__(self) -> None:
+        if self.task not in TASKS:
+            raise DatasetError(f"dataset {self.id!r}: task must be one of {', '.join(map(repr, TASKS))}, "
+                               f"got {self.task!r}")
+        if self.annotator_identity not in ANNOTATOR_IDENTITIES:
+            raise DatasetError(f"dataset {self.id!r}: annotator_identity must be one of "
+                               f"{', '.join(ANNOTATOR_IDENTITIES)}, got {self.annotator_identity!r}")
         object.__setattr__(self, "systems", tuple(str(s) for s in self.systems))
         object.__setattr__(self, "inputs", tuple(str(j) for j in self.inputs))
         object.__setattr__(self, "measures", dict(self.measures))
@@ -166,6 +176,19 @@ class Dataset:
             object.__setattr__(self, "version", self.fingerprint())
 
     judged: np.ndarray = field(init=False, repr=False)
+
+    # -- design ----------------------------------------------------------
+    @property
+    def vocabulary(self) -> TaskVocabulary:
+        """What this dataset's outputs and inputs are called (summaries of documents, stories from prompts, ...)."""
+        return vocabulary(self.task)
+
+    def annotators_are(self, name: str) -> str:
+        """Whether annotator k of measure ``name`` is one person throughout (``persons``), a position filled by
+        different people (``positions``), or not known (``unknown``): the measure's attribute ``annotators``
+        when set, else the dataset's ``annotator_identity``."""
+        value = self.measure(name).attributes.get("annotators", self.annotator_identity)
+        return value if value in ANNOTATOR_IDENTITIES else "unknown"
 
     # -- shape -----------------------------------------------------------
     @property
@@ -331,6 +354,8 @@ class Dataset:
             notes=self.notes,
             default_systems=default,
             input_attributes={k: [v[j] for j in inp_index] for k, v in self.input_attributes.items()},
+            task=self.task,
+            annotator_identity=self.annotator_identity,
         )
 
     def select_systems(self, selection: str | Mapping[str, str] | None) -> "Dataset":
@@ -398,6 +423,8 @@ class Dataset:
             digest.update(repr((described, self.default_systems)).encode())
         if self.input_attributes:
             digest.update(repr(sorted(self.input_attributes.items())).encode())
+        if self.task or self.annotator_identity != "unknown":  # only when set: other fingerprints unchanged
+            digest.update(repr((self.task, self.annotator_identity)).encode())
         return digest.hexdigest()[:16]
 
     @staticmethod

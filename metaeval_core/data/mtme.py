@@ -389,7 +389,7 @@ def _segment_view(read, systems, n_segments, docs, attributes, notes, missing, d
         notes.append(f"System-level only, not in this segment view: {', '.join(sorted(sys_only))}; read them with "
                      "level='sys' (--mtme-level sys).")
     return Dataset(id=dataset_id, systems=systems, inputs=inputs, measures=measures, system_attributes=attributes,
-                   title=title, notes=tuple(notes), input_attributes=input_attributes,
+                   title=title, notes=tuple(notes), input_attributes=input_attributes, task="translation",
                    description="A local copy of mt-metrics-eval data (systems x segments).")
 
 
@@ -406,7 +406,7 @@ def _system_view(read, systems, attributes, notes, missing, dataset_id, title) -
                  "scores), on one pseudo-input 'system': use the system level; input-level views and input "
                  "resampling are degenerate here.")
     return Dataset(id=dataset_id, systems=systems, inputs=(SYSTEM_INPUT,), measures=measures,
-                   system_attributes=attributes, title=title, notes=tuple(notes),
+                   system_attributes=attributes, title=title, notes=tuple(notes), task="translation",
                    description="A local copy of mt-metrics-eval data (system-level scores).")
 
 

@@ -122,6 +122,8 @@ def _serialise(dataset: Dataset, name: str) -> bytes:
         "attributes": attributes,
         "default_systems": dataset.default_systems,
         "input_attributes": {attr: list(values) for attr, values in dataset.input_attributes.items()},
+        "task": dataset.task,
+        "annotator_identity": dataset.annotator_identity,
         "saved_at": time.time(),
     }
     arrays["meta"] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
@@ -163,6 +165,8 @@ def _deserialise(path: Path) -> tuple[dict, Dataset]:
                 notes=tuple(meta.get("notes", ())),
                 default_systems=str(meta.get("default_systems", "")),
                 input_attributes=dict(meta.get("input_attributes", {})),
+                task=str(meta.get("task", "")),
+                annotator_identity=str(meta.get("annotator_identity", "unknown")),
             )
     except StoreError:
         raise

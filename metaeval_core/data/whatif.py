@@ -131,7 +131,8 @@ def _rebuild(dataset: Dataset, **changes) -> Dataset:
     fields = dict(id=dataset.id, systems=dataset.systems, inputs=dataset.inputs, measures=dataset.measures,
                   system_attributes=dataset.system_attributes, title=dataset.title, citation=dataset.citation,
                   licence=dataset.licence, description=dataset.description, notes=dataset.notes,
-                  default_systems=dataset.default_systems, input_attributes=dataset.input_attributes)
+                  default_systems=dataset.default_systems, input_attributes=dataset.input_attributes,
+                  task=dataset.task, annotator_identity=dataset.annotator_identity)
     fields.update(changes)
     if "inputs" in changes and tuple(changes["inputs"]) != dataset.inputs:
         # A merge may bring inputs this dataset has no attributes for: they get "".

@@ -403,6 +403,8 @@ def simulated_pool_dataset(dataset: Dataset, metric: str, human: str, inputs: Se
             f"all {len(judged_ids)} judged inputs treated as the metric's full pool."
         ),
         notes=(*dataset.notes, "simulated judged/all pools (docs/methods.md sec. 6)"),
+        task=dataset.task,
+        annotator_identity=dataset.annotator_identity,
     )
 
 

@@ -104,3 +104,41 @@ def test_resolve_ids_labels_upstream_names_and_short_errors():
     assert len(str(error.value)) < 200 and "filler-11" not in str(error.value)
     with pytest.raises(DatasetError, match="no close name"):
         ds.resolve("qqqqqqqq")
+
+
+def test_task_vocabulary_and_annotator_identity_survive_subsets_edits_and_the_store(tmp_path):
+    """A dataset says what its outputs and inputs are called and whether annotator k is a person (issue 24); the
+    subset, a what-if edit and the local store keep both."""
+    from metaeval_core.data import store, whatif
+    from metaeval_core.data.vocabulary import vocabulary
+
+    base = synthetic_dataset()
+    assert base.task == "" and base.vocabulary.count(1) == "1 output" and base.vocabulary.count(3, "input") == "3 inputs"
+    assert base.annotators_are("human.quality") == "persons"
+    ds = Dataset("t", ("a", "b"), ("1", "2"), {
+        "h": Measure.from_annotators("h", "human", np.ones((2, 2, 2))),
+        "crowd": Measure.from_annotators("crowd", "human", np.ones((2, 2, 2)), attributes={"annotators": "positions"}),
+        "m": Measure("m", "metric", np.zeros((2, 2)))}, task="story-generation", annotator_identity="persons")
+    assert ds.vocabulary.count(2) == "2 stories" and ds.vocabulary.count(1, "input") == "1 prompt"
+    assert (ds.annotators_are("h"), ds.annotators_are("crowd")) == ("persons", "positions")
+    assert vocabulary("translation").outputs == "translations"
+    edited = whatif.edit_scores(ds, [("a", "1", "m", 5.0)])
+    shop = store.DatasetStore(tmp_path)
+    back = shop.load(shop.save(ds, "vocabulary test").key)
+    for derived in (ds.subset(systems=["a"]), edited, back):
+        assert (derived.task, derived.annotator_identity) == ("story-generation", "persons")
+    with pytest.raises(DatasetError, match="task must be one of"):
+        Dataset("t", ("a",), ("1",), {}, task="poetry")
+    with pytest.raises(DatasetError, match="annotator_identity"):
+        Dataset("t", ("a",), ("1",), {}, annotator_identity="people")
+
+
+@pytest.mark.realdata
+def test_summeval_says_summaries_and_which_annotators_are_persons(data_dir):
+    from metaeval_core.data.registry import list_datasets, load_dataset
+
+    if not any(i.id == "summeval" and i.available for i in list_datasets(data_dir=data_dir)):
+        pytest.skip("summeval is not in the data mirror")
+    ds = load_dataset("summeval", data_dir=data_dir)
+    assert ds.task == "summarization" and ds.vocabulary.count(1600) == "1,600 summaries"
+    assert ds.annotators_are("expert.relevance") == "persons" and ds.annotators_are("turker.relevance") == "positions"

@@ -145,6 +145,9 @@ def test_shape_and_measures(hanna, raw):
         "Beluga-13B", "OrcaPlatypus", "Mistral-7B", "Llama-13B", "ChatGPT"}
     assert hanna.display_name("BERTScore F1 Ξε") == "BERTScore F1" == hanna.resolve("BERTScore F1 Ξε")
     assert not any(glyph in name for name in hanna.measures for glyph in "Ξ¤§εΔ")
+    # Stories from prompts; rater k is a position, not a person (issue 24).
+    assert (hanna.task, hanna.vocabulary.outputs, hanna.vocabulary.inputs) == ("story-generation", "stories", "prompts")
+    assert hanna.annotators_are("Relevance") == "positions"
     for code, criterion in CRITERIA.items():
         annotators = hanna.measure(criterion).annotators
         for k in range(3):

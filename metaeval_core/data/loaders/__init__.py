@@ -33,7 +33,8 @@ def load_synthetic(files: LoaderFiles) -> LoadedData:
     from metaeval_core.data.synthetic import synthetic_dataset
 
     ds = synthetic_dataset()
-    return LoadedData(ds.systems, ds.inputs, ds.measures, ds.system_attributes, ds.notes)
+    return LoadedData(ds.systems, ds.inputs, ds.measures, ds.system_attributes, ds.notes, task=ds.task,
+                      annotator_identity=ds.annotator_identity)
 
 
 LOADERS: Mapping[str, Callable[[LoaderFiles], LoadedData]] = {

@@ -59,6 +59,8 @@ class LoadedData:
     system_attributes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     default_systems: str = ""
+    task: str = ""
+    annotator_identity: str = "unknown"
 
     def to_dataset(self, id: str, **metadata: Any) -> Dataset:
         """The Dataset with id ``id`` and registry ``metadata`` (title, citation, ...)."""
@@ -70,6 +72,8 @@ class LoadedData:
             system_attributes=self.system_attributes,
             notes=self.notes,
             default_systems=self.default_systems,
+            task=self.task,
+            annotator_identity=self.annotator_identity,
             **metadata,
         )
 

@@ -164,4 +164,4 @@ def load_hanna(files: LoaderFiles) -> LoadedData:
         notes.append(f"Columns without the authors' glyphs, loaded as metrics without a family: {', '.join(unknown)}")
     measures = {**humans, **metrics, **judges}
     return LoadedData(systems, inputs, measures, {"kind": kinds}, tuple(notes + _missing_note(measures, "stories")),
-                      default_systems="kind=model")
+                      default_systems="kind=model", task="story-generation", annotator_identity="positions")

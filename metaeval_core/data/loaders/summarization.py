@@ -5,6 +5,7 @@ References: docs/methods.md sec. 0, 7, 8; each dataset's ``SOURCE.md`` in the da
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +40,10 @@ def load_summeval(files: LoaderFiles) -> LoadedData:
         _read_sacrerouge_jsonl(path, cells, lambda name: name.startswith(("expert.", "turker.")))
     systems, inputs = _sorted(cells.systems), _sorted(cells.inputs)
     measures = cells.measures(systems, inputs)
+    # Annotator identity (issue 24): the experts are persons, the crowd slots are not.
+    measures = {name: (replace(m, attributes={**m.attributes, "annotators": "persons" if name.startswith("expert.")
+                                              else "positions"}) if m.annotators is not None else m)
+                for name, m in measures.items()}
     types = tuple("ext" if s in SUMMEVAL_EXTRACTIVE else "abs" for s in systems)
     notes = [
         "Human scores are 1-5 Likert; the matrix of each human measure is the mean of its annotators.",
@@ -48,7 +53,8 @@ def load_summeval(files: LoaderFiles) -> LoadedData:
         "ROUGE is on a 0-100 scale, BERTScore is raw (not rescaled).",
         "System type: ext = M0 (Lead-3), M1, M2, M5; abs = the other 12.",
     ]
-    return LoadedData(systems, inputs, measures, {"type": types}, tuple(notes + _missing_note(measures, "summaries")))
+    return LoadedData(systems, inputs, measures, {"type": types}, tuple(notes + _missing_note(measures, "summaries")),
+                      task="summarization")
 
 
 # ---------------------------------------------------------------------------
@@ -120,7 +126,8 @@ def load_realsumm(files: LoaderFiles) -> LoadedData:
         f"(SacreROUGE convention): {types.count('abs')} abs / {types.count('ext')} ext.",
         "Human score: LitePyramid recall (0-1). REALSumm's ROUGE is on a 0-1 scale; js-2 is a negated JS divergence.",
     ]
-    return LoadedData(systems, inputs, measures, {"type": types}, tuple(notes + _missing_note(measures, "summaries")))
+    return LoadedData(systems, inputs, measures, {"type": types}, tuple(notes + _missing_note(measures, "summaries")),
+                      task="summarization")
 
 
 # ---------------------------------------------------------------------------
@@ -248,7 +255,8 @@ def load_deutsch2022(files: LoaderFiles) -> LoadedData:
         "REALSumm: LitePyramid recall). Metrics are x100 (SummEval: ROUGE F1; REALSumm: ROUGE recall; both: "
         "BERTScore recall, QAEval F1)."
     )
-    return LoadedData(systems, inputs, measures, {}, tuple(notes))
+    return LoadedData(systems, inputs, measures, {}, tuple(notes),
+                      task="summarization")
 
 
 # ---------------------------------------------------------------------------
@@ -315,7 +323,8 @@ def load_frank(files: LoaderFiles) -> LoadedData:
         "Metrics with 'Art' are computed against the article; the others against the reference. The FRANK paper "
         "reports partial correlations controlling for the system; BERTScore results were fixed after publication.",
     ]
-    return LoadedData(systems, inputs, measures, {}, tuple(notes + _missing_note(measures, "summaries")))
+    return LoadedData(systems, inputs, measures, {}, tuple(notes + _missing_note(measures, "summaries")),
+                      task="summarization")
 
 
 # ---------------------------------------------------------------------------
@@ -361,7 +370,8 @@ def load_rose(files: LoaderFiles) -> LoadedData:
         "annotators upstream. acu: ACU recall (0-1); normalized_acu: length-normalised ACU score.",
         "'gold' is a system (the GOLD outputs), not the reference.",
     ]
-    return LoadedData(systems, inputs, measures, {}, tuple(notes + _missing_note(measures, "summaries")))
+    return LoadedData(systems, inputs, measures, {}, tuple(notes + _missing_note(measures, "summaries")),
+                      task="summarization")
 
 
 # ---------------------------------------------------------------------------
@@ -416,4 +426,5 @@ def load_xsum_hallucination(files: LoaderFiles) -> LoadedData:
         "Faithful: share of summary words outside any hallucinated span, averaged over 3 raters; Factual: mean of "
         "3 binary factuality labels. R1/R2/RL are ROUGE F1 (0-1).",
     ]
-    return LoadedData(systems, inputs, measures, {}, tuple(notes + _missing_note(measures, "summaries")))
+    return LoadedData(systems, inputs, measures, {}, tuple(notes + _missing_note(measures, "summaries")),
+                      task="summarization")
