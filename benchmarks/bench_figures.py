@@ -47,6 +47,7 @@ def figures() -> tuple[str, dict]:
 
     from metaeval_core.data import registry
     from metaeval_core.data.synthetic import synthetic_dataset
+    from metaeval_core.stats import pairs
     from metaeval_ui.data import pairs as dp
     from metaeval_ui import exports
 
@@ -60,7 +61,7 @@ def figures() -> tuple[str, dict]:
         ds, metric, human, label = synthetic_dataset(), "metric.strong", "human.quality", "demo (mirror absent)"
     args = (ds, (ds.id, "bench"), metric, human, "judged", "")
     table = dp.pair_table(*args)
-    upper = float(table["abs_dx"].iloc[dp.share_count(len(table), 0.2) - 1])
+    upper = pairs.closest_upper(table["abs_dx"], 0.2)
     curve, scatter = dp.band_figures(*args, 0.0, upper)
     heatmap, _ = dp.decile_figure(*args, 0.0, upper, 5)
     out = {}

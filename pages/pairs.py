@@ -4,7 +4,7 @@ import math
 
 import streamlit as st
 
-from metaeval_core.stats.pairs import DELTA_METHODS
+from metaeval_core.stats.pairs import DELTA_METHODS, closest_count
 from metaeval_ui.data import pairs as dp
 from metaeval_ui import exports, figures, state, widgets
 from metaeval_ui.figures import pairs as fp
@@ -39,8 +39,8 @@ if table is None or table.empty:
 n_total = len(table)
 
 # -- the band [l, u]: moved in share of pairs, kept in the metric's units --
-def cut(k: int) -> float:  # the roundest u selecting the k-th decile column's pairs
-    return float(table["abs_dx"].max()) if k >= 10 else dp.nice_cut(table["abs_dx"], dp.decile_count(n_total, k))
+def cut(k: int) -> float:  # the roundest u selecting the closest k tenths (core closest_count, as the Overview)
+    return float(table["abs_dx"].max()) if k >= 10 else dp.nice_cut(table["abs_dx"], closest_count(n_total, k / 10))
 
 
 left, right = st.columns([3, 2])

@@ -127,13 +127,12 @@ def _alpha(group: str) -> Callable[[Dataset], float]:
 def _rsys(metric: str, upper: float = np.inf, share: float | None = None) -> Callable[[Dataset], float]:
     """rSYS-Delta(0, u) of ``metric`` vs ground-truth; with ``share``, u = the |dx| of the closest share of pairs."""
     def compute(dataset: Dataset) -> float:
-        from metaeval_core.stats.pairs import dataset_rsys_delta
+        from metaeval_core.stats.pairs import closest_upper, dataset_rsys_delta
 
         u = upper
         if share is not None:
             x = np.nanmean(dataset.measure(metric).scores, axis=1)
-            gaps = np.sort(np.abs(x[:, None] - x[None, :])[np.triu_indices(len(x), 1)])
-            u = float(gaps[int(np.ceil(share * len(gaps))) - 1])
+            u = closest_upper(np.abs(x[:, None] - x[None, :])[np.triu_indices(len(x), 1)], share)
         return float(dataset_rsys_delta(dataset, metric, "ground-truth", lower=0.0, upper=u).estimate)
     return compute
 

@@ -66,11 +66,6 @@ def nice_cut(abs_dx, count: int, *, max_digits: int = 6) -> float:
     return t
 
 
-def share_count(n_pairs: int, share: float) -> int:
-    """How many pairs the closest ``share`` of ``n_pairs`` is (the paper's ``ceil`` convention, at least 1)."""
-    return max(1, math.ceil(n_pairs * share - 1e-9))
-
-
 # -- realistic pairs ----------------------------------------------------------------------------------------
 
 
@@ -215,11 +210,6 @@ def simulation(_dataset: Dataset, key: DatasetKey, metric: str, human: str, syst
     sim = pools.simulate_labelled_subset(_dataset, metric, human, m=int(m), confidence_level=CONFIDENCE,
                                          n_resamples=int(n_resamples), rng=int(seed), systems=_subset(systems))
     return sim.label, _intervals_frame(sim.variance), _summary(sim.variance), _widths_frame(sim.widths)
-
-
-def decile_count(n_pairs: int, k: int) -> int:
-    """Pairs in the k-th decile column (k = 1..10): ``min(k b, #pairs)`` with ``b = ceil(0.1 #pairs)``."""
-    return min(k * math.ceil(n_pairs * 0.1), n_pairs)
 
 
 def matching_cell(grid: pairs.DecileGrid, abs_dx, lower: float, upper: float) -> tuple[int, int] | None:

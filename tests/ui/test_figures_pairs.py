@@ -47,9 +47,11 @@ def test_steps_counts_and_matching_cell():
     assert dp.slider_step(16.98) == pytest.approx(0.01)
     assert dp.slider_step(0.084) == pytest.approx(1e-5)
     assert dp.slider_step(0.0) == 0.01
-    assert dp.share_count(120, 0.25) == 30 and dp.share_count(6, 0.1) == 1
-    assert [dp.decile_count(120, k) for k in (1, 2, 10)] == [12, 24, 120]
-    assert [dp.decile_count(6, k) for k in (1, 2, 9)] == [1, 2, 6]
+    assert [pairs.closest_count(120, k / 10) for k in (1, 2, 10)] == [12, 24, 120]
+    assert [pairs.closest_count(6, k / 10) for k in (1, 2, 9)] == [1, 2, 6]
+    assert pairs.closest_count(45, 0.2) == 10  # HANNA's 10 systems: b = 5, the closest 20% are 10 pairs
+    with pytest.raises(ValueError, match="multiple of 0.1"):
+        pairs.closest_count(45, 0.25)
     x, z = means()
     grid = pairs.decile_grid(x, z)
     adx = pairs.system_pairs(x, z).abs_dx

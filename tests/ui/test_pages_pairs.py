@@ -166,3 +166,23 @@ def test_every_page_opens_on_real_datasets(real_env, dataset):
     for page in (PAIRS, STABILITY, POOLS):
         at = open_page(page, {"dataset": dataset})
         assert at.title
+
+
+def _overview_then_pairs(dataset: str):
+    at = new_app({**FAST, "dataset": dataset}).run()
+    assert_clean(at)
+    home = {m.label: m.value for m in at.metric}
+    caption = next(c.value for c in at.caption if "closest in metric score" in c.value).replace("\\", "")
+    at.switch_page(PAIRS).run()  # as the Overview's "Explore realistic pairs" link
+    assert_clean(at)
+    return home, caption, delta_value(at)
+
+
+@pytest.mark.parametrize("dataset", ["demo", "hanna", "summeval", "realsumm"])
+def test_overview_headline_equals_the_pairs_pages_20_percent_band(request, dataset):
+    """Issue 24: HANNA's Overview said -0.11 on 9 pairs for 'closest 20%' while the pairs page's 20% band gave
+    -0.20 on 10 pairs. One definition (core closest_count), one number, one pair count, on every dataset."""
+    request.getfixturevalue("demo_env" if dataset == "demo" else "real_env")
+    home, caption, (value, n_pairs) = _overview_then_pairs(dataset)
+    assert home["rSYS-Δ, closest 20%"] == value
+    assert f"the {n_pairs} pairs (" in caption

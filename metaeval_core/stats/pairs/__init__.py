@@ -14,7 +14,7 @@ References: docs/methods.md sec. 1 and 4; Deutsch, Dror & Roth (NAACL 2022) sec.
 from metaeval_core.stats.pairs._delta import (  # noqa: F401 - the package's names
     DELTA_METHODS, MAX_PAIR_SYSTEMS, N_DECILES, PAIR_SYSTEMS_VARIABLE, DecileGrid, DeltaCurve, DeltaMethod,
     DeltaResult, SystemPairs, _dataset_matrices, _GATHER_BUDGET, _PAIR_BUDGET, _validate_bounds, _validate_matrices,
-    _validate_means, check_pair_systems, dataset_means,
+    _validate_means, check_pair_systems, closest_count, closest_upper, dataset_means,
     dataset_rsys_delta, decile_grid, decile_thresholds, delta_curve, max_pair_systems, rsys_delta, system_pairs,
 )
 from metaeval_core.stats.pairs.intervals import (  # noqa: F401
@@ -33,6 +33,8 @@ __all__ = [
     "DeltaMethod",
     "DeltaResult",
     "SystemPairs",
+    "closest_count",
+    "closest_upper",
     "_dataset_matrices",
     "_GATHER_BUDGET",
     "_PAIR_BUDGET",

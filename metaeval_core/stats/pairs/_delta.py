@@ -291,7 +291,9 @@ class DecileGrid:
     is undefined, e.g. all its pairs are tied in the metric). ``pairs_in_range``
     counts the pairs with ``lower <= |dx| <= upper`` for every cell with
     ``lower < upper`` (including those below ``min_pairs``), and ``column_share`` the
-    share of all pairs with ``|dx| <= upper``.
+    share of all pairs with ``|dx| <= upper``. ``skipped[r]`` counts the pairs a row leaves
+    out, ``|dx| < lower[r]``: bounds being inclusive, row ``k`` keeps the pair at ``t_k``, so
+    it skips ``k b - 1`` pairs (fewer with ties at ``t_k``), not ``k b``.
 
     References: docs/methods.md sec. 4; NAACL 2022 Fig. 6 and 10.
     """
@@ -307,6 +309,7 @@ class DecileGrid:
     column_share: np.ndarray
     total_pairs: int
     bucket_size: int
+    skipped: np.ndarray | None = None
 
     def rows(self) -> list[dict]:
         """One record per existing cell: lower, upper, tau (None if undefined), n_pairs."""
@@ -350,6 +353,34 @@ def _counts_between(sorted_adx: np.ndarray, cumulative: np.ndarray, lower, upper
     return n, counts
 
 
+def closest_count(n_pairs: int, share: float) -> int:
+    """How many pairs "the closest ``share`` of the pairs" is: ``min(k b, n_pairs)`` for ``share = k / 10``, with
+    the decile grid's bucket ``b = ceil(0.1 * n_pairs)`` (docs/methods.md sec. 4.2).
+
+    The one definition behind every "closest 20%" (the Overview's headline, the Realistic pairs page's quick bands
+    and decile columns, the reproduced NAACL number), so they all select the same pairs: on 45 pairs, ``b = 5``
+    and the closest 20% are 10 pairs (22%), as in the paper's grid.
+
+    References
+    ----------
+    docs/methods.md sec. 4.2; Deutsch, Dror & Roth (NAACL 2022) Fig. 6 and 10.
+    """
+    n_pairs = check_int(n_pairs, "n_pairs", minimum=0)
+    k = round(float(share) * N_DECILES)
+    if not (1 <= k <= N_DECILES and abs(float(share) * N_DECILES - k) < 1e-9):
+        raise ValueError(f"share must be a multiple of 0.1 in [0.1, 1] (a decile column); got {share!r}")
+    return min(k * math.ceil(n_pairs * 0.1), n_pairs)  # the paper's script's own expression for b
+
+
+def closest_upper(abs_dx, share: float) -> float:
+    """``u`` of the closest ``share`` of the pairs: the ``|dx|`` of the :func:`closest_count`-th closest pair (NaN
+    without pairs). rSYS-Delta(0, u) then holds those pairs, and any tied at ``u``."""
+    values = np.sort(np.asarray(abs_dx, dtype=np.float64).ravel())
+    if values.size == 0:
+        return math.nan
+    return float(values[closest_count(values.size, share) - 1])
+
+
 def decile_thresholds(abs_dx) -> tuple[np.ndarray, int]:
     """``t_1..t_10`` of docs/methods.md sec. 4 and the bucket size ``b = ceil(0.1 * #pairs)``.
 
@@ -363,9 +394,8 @@ def decile_thresholds(abs_dx) -> tuple[np.ndarray, int]:
     n = values.size
     if n == 0:
         return np.full(N_DECILES, np.nan), 0
-    b = math.ceil(n * 0.1)  # the paper's script's own expression (see docstring)
-    positions = np.minimum(np.arange(1, N_DECILES + 1) * b, n) - 1
-    return values[positions], b
+    positions = np.array([closest_count(n, k / N_DECILES) for k in range(1, N_DECILES + 1)]) - 1
+    return values[positions], math.ceil(n * 0.1)
 
 
 def decile_grid(metric_means, human_means, *, min_pairs: int = 5) -> DecileGrid:
@@ -422,6 +452,8 @@ def decile_grid(metric_means, human_means, *, min_pairs: int = 5) -> DecileGrid:
         column_share=np.asarray(share, dtype=np.float64),
         total_pairs=total,
         bucket_size=b,
+        skipped=np.searchsorted(sorted_adx, lower, side="left").astype(np.int64) if total
+        else np.zeros(N_DECILES, dtype=np.int64),
     )
 
 
