@@ -51,7 +51,7 @@ FIELDS: dict[str, Field] = {
     "ci_seed": Field("ci_seed", "int", 0),
     "ci_sort": Field("sort", "str", "estimate"),
     # significance
-    "sig_method": Field("test", "str", "perm-both"),
+    "sig_method": Field("test", "str", "default"),
     "sig_family": Field("family", "str", "row"),
     "sig_correction": Field("correction", "str", "bonferroni"),
     "sig_alpha": Field("alpha", "float", 0.05),

@@ -106,6 +106,13 @@ def method_description(method: str, *, k: int, alternative: str = "greater") -> 
                 "the same draw for X, Y and the humans, and recompute δₛ; centred on δ it approximates the null. "
                 f"p = (1 + #{{{count}}}) / (1 + k), over the defined resamples; never 0. Lower power than "
                 "PERM-BOTH (TACL 2021 sec. 5.2).")
+    if method == "wmt-perm-sys":
+        count = "|δₛ| ≥ |δ|" if two else "δₛ ≥ δ"
+        return (f"**WMT-PERM-SYS** (WMT's system-level test, mt-metrics-eval's PermutationSigDiff): on the systems "
+                "the humans and both metrics score, z-score each metric's system scores, then {k:,} times swap X's "
+                "and Y's z-scored score of every system with probability 1/2 and recompute δₛ = r(X, Z) − r(Y, Z). "
+                f"p = (1 + #{{{count}}}) / (1 + k); never 0 (mt-metrics-eval reports #/k and stops early).").replace(
+            "{k:,}", f"{k:,}")
     if method == "williams":
         return ("**WILLIAMS** (analytic, Williams 1959): a t-test for two dependent correlations sharing the humans "
                 "Z, from r(X, Z), r(Y, Z), r(X, Y) and the number of points n (systems, or cells at the global "

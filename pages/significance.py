@@ -6,6 +6,7 @@ import streamlit as st
 from metaeval_core.stats import significance
 from metaeval_ui import data, exports, figures, state, tables, text, widgets
 from metaeval_ui.data import practice as practice_data
+from metaeval_ui.widgets import practice as practice_widgets
 from metaeval_ui.figures import practice as practice_figures
 from metaeval_ui.errors import escape_markdown, guard
 from metaeval_ui.text import format_pvalue, pvalue_decimals, method_description
@@ -20,15 +21,9 @@ if ctx is None:
 ds = ctx.dataset
 level, coefficient, pool, systems = widgets.correlation_settings(ds)
 
-# Williams' test needs a correlation (not a pairwise accuracy) and a system or global level.
-methods = [m for m in significance.TEST_METHODS
-           if not (m == "williams" and (level == "input" or coefficient not in widgets.CORRELATIONS))]
 c1, c2, c3, c4 = st.columns(4)
-key = state.prepare("sig_method", options=methods, fallback="perm-both")
-method = state.commit("sig_method", c1.selectbox(
-    "Test", methods, key=key, format_func=widgets.upper,
-    help="PERM-*: permutation (swap X and Y scores by system, input or cell); BOOT-*: paired bootstrap; "
-         "WILLIAMS: analytic, assumes normality (system and global levels only)."))
+# The dataset's default (WMT's test on WMT data) unless a test is chosen; only tests defined here are offered.
+method, _ = practice_widgets.test_picker("sig_method", ds, level, coefficient, container=c1)
 key = state.prepare("sig_alternative", options=significance.ALTERNATIVES, fallback="greater")
 alternative = state.commit("sig_alternative", c1.radio(
     "Alternative", significance.ALTERNATIVES, key=key, horizontal=True,
@@ -63,7 +58,7 @@ with guard("Could not run the tests"):
     else:
         n_pairs = len(metrics) * (len(metrics) - 1) // 2
         bar = st.progress(0.0, text=f"Testing {n_pairs} metric pairs…")
-        with st.spinner(f"{widgets.upper(method)} on {n_pairs} pairs" + ("" if method == "williams" else
+        with st.spinner(f"{significance.method_label(method)} on {n_pairs} pairs" + ("" if method == "williams" else
                                                                         f", {k:,} resamples each") + "…"):
             table = data.pairwise_uncorrected(
                 ds, key, progress=progress_callback(bar, f"{n_pairs} pairs"))
@@ -75,7 +70,7 @@ if table is None:
 corrected = tables.correct_table(table.pvalue, correction, family)
 significant = np.nan_to_num(table.pvalue, nan=1.0) < alpha
 still = np.nan_to_num(corrected, nan=1.0) < alpha
-label = widgets.upper(method)
+label = significance.method_label(method)
 n_res = None if method == "williams" else int(k)
 hover = [[figures.comparison_sentence(
     x, y, ctx.human, delta=table.delta[i, j], pvalue=table.pvalue[i, j], method=label, n_resamples=n_res,

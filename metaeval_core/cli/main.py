@@ -201,13 +201,22 @@ def add_selection_args(p: argparse.ArgumentParser, *, several_metrics: bool = Tr
 
 def add_test_args(p: argparse.ArgumentParser) -> None:
     """The options of a pairwise significance test: --test, --alternative, --correction, --family, --alpha."""
-    p.add_argument("--test", default="perm-both",
+    p.add_argument("--test", default=None,
                    choices=["perm-both", "perm-systems", "perm-inputs", "boot-both", "boot-systems", "boot-inputs",
-                            "williams"])
+                            "williams", "wmt-perm-sys"],
+                   help="default: wmt-perm-sys (WMT's system-level test, mt-metrics-eval's PermutationSigDiff) at "
+                        "the system level on WMT (mt-metrics-eval) data, else perm-both (TACL 2021)")
     p.add_argument("--alternative", choices=["greater", "two-sided"], default="greater")
     p.add_argument("--correction", choices=["bonferroni", "holm", "bh", "none"], default="bonferroni")
     p.add_argument("--family", choices=["row", "table", "none"], default="row")
     p.add_argument("--alpha", type=float, default=0.05)
+
+
+def chosen_test(args: argparse.Namespace, dataset) -> str:
+    """``--test``, or the dataset's default test at ``--level`` and ``--coefficient`` (docs/methods.md sec. 3.6)."""
+    from metaeval_core.stats.significance import default_test
+
+    return args.test or default_test(dataset, args.level, args.coefficient)
 
 
 def resample_count(text: str) -> int:
@@ -409,12 +418,13 @@ def cmd_compare(args: argparse.Namespace) -> None:
     if len(metrics) < 2:
         raise CLIError("--metrics needs at least two metrics to compare")
     table = compare_all_pairs(
-        ds, metrics, args.human, level=args.level, coefficient=args.coefficient, method=args.test,
+        ds, metrics, args.human, level=args.level, coefficient=args.coefficient, method=chosen_test(args, ds),
         alternative=args.alternative, correction=args.correction, family=args.family, alpha=args.alpha,
         n_resamples=args.n_resamples, rng=args.seed, pool=args.pool, systems=args.systems,
     )
-    records = table.to_records()
-    emit(args, records, columns=["x", "y", "delta", "pvalue", "significant", "significant_corrected"])
+    # Every row names the test that made it (the default depends on the data).
+    records = [{**r, "test": table.method} for r in table.to_records()]
+    emit(args, records, columns=["x", "y", "delta", "pvalue", "significant", "significant_corrected", "test"])
 
 
 def cmd_delta(args: argparse.Namespace) -> None:

@@ -82,8 +82,9 @@ def cmd_clusters(args: argparse.Namespace) -> None:
     metrics = cli.split_list(args.metrics, "metrics")
     if len(metrics) < 2:
         raise cli.CLIError("--metrics needs at least two metrics to cluster")
+    ds = cli.load(args)
     table = compare_all_pairs(
-        cli.load(args), metrics, args.human, level=args.level, coefficient=args.coefficient, method=args.test,
+        ds, metrics, args.human, level=args.level, coefficient=args.coefficient, method=cli.chosen_test(args, ds),
         alternative=args.alternative, correction=args.correction, family=args.family, alpha=args.alpha,
         n_resamples=args.n_resamples, rng=args.seed, pool=args.pool, systems=args.systems,
     )

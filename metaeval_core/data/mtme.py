@@ -72,6 +72,21 @@ class _ScoreFile:
     references: str = ""
 
 
+_DESCRIPTION_PREFIX = "A local copy of mt-metrics-eval data"
+
+
+def follows_wmt(dataset: Dataset) -> bool:
+    """True when the dataset's defaults are WMT's (mt-metrics-eval data): its ``conventions`` flag says ``'wmt'``,
+    or, for datasets without the flag, it was read from mt-metrics-eval's layout by this module.
+
+    References: docs/methods.md sec. 3.6 and 13.3.
+    """
+    flag = getattr(dataset, "conventions", None)
+    if isinstance(flag, str) and flag:
+        return flag == "wmt"
+    return isinstance(dataset, Dataset) and dataset.description.startswith(_DESCRIPTION_PREFIX)
+
+
 def _is_test_set(directory: Path) -> bool:
     return any((directory / sub).is_dir() for sub in SUBDIRS)
 
@@ -390,7 +405,7 @@ def _segment_view(read, systems, n_segments, docs, attributes, notes, missing, d
                      "level='sys' (--mtme-level sys).")
     return Dataset(id=dataset_id, systems=systems, inputs=inputs, measures=measures, system_attributes=attributes,
                    title=title, notes=tuple(notes), input_attributes=input_attributes, task="translation",
-                   description="A local copy of mt-metrics-eval data (systems x segments).")
+                   description=f"{_DESCRIPTION_PREFIX} (systems x segments).")
 
 
 def _system_view(read, systems, attributes, notes, missing, dataset_id, title) -> Dataset:
@@ -407,7 +422,7 @@ def _system_view(read, systems, attributes, notes, missing, dataset_id, title) -
                  "resampling are degenerate here.")
     return Dataset(id=dataset_id, systems=systems, inputs=(SYSTEM_INPUT,), measures=measures,
                    system_attributes=attributes, title=title, notes=tuple(notes), task="translation",
-                   description="A local copy of mt-metrics-eval data (system-level scores).")
+                   description=f"{_DESCRIPTION_PREFIX} (system-level scores).")
 
 
 # -- zip archives ----------------------------------------------------------------------------------------

@@ -322,7 +322,9 @@ def reproduction(data_dir: str) -> pd.DataFrame:
     return pd.DataFrame(reproduction_records(reproduce(load)))
 
 
-LEADERBOARD_TEST = ("perm-both", "greater", "bonferroni", "row", 0.05)  # TACL 2021's defaults, as on Significance
+# The test is the dataset's default (PERM-BOTH, TACL 2021; WMT-PERM-SYS at the system level on WMT data), as on
+# Significance; then one-sided, Bonferroni per row metric, alpha 0.05.
+LEADERBOARD_TEST = ("greater", "bonferroni", "row", 0.05)
 
 
 def leaderboard(_dataset: Dataset, key: DatasetKey, metrics: tuple[str, ...], human: str, level: str,
@@ -330,7 +332,8 @@ def leaderboard(_dataset: Dataset, key: DatasetKey, metrics: tuple[str, ...], hu
     """The Overview's table: each metric's correlation, its BOOT-BOTH 95% interval and its significance cluster.
 
     Built from the same cached calls as the Confidence intervals and Significance pages (same keys, so opening one
-    fills the others' caches): PERM-BOTH one-sided tests, Bonferroni per row metric, alpha 0.05; metrics no test
+    fills the others' caches): the dataset's default test (``attrs['test']``: PERM-BOTH, or WMT-PERM-SYS at the
+    system level on WMT data), one-sided, Bonferroni per row metric, alpha 0.05; metrics no test
     separates share a cluster (metaeval_core.analyses.practice.significance_clusters). Columns: cluster, metric,
     estimate, low, high, kind: 'metric', then 'chance' (a metric with permuted scores, docs/methods.md sec. 12: one
     row, or one per distinct baseline) and 'human ceiling' rows, never ranked. ``attrs['chance_note']`` says why
@@ -342,7 +345,8 @@ def leaderboard(_dataset: Dataset, key: DatasetKey, metrics: tuple[str, ...], hu
 
     intervals = {m: confidence_interval(_dataset, key, m, human, level, coefficient, "boot-both", pool, systems,
                                         0.95, n_resamples, seed) for m in metrics}
-    method, alternative, correction, family, alpha = LEADERBOARD_TEST
+    alternative, correction, family, alpha = LEADERBOARD_TEST
+    method = _significance.default_test(_dataset, level, coefficient)
     if len(metrics) >= 2:
         pkey = pairwise_key(key, tuple(metrics), human, level, coefficient, method, alternative, pool, systems,
                             n_resamples, seed)
@@ -366,6 +370,7 @@ def leaderboard(_dataset: Dataset, key: DatasetKey, metrics: tuple[str, ...], hu
     ceiling = human_ceiling(_dataset, key, human, level, coefficient, systems, n_resamples, seed)
     board = pd.concat([part for part in (ranks, chance, ceiling) if not part.empty], ignore_index=True)
     board.attrs["chance_note"] = note
+    board.attrs["test"] = method
     return board
 
 

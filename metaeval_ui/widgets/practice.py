@@ -8,6 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from metaeval_core.data.dataset import Dataset
+from metaeval_core.stats.significance import default_test, method_label, methods_for
 
 from metaeval_ui import state, widgets
 
@@ -22,6 +23,26 @@ def metric_picker(name: str, dataset: Dataset, *, label: str = "Metric", contain
     fallback = (chosen or widgets.default_metrics(dataset) or options)[0]
     key = state.prepare(name, options=options, fallback=fallback)
     return state.commit(name, (container or st.sidebar).selectbox(label, options, key=key, help=help))
+
+
+DEFAULT_TEST = "default"  # the dataset's own default test (WMT's on WMT data), resolved per dataset and level
+
+
+def test_picker(name: str, dataset: Dataset, level: str, coefficient: str, *, container=None) -> tuple[str, bool]:
+    """The significance test: ``(method, chosen)``; the option 'default' follows the dataset (WMT-PERM-SYS at the
+    system level on WMT data, else PERM-BOTH) and is kept as 'default' when the dataset or level changes."""
+    methods = list(methods_for(level, coefficient))
+    default = default_test(dataset, level, coefficient)
+    options = [DEFAULT_TEST, *methods]
+    key = state.prepare(name, options=options, fallback=DEFAULT_TEST)
+    choice = state.commit(name, (container or st).selectbox(
+        "Test", options, key=key,
+        format_func=lambda m: f"Default: {method_label(default)}" if m == DEFAULT_TEST else method_label(m),
+        help="PERM-*: permutation (swap X and Y scores by system, input or cell); BOOT-*: paired bootstrap; "
+             "WILLIAMS: analytic, assumes normality (system and global levels only); WMT-PERM-SYS: WMT's system-level "
+             "test (swaps z-scored system scores). Default: WMT's test on WMT data at the system level, else "
+             "PERM-BOTH (docs/methods.md sec. 3.6)."))
+    return (default, False) if choice == DEFAULT_TEST else (choice, True)
 
 
 def gate(dataset: Dataset, metric: str | None, human: str | None, *, min_systems: int, n_systems: int,

@@ -132,7 +132,7 @@ def test_significance_heatmap_fill_outline_and_words(demo_env):
 def test_significance_williams_only_where_defined_and_empty_state(demo_env):
     at = open_sig({"test": "williams", "level": "input", "sig_k": "20"})
     assert "williams" not in at.selectbox(key="w:sig_method").options
-    assert at.selectbox(key="w:sig_method").value == "perm-both"
+    assert at.selectbox(key="w:sig_method").value == "default"  # the dataset default: PERM-BOTH here
     at.sidebar.radio(key="w:level").set_value("system").run()
     at.selectbox(key="w:sig_method").set_value("williams").run()
     assert_clean(at)

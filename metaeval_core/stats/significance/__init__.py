@@ -10,6 +10,8 @@
 * Paired bootstrap: X, Y and Z resampled with the same indices,
   ``p = (1 + #{delta_s - delta >= delta}) / (1 + k)``.
 * Williams' test from the three pairwise correlations (system and global levels).
+* WMT's system-level test (``wmt-perm-sys``, ``significance.wmt``): mt-metrics-eval's PermutationSigDiff,
+  which z-scores each metric's *system* scores and swaps them system by system.
 
 ``k`` counts the *defined* resamples; undefined ones are dropped and reported.
 Comparisons use an absolute tolerance of 1e-12 in the direction of the null, so a
@@ -28,7 +30,7 @@ References: docs/methods.md sec. 3; Deutsch, Dror & Roth (TACL 2021) sec. 4 and 
 
 Parts: ``_common`` (method names, :class:`ComparisonResult`, p-value counting),
 ``permutation`` (swap masks and engines), ``compare`` (:func:`compare_metrics`, Williams),
-``corrections`` (Bonferroni, Holm, BH), ``tables`` (:func:`compare_all_pairs`,
+``corrections`` (Bonferroni, Holm, BH), ``wmt`` (WMT's system-level test), ``tables`` (:func:`compare_all_pairs`,
 :class:`PairwiseTable`). Every name is importable from this package as before.
 """
 
@@ -41,6 +43,7 @@ from metaeval_core.stats.significance._common import (  # noqa: F401
     STOPPING_RULES,
     Stopping,
     TEST_METHODS,
+    WMT_METHODS,
     Alternative,
     ComparisonResult,
     Correction,
@@ -48,6 +51,9 @@ from metaeval_core.stats.significance._common import (  # noqa: F401
     TestMethod,
     _TOLERANCE,
     _count_pvalue,
+    method_label,
+    method_problem,
+    methods_for,
 )
 from metaeval_core.stats.significance.compare import _compare_core, _williams, compare_metrics  # noqa: F401
 from metaeval_core.stats.significance.corrections import correct_pvalues, correct_table  # noqa: F401
@@ -65,4 +71,11 @@ from metaeval_core.stats.significance.tables import (  # noqa: F401
     compare_all_pairs,
     estimated_table_seconds,
     permutation_pair_nulls,
+)
+from metaeval_core.stats.significance.wmt import (  # noqa: F401
+    WMT_SYSTEM_TEST,
+    WmtSystemPermutation,
+    default_test,
+    draw_system_swaps,
+    wmt_pair_nulls,
 )

@@ -13,9 +13,12 @@ import numpy as np
 
 from metaeval_core._frames import ToFrame
 
-TestMethod = Literal["perm-both", "perm-systems", "perm-inputs", "boot-both", "boot-systems", "boot-inputs", "williams"]
+TestMethod = Literal["perm-both", "perm-systems", "perm-inputs", "boot-both", "boot-systems", "boot-inputs", "williams",
+                     "wmt-perm-sys"]
 TEST_METHODS: tuple[str, ...] = get_args(TestMethod)
 PERMUTATION_METHODS: tuple[str, ...] = ("perm-both", "perm-systems", "perm-inputs")
+# WMT's system-level test (mt-metrics-eval PermutationSigDiff on system scores, docs/methods.md sec. 3.6).
+WMT_METHODS: tuple[str, ...] = ("wmt-perm-sys",)
 PAIRED_BOOTSTRAP_METHODS: tuple[str, ...] = ("boot-both", "boot-systems", "boot-inputs")
 Alternative = Literal["greater", "two-sided"]
 ALTERNATIVES: tuple[str, ...] = get_args(Alternative)
@@ -25,6 +28,37 @@ Stopping = Literal["none", "besag-clifford"]
 STOPPING_RULES: tuple[str, ...] = get_args(Stopping)
 Family = Literal["row", "table", "none"]
 FAMILIES: tuple[str, ...] = get_args(Family)
+
+def method_problem(method: str, level: str, coefficient: str) -> str:
+    """Why ``method`` cannot test ``coefficient`` at ``level`` ('' when it can): one rule for every caller."""
+    from metaeval_core.stats.coefficients import CORRELATIONS
+
+    if method == "williams" and level == "input":
+        return ("method 'williams' is defined at the system and global levels only (docs/methods.md sec. 3); "
+                "got level='input'")
+    if method == "williams" and coefficient not in CORRELATIONS:
+        return (f"method 'williams' needs a correlation coefficient ({', '.join(CORRELATIONS)}); {coefficient!r} is a "
+                "pairwise accuracy, which has no Fisher transform: use a bootstrap or permutation method")
+    if method in WMT_METHODS and level != "system":
+        return (f"method {method!r} swaps system-level scores (WMT's system-level test, docs/methods.md sec. 3.6); "
+                f"got level={level!r}: use perm-both at the {level} level")
+    if method in WMT_METHODS and coefficient == "soft-pairwise-accuracy":
+        return (f"method {method!r} swaps system scores, but soft-pairwise-accuracy needs the segment scores of "
+                "every system; use perm-systems or perm-both")
+    return ""
+
+
+def methods_for(level: str, coefficient: str) -> tuple[str, ...]:
+    """The test methods defined for ``coefficient`` at ``level``, in TEST_METHODS order."""
+    return tuple(m for m in TEST_METHODS if not method_problem(m, level, coefficient))
+
+
+def method_label(method: str) -> str:
+    """How tables and pages name a method: upper case, WMT's test with its origin."""
+    if method in WMT_METHODS:
+        return "WMT-PERM-SYS (mt-metrics-eval PermutationSigDiff)"
+    return method.upper()
+
 
 # Resampled deltas within this of the threshold count as reaching it (errs towards H0).
 _TOLERANCE = 1e-12

@@ -28,9 +28,12 @@ from metaeval_core.stats.significance._common import (
     Alternative,
     ComparisonResult,
     TestMethod,
+    WMT_METHODS,
     _count_pvalue,
+    method_problem,
 )
 from metaeval_core.stats.significance.permutation import _permutation_null
+from metaeval_core.stats.significance.wmt import wmt_pair_nulls
 
 def _williams(x, y, z, *, level, coefficient, alternative) -> tuple[float, float]:
     """Williams' t and p on the points where X, Y and Z all exist."""
@@ -68,6 +71,13 @@ def _compare_core(x, y, z, *, level, coefficient, method, alternative, n_resampl
     if method == "williams":
         t, p = _williams(x, y, z, level=level, coefficient=coefficient, alternative=alternative)
         return est_x, est_y, delta, p, 0, None, t
+    if method in WMT_METHODS:
+        nulls, thresholds = wmt_pair_nulls([x, y], z, coefficient=coefficient, n_resamples=n_resamples, rng=rng,
+                                           batch=batch)
+        # The threshold is delta on the systems the test keeps (all three scored): the table's delta
+        # whenever X and Y score the same systems.
+        p, n_defined = _count_pvalue(nulls[0], thresholds[0], alternative)
+        return est_x, est_y, delta, p, n_defined, nulls[0], thresholds[0]
     if method in PERMUTATION_METHODS:
         null = _permutation_null(x, y, z, level=level, coefficient=coefficient, method=method, rng=rng,
                                  n_resamples=n_resamples, batch=batch)
@@ -119,6 +129,8 @@ def _compare_metrics_iv(x, y, human, level, coefficient, method, alternative, n_
         require_correlation(coefficient, "method 'williams'")
     else:
         check_resampling_size(coefficient, level, human.size)
+    if method_problem(method, level, coefficient):
+        raise ValueError(method_problem(method, level, coefficient))
     if not (isinstance(names, tuple) and len(names) == 2 and all(isinstance(v, str) for v in names)):
         raise TypeError(f"names must be a tuple of two strings; got {names!r}")
     return x, y, human, method, alternative, n_resamples, rng, batch
@@ -150,10 +162,14 @@ def compare_metrics(
     human : array_like, shape (N, M)
     level : {'system', 'input', 'global'}
     coefficient : {'pearson', 'spearman', 'kendall'}
-    method : {'perm-both', 'perm-systems', 'perm-inputs', 'boot-both', 'boot-systems', 'boot-inputs', 'williams'}
+    method : {'perm-both', 'perm-systems', 'perm-inputs', 'boot-both', 'boot-systems', 'boot-inputs', 'williams', \
+'wmt-perm-sys'}
         Permutation test (TACL Algorithm 2; PERM-BOTH swaps each cell independently),
-        paired bootstrap, or Williams' test (system and global levels; approximate for
-        Spearman and Kendall, which it labels).
+        paired bootstrap, Williams' test (system and global levels; approximate for
+        Spearman and Kendall, which it labels), or WMT's system-level test (``'wmt-perm-sys'``:
+        mt-metrics-eval's PermutationSigDiff, which z-scores the system scores and swaps them
+        system by system; system level only, on the systems all three measures score;
+        docs/methods.md sec. 3.6).
     alternative : {'greater', 'two-sided'}, default 'greater'
         ``'two-sided'`` compares ``|delta_s|`` with ``|delta|`` (permutation),
         ``|delta_s - delta|`` with ``|delta|`` (bootstrap), or doubles Williams' tail.

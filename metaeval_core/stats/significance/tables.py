@@ -36,9 +36,12 @@ from metaeval_core.stats.significance._common import (
     Correction,
     Family,
     TestMethod,
+    WMT_METHODS,
     _count_pvalue,
+    method_problem,
 )
 from metaeval_core.stats.significance.compare import _williams
+from metaeval_core.stats.significance.wmt import wmt_pair_nulls
 from metaeval_core.stats.significance.corrections import correct_table
 from metaeval_core.stats.spa import estimated_spa_seconds
 from metaeval_core.stats.significance.linear import LINEAR_COEFFICIENTS, InputLinearPermutation, input_permutation_nulls
@@ -127,6 +130,8 @@ def _compare_all_pairs_iv(data, metrics, human, level, coefficient, method, alte
     method = check_choice(method, "method", TEST_METHODS)
     if method == "williams":
         require_correlation(coefficient, "method 'williams'")
+    if method_problem(method, level, coefficient):
+        raise ValueError(method_problem(method, level, coefficient))
     alternative = check_choice(alternative, "alternative", ALTERNATIVES)
     correction = check_choice(correction, "correction", CORRECTIONS)
     family = check_choice(family, "family", FAMILIES)
@@ -270,6 +275,12 @@ def compare_all_pairs(
                 pvalue[i, j] = _williams(stack[i], stack[j], z, level=level, coefficient=coefficient,
                                          alternative=alternative)[1]
             report((u + 1) / len(pairs))
+    elif method in WMT_METHODS:
+        # One (k, N) set of system swaps for every pair; each pair's threshold is its delta on the systems it keeps.
+        nulls, thresholds = wmt_pair_nulls(stack, z, coefficient=coefficient, n_resamples=n_resamples,
+                                           rng=np.random.default_rng(rng), batch=batch, pairs=pairs, progress=report)
+        for u, (a, b) in enumerate(pairs):
+            fill(u, a, b, nulls[u], thresholds[u])
     elif method in PAIRED_BOOTSTRAP_METHODS:
         # One set of indices for all metrics: each metric's resampled correlation once.
         n, m = stack[0].shape
@@ -391,6 +402,9 @@ def estimated_table_seconds(n_systems: int, n_inputs: int, n_metrics: int, *, le
         return 0.0
     cells = n_resamples * n_systems * n_inputs
     pairs = n_metrics * (n_metrics - 1) / 2
+    if method in WMT_METHODS:
+        # System scores only: the system means once, then k x N swaps per pair.
+        return cells * n_metrics * 1e-9 + n_resamples * n_systems * pairs * _SECONDS_PER_ELEMENT["system"]
     if coefficient == "soft-pairwise-accuracy":
         # One matrix's p-values (all system pairs) are recomputed per resample for every measure when inputs
         # are resampled, per metric pair when cells or inputs are swapped; resampled or swapped whole systems

@@ -1,0 +1,141 @@
+"""WMT's system-level permutation test (mt-metrics-eval's ``PermutationSigDiff`` on system scores).
+
+The test the WMT metrics shared tasks run at the system level (google-research/mt-metrics-eval,
+``stats.PermutationSigDiff`` called by ``data.CompareMetrics`` on ``Correlation`` objects of system
+scores, ``average_by='none'``):
+
+1. keep the systems with a gold (human) score; here also with both metrics' scores, so that the
+   statistic and its null are computed on the same systems (WMT's metrics score every system);
+2. z-score each metric's N *system-level* scores (mean and population standard deviation over
+   the kept systems; a constant metric is only centred);
+3. ``k`` times, for every system independently with probability 1/2, swap the two metrics'
+   z-scored system scores, and recompute ``delta_s = r(X_s, Z) - r(Y_s, Z)``;
+4. ``p = (1 + #{delta_s >= delta}) / (1 + k)``.
+
+This differs from PERM-SYSTEMS (TACL 2021 Algorithm 2), which z-scores the *cells* of each
+matrix and swaps whole rows of cells before taking system means: the two nulls differ and so do
+the p-values (both are valid tests). mt-metrics-eval reports ``#{...} / k`` (0 possible) and stops
+early at block boundaries (``PermutationSigDiffParams``); metaeval keeps ``(1 + #) / (1 + k)``
+(never 0, within ``1 / (1 + k)`` of it) and draws all ``k`` resamples.
+
+Swap masks: ``rng.random((k, N)) < 1/2``, drawn up front (one row per resample, one column per
+system of the full matrix), so every pair of a table swaps the same systems on resample ``s``
+(common random numbers) and the chunking (``batch``) never changes a result.
+
+References: docs/methods.md sec. 3.6; google-research/mt-metrics-eval ``stats.py`` (PermutationSigDiff)
+and ``data.py`` (CompareMetrics, ComputeSigMatrix); Freitag et al. (WMT 2022 metrics task, sec. 7).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+from metaeval_core.stats.correlation import system_means
+from metaeval_core.stats.resampling import _auto_batch, _chunks, _rows_correlation
+
+WMT_SYSTEM_TEST = "wmt-perm-sys"
+# The name pages and tables print (mt-metrics-eval's function and where it runs).
+WMT_SYSTEM_TEST_LABEL = "WMT-PERM-SYS (mt-metrics-eval PermutationSigDiff, system scores)"
+
+
+def default_test(dataset, level: str, coefficient: str) -> str:
+    """The test a table runs when none is named: WMT's at the system level on WMT (mt-metrics-eval) data, where it
+    is defined; PERM-BOTH (TACL 2021's recommendation) otherwise.
+
+    References: docs/methods.md sec. 3.6.
+    """
+    from metaeval_core.data.mtme import follows_wmt
+    from metaeval_core.stats.significance._common import method_problem
+
+    if follows_wmt(dataset) and not method_problem(WMT_SYSTEM_TEST, level, coefficient):
+        return WMT_SYSTEM_TEST
+    return "perm-both"
+
+
+def draw_system_swaps(rng: np.random.Generator, n_resamples: int, n_systems: int) -> np.ndarray:
+    """(k, N) booleans, True where resample ``s`` swaps system ``i`` (drawn in one call, batch-free)."""
+    return rng.random((n_resamples, n_systems)) < 0.5
+
+
+def _standardise(values: np.ndarray) -> np.ndarray:
+    """z-scores with the population standard deviation (scipy.stats.zscore); a constant vector is only centred."""
+    centred = values - values.mean()
+    sd = float(values.std())
+    return centred / sd if sd > 0 and np.isfinite(sd) else centred
+
+
+class WmtSystemPermutation:
+    """The WMT test for K metrics sharing one human measure and one sequence of swap masks.
+
+    ``matrices`` are the metrics' (N, M) score matrices (their system means are the system scores)
+    or (N, 1) system scores; ``human`` likewise. Every quantity of a pair is computed from that
+    pair's vectors only, so a pair's result inside a table equals its result alone.
+    """
+
+    def __init__(self, matrices: Sequence[np.ndarray], human: np.ndarray, coefficient: str):
+        self.coefficient = coefficient
+        self.means = np.stack([system_means(np.asarray(m, dtype=np.float64)) for m in matrices])  # (K, N)
+        self.z = system_means(np.asarray(human, dtype=np.float64))  # (N,)
+
+    def pair(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(kept systems, z-scored X, z-scored Y, Z)`` of the pair: systems with all three scores."""
+        x, y = self.means[a], self.means[b]
+        keep = np.flatnonzero(~(np.isnan(self.z) | np.isnan(x) | np.isnan(y)))
+        return keep, _standardise(x[keep]), _standardise(y[keep]), self.z[keep]
+
+    def observed(self, a: int, b: int) -> float:
+        """``delta = r(X, Z) - r(Y, Z)`` on the pair's kept systems (the test's threshold)."""
+        _, x, y, z = self.pair(a, b)
+        if z.size < 2:
+            return float("nan")
+        values = _rows_correlation(np.stack([x, y]), z[None, :], self.coefficient)
+        return float(values[0] - values[1])
+
+    def deltas(self, a: int, b: int, masks: np.ndarray) -> np.ndarray:
+        """``delta_s`` of the pair for (b, N) swap masks (NaN where undefined)."""
+        keep, x, y, z = self.pair(a, b)
+        if z.size < 2:
+            return np.full(masks.shape[0], np.nan)
+        swap = masks[:, keep]
+        # Contiguous rows: each resample's reduction is the same whatever the chunk's height.
+        xs = np.ascontiguousarray(np.where(swap, y, x))
+        ys = np.ascontiguousarray(np.where(swap, x, y))
+        zs = z[None, :]
+        return _rows_correlation(xs, zs, self.coefficient) - _rows_correlation(ys, zs, self.coefficient)
+
+
+def wmt_pair_nulls(
+    stack: Sequence[np.ndarray],
+    human: np.ndarray,
+    *,
+    coefficient: str,
+    n_resamples: int,
+    rng: np.random.Generator,
+    batch: int | None = None,
+    pairs: Sequence[tuple[int, int]] | None = None,
+    progress: Callable[[float], None] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(nulls (pairs, k), thresholds (pairs,))`` of the WMT test for every pair of ``stack``.
+
+    ``pairs`` defaults to ``itertools.combinations(range(len(stack)), 2)``. The masks come from ``rng``
+    (one (k, N) draw), shared by all pairs.
+
+    References: docs/methods.md sec. 3.6.
+    """
+    import itertools
+
+    report = progress if progress is not None else (lambda fraction: None)
+    engine = WmtSystemPermutation(stack, human, coefficient)
+    pairs = list(itertools.combinations(range(len(stack)), 2)) if pairs is None else list(pairs)
+    n = engine.z.shape[0]
+    masks = draw_system_swaps(rng, n_resamples, n)
+    nulls = np.full((len(pairs), n_resamples), np.nan)
+    size = _auto_batch(batch, 4 * n, n_resamples)
+    for u, (a, b) in enumerate(pairs):
+        for sl in _chunks(n_resamples, size):
+            nulls[u, sl] = engine.deltas(a, b, masks[sl])
+        report((u + 1) / max(len(pairs), 1))
+    thresholds = np.array([engine.observed(a, b) for a, b in pairs])
+    return nulls, thresholds
