@@ -9,6 +9,11 @@ if the name exists, so of two processes saving the same name only one is told
 "saved". A file that cannot be read is listed as damaged (with the reason), never
 hides the others. Keys are a readable slug plus a short hash of the exact (NFC)
 name, so names that differ never share a file.
+
+Listing reads only each entry's metadata and the headers of its arrays (their shapes), never the arrays, and
+refuses an entry whose arrays would inflate past :data:`MAX_ENTRY_BYTES`; only regular files are opened (a FIFO or
+a link named ``x.npz`` is listed as damaged, never waited on). Saves, renames and deletes hold an exclusive lock
+on the store folder (``fcntl.flock`` on its ``.lock`` file), so a rename and a save of one entry never interleave.
 """
 
 from __future__ import annotations
@@ -18,13 +23,16 @@ import io
 import json
 import os
 import re
+import stat
 import tempfile
 import time
 import unicodedata
 import zipfile
 import zlib
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO, Iterator
 
 import numpy as np
 
@@ -32,6 +40,12 @@ from metaeval_core import _paths
 from metaeval_core.data.dataset import Dataset, DatasetError, Measure
 
 _FORMAT = 1
+#: Largest entry, in bytes once its arrays are inflated (the dense arrays of an upload at its cell limit,
+#: 40M cells x 8 bytes, with room for per-annotator scores); a larger entry is listed as damaged, never loaded.
+MAX_ENTRY_BYTES = 1 << 30
+_MAX_META_BYTES = 64 << 20  # the JSON metadata (names, notes, input attributes)
+_MAX_MEMBERS = 20_000  # arrays in one entry (a few per measure; uploads have at most 2,000 measures)
+_LOCK_WAIT = 30.0  # seconds a save/rename/delete waits for another one to finish
 _SLUG = re.compile(r"[^a-z0-9_-]+")
 
 
@@ -137,45 +151,150 @@ _UNREADABLE = (OSError, EOFError, ValueError, KeyError, IndexError, TypeError, A
                zlib.error, UnicodeDecodeError)
 
 
+def _open_regular(path: Path) -> BinaryIO:
+    """``path`` opened for reading only if it is a regular file: no waiting on a FIFO (O_NONBLOCK), no link
+    followed (O_NOFOLLOW), no device read."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise StoreError(f"stored dataset {path.name} cannot be read: it is not a regular file (a FIFO, device "
+                             "or folder); delete it")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _array_header(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> tuple[tuple[int, ...], np.dtype]:
+    """The shape and dtype an ``.npy`` member declares, read from its first bytes (nothing else inflated)."""
+    with archive.open(info) as handle:
+        version = np.lib.format.read_magic(handle)
+        if version == (1, 0):
+            shape, _, dtype = np.lib.format.read_array_header_1_0(handle)
+        elif version == (2, 0):
+            shape, _, dtype = np.lib.format.read_array_header_2_0(handle)
+        else:
+            raise ValueError(f"member {info.filename} has .npy format version {version}")
+    if dtype.hasobject:
+        raise ValueError(f"member {info.filename} holds Python objects")
+    return shape, dtype
+
+
+def _inspect(path: Path, handle: BinaryIO, *, verify: bool) -> tuple[dict, dict[str, tuple[int, ...]]]:
+    """An entry's metadata and its arrays' shapes, from the zip directory and the array headers only.
+
+    Refuses (StoreError) an entry whose arrays declare more than MAX_ENTRY_BYTES, or too many members, before
+    anything is inflated; ``verify`` also streams every member through its CRC check in constant memory."""
+    with zipfile.ZipFile(handle) as archive:
+        infos = archive.infolist()
+        if len(infos) > _MAX_MEMBERS:
+            raise StoreError(f"stored dataset {path.name} cannot be read: it holds {len(infos):,} arrays, more than "
+                             f"{_MAX_MEMBERS:,}")
+        names = [info.filename for info in infos]
+        if len(set(names)) != len(names):
+            raise StoreError(f"stored dataset {path.name} cannot be read: two arrays have the same name")
+        shapes: dict[str, tuple[int, ...]] = {}
+        declared = sum(info.file_size for info in infos)
+        for info in infos:
+            shape, dtype = _array_header(archive, info)
+            shapes[info.filename.removesuffix(".npy")] = shape
+            declared += int(np.prod(shape, dtype=object)) * dtype.itemsize
+            if declared > 2 * MAX_ENTRY_BYTES:
+                break
+        if declared > 2 * MAX_ENTRY_BYTES:  # each array counted twice: as the zip says and as its header says
+            raise StoreError(f"stored dataset {path.name} cannot be read: its arrays inflate to more than "
+                             f"{MAX_ENTRY_BYTES / 2**30:g} GiB, the store's limit per entry; delete it")
+        meta_shape = shapes.get("meta")
+        if meta_shape is None or len(meta_shape) != 1:
+            raise KeyError("meta")
+        if meta_shape[0] > _MAX_META_BYTES:
+            raise StoreError(f"stored dataset {path.name} cannot be read: its metadata has {meta_shape[0]:,} bytes, "
+                             f"more than {_MAX_META_BYTES:,}")
+        meta = json.loads(np.load(io.BytesIO(archive.read("meta.npy")), allow_pickle=False).tobytes()
+                          .decode("utf-8"))
+        if verify:
+            for info in infos:
+                with archive.open(info) as member:  # zipfile checks the CRC at the end of the stream
+                    while member.read(1 << 20):
+                        pass
+    if not isinstance(meta, dict):
+        raise StoreError(f"stored dataset {path.name} cannot be read: its metadata is a {type(meta).__name__}, "
+                         "not an object")
+    if meta.get("format") != _FORMAT:
+        raise StoreError(f"{path.name}: unsupported store format {meta.get('format')!r}")
+    if not isinstance(meta.get("measures"), list) or "systems" not in shapes or "inputs" not in shapes:
+        raise KeyError("measures")
+    return meta, shapes
+
+
+def _failure(path: Path, error: BaseException) -> StoreError:
+    """A StoreError naming the entry, for any failure while it is read (one line)."""
+    if isinstance(error, StoreError):
+        return error
+    if isinstance(error, MemoryError):
+        reason = "not enough memory to read it"
+    else:
+        text = str(error).strip()
+        reason = text.splitlines()[0] if text else type(error).__name__
+    return StoreError(f"stored dataset {path.name} cannot be read: {reason}")
+
+
 def _deserialise(path: Path) -> tuple[dict, Dataset]:
     try:
-        with np.load(path, allow_pickle=False) as archive:
-            meta = json.loads(bytes(archive["meta"]).decode("utf-8"))
-            if not isinstance(meta, dict):
-                raise StoreError(f"stored dataset {path.name} cannot be read: its metadata is a "
-                                 f"{type(meta).__name__}, not an object")
-            if meta.get("format") != _FORMAT:
-                raise StoreError(f"{path.name}: unsupported store format {meta.get('format')!r}")
-            measures = {}
-            for k, spec in enumerate(meta["measures"]):
-                annotators = archive[f"annotators_{k}"] if spec["annotators"] else None
-                measures[spec["name"]] = Measure(spec["name"], spec["kind"], archive[f"scores_{k}"], annotators,
-                                                 str(spec.get("label", "")), dict(spec.get("attributes", {})))
-            attributes = {attr: archive[f"attribute_{k}"].tolist() for k, attr in enumerate(meta["attributes"])}
-            dataset = Dataset(
-                id=f"user:{path.stem}",
-                systems=archive["systems"].tolist(),
-                inputs=archive["inputs"].tolist(),
-                measures=measures,
-                system_attributes=attributes,
-                title=meta.get("name") or meta.get("title", ""),
-                citation=meta.get("citation", ""),
-                licence=meta.get("licence", ""),
-                description=meta.get("description", ""),
-                notes=tuple(meta.get("notes", ())),
-                default_systems=str(meta.get("default_systems", "")),
-                input_attributes=dict(meta.get("input_attributes", {})),
-                task=str(meta.get("task", "")),
-                annotator_identity=str(meta.get("annotator_identity", "unknown")),
-            )
+        with _open_regular(path) as handle:
+            meta, _ = _inspect(path, handle, verify=False)
+            handle.seek(0)
+            with np.load(handle, allow_pickle=False) as archive:
+                measures = {}
+                for k, spec in enumerate(meta["measures"]):
+                    annotators = archive[f"annotators_{k}"] if spec["annotators"] else None
+                    measures[spec["name"]] = Measure(spec["name"], spec["kind"], archive[f"scores_{k}"], annotators,
+                                                     str(spec.get("label", "")), dict(spec.get("attributes", {})))
+                attributes = {attr: archive[f"attribute_{k}"].tolist() for k, attr in enumerate(meta["attributes"])}
+                dataset = Dataset(
+                    id=f"user:{path.stem}",
+                    systems=archive["systems"].tolist(),
+                    inputs=archive["inputs"].tolist(),
+                    measures=measures,
+                    system_attributes=attributes,
+                    title=meta.get("name") or meta.get("title", ""),
+                    citation=meta.get("citation", ""),
+                    licence=meta.get("licence", ""),
+                    description=meta.get("description", ""),
+                    notes=tuple(meta.get("notes", ())),
+                    default_systems=str(meta.get("default_systems", "")),
+                    input_attributes=dict(meta.get("input_attributes", {})),
+                    task=str(meta.get("task", "")),
+                    annotator_identity=str(meta.get("annotator_identity", "unknown")),
+                )
     except StoreError:
         raise
-    except _UNREADABLE as error:
-        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        raise StoreError(f"stored dataset {path.name} cannot be read: {reason}") from error
+    except (*_UNREADABLE, MemoryError) as error:
+        raise _failure(path, error) from error
     except DatasetError as error:  # well-formed arrays that do not make a dataset
         raise StoreError(f"stored dataset {path.name} cannot be read: {error}") from error
     return meta, dataset
+
+
+def _listing(path: Path) -> StoredDataset:
+    """An entry as the store lists it, from its metadata and array headers (the arrays are not loaded)."""
+    try:
+        with _open_regular(path) as handle:
+            meta, shapes = _inspect(path, handle, verify=True)
+            mtime = os.fstat(handle.fileno()).st_mtime
+        systems, inputs = shapes["systems"], shapes["inputs"]
+        if len(systems) != 1 or len(inputs) != 1:
+            raise ValueError("the systems and inputs arrays must be 1-D")
+        for k, spec in enumerate(meta["measures"]):
+            if shapes.get(f"scores_{k}") != (systems[0], inputs[0]):
+                raise ValueError(f"the scores of measure {k} do not have the shape systems x inputs")
+        return StoredDataset(key=path.stem, name=str(meta.get("name", path.stem)),
+                             saved_at=float(meta.get("saved_at", mtime)), n_systems=int(systems[0]),
+                             n_inputs=int(inputs[0]), n_measures=len(meta["measures"]), path=path)
+    except FileNotFoundError:
+        raise  # deleted meanwhile: not an entry any more
+    except Exception as error:  # one entry's failure (MemoryError included) never hides the others
+        raise _failure(path, error) from None
 
 
 def _atomic_write(path: Path, payload: bytes, *, overwrite: bool = True) -> None:
@@ -228,6 +347,32 @@ class DatasetStore:
     def __init__(self, root: Path | str | None = None) -> None:
         self.root = Path(root) if root is not None else default_store_dir()
 
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        """Hold the store's exclusive lock (``flock`` on ``<root>/.lock``; released when the file is closed, also
+        when the process dies). Saves, renames and deletes take it, so they never interleave."""
+        try:
+            import fcntl
+        except ImportError:  # no flock (Windows): single-user use only
+            yield
+            return
+        self.root.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.root / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            until = time.monotonic() + _LOCK_WAIT
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() > until:
+                        raise StoreError(f"the store {self.root} is busy: another save, rename or delete has held its "
+                                         f"lock for {_LOCK_WAIT:g} s; try again") from None
+                    time.sleep(0.005)
+            yield
+        finally:
+            os.close(fd)
+
     def _path(self, key: str) -> Path:
         if not key or slugify(key) != key:
             raise StoreError(f"store key must be a slug of letters, digits, '-' or '_'; got {key!r}")
@@ -243,7 +388,10 @@ class DatasetStore:
             raise TypeError(f"dataset must be a Dataset; got {type(dataset).__name__}")
         if not isinstance(name, str) or not name.strip():
             raise StoreError("name must not be empty")
-        name = normal_name(name)
+        with self._locked():
+            return self._save(dataset, normal_name(name), key=key, overwrite=overwrite)
+
+    def _save(self, dataset: Dataset, name: str, *, key: str | None, overwrite: bool) -> StoredDataset:
         key = key or self._existing_key(name) or store_key(name)
         path = self._path(key)
         try:
@@ -251,12 +399,12 @@ class DatasetStore:
         except FileExistsError:
             raise StoreError(f"a stored dataset called {name!r} exists already; choose another name or overwrite "
                              "it") from None
-        return self._entry(path)
+        return _listing(path)
 
     def _existing_key(self, name: str) -> str | None:
         """The key of an entry saved before hashed keys (plain slug) under this very name, if any."""
         legacy = self.root / f"{slugify(name)}.npz"
-        if not legacy.exists():
+        if not legacy.is_file():
             return None
         try:
             meta, _ = _deserialise(legacy)
@@ -266,7 +414,7 @@ class DatasetStore:
 
     def load(self, key: str) -> Dataset:
         path = self._path(key)
-        if not path.exists():
+        if not os.path.lexists(path):
             raise StoreError(f"no stored dataset called {key!r}")
         return _deserialise(path)[1]
 
@@ -277,13 +425,17 @@ class DatasetStore:
         entries, damaged = [], []
         for path in sorted(self.root.glob("*.npz")):
             try:
-                entries.append(self._entry(path))
+                status = path.lstat()
+            except OSError:
+                continue  # deleted meanwhile
+            if stat.S_ISDIR(status.st_mode):
+                continue
+            try:
+                entries.append(_listing(path))
+            except FileNotFoundError:
+                continue
             except StoreError as error:
-                try:
-                    size = path.stat().st_size
-                except OSError:
-                    continue  # deleted meanwhile
-                damaged.append(DamagedEntry(path.stem, path, str(error), size))
+                damaged.append(DamagedEntry(path.stem, path, str(error), status.st_size))
         return sorted(entries, key=lambda e: e.saved_at, reverse=True), damaged
 
     def list(self) -> list[StoredDataset]:
@@ -302,14 +454,17 @@ class DatasetStore:
         other removes its copy and fails, so an entry is never duplicated (a crash in between leaves both names,
         never none).
         """
-        dataset = self.load(key)
         if not isinstance(new_name, str) or not new_name.strip():
             raise StoreError("new name must not be empty")
-        new_name = normal_name(new_name)
+        with self._locked():
+            return self._rename(key, normal_name(new_name))
+
+    def _rename(self, key: str, new_name: str) -> StoredDataset:
+        dataset = self.load(key)
         new_key = store_key(new_name)
         if new_key == key:
-            return self.save(dataset, new_name, key=key, overwrite=True)
-        entry = self.save(dataset, new_name, key=new_key)
+            return self._save(dataset, new_name, key=key, overwrite=True)
+        entry = self._save(dataset, new_name, key=new_key, overwrite=False)
         claimed = self.root / f".{key}.renaming-{os.getpid()}-{time.monotonic_ns()}"
         try:
             os.rename(self._path(key), claimed)
@@ -322,9 +477,10 @@ class DatasetStore:
 
     def delete(self, key: str) -> None:
         path = self._path(key)
-        if not path.exists():
-            raise StoreError(f"no stored dataset called {key!r}")
-        path.unlink()
+        with self._locked():
+            if not os.path.lexists(path):
+                raise StoreError(f"no stored dataset called {key!r}")
+            path.unlink()
 
     def remove_stale_temporaries(self, *, max_age_seconds: float = 3600.0) -> int:
         """Delete temporary files left by writers that died mid-save (older than ``max_age_seconds``), and old
@@ -342,15 +498,3 @@ class DatasetStore:
             except FileNotFoundError:
                 continue
         return removed
-
-    def _entry(self, path: Path) -> StoredDataset:
-        meta, dataset = _deserialise(path)
-        return StoredDataset(
-            key=path.stem,
-            name=meta.get("name", path.stem),
-            saved_at=float(meta.get("saved_at", path.stat().st_mtime)),
-            n_systems=dataset.n_systems,
-            n_inputs=dataset.n_inputs,
-            n_measures=len(dataset.measures),
-            path=path,
-        )

@@ -247,7 +247,7 @@ def test_concurrent_renames_never_duplicate_an_entry(tmp_path, small):
         entries = DatasetStore(root).list()
         assert outcomes.count("renamed") == 1, outcomes
         assert len(entries) == 1 and entries[0].name in ("left", "right"), [e.name for e in entries]
-        assert not [p for p in root.iterdir() if p.suffix != ".npz"]
+        assert not [p for p in root.iterdir() if p.suffix != ".npz" and p.name != ".lock"]
 
 
 def test_a_rename_that_died_after_claiming_leaves_a_file_cleanup_removes(tmp_path, small):
@@ -258,3 +258,120 @@ def test_a_rename_that_died_after_claiming_leaves_a_file_cleanup_removes(tmp_pat
     assert [e.key for e in store.list()] == [entry.key] and store.damaged() == []
     assert store.remove_stale_temporaries() == 1
     assert not leftover.exists() and [e.key for e in store.list()] == [entry.key]
+
+
+# -- hostile entries and races (issue 23) --------------------------------------------------------------------
+def _inflating_entry(good: Path, target: Path, gib: int = 2) -> None:
+    """``good`` with its first score array replaced by one of ``gib`` GiB of zeros (deflated to a few MB)."""
+    import zipfile
+
+    n = int((gib * 2**30 // 8) ** 0.5)
+    header = io_bytes_header((n, n))
+    with zipfile.ZipFile(good) as source, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as out:
+        for info in source.infolist():
+            if info.filename != "scores_0.npy":
+                out.writestr(info.filename, source.read(info))
+                continue
+            with out.open("scores_0.npy", "w", force_zip64=True) as member:
+                member.write(header)
+                zeros = bytes(1 << 24)
+                left = n * n * 8
+                while left > 0:
+                    member.write(zeros[:min(left, len(zeros))])
+                    left -= len(zeros)
+
+
+def io_bytes_header(shape: tuple[int, ...]) -> bytes:
+    import io
+
+    buffer = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buffer, {"descr": "<f8", "fortran_order": False, "shape": shape})
+    return buffer.getvalue()
+
+
+LIST_IN_CHILD = """
+from metaeval_core.data.store import DatasetStore
+start = time.perf_counter()
+entries, damaged = DatasetStore({root!r}).scan()
+result = {{"entries": [e.name for e in entries], "damaged": {{d.key: d.reason for d in damaged}},
+           "scan_seconds": time.perf_counter() - start}}
+"""
+
+
+def test_an_entry_inflating_to_2_gib_is_listed_as_damaged_from_its_headers(tmp_path, small):
+    from tests.core.capped import run_capped
+
+    store = DatasetStore(tmp_path)
+    good = store.save(small, "good")
+    _inflating_entry(good.path, tmp_path / "bomb.npz")
+    assert (tmp_path / "bomb.npz").stat().st_size < 20 * 2**20
+    out = run_capped(LIST_IN_CHILD.format(root=str(tmp_path)), timeout=60)
+    assert out["entries"] == ["good"]
+    assert "bomb.npz" in out["damaged"]["bomb"] and "GiB" in out["damaged"]["bomb"]
+    assert out["scan_seconds"] < 5 and out["peak_mb"] < 500
+    with pytest.raises(StoreError, match="bomb.npz cannot be read.*inflate"):
+        store.load("bomb")
+
+
+def test_a_fifo_named_like_an_entry_does_not_hang_the_scan(tmp_path, small):
+    from tests.core.capped import run_capped
+
+    store = DatasetStore(tmp_path)
+    store.save(small, "good")
+    os.mkfifo(tmp_path / "x.npz")
+    (tmp_path / "link.npz").symlink_to(tmp_path / "x.npz")
+    out = run_capped(LIST_IN_CHILD.format(root=str(tmp_path)), timeout=30)
+    assert out["entries"] == ["good"] and set(out["damaged"]) == {"x", "link"}
+    assert "not a regular file" in out["damaged"]["x"]
+    with pytest.raises(StoreError, match="x.npz"):
+        store.load("x")
+    store.delete("x")
+    store.delete("link")
+    assert store.damaged() == []
+
+
+def test_a_memory_error_reading_one_entry_hides_no_other(tmp_path, small, monkeypatch):
+    import metaeval_core.data.store as module
+
+    store = DatasetStore(tmp_path)
+    store.save(small, "first")
+    bad = store.save(small, "second")
+    inspect = module._inspect
+
+    def failing(path, handle, *, verify):
+        if path == bad.path:
+            raise MemoryError()
+        return inspect(path, handle, verify=verify)
+
+    monkeypatch.setattr(module, "_inspect", failing)
+    entries, damaged = store.scan()
+    assert [e.name for e in entries] == ["first"]
+    assert [d.key for d in damaged] == [bad.key] and "not enough memory" in damaged[0].reason
+
+
+def test_a_rename_racing_an_overwriting_save_loses_nothing(tmp_path, small):
+    import threading
+
+    newer = synthetic_dataset(SyntheticSpec(n_systems=5, n_judged=7, n_unjudged=2, seed=9), id="newer")
+    for trial in range(20):
+        root = tmp_path / f"t{trial}"
+        store = DatasetStore(root)
+        entry = store.save(small, "X")
+        barrier, errors = threading.Barrier(2), []
+
+        def run(action):
+            barrier.wait(timeout=10)
+            try:
+                action()
+            except BaseException as error:  # any failure, bare FileNotFoundError included, fails the test
+                errors.append(error)
+
+        threads = [threading.Thread(target=run, args=(lambda: store.rename(entry.key, "Y"),)),
+                   threading.Thread(target=run, args=(lambda: store.save(newer, "X", overwrite=True),))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+        assert not errors, errors
+        found = {e.name: store.load(e.key) for e in store.list()}
+        assert "Y" in found and any(d.n_systems == 5 for d in found.values()), sorted(found)
