@@ -226,3 +226,24 @@ def target_width_sentence(width: float, *, coefficient: str, default: float, ful
             + f". The default on this dataset is {default:.2f}: the interval width with every judged input and "
             f"system ({full}) plus a fifth, rounded up to 0.05, so that the largest design can reach it; it differs "
             "between datasets, so set the width your conclusion needs.")
+
+
+# -- realistic pairs: the decile grid in words (docs/methods.md sec. 4.2) ---------------------------------------------
+def decile_grid_sentence(grid) -> str:
+    """How the decile grid bins the pairs, from the grid itself (a :class:`metaeval_core.stats.pairs.DecileGrid`):
+    the bucket ``b``, what the columns hold (ties and the last column included) and how many pairs each row skips
+    (bounds are inclusive, so row k keeps the pair at t_k)."""
+    n, b = grid.total_pairs, grid.bucket_size
+    held = [int(round(float(s) * n)) for s in grid.column_share]
+    nominal = [min((k + 1) * b, n) for k in range(len(held))]
+    capped = next((k for k in range(1, len(held) + 1) if k * b >= n), len(held))
+    exact = capped == len(held) and capped * b == n  # the last column is all pairs either way; say so otherwise
+    columns = (f"Columns: u = t_k, the k·b closest pairs, b = ⌈10% of {n}⌉ = {b} (the paper's bins"
+               + ("" if exact else f"; column {capped}{' on' if capped < len(held) else ''}: all {n}") + ")")
+    if held != nominal:
+        columns += (", plus any pair tied with t_k in |Δ|: the columns hold " + ", ".join(map(str, held))
+                    + " pairs")
+    skipped = [int(v) for v in grid.skipped[1:]]
+    return (f"{columns}. Rows: l = t_k; both bounds are inclusive, so row k keeps the pair at t_k and skips the "
+            f"pairs closer than it ({', '.join(map(str, skipped))} for rows 1–{len(skipped)}): k·b − 1, or fewer "
+            "with ties at t_k. The top-right cell is the standard rSYS.")

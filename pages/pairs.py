@@ -6,7 +6,7 @@ import streamlit as st
 
 from metaeval_core.stats.pairs import DELTA_METHODS, closest_count
 from metaeval_ui.data import pairs as dp
-from metaeval_ui import exports, figures, state, widgets
+from metaeval_ui import exports, figures, state, text, widgets
 from metaeval_ui.figures import pairs as fp
 from metaeval_ui.widgets import pairs as wp
 from metaeval_ui.errors import escape_markdown, guard
@@ -118,8 +118,8 @@ if not grid.exists.all(where=grid.lower[:, None] < grid.upper[None, :]):
     st.caption(escape_markdown(
         f"{n_total} system pairs ({full['n_systems']} systems), bucket size {grid.bucket_size}: cells with fewer "
         f"than {min_pairs} pairs, or with l ≥ u (tied thresholds), do not exist and are left blank."))
-st.caption("Rows skip the closest pairs (l = t_k), columns add the next 10% of pairs (u = t_k); the top-right cell "
-           "is the standard rSYS. The outlined cell, if any, selects exactly the pairs of the band above.")
+st.caption(escape_markdown(text.decile_grid_sentence(grid))
+           + " The outlined cell, if any, selects exactly the pairs of the band above.")
 exports.table_download(table.assign(in_band=table["abs_dx"].between(lo, hi)), "pairs_" + name,
                        label="Download the system pairs (CSV)", title="System pairs")
 widgets.finish()

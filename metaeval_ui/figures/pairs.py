@@ -71,10 +71,14 @@ def delta_curve_figure(curve: pd.DataFrame, *, upper: float | None = None, full:
     return fig
 
 
-def decile_labels(lower: Sequence[float], upper: Sequence[float]) -> tuple[list[str], list[str]]:
-    """Column labels ``10% · u≤t1`` and row labels ``l = 0``, ``l ≥ t1`` (unique even with tied thresholds)."""
-    columns = [f"{10 * (c + 1)}%<br>u={fmt(u, 3)}" for c, u in enumerate(upper)]
-    rows = ["l = 0"] + [f"l = t{r} ({fmt(v, 3)})" for r, v in enumerate(lower[1:], start=1)]
+def decile_labels(grid) -> tuple[list[str], list[str]]:
+    """Column labels ``u = t1 (0.012)<br>5 pairs`` (the pairs with ``|dx| <= u``, ties included) and row labels
+    ``l = 0``, ``l = t1 (0.012): skips 4`` (the pairs with ``|dx| < l``: bounds are inclusive, so row k keeps the
+    pair at t_k); unique even with tied thresholds. ``grid`` is a :class:`metaeval_core.stats.pairs.DecileGrid`."""
+    held = np.rint(np.asarray(grid.column_share, dtype=float) * grid.total_pairs).astype(int)
+    columns = [f"u = t{c + 1} ({fmt(u, 3)})<br>{n} pairs" for c, (u, n) in enumerate(zip(grid.upper, held))]
+    rows = ["l = 0"] + [f"l = t{r} ({fmt(v, 3)}): skips {int(grid.skipped[r])}"
+                        for r, v in enumerate(grid.lower[1:], start=1)]
     return columns, rows
 
 
@@ -90,7 +94,7 @@ def decile_heatmap(grid, *, metric: str = "", selected: tuple[int, int] | None =
     z_list = [[None if not np.isfinite(v) else float(v) for v in row] for row in z]
     text = [[(f"{fmt(tau[r, c], 2)}<br>n={int(grid.n_pairs[r, c])}" if exists[r, c] else "")
              for c in range(exists.shape[1])] for r in range(exists.shape[0])]
-    columns, rows = decile_labels(grid.lower, grid.upper)
+    columns, rows = decile_labels(grid)
     fig = go.Figure(go.Heatmap(
         z=z_list, x=columns, y=rows, text=text, texttemplate="%{text}", textfont=dict(size=11),
         colorscale=CORRELATION_SCALE, zmin=-1, zmax=1, zmid=0, hoverongaps=False, xgap=2, ygap=2,
@@ -102,9 +106,11 @@ def decile_heatmap(grid, *, metric: str = "", selected: tuple[int, int] | None =
     # Margins sized from the labels instead of plotly's automargin, which redraws the heatmap a second time
     # (~25 ms per render; this figure is redrawn on every band and metric change).
     left = 7 * max(len(r) for r in rows) + 40
-    fig.update_layout(title=f"rSYS-Δ(l, u) of {esc(metric)}: each column adds 10% of pairs" if metric else None,
+    b = grid.bucket_size
+    fig.update_layout(title=f"rSYS-Δ(l, u) of {esc(metric)}: column k holds the k·{b} closest pairs "
+                            f"(b = ⌈10% of {grid.total_pairs}⌉)" if metric else None,
                       xaxis=dict(side="top", type="category", automargin=False),
-                      yaxis=dict(title="l (skip the closest pairs)", autorange="reversed", type="category",
+                      yaxis=dict(title="l: the row skips the pairs closer than l", autorange="reversed", type="category",
                                  automargin=False),
                       margin=dict(t=100, b=30, l=left, r=10), height=520, title_y=0.98)
     fig.update_layout(title_font=TITLE_FONT)

@@ -214,3 +214,32 @@ def test_band_and_decile_figures_are_built_once_per_band_and_equal_the_builders(
                                         selected=dp.matching_cell(grid, table["abs_dx"], lo, hi))
     # Another band is another figure.
     assert dp.band_figures(*args, lo, float(table["abs_dx"].iloc[59]))[0] is not curve
+
+
+@pytest.mark.parametrize("n_systems, ties", [(10, False), (11, False), (16, True)])
+def test_decile_grid_words_and_labels_match_the_counts(n_systems, ties):
+    """Issue 24: 'each column adds 10% of pairs' while columns held other counts, and 'skip the closest' rows skipped
+    one pair fewer than labelled. Labels and the sentence now state the grid's own counts."""
+    from metaeval_ui import text
+    from metaeval_ui.figures import pairs as fpairs
+
+    rng = np.random.default_rng(n_systems)
+    x = np.round(rng.normal(size=n_systems), 1 if ties else 6)
+    z = x + rng.normal(size=n_systems)
+    grid = pairs.decile_grid(x, z)
+    adx = np.sort(pairs.system_pairs(x, z).abs_dx)
+    columns, rows = fpairs.decile_labels(grid)
+    for c, label in enumerate(columns):
+        assert label.endswith(f"{int((adx <= grid.upper[c]).sum())} pairs")
+    for r, label in enumerate(rows[1:], start=1):
+        skipped = int((adx < grid.lower[r]).sum())
+        assert label.endswith(f"skips {skipped}") and skipped <= r * grid.bucket_size - 1
+        # the row really leaves out exactly those pairs: its full-width cell holds the rest
+        if grid.lower[r] < grid.upper[-1]:
+            assert grid.pairs_in_range[r, -1] == adx.size - skipped
+    sentence = text.decile_grid_sentence(grid)
+    assert f"b = ⌈10% of {adx.size}⌉ = {grid.bucket_size}" in sentence
+    assert ", ".join(str(int(v)) for v in grid.skipped[1:]) in sentence
+    assert "10% of pairs" not in sentence
+    title = fpairs.decile_heatmap(grid, metric="m").layout.title.text
+    assert f"k·{grid.bucket_size} closest pairs" in title and "10% of pairs" not in title
