@@ -247,3 +247,30 @@ def decile_grid_sentence(grid) -> str:
     return (f"{columns}. Rows: l = t_k; both bounds are inclusive, so row k keeps the pair at t_k and skips the "
             f"pairs closer than it ({', '.join(map(str, skipped))} for rows 1–{len(skipped)}): k·b − 1, or fewer "
             "with ties at t_k. The top-right cell is the standard rSYS.")
+
+
+# -- human ceilings (docs/methods.md sec. 14) ------------------------------------------------------------------------
+def ceiling_sentences(identity: str, outputs: str, rows, *, level: str) -> tuple[str, str]:
+    """What the human-ceiling rows mean, said for who the annotators are, and a warning when one is below 0 ('' when
+    none is).
+
+    ``identity`` is ``Dataset.annotators_are(human)`` (persons, positions or unknown); ``outputs`` the dataset's
+    plural unit (``summaries``, ``stories``); ``rows`` pairs of (row label, estimate).
+    """
+    if identity == "persons":
+        what = ("each annotator scored against the mean of the others, as if it were a metric (docs/methods.md sec. "
+                "14). A metric whose interval reaches these rows agrees with the humans about as well as one more "
+                "annotator would.")
+    else:
+        who = (f"rater slots are positions, not persons: different people fill slot k across the {outputs}"
+               if identity == "positions" else f"the data do not say whether slot k is one person across the {outputs}")
+        what = (f"{who}. Each row scores slot k's ratings against the mean of the other slots', so it says how well a "
+                "single rating agrees with the others, not how well any one person does (docs/methods.md sec. 14).")
+    negative = [(label, float(estimate)) for label, estimate in rows if math.isfinite(float(estimate)) and estimate < 0]
+    warning = ""
+    if negative:
+        shown = ", ".join(f"{label} {estimate:.2g}" for label, estimate in negative)
+        warning = (f"Human ceiling below 0 at the {level} level ({shown}): single ratings disagree with the mean of "
+                   f"the other ratings, so at this level the human scores barely order the {outputs}; a metric's "
+                   "correlation here is limited by that noise, not only by the metric.")
+    return what, warning

@@ -15,14 +15,14 @@ if ctx is None:
     st.stop()
 ds = ctx.dataset
 systems = wa.systems(ds)
+words = ds.vocabulary
 
 if not ds.human_measures:
     wa.stop("This dataset has no human measure.")
 if not da.has_annotators(ds):
     wa.stop(escape_markdown(
-        f"{ds.title or ds.id} keeps only the mean human score per summary, not each annotator's score, so "
-        "inter-annotator agreement cannot be computed here. (SummEval keeps them: 3 experts and 5 crowd workers "
-        "per summary.)"), icon=":material/group_off:")
+        f"{ds.title or ds.id} keeps only the mean human score per {words.output}, not each annotator's score, so "
+        "inter-annotator agreement cannot be computed here."), icon=":material/group_off:")
 if da.n_systems(ds, systems) < 1:
     wa.stop(escape_markdown(f"The subset {systems} has no systems."))
 
@@ -37,7 +37,7 @@ alphas, corr, note = result
 st.subheader("Krippendorff's alpha (interval)")
 st.caption(
     "Agreement among the annotators of each group beyond what chance would give: 1 = identical scores, "
-    "0 = no better than chance, below 0 = systematic disagreement. Each summary is a unit; 'all' pools the "
+    f"0 = no better than chance, below 0 = systematic disagreement. Each {words.output} is a unit; 'all' pools the "
     "dimensions. High alpha means the annotators are consistent with each other, not that they are right, "
     "and a low alpha bounds how well any metric can correlate with their mean.")
 exports.chart(fa.alpha_bar(alphas), key="alpha", name=exports.file_name("alpha", ds.id),
@@ -50,23 +50,25 @@ if not undefined.empty:
                                + ", ".join(f"{g}.{d}" for g, d in zip(undefined["group"], undefined["dimension"]))))
 st.dataframe(alphas, hide_index=True, width="stretch", column_config={
     "alpha": st.column_config.NumberColumn("alpha", format="%.4f"),
-    "n_units": st.column_config.NumberColumn("units", help="summaries with at least two scores"),
+    "n_units": st.column_config.NumberColumn("units", help=f"{words.outputs} with at least two scores"),
     "n_values": st.column_config.NumberColumn("values"),
     "n_annotators": st.column_config.NumberColumn("annotator slots")})
 
 st.subheader("Group means against each other")
 if corr.empty:
     groups = sorted(set(alphas["group"]))
-    st.info(escape_markdown(f"Annotator groups here: {', '.join(groups)}. No dimension is scored by two groups, "
-                            "so there is no expert-vs-crowd comparison."), icon=":material/info:")
+    shown = (f"One group of annotators rates every dimension ({', '.join(groups)})" if len(groups) == 1
+             else f"Annotator groups here: {', '.join(groups)}; no dimension is scored by two of them")
+    st.info(escape_markdown(f"{shown}, so there is no comparison between groups."), icon=":material/info:")
 else:
     coefficient = wa.coefficient("ann_coef", container=st)
     st.caption(
-        "Correlation of one group's mean score with the other's, per dimension, at each level (global = over "
-        "all summaries, the paper's summary-level comparison). A low value means the two groups would rank "
-        "summaries differently: a metric cannot please both.")
+        f"Correlation of one group's mean score with the other's, per dimension, at each level (global = over "
+        f"all {words.outputs}). A low value means the two groups would rank {words.outputs} differently: a metric "
+        "cannot please both.")
     exports.chart(fa.group_correlation_bar(corr, coefficient=coefficient), key="groups",
-                  name=exports.file_name("groups", ds.id, coefficient), title="Experts vs crowd workers")
+                  name=exports.file_name("groups", ds.id, coefficient),
+                  title=" / ".join(dict.fromkeys(f"{a} vs {b}" for a, b in zip(corr["group_a"], corr["group_b"]))))
     wide = corr[corr["coefficient"] == coefficient].pivot(
         index=["dimension", "group_a", "group_b"], columns="level", values="estimate")
     wide = wide[[lv for lv in ("system", "input", "global") if lv in wide.columns]].reset_index()

@@ -95,9 +95,12 @@ st.caption(escape_markdown(text.chance_sentence(chance, symbol=coefficient, conf
 if ceiling_note:
     st.caption(escape_markdown(f"No human-ceiling rows: {ceiling_note}."))
 if ceiling:
-    st.caption("*human ceiling* rows (grey, at the bottom): each annotator scored against the mean of the others as "
-               "if it were a metric, with the same interval method — how far the judgments agree with themselves "
-               "(docs/methods.md sec. 14).")
+    what, negative = text.ceiling_sentences(ds.annotators_are(ctx.human), ds.vocabulary.outputs,
+                                            [(r["metric"], r["estimate"]) for r in ceiling], level=level)
+    st.caption("*human ceiling* rows (grey, at the bottom), with the metrics' interval method: "
+               + escape_markdown(what))
+    if negative:
+        st.warning(escape_markdown(negative), icon=":material/warning:")
 table = frame[["metric", "method", "estimate", "low", "high", "width", "n_defined", "n_resamples", "n"]].copy()
 analytic = table["method"] == "FISHER"  # no resampling: show no resample counts rather than "0 defined of 0"
 table["n_defined"] = table["n_defined"].astype("Int64").mask(analytic)

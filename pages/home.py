@@ -13,7 +13,7 @@ import streamlit as st
 
 from metaeval_core.stats.pairs import closest_upper
 from metaeval_core.stats import significance
-from metaeval_ui import data, figures, navigation, tables, widgets
+from metaeval_ui import data, figures, navigation, tables, text, widgets
 from metaeval_ui.errors import escape_markdown, guard
 from metaeval_ui.text import epsilon_note, glossary
 
@@ -71,10 +71,13 @@ if ctx.human and ctx.metrics:
                        "range does no better than random scores on this dataset.")
         elif board.attrs.get("chance_note"):
             st.caption(escape_markdown(f"No chance row: {board.attrs['chance_note']}."))
-        if (board["kind"] == "human ceiling").any():
-            st.caption("*human ceiling*: each annotator scored against the mean of the others, as if it were a metric "
-                       "(docs/methods.md sec. 14). A metric whose interval reaches these rows agrees with the humans "
-                       "about as well as one more annotator would.")
+        ceiling_rows = board[board["kind"] == "human ceiling"]
+        if not ceiling_rows.empty:
+            what, negative = text.ceiling_sentences(ds.annotators_are(ctx.human), ds.vocabulary.outputs,
+                                                    zip(ceiling_rows["metric"], ceiling_rows["estimate"]), level=level)
+            st.caption("*human ceiling*: " + escape_markdown(what))
+            if negative:
+                st.warning(escape_markdown(negative), icon=":material/warning:")
         ranked = board[board["kind"] == "metric"]
         if ranked["cluster"].nunique() == 1 and len(ranked) > 1:
             st.info("No test separates these metrics: on this data they are statistically tied.",

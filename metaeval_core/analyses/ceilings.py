@@ -51,6 +51,7 @@ class HumanCeiling(ToFrame):
     confidence_level: float
     n_resamples: int
     rows: tuple[CeilingRow, ...]
+    annotators: str = "persons"  # 'persons', 'positions' or 'unknown' (Dataset.annotators_are)
 
     @property
     def mean_estimate(self) -> float:
@@ -117,13 +118,18 @@ def human_ceiling(
     -------
     HumanCeiling
         One row per annotator: estimate, interval, defined resamples. A cell an annotator did not rate is NaN
-        and is left out like any missing score.
+        and is left out like any missing score. Rows are ``annotator k`` when the dataset says annotator k is
+        one person throughout (``Dataset.annotators_are``), else ``rater slot k``: one rating per item against
+        the mean of the other ratings, not a person's agreement (``annotators`` records which).
 
     References
     ----------
     docs/methods.md sec. 14.
     """
     dataset, ratings = _validate_ceiling(dataset, human, level, coefficient, method, confidence_level, systems)
+    identity = dataset.annotators_are(human)
+    # A slot filled by different people is no one's agreement: its rows are named for what they are.
+    unit = "annotator" if identity == "persons" else "rater slot"
     streams = as_generator(rng).spawn(ratings.shape[0])
     rows = []
     for a, stream in enumerate(streams):
@@ -135,6 +141,7 @@ def human_ceiling(
         ci = confidence_interval(ratings[a], reference, level=level, coefficient=coefficient, method=method,
                                  confidence_level=confidence_level, n_resamples=n_resamples, rng=stream,
                                  batch=batch)
-        rows.append(CeilingRow(f"annotator {a + 1}", float(ci.estimate), float(ci.low), float(ci.high),
+        rows.append(CeilingRow(f"{unit} {a + 1}", float(ci.estimate), float(ci.low), float(ci.high),
                                int(ci.n_defined)))
-    return HumanCeiling(human, level, coefficient, method, float(confidence_level), int(n_resamples), tuple(rows))
+    return HumanCeiling(human, level, coefficient, method, float(confidence_level), int(n_resamples), tuple(rows),
+                        identity)

@@ -440,6 +440,7 @@ def human_ceiling(_dataset: Dataset, key: DatasetKey, human: str, level: str, co
         return pd.DataFrame()
     result = compute(_dataset, human, level=level, coefficient=coefficient, method="boot-both",
                      n_resamples=n_resamples, rng=seed, systems=systems or None)
-    return pd.DataFrame({"cluster": np.nan, "metric": [f"{r.annotator} vs the others" for r in result.rows],
+    others = "the others" if result.annotators == "persons" else "the other slots"
+    return pd.DataFrame({"cluster": np.nan, "metric": [f"{r.annotator} vs {others}" for r in result.rows],
                          "estimate": [r.estimate for r in result.rows], "low": [r.low for r in result.rows],
                          "high": [r.high for r in result.rows], "kind": "human ceiling"})

@@ -12,6 +12,7 @@ from scipy import stats
 
 from metaeval_core.analyses.papers import (
     ALPHA_NOTE,
+    alpha_note,
     annotator_agreement,
     correlation_matrix,
     high_range,
@@ -199,7 +200,23 @@ def test_annotator_agreement_matches_reference(panel):
         assert row["estimate"] == pytest.approx(corr_or_nan("kendall", e.ravel(), c.ravel()))
         assert corr[dimension, "system", "pearson"]["estimate"] == pytest.approx(
             corr_or_nan("pearson", e.mean(axis=1), np.nanmean(c, axis=1)))
-    assert "coincidence" in result.note and result.note == ALPHA_NOTE
+    assert "coincidence" in result.note and result.note == alpha_note(panel.vocabulary.output)
+    assert ALPHA_NOTE == alpha_note("summary") and "every summary" in ALPHA_NOTE
+
+
+def test_criteria_without_a_group_prefix_are_dimensions_of_one_group_not_groups():
+    """HANNA's six criteria ('Relevance', 'Coherence', ...) are rated by one group of raters: the Annotators page
+    must not compare 'Relevance vs Coherence' as if they were two annotator groups (issue 24)."""
+    rng = np.random.default_rng(3)
+    ratings = {name: rng.integers(1, 6, size=(3, 4, 5)).astype(float) for name in ("Relevance", "Coherence")}
+    ds = Dataset("stories", [f"s{i}" for i in range(4)], [str(j) for j in range(5)],
+                 {name: Measure.from_annotators(name, "human", r) for name, r in ratings.items()},
+                 task="story-generation", annotator_identity="positions")
+    result = annotator_agreement(ds)
+    assert {(r.group, r.dimension) for r in result.alphas} == {
+        ("annotators", "Relevance"), ("annotators", "Coherence"), ("annotators", "all")}
+    assert result.correlations == ()
+    assert "every story (system x judged input)" in result.note
 
 
 def test_annotator_agreement_options_and_errors(panel, small):

@@ -68,3 +68,28 @@ def test_links_may_name_measures_by_label_or_upstream_column(real_env):
     assert at.sidebar.multiselect(key="w:metrics").value == ["BLEU", "ChatGPT RE 1"]
     assert at.sidebar.selectbox(key="w:human").value == "Relevance"
     assert not any("dropped" in c.value for c in at.caption)
+
+
+@pytest.mark.realdata
+def test_annotators_page_does_not_invent_groups_from_criteria(real_env):
+    """HANNA's six criteria are dimensions rated by one group of raters: no 'Relevance vs Coherence' (issue 24)."""
+    at = open_hanna("pages/annotators.py")
+    shown = " ".join([m.value for m in at.markdown] + [i.value for i in at.info] + [c.value for c in at.caption])
+    assert "Relevance vs Coherence" not in shown and "summar" not in shown.lower()
+    assert any("One group of annotators rates every dimension" in i.value for i in at.info)
+    alphas = at.dataframe[0].value
+    assert set(alphas["group"]) == {"annotators"} and "Relevance" in set(alphas["dimension"])
+
+
+@pytest.mark.realdata
+def test_ceiling_rows_say_rater_slots_and_warn_when_negative(real_env):
+    """Rater k is a position on HANNA: the rows say 'rater slot k vs the other slots', the caption says what they
+    mean, and an input-level ceiling below 0 gets a warning (issue 24)."""
+    at = open_hanna(None, {"level": "input", "human": "Relevance"})
+    table = next(m.value for m in at.markdown if m.value.startswith("| rank |"))
+    assert "rater slot 1 vs the other slots" in table and "annotator 1" not in table
+    assert any("positions, not persons" in c.value for c in at.caption)
+    rows = [line.strip("| ").split(" | ") for line in table.splitlines()[2:]]
+    ceiling = [float(r[2].strip("*")) for r in rows if "rater slot" in r[1]]
+    negative = [w.value for w in at.warning if "Human ceiling below 0" in w.value]
+    assert bool(negative) == any(v < 0 for v in ceiling), (ceiling, negative)

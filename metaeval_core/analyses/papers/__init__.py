@@ -19,11 +19,13 @@ from metaeval_core.analyses.papers.peyrard import NORMALISATIONS, HighRangeResul
 from metaeval_core.analyses.papers.realsumm import PairwiseF1Result, TopKResult, pairwise_f1, topk_correlations, weighted_f1
 from metaeval_core.analyses.papers.summeval import (
     ALPHA_NOTE,
+    DEFAULT_GROUP,
     MATRIX_ORDERS,
     AlphaRow,
     AnnotatorAgreement,
     CorrelationMatrix,
     GroupCorrelationRow,
+    alpha_note,
     annotator_agreement,
     correlation_matrix,
     krippendorff_interval,
@@ -42,6 +44,9 @@ __all__ = [
     "GroupCorrelationRow",
     "AnnotatorAgreement",
     "annotator_agreement",
+    "alpha_note",
+    "ALPHA_NOTE",
+    "DEFAULT_GROUP",
     "HighRangeResult",
     "high_range",
     "NormalityRow",

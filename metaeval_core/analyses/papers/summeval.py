@@ -198,14 +198,23 @@ def correlation_matrix(
 # ---------------------------------------------------------------------------
 # Annotators: expert vs crowd, Krippendorff's alpha (SummEval sec. 4)
 # ---------------------------------------------------------------------------
-ALPHA_NOTE = (
-    "Krippendorff's alpha (interval) treats every summary (system x judged input) as a unit and the "
-    "annotator slots as coders. Alpha depends only on the multiset of values within each unit (its "
-    "coincidence matrix), not on which coder gave which value, so it is well defined even where slot i "
-    "is not the same person across units (SummEval's crowd workers). dimension 'all' pools the dimensions "
-    "by concatenating their units (one unit per summary and dimension), as one alpha per annotator group "
-    "in the SummEval paper; between-dimension differences in level then count as between-unit variation."
-)
+def alpha_note(output: str = "summary") -> str:
+    """How alpha's units and coders are formed, naming the dataset's scored ``output`` (summary, story, ...)."""
+    return (
+        f"Krippendorff's alpha (interval) treats every {output} (system x judged input) as a unit and the "
+        "annotator slots as coders. Alpha depends only on the multiset of values within each unit (its "
+        "coincidence matrix), not on which coder gave which value, so it is well defined even where slot i "
+        "is not the same person across units (SummEval's crowd workers, HANNA's raters). dimension 'all' pools "
+        f"the dimensions by concatenating their units (one unit per {output} and dimension), as one alpha per "
+        "annotator group in the SummEval paper; between-dimension differences in level then count as "
+        "between-unit variation."
+    )
+
+
+ALPHA_NOTE = alpha_note()
+# The group of a human measure whose id has no GROUP. prefix (HANNA's 'Relevance', an upload's 'fluency'): its
+# criteria share one group of raters rather than each becoming a group of its own.
+DEFAULT_GROUP = "annotators"
 
 
 @dataclass(frozen=True)
@@ -252,8 +261,9 @@ class AnnotatorAgreement:
     """Inter-annotator agreement per group and dimension, and group-mean correlations.
 
     Human measures with per-annotator scores are read as ``GROUP.DIMENSION``
-    (``expert.relevance``); a measure id without a dot is its own group with
-    dimension ``'score'``.
+    (``expert.relevance``); a measure id without a dot is a dimension of the group
+    :data:`DEFAULT_GROUP` (HANNA's six criteria are six dimensions rated by one
+    group, not six groups).
     """
 
     alphas: tuple[AlphaRow, ...]
@@ -277,7 +287,7 @@ class AnnotatorAgreement:
 
 def _split_measure(name: str) -> tuple[str, str]:
     group, dot, dimension = name.partition(".")
-    return (group, dimension) if dot else (name, "score")
+    return (group, dimension) if dot else (DEFAULT_GROUP, name)
 
 
 def krippendorff_interval(units: np.ndarray) -> tuple[float, int, int]:
@@ -405,4 +415,4 @@ def annotator_agreement(
                             dimension, group_a, group_b, level, coefficient, float(r.estimate), int(r.n),
                             int(r.n_undefined),
                         ))
-    return AnnotatorAgreement(tuple(alphas), tuple(correlations), systems or "")
+    return AnnotatorAgreement(tuple(alphas), tuple(correlations), systems or "", alpha_note(subset.vocabulary.output))
