@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Literal, Sequence
 
 from metaeval_core import _paths
+from metaeval_core._text import printable, redact_url
 from metaeval_core.data.dataset import Dataset, DatasetError
 
 REGISTRY_PATH = _paths.registry_path()
@@ -383,10 +384,11 @@ def _validate_fetch(dataset_id: object, directory: object, base_url: object,
     if base_url is not None:
         if isinstance(base_url, str) and base_url.lower().startswith("file:"):
             # A local folder needs no download: reading it in place is both simpler and verified on load.
-            raise ValueError(f"base_url {base_url!r} is a file:// URL, which is not downloaded: point "
+            raise ValueError(f"base_url {redact_url(base_url)!r} is a file:// URL, which is not downloaded: point "
                              f"{DATA_DIR_ENV} at that folder instead (files are verified by sha256 when loaded)")
         if not isinstance(base_url, str) or not base_url.lower().startswith(("http://", "https://")):
-            raise ValueError(f"base_url must be an http:// or https:// URL or None; got {base_url!r}")
+            shown = redact_url(base_url) if isinstance(base_url, str) else repr(base_url)
+            raise ValueError(f"base_url must be an http:// or https:// URL or None; got {shown!r}")
         base_url = base_url.rstrip("/")
     if isinstance(deadline, bool) or not isinstance(deadline, (int, float)) or not 0 < deadline < float("inf"):
         raise ValueError(f"deadline must be a positive finite number of seconds; got {deadline!r}")
@@ -490,9 +492,81 @@ def _reason(error: BaseException) -> str:
     return type(cause).__name__
 
 
-def _opener():
+class _Deadline:
+    """The overall deadline of one download, over every connection it opens (redirect hops included).
+
+    Each connection's socket timeout is the time left (at most READ_TIMEOUT), and a timer shuts every socket down
+    when the deadline passes: a server that trickles its status line or headers a byte at a time, or redirects
+    slowly, is cut there too, not only in the body loop."""
+
+    def __init__(self, until: float) -> None:
+        import threading
+        import time
+
+        self.until = until
+        self.expired = False
+        self._sockets: list = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(max(0.0, until - time.monotonic()), self._expire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def timeout(self) -> float:
+        import time
+
+        return max(0.05, min(READ_TIMEOUT, self.until - time.monotonic()))
+
+    def watch(self, sock) -> None:
+        with self._lock:
+            self._sockets.append(sock)
+            expired = self.expired
+        if expired:
+            self._shut(sock)
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            sockets = list(self._sockets)
+        for sock in sockets:
+            self._shut(sock)
+
+    @staticmethod
+    def _shut(sock) -> None:
+        import socket
+
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    def cancel(self) -> None:
+        self._timer.cancel()
+
+
+def _opener(deadline: _Deadline):
+    import http.client
     import urllib.error
     import urllib.request
+
+    def watched(base):
+        class Connection(base):
+            def connect(self):
+                self.timeout = deadline.timeout()  # connecting waits at most until the deadline
+                super().connect()
+                self.sock.settimeout(deadline.timeout())
+                deadline.watch(self.sock)
+
+        return Connection
+
+    plain, secure = watched(http.client.HTTPConnection), watched(http.client.HTTPSConnection)
+
+    class Http(urllib.request.HTTPHandler):
+        def http_open(self, req):
+            return self.do_open(plain, req)
+
+    class Https(urllib.request.HTTPSHandler):
+        def https_open(self, req):
+            return self.do_open(secure, req, context=self._context)
 
     class OnlyHttp(urllib.request.HTTPRedirectHandler):
         max_redirections = _MAX_REDIRECTS
@@ -503,48 +577,77 @@ def _opener():
             newurl = headers.get("location") or headers.get("uri") or ""
             scheme = urlsplit(urljoin(req.full_url, newurl)).scheme.lower()
             if scheme not in ("http", "https"):
-                raise DownloadError(f"the server redirected to {newurl!r}, a {scheme}: URL, which is not "
-                                    "downloaded: only http(s) downloads are followed")
+                raise DownloadError(f"the server redirected to {redact_url(newurl)!r}, a {printable(scheme)}: URL, "
+                                    "which is not downloaded: only http(s) downloads are followed")
             return super().http_error_302(req, fp, code, msg, headers)
 
         http_error_301 = http_error_303 = http_error_307 = http_error_308 = http_error_302
 
-    return urllib.request.build_opener(OnlyHttp)
+    return urllib.request.build_opener(Http, Https, OnlyHttp)
 
 
-def _bound_wait(response: Any, until: float) -> None:
+def _bound_wait(response: Any, deadline: _Deadline) -> None:
     """Let the next read wait at most until the deadline (and at most ``READ_TIMEOUT``)."""
-    import time
-
     sock = getattr(getattr(getattr(response, "fp", None), "raw", None), "_sock", None)
     if sock is not None:
-        sock.settimeout(max(0.05, min(READ_TIMEOUT, until - time.monotonic())))
+        sock.settimeout(deadline.timeout())
+
+
+def _not_http(error: Exception) -> str:
+    """What an http.client protocol error means, in a few words (never the library's text, which may quote the
+    server's bytes)."""
+    import http.client
+
+    if isinstance(error, http.client.LineTooLong):
+        return "the server's response is not valid HTTP (a status or header line is too long)"
+    if isinstance(error, http.client.RemoteDisconnected):
+        return "the server closed the connection without a response"
+    if isinstance(error, http.client.BadStatusLine):
+        return "the server's response is not valid HTTP (a malformed status line)"
+    if isinstance(error, http.client.IncompleteRead):
+        return "the server closed the connection before the end of the file"
+    if "headers" in str(error):
+        return "the server's response is not valid HTTP (too many header lines)"
+    return "the server's response is not valid HTTP"
 
 
 def _download(url: str, file: DataFile, target: Path, *, until: float, seconds: float) -> None:
     """Stream ``url`` to a temporary file beside ``target``, capped in size and time; rename once verified."""
+    import http.client
     import tempfile
     import time
     import urllib.error
     import urllib.request
 
     limit = int(file.bytes) if isinstance(file.bytes, int) and file.bytes > 0 else UNSIZED_LIMIT
-    where = f"download of {file.path} from {url}"
+    where = f"download of {file.path} from {redact_url(url)}"
     created = _new_folders(target.parent)
     temporary: Path | None = None
+    deadline: _Deadline | None = None
+
+    def late(size: int | None = None) -> DownloadError:
+        after = "" if size is None else f" after {size:,} bytes"
+        return DownloadError(f"{where} failed: timed out (the overall deadline of {seconds:g} s passed{after})")
+
     try:
         remaining = until - time.monotonic()
         if remaining <= 0:
             raise DownloadError(f"{where} not started: the overall deadline of {seconds:g} s has passed")
+        deadline = _Deadline(until)
         request = urllib.request.Request(url, headers={"User-Agent": "metaeval", "Accept-Encoding": "identity"})
         try:
-            response = _opener().open(request, timeout=min(READ_TIMEOUT, remaining))
+            response = _opener(deadline).open(request, timeout=min(READ_TIMEOUT, remaining))
         except DownloadError as error:
             raise DownloadError(f"{where} refused: {error}") from None
         except urllib.error.HTTPError as error:
-            raise DownloadError(f"{where} failed: HTTP {error.code} {error.reason}") from None
-        except (urllib.error.URLError, OSError, ValueError) as error:
-            raise DownloadError(f"{where} failed: {_reason(error)}") from None
+            raise DownloadError(f"{where} failed: HTTP {error.code} {printable(error.reason, keep_newlines=False)}"
+                                [:400]) from None
+        except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as error:
+            if deadline.expired or time.monotonic() >= until - 0.05:
+                raise late() from None
+            if isinstance(error, http.client.HTTPException):
+                raise DownloadError(f"{where} failed: {_not_http(error)}") from None
+            raise DownloadError(f"{where} failed: {printable(_reason(error), keep_newlines=False)}") from None
         with response:
             announced = response.headers.get("Content-Length")
             if announced is not None and announced.strip().isdigit() and int(announced) > limit:
@@ -557,18 +660,20 @@ def _download(url: str, file: DataFile, target: Path, *, until: float, seconds: 
             size = 0
             with os.fdopen(handle, "wb") as out:
                 while True:
-                    late = DownloadError(f"{where} failed: timed out (the overall deadline of {seconds:g} s "
-                                         f"passed after {size:,} bytes)")
-                    if time.monotonic() > until:
-                        raise late
-                    _bound_wait(response, until)
+                    if time.monotonic() > until or deadline.expired:
+                        raise late(size)
+                    _bound_wait(response, deadline)
                     try:
                         chunk = response.read1(_CHUNK)  # returns what has arrived: a trickle cannot block long
-                    except (OSError, ValueError) as error:
-                        if time.monotonic() >= until - 0.1:
-                            raise late from None
-                        raise DownloadError(f"{where} failed after {size:,} bytes: {_reason(error)}") from None
+                    except (OSError, ValueError, http.client.HTTPException) as error:
+                        if deadline.expired or time.monotonic() >= until - 0.1:
+                            raise late(size) from None
+                        reason = _not_http(error) if isinstance(error, http.client.HTTPException) else _reason(error)
+                        raise DownloadError(f"{where} failed after {size:,} bytes: "
+                                            f"{printable(reason, keep_newlines=False)}") from None
                     if not chunk:
+                        if deadline.expired:
+                            raise late(size)
                         break
                     size += len(chunk)
                     if size > limit:
@@ -593,6 +698,9 @@ def _download(url: str, file: DataFile, target: Path, *, until: float, seconds: 
             except OSError:
                 break
         raise
+    finally:
+        if deadline is not None:
+            deadline.cancel()
 
 
 # ---------------------------------------------------------------------------

@@ -101,6 +101,24 @@ class _Hostile(BaseHTTPRequestHandler):
             self.send_response(302)
             self.send_header("Location", "file:///etc/passwd")
             self.end_headers()
+        elif mode == "trickle-headers":  # the status line and headers a byte every 0.2 s, never complete
+            line = b"HTTP/1.1 200 OK\r\n" + b"X-Slow: " + b"a" * 4000
+            self._until_stopped(lambda: (self.wfile.write(line[:1]), self.wfile.flush(), self.stop.wait(0.2)))
+        elif mode == "hop":  # /hop/<k>/...: a slow redirect to hop k - 1, then the file
+            _, k, rest = self.path.strip("/").split("/", 2)
+            self.stop.wait(0.8)
+            self.send_response(302)
+            self.send_header("Location", f"/hop/{int(k) - 1}/{rest}" if int(k) > 0 else f"/ok/{rest}")
+            self.end_headers()
+        elif mode == "bad-status":
+            self.wfile.write(b"HTTP/1.1 2OO Fine\r\n\r\n" + PAYLOAD)
+        elif mode == "long-header":
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Big: " + b"a" * 100_000 + b"\r\n\r\n")
+        elif mode == "many-headers":
+            self.wfile.write(b"HTTP/1.1 200 OK\r\n" + b"X-A: b\r\n" * 500 + b"\r\n")
+        elif mode == "escape-reason":
+            self.send_response(403, "Forbidden\x1b]0;pwned\x07\x1b[2J")
+            self.end_headers()
         elif mode == "redirect-ok":
             self.send_response(302)
             self.send_header("Location", "/ok/" + self.path.split("/", 2)[2])
@@ -182,6 +200,9 @@ def test_connection_failures_say_why_in_a_few_words(tiny, monkeypatch):
     _fails(tiny, f"http://127.0.0.1:{closed}", "failed: connection refused$")
 
     class Offline:
+        def __init__(self, deadline):
+            pass
+
         def open(self, request, timeout):
             raise urllib.error.URLError(socket.gaierror(-3, "Temporary failure in name resolution"))
 
@@ -214,3 +235,47 @@ def test_a_present_file_is_kept_and_folders_that_existed_stay(tiny):
 def test_deadline_is_validated(tiny, deadline):
     with pytest.raises(ValueError, match="deadline must be a positive finite number"):
         fetch_dataset("tiny", data_dir=tiny, deadline=deadline)
+
+
+# -- deadline on every phase, protocol errors, what is echoed (issue 23) -----------------------------------
+def test_a_server_trickling_its_headers_is_cut_at_the_deadline(tiny):
+    with hostile_server() as base:
+        assert _fails(tiny, base + "/trickle-headers", r"timed out \(the overall deadline of 1.5 s", deadline=1.5) < 4
+
+
+def test_slow_redirect_hops_count_against_one_deadline(tiny):
+    with hostile_server() as base:
+        assert fetch_dataset("tiny", data_dir=tiny, base_url=base + "/hop/1")[0].read_bytes() == PAYLOAD
+        (tiny / REL).unlink()
+        for folder in (tiny / "tiny/nested", tiny / "tiny", tiny):
+            folder.rmdir()
+        assert _fails(tiny, base + "/hop/4", r"timed out \(the overall deadline of 2 s", deadline=2) < 4
+
+
+@pytest.mark.parametrize("mode, said", [
+    ("bad-status", "malformed status line"),
+    ("long-header", "line is too long"),
+    ("many-headers", "too many header lines"),
+])
+def test_malformed_responses_are_one_line_download_errors(tiny, mode, said):
+    with hostile_server() as base:
+        assert _fails(tiny, base + f"/{mode}", f"failed: the server's response is not valid HTTP.*{said}") < 10
+
+
+def test_the_reason_phrase_is_shown_without_its_escape_sequences(tiny):
+    with hostile_server() as base:
+        _fails(tiny, base + "/escape-reason", "failed: HTTP 403 Forbidden")
+        with pytest.raises(DownloadError) as info:
+            fetch_dataset("tiny", data_dir=tiny, base_url=base + "/escape-reason")
+    assert "\x1b" not in str(info.value) and "\\x1b]0;pwned" in str(info.value)
+
+
+def test_a_password_in_the_url_is_never_echoed(tiny):
+    with hostile_server() as base:
+        secret = base.replace("http://", "http://alice:s3cret-pw@") + "/missing"
+        with pytest.raises(DownloadError) as info:
+            fetch_dataset("tiny", data_dir=tiny, base_url=secret)
+    assert "s3cret-pw" not in str(info.value) and "alice:***@127.0.0.1" in str(info.value)
+    with pytest.raises(ValueError) as refused:
+        fetch_dataset("tiny", data_dir=tiny, base_url="ftp://bob:hunter2@example.org/x")
+    assert "hunter2" not in str(refused.value)

@@ -1,0 +1,36 @@
+"""Text that reaches a terminal or a log: control characters shown as escapes, passwords in URLs hidden."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit, urlunsplit
+
+# C0/C1 controls (ESC starts terminal escape sequences), DEL, and the Unicode line/paragraph separators and bidi
+# overrides, which reorder or hide what follows them on a terminal.
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_UNPRINTABLE_OR_NEWLINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: object, *, keep_newlines: bool = True) -> str:
+    """``text`` with every control character written as a visible escape (``\\x1b``, ``\\u202e``).
+
+    Names in a dataset and phrases from a server are data: printed raw, an escape sequence could recolour,
+    retitle or rewrite the user's terminal. Tabs (and newlines, unless ``keep_newlines`` is False) are kept."""
+    pattern = _UNPRINTABLE if keep_newlines else _UNPRINTABLE_OR_NEWLINE
+    return pattern.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), str(text))
+
+
+def redact_url(url: object) -> str:
+    """A URL as it may be shown: the password of ``user:password@host`` replaced by ``***`` (and unprintable
+    characters escaped)."""
+    text = str(url)
+    try:
+        parts = urlsplit(text)
+    except ValueError:
+        return printable(re.sub(r"//[^/@]*@", "//***@", text), keep_newlines=False)
+    if "@" in parts.netloc:
+        userinfo, host = parts.netloc.rsplit("@", 1)
+        user = userinfo.split(":", 1)[0]
+        shown = f"{user}:***@{host}" if ":" in userinfo else f"***@{host}"
+        text = urlunsplit(parts._replace(netloc=shown))
+    return printable(text, keep_newlines=False)
