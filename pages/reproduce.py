@@ -7,6 +7,7 @@ The table of published values lives in the core (metaeval_core/analyses/reproduc
 import pandas as pd
 import streamlit as st
 
+from metaeval_core.analyses.reproduce import VERDICTS
 from metaeval_ui import data, exports, widgets
 from metaeval_ui.errors import escape_markdown, guard
 
@@ -33,14 +34,17 @@ if len(missing):
         "or download them on a machine with internet access: `python -m metaeval_core fetch --dataset summeval` "
         "(and realsumm, summeval-naacl2022, realsumm-naacl2022), each verified by its sha256.",
         icon=":material/cloud_off:")
-unreproducible = frame["note"].ne("") & ~frame["note"].str.startswith(("data not available", "could not compute"))
-computed = frame[frame["metaeval"].notna() & ~unreproducible]
-left, middle, right = st.columns(3)
-left.metric("Reproduced", f"{int(computed['reproduced'].sum())} of {len(computed)}",
-            help="Numbers the built-in data can reproduce, recomputed and within tolerance.")
-middle.metric("Not reproducible from this data", int(unreproducible.sum()),
-              help="Published numbers that need data the mirror does not hold; the reason is in each row.")
-right.metric("Not computed (data missing)", len(missing))
+counts = frame["verdict"].value_counts().reindex(VERDICTS, fill_value=0)
+ok, differ, unreproducible, not_computed = (int(counts[v]) for v in VERDICTS)
+cols = st.columns(4)
+cols[0].metric("✓ Reproduced", f"{ok} of {len(frame)}",
+               help="Published numbers recomputed from the built-in data and within tolerance, of all listed.")
+cols[1].metric("✗ Differ", differ, help="Reproducible from this data, recomputed, and outside the tolerance.")
+cols[2].metric("— Not reproducible from this data", unreproducible,
+               help="They need data the mirror does not hold: the reason is in each row's 'why not'; the value "
+                    "computed on what the data has is shown for comparison, never ticked.")
+cols[3].metric("Not computed (data missing)", not_computed)
+MARKS = {"reproduced": "✓", "differs": "✗", "not reproducible": "— (see why)", "not computed": "— (not computed)"}
 
 
 def _shown(value: object) -> str:
@@ -49,20 +53,21 @@ def _shown(value: object) -> str:
     return f"{value:.4f}".rstrip("0").rstrip(".") if isinstance(value, float) else str(value)
 
 
-def _verdict(row: pd.Series) -> str:
-    if row["note"] and not row["reproduced"]:
-        return "— (see why)" if not row["note"].startswith(("data", "could")) else "— (not computed)"
-    return "✓" if row["reproduced"] else "✗"
-
-
 view = pd.DataFrame({
-    "": [_verdict(r) for _, r in frame.iterrows()], "what": frame["what"], "where": frame["table"],
-    "dataset": frame["dataset"], "published": frame["published"].map(_shown), "metaeval": frame["metaeval"].map(_shown),
-    "± tolerance": frame["tolerance"].map(lambda t: f"{t:g}" if t else "exact"), "why not": frame["note"],
+    "": frame["verdict"].map(MARKS), "published": frame["published"].map(_shown),
+    "metaeval": frame["metaeval"].map(_shown),
+    "± tolerance": frame["tolerance"].map(lambda t: f"{t:g}" if t else "exact"), "what": frame["what"],
+    "where": frame["table"], "dataset": frame["dataset"], "why not": frame["note"],
 })
+# The verdict, the numbers and the tolerance first and narrow, so they stay in view at 1280 px; the long texts
+# last, wide, and the reasons repeated in full under each table (a cut-off cell would hide them).
+COLUMNS = {"": st.column_config.TextColumn("", width=90), "± tolerance": st.column_config.TextColumn(width="small"),
+           "what": st.column_config.TextColumn(width="large"), "why not": st.column_config.TextColumn(width="large")}
 for paper, part in view.groupby(frame["paper"], sort=False):
     st.subheader(escape_markdown(paper))
-    st.dataframe(part, hide_index=True, width="stretch")
+    st.dataframe(part, hide_index=True, width="stretch", column_config=COLUMNS)
+    for reason, rows in part[part["why not"].ne("")].groupby("why not", sort=False):
+        st.caption(escape_markdown(f"Why not ({'; '.join(rows['what'])}): {reason}"))
 st.caption("Resampled numbers (TACL 2021 intervals and tests) use k = 1,000 and seed 0; their tolerance allows for "
            "resampling noise. Rows marked '— (see why)' are computed on what the data holds and shown for comparison, "
            "never ticked.")

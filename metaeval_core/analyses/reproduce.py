@@ -12,7 +12,7 @@ References: docs/methods.md sec. 1-8; the papers in ``../shared/papers/`` (see e
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterable, Mapping
+from typing import Callable, Iterable, Literal, Mapping, get_args
 
 import numpy as np
 
@@ -225,9 +225,20 @@ PUBLISHED: tuple[PublishedValue, ...] = (
 )
 
 
+Verdict = Literal["reproduced", "differs", "not reproducible", "not computed"]
+VERDICTS: tuple[str, ...] = get_args(Verdict)
+_NOT_COMPUTED = ("data not available", "could not compute")  # the notes reproduce() writes itself
+
+
 @dataclass(frozen=True)
 class Reproduction:
-    """One row of the reproduction table: the published value, metaeval's value and whether they agree."""
+    """One row of the reproduction table: the published value, metaeval's value and whether they agree.
+
+    :attr:`verdict` sorts it into one of :data:`VERDICTS`: ``reproduced`` (✓, within tolerance), ``differs``
+    (✗, computed and reproducible but outside tolerance), ``not reproducible`` (the data cannot reproduce it: the
+    note says why; any value is shown for comparison, never ticked) or ``not computed`` (data missing or the
+    computation failed).
+    """
 
     paper: str
     table: str
@@ -238,6 +249,14 @@ class Reproduction:
     value: float | str | None
     reproduced: bool
     note: str
+
+    @property
+    def verdict(self) -> str:
+        if self.note.startswith(_NOT_COMPUTED):
+            return "not computed"
+        if self.note:
+            return "not reproducible"
+        return "reproduced" if self.reproduced else "differs"
 
 
 def reproduce(load: Callable[[str], Dataset], *, values: Iterable[PublishedValue] = PUBLISHED,
@@ -278,4 +297,13 @@ def reproduction_records(rows: Iterable[Reproduction]) -> list[dict]:
     """Rows as plain records (for a table, CSV or JSON)."""
     return [{"paper": r.paper, "table": r.table, "what": r.description, "dataset": r.dataset,
              "published": r.published, "metaeval": r.value, "tolerance": r.tolerance,
-             "reproduced": r.reproduced, "note": r.note} for r in rows]
+             "reproduced": r.reproduced, "verdict": r.verdict, "note": r.note} for r in rows]
+
+
+def verdict_counts(rows: Iterable[Reproduction]) -> dict[str, int]:
+    """How many rows have each :data:`VERDICTS` (every verdict present, 0 when none): the headline counts each
+    separately, so "reproduced" is never read as "all published numbers agree"."""
+    counts = dict.fromkeys(VERDICTS, 0)
+    for row in rows:
+        counts[row.verdict] += 1
+    return counts

@@ -69,3 +69,17 @@ def test_cli_reproduce(data_dir, capsys):
     records = json.loads(capsys.readouterr().out)
     assert [r["reproduced"] for r in records] == [True]
     assert records[0]["published"] == 0.96 and abs(records[0]["metaeval"] - 0.96) <= 0.01
+
+
+def test_verdicts_are_counted_separately():
+    """Issue 24: 'Reproduced 71 of 71' hid 8 numbers the data cannot reproduce; each verdict is its own count."""
+    from metaeval_core.analyses.reproduce import Reproduction, verdict_counts
+
+    def row(value, reproduced, note=""):
+        return Reproduction("p", "t", "d", "ds", 0.5, 0.005, value, reproduced, note)
+
+    rows = [row(0.5, True), row(0.6, False), row(0.7, False, "needs the whole test set"),
+            row(None, False, "data not available: x"), row(None, False, "could not compute: y")]
+    assert [r.verdict for r in rows] == ["reproduced", "differs", "not reproducible", "not computed", "not computed"]
+    assert verdict_counts(rows) == {"reproduced": 1, "differs": 1, "not reproducible": 1, "not computed": 2}
+    assert reproduction_records(rows)[2]["verdict"] == "not reproducible"

@@ -26,7 +26,10 @@ def test_reproduce_page_without_data_says_how_to_get_it(demo_env):
     at = open_page("pages/reproduce.py")
     info = " ".join(texts(at, "info"))
     assert "not available here" in info and "METAEVAL_DATA_DIR" in info and "fetch --dataset summeval" in info
-    assert at.metric[0].value.startswith("0 of 0")
+    from metaeval_core.analyses.reproduce import PUBLISHED
+
+    assert at.metric[0].value == f"0 of {len(PUBLISHED)}"  # nothing reproduced, out of every published number
+    assert {m.label: m.value for m in at.metric}["Not computed (data missing)"] == str(len(PUBLISHED))
 
 
 def test_reproduce_page_on_real_data_ticks_every_reproducible_number(real_env):
@@ -40,7 +43,15 @@ def test_reproduce_page_on_real_data_ticks_every_reproducible_number(real_env):
     reproducible = sum(1 for item in PUBLISHED if not item.reason)
     assert verdicts.count("✓") == reproducible and "✗" not in verdicts
     assert verdicts.count("— (see why)") == len(PUBLISHED) - reproducible
-    assert at.metric[0].value == f"{reproducible} of {reproducible}"
+    # Issue 24: the headline counts ✓, ✗ and not reproducible separately (was "Reproduced 71 of 71" while 8
+    # published numbers were not reproduced)
+    shown = {m.label: m.value for m in at.metric}
+    assert shown["✓ Reproduced"] == f"{reproducible} of {len(PUBLISHED)}"
+    assert shown["✗ Differ"] == "0" and shown["— Not reproducible from this data"] == str(len(PUBLISHED) - reproducible)
+    # the tolerance sits beside the numbers, and every reason is written out in full under its table
+    assert list(frames[0].columns[:4]) == ["", "published", "metaeval", "± tolerance"]
+    captions = " ".join(c.value for c in at.caption).replace("\\", "")
+    assert all(v.replace("\\", "")[:40] in captions for f in frames for v in f["why not"] if v)
     why = [v for f in frames for v in f["why not"] if v]
     assert all("whole test set" in v for v in why)
 
