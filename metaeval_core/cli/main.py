@@ -28,7 +28,7 @@ from metaeval_core.data.dataset import POOLS, Dataset, DatasetError
 # that already has ``--json``; helpers ``add_dataset_args``/``add_selection_args``/``add_resampling_args``/``emit``
 # live here.
 _COMMAND_MODULES: tuple[str, ...] = ("metaeval_core.cli.analyses", "metaeval_core.cli.practice",
-                                     "metaeval_core.cli.simulations")
+                                     "metaeval_core.cli.simulations", "metaeval_core.cli.judges")
 
 EXIT_USAGE = 2
 EXIT_INTERNAL = 1
@@ -269,9 +269,17 @@ def cmd_datasets(args: argparse.Namespace) -> None:
     directory = data_dir(args)
     rows = []
     for info in list_datasets(data_dir=directory):
-        row = {"id": info.id, "title": info.title, "licence": info.licence, "available": info.available,
-               "reason": info.reason, "systems": None, "inputs": None, "judged": None, "measures": None}
-        if info.available and args.counts:
+        row = {"id": info.id, "title": info.title, "kind": info.kind, "licence": info.licence,
+               "available": info.available, "reason": info.reason, "systems": None, "inputs": None, "judged": None,
+               "measures": None}
+        if info.available and args.counts and info.kind == "pairwise":
+            from metaeval_core.judges import load_pairwise
+
+            # Pairwise verdicts: inputs are the pairs (all judged), measures the raters (humans, gold, judges).
+            pairs = load_pairwise(info.id, data_dir=directory)
+            row.update(systems=len(pairs.systems) or None, inputs=pairs.n_items, judged=pairs.n_items,
+                       measures=pairs.n_raters)
+        elif info.available and args.counts:
             ds = load_dataset(info.id, data_dir=directory)
             row.update(systems=ds.n_systems, inputs=ds.n_inputs, judged=ds.n_judged,
                        measures=len(ds.measures))
@@ -281,8 +289,9 @@ def cmd_datasets(args: argparse.Namespace) -> None:
         return
     short = {info.id: info.short_reason for info in list_datasets(data_dir=directory)}
     table = [{**row, "status": "available" if row["available"] else short[row["id"]]} for row in rows]
+    # kind: 'scores' or 'pairwise' (for pairwise verdicts, inputs are the pairs and measures the raters)
     table, columns = fit_to_terminal(to_jsonable(table), ["id", "status", "systems", "inputs", "judged", "measures",
-                                                          "licence"], shrink=("licence",))
+                                                          "kind", "licence"], shrink=("licence", "kind"))
     print_table(table, columns)
     missing = [row["id"] for row in rows if not row["available"]]
     if missing:
@@ -362,8 +371,14 @@ def describe_dataset(ds: Dataset) -> dict:
 
 
 def cmd_describe(args: argparse.Namespace) -> None:
+    from metaeval_core.data.registry import dataset_ids, dataset_info
     from metaeval_core.data.upload.report import validation_report
 
+    if args.dataset in dataset_ids() and dataset_info(args.dataset, data_dir=data_dir(args)).kind == "pairwise":
+        from metaeval_core.cli.judges import describe_pairwise_command
+
+        describe_pairwise_command(args)
+        return
     ds = load(args)
     info = describe_dataset(ds)
     report = validation_report(ds)  # the same report the dashboard shows after an upload

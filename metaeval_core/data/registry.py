@@ -37,6 +37,11 @@ BASE_URL_ENV = "METAEVAL_DATA_BASE_URL"
 DEMO_ID = "demo"
 
 FileStatus = Literal["ok", "missing", "mismatch", "unpinned"]
+# What a dataset holds: 'scores' (systems x inputs score matrices, a Dataset) or 'pairwise' ("A or B?" verdicts
+# of people and judges on pairs of outputs, metaeval_core.judges.PairwiseData). The score pages and commands
+# list and load only 'scores'; `metaeval judges` and the judges pages only 'pairwise'.
+DatasetKind = Literal["scores", "pairwise"]
+DATASET_KINDS: tuple[str, ...] = ("scores", "pairwise")
 
 
 # ---------------------------------------------------------------------------
@@ -92,6 +97,7 @@ class DatasetInfo:
     downloadable: bool = False
     short_reason: str = ""
     data_dir: Path | None = None
+    kind: str = "scores"
 
 
 class DatasetUnavailable(DatasetError):
@@ -130,6 +136,7 @@ class _Entry:
     files: tuple[DataFile, ...]
     optional_files: tuple[DataFile, ...]
     options: tuple[tuple[str, Any], ...]
+    kind: str = "scores"
 
 
 def _parse_file(raw: object, where: str, *, required: bool) -> DataFile:
@@ -161,6 +168,7 @@ def _read_registry(path: str) -> tuple[_Entry, ...]:
     if not isinstance(raw, dict) or not isinstance(raw.get("datasets"), list):
         raise DatasetError(f"{path}: the registry must be an object with a 'datasets' list")
     from metaeval_core.data.loaders import LOADERS
+    from metaeval_core.judges.loaders import PAIRWISE_LOADERS
 
     entries = []
     for k, item in enumerate(raw["datasets"]):
@@ -170,8 +178,13 @@ def _read_registry(path: str) -> tuple[_Entry, ...]:
         for key in ("id", "title", "citation", "licence", "description", "loader"):
             if not isinstance(item.get(key), str):
                 raise DatasetError(f"{where}: field {key!r} must be a string")
-        if item["loader"] not in LOADERS:
-            raise DatasetError(f"{where}: unknown loader {item['loader']!r}; known: {', '.join(LOADERS)}")
+        kind = item.get("kind", "scores")
+        if kind not in DATASET_KINDS:
+            raise DatasetError(f"{where}: field 'kind' must be one of {', '.join(DATASET_KINDS)}; got {kind!r}")
+        known = LOADERS if kind == "scores" else PAIRWISE_LOADERS
+        if item["loader"] not in known:
+            raise DatasetError(f"{where}: unknown loader {item['loader']!r} for kind {kind!r}; known: "
+                               f"{', '.join(known)}")
         entries.append(
             _Entry(
                 id=item["id"],
@@ -185,6 +198,7 @@ def _read_registry(path: str) -> tuple[_Entry, ...]:
                     _parse_file(f, f"{where} ({item['id']})", required=False) for f in item.get("optional_files", [])
                 ),
                 options=tuple(sorted(dict(item.get("options", {})).items())),
+                kind=kind,
             )
         )
     ids = [e.id for e in entries]
@@ -271,16 +285,20 @@ def _info(entry: _Entry, directory: Path) -> DatasetInfo:
         downloadable=downloadable,
         short_reason=short,
         data_dir=directory,
+        kind=entry.kind,
     )
 
 
-def list_datasets(*, data_dir: Path | None = None) -> list[DatasetInfo]:
-    """Every built-in dataset with its availability in ``data_dir``; ``demo`` first.
+def list_datasets(*, data_dir: Path | None = None, kind: DatasetKind | None = None) -> list[DatasetInfo]:
+    """Every built-in dataset (of one ``kind``) with its availability in ``data_dir``; ``demo`` first.
 
     Parameters
     ----------
     data_dir : path, optional
         The data directory (default: :func:`data_dir`).
+    kind : {'scores', 'pairwise'}, optional
+        Only the datasets of this kind (default: all): score matrices (:func:`load_dataset`) or pairwise
+        verdicts (:func:`metaeval_core.judges.load_pairwise`). ``DatasetInfo.kind`` says which each is.
 
     Returns
     -------
@@ -293,7 +311,9 @@ def list_datasets(*, data_dir: Path | None = None) -> list[DatasetInfo]:
     docs/methods.md sec. 0.
     """
     directory = _resolve_dir(data_dir)
-    infos = [_info(e, directory) for e in _entries()]
+    if kind is not None and kind not in DATASET_KINDS:
+        raise ValueError(f"kind must be one of {', '.join(DATASET_KINDS)} or None; got {kind!r}")
+    infos = [_info(e, directory) for e in _entries() if kind is None or e.kind == kind]
     return sorted(infos, key=lambda info: info.id != DEMO_ID)
 
 
@@ -706,10 +726,11 @@ def _download(url: str, file: DataFile, target: Path, *, until: float, seconds: 
 # ---------------------------------------------------------------------------
 # Loading
 # ---------------------------------------------------------------------------
-def _version(checks: list[FileCheck], entry: _Entry) -> str:
+def _version(checks: list[FileCheck], entry: _Entry, loader_version: str | None = None) -> str:
     from metaeval_core.data.loaders import LOADER_VERSION
 
-    digest = hashlib.sha256(f"{entry.id}\x1f{entry.loader}:{LOADER_VERSION}\x1f{entry.options!r}".encode())
+    loader_version = LOADER_VERSION if loader_version is None else loader_version
+    digest = hashlib.sha256(f"{entry.id}\x1f{entry.loader}:{loader_version}\x1f{entry.options!r}".encode())
     for check in sorted(checks, key=lambda c: c.path):
         digest.update(f"\x1e{check.path}\x1f{check.actual}".encode())
     return digest.hexdigest()[:16]
@@ -775,7 +796,12 @@ def load_dataset(id_or_path: str, *, data_dir: Path | None = None, download: boo
 
         return synthetic_dataset()
     if key in dataset_ids():
-        return _load_registered(_entry(key), directory, download)
+        entry = _entry(key)
+        if entry.kind != "scores":
+            raise DatasetError(
+                f"dataset {key!r} holds pairwise verdicts (A or B?), not score matrices: load it with "
+                f"metaeval_core.judges.load_pairwise({key!r}) (on the command line: `metaeval judges --dataset {key}`)")
+        return _load_registered(entry, directory, download)
     path = Path(key).expanduser()
     if path.is_dir():
         from metaeval_core.data.mtme import read_mtme
@@ -799,8 +825,45 @@ def load_dataset(id_or_path: str, *, data_dir: Path | None = None, download: boo
     )
 
 
-def _load_registered(entry: _Entry, directory: Path, download: bool) -> Dataset:
-    from metaeval_core.data.loaders import LOADERS, LoaderFiles
+@dataclass(frozen=True)
+class VerifiedFiles:
+    """A registry dataset's files, present and checked against their pinned sha256.
+
+    ``files`` is what a loader reads; ``checks`` the sha256 checks (required files, then present optional ones);
+    ``info`` the registry entry with its availability.
+    """
+
+    files: Any  # metaeval_core.data.loaders.LoaderFiles (imported lazily: the loaders import this module)
+    checks: tuple[FileCheck, ...]
+    info: DatasetInfo
+    options: tuple[tuple[str, Any], ...] = ()
+
+    def version(self, loader_version: str) -> str:
+        """A stable hash of the files' sha256, the loader and its ``loader_version``."""
+        entry = _entry(self.info.id)
+        return _version(list(self.checks), entry, loader_version)
+
+
+def verified_files(dataset_id: str, *, data_dir: Path | None = None, download: bool = False) -> VerifiedFiles:
+    """The files of registry dataset ``dataset_id``, present (downloaded first with ``download``) and verified.
+
+    Raises
+    ------
+    DatasetUnavailable
+        Required files are missing and ``download`` is False (the message says what and how to get them).
+    DatasetError
+        Unknown id; a file whose sha256 differs from the pinned one.
+
+    References
+    ----------
+    docs/methods.md sec. 0.
+    """
+    directory = _validate_load(dataset_id, data_dir, download)
+    return _verified(_entry(dataset_id), directory, download)
+
+
+def _verified(entry: _Entry, directory: Path, download: bool) -> VerifiedFiles:
+    from metaeval_core.data.loaders import LoaderFiles
 
     info = _info(entry, directory)
     if not info.available:
@@ -818,7 +881,15 @@ def _load_registered(entry: _Entry, directory: Path, download: bool) -> Dataset:
         optional=optional,
         options=dict(entry.options),
     )
-    loaded = LOADERS[entry.loader](files)
+    return VerifiedFiles(files=files, checks=tuple(checks), info=info, options=entry.options)
+
+
+def _load_registered(entry: _Entry, directory: Path, download: bool) -> Dataset:
+    from metaeval_core.data.loaders import LOADERS
+
+    verified = _verified(entry, directory, download)
+    checks = list(verified.checks)
+    loaded = LOADERS[entry.loader](verified.files)
     return loaded.to_dataset(
         entry.id,
         title=entry.title,

@@ -67,7 +67,8 @@ def data_dir_key() -> str:
 def list_choices(data_dir: str) -> tuple[DatasetChoice, ...]:
     """The datasets the picker offers for ``data_dir`` (the demo first)."""
     demo = DatasetChoice(DEMO_ID, "Synthetic demo (offline)", description="Generated data with a known truth.")
-    infos = _registry.list_datasets(data_dir=Path(data_dir) if data_dir else None)
+    # Score-matrix datasets only: pairwise-verdict datasets (kind 'pairwise') are the judges pages' own.
+    infos = _registry.list_datasets(data_dir=Path(data_dir) if data_dir else None, kind="scores")
     out = [
         DatasetChoice(
             id=str(info.id),

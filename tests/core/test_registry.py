@@ -36,6 +36,8 @@ IDS = (
     "rose",
     "xsum-hallucination",
     "hanna",
+    "pandalm",
+    "llmbar",
 )
 
 

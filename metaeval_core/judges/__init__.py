@@ -1,0 +1,53 @@
+"""Meta-evaluation of pairwise ("A or B?") judges against human preferences (docs/methods.md sec. 18).
+
+Public API (every name is re-exported here; the modules hold the code):
+
+Data (``model``, ``loaders``)
+    :class:`PairwiseData` (items x raters x orders of integer-coded verdicts, texts, systems, pair sets,
+    item attributes; ``select_pair_set``, ``select_subset``, ``select_items``, ``judges_of``, ``covered``,
+    ``verdict_counts``, ``orders_of``), :class:`Rater` (id, kind human/gold/judge, attributes: LLMBar's
+    ``evaluator`` and ``strategy``), the codes :data:`A`, :data:`B`, :data:`TIE`, :data:`INVALID`,
+    :data:`MISSING` and names :data:`VERDICTS`, :data:`ORDERS` (``'original'``: A shown first,
+    ``'swapped'``: B shown first), :func:`majority_verdict`;
+    :func:`load_pairwise` (a registry id of kind ``pairwise``: ``'pandalm'``, ``'llmbar'``, or a verdict file),
+    :func:`load_pandalm`, :func:`load_llmbar`, :data:`PAIRWISE_LOADERS`.
+Agreement with people (``agreement``)
+    :func:`judge_agreement` -> :class:`AgreementTable` of :class:`JudgeAgreement` (estimate, low, high,
+    n_items, n_invalid, n_ties, reference and conventions named); statistics ``'accuracy'``, ``'kappa'``,
+    ``'alpha'``; ``order`` ``'original'``/``'swapped'``/``'average'``/``'both'``; ``ties``
+    ``'three-class'``/``'drop-reference-ties'``/``'drop-any-tie'``; ``invalid`` ``'wrong'``/``'drop'``/``'tie'``;
+    ``reference`` ``'auto'``/``'majority'``/``'gold'``/a rater id (:func:`resolve_reference`).
+    :func:`human_ceiling` (each annotator against the majority of the others, an :class:`AgreementTable`),
+    :func:`chance_baseline` (verdicts permuted over items -> :class:`ChanceBaseline` per judge).
+Biases (``biases``)
+    :func:`positional_bias` -> :class:`PositionalBias` (consistency across orders, first-position preference,
+    each an :class:`Estimate` with interval); :func:`length_preference` -> :class:`LengthPreference` (judge vs
+    reference share choosing the longer output and their difference); :func:`output_lengths`.
+
+All resampling takes ``confidence_level``, ``n_resamples``, ``rng`` (a Generator or a seed) and ``batch``
+(results do not depend on it); every result is a frozen dataclass with ``to_dict()``/``to_frame()``.
+"""
+
+from metaeval_core.judges.model import (  # noqa: F401
+    A, B, INVALID, MISSING, NO_MAJORITY, ORDERS, RATER_KINDS, TIE, VERDICTS, PairwiseData, Rater, majority_verdict,
+)
+from metaeval_core.judges.loaders import PAIRWISE_LOADERS, load_llmbar, load_pairwise, load_pandalm  # noqa: F401
+from metaeval_core.judges._kernel import (  # noqa: F401
+    INVALID_CONVENTIONS, ORDER_MODES, STATISTICS, TIE_CONVENTIONS,
+)
+from metaeval_core.judges.agreement import (  # noqa: F401
+    AgreementTable, ChanceBaseline, JudgeAgreement, chance_baseline, human_ceiling, judge_agreement, resolve_reference,
+)
+from metaeval_core.judges.biases import (  # noqa: F401
+    Estimate, LengthPreference, PositionalBias, length_preference, output_lengths, positional_bias,
+)
+
+__all__ = [
+    "A", "B", "TIE", "INVALID", "MISSING", "VERDICTS", "ORDERS", "RATER_KINDS", "NO_MAJORITY",
+    "PairwiseData", "Rater", "majority_verdict",
+    "PAIRWISE_LOADERS", "load_pairwise", "load_pandalm", "load_llmbar",
+    "STATISTICS", "ORDER_MODES", "TIE_CONVENTIONS", "INVALID_CONVENTIONS",
+    "AgreementTable", "JudgeAgreement", "ChanceBaseline", "judge_agreement", "human_ceiling", "chance_baseline",
+    "resolve_reference",
+    "Estimate", "PositionalBias", "LengthPreference", "positional_bias", "length_preference", "output_lengths",
+]

@@ -1,0 +1,238 @@
+"""Shared machinery of the judges statistics: conventions, per-item columns, statistics from sums, resampling.
+
+Every statistic here is a function of *sums over items* of per-item columns: an accuracy is
+``sum(correct) / sum(counted)``, a kappa or an alpha a function of the confusion counts (the sum of one-hot
+per-item cells). So a bootstrap over items is one product ``W @ columns`` with ``W[b, i]`` the multiplicity
+of item ``i`` in resample ``b`` (all indices drawn up front, evaluated in batches: the result does not
+depend on ``batch``), and a paired permutation between two judges is linear in the swap bits.
+
+References: docs/methods.md sec. 18.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+import numpy as np
+
+from metaeval_core._checks import (
+    as_generator, check_choice, check_confidence_level, check_int, check_interval_resamples,
+)
+from metaeval_core.judges.model import INVALID, MISSING, ORDERS, TIE
+from metaeval_core.stats.resampling import _auto_batch, _chunks, _counts
+
+Statistic = Literal["accuracy", "kappa", "alpha"]
+STATISTICS: tuple[str, ...] = get_args(Statistic)
+OrderMode = Literal["original", "swapped", "average", "both"]
+ORDER_MODES: tuple[str, ...] = get_args(OrderMode)
+Ties = Literal["three-class", "drop-reference-ties", "drop-any-tie"]
+TIE_CONVENTIONS: tuple[str, ...] = get_args(Ties)
+Invalid = Literal["wrong", "drop", "tie"]
+INVALID_CONVENTIONS: tuple[str, ...] = get_args(Invalid)
+
+K = 4  # verdict categories in a confusion table: A, B, tie, invalid
+
+
+@dataclass(frozen=True)
+class Conventions:
+    """How ties and invalid verdicts count; see :func:`count_mask`."""
+
+    ties: str = "three-class"
+    invalid: str = "wrong"
+
+    def __post_init__(self) -> None:
+        check_choice(self.ties, "ties", TIE_CONVENTIONS)
+        check_choice(self.invalid, "invalid", INVALID_CONVENTIONS)
+
+
+def read_invalid(judge: np.ndarray, invalid: str) -> np.ndarray:
+    """The judge's codes with ``invalid='tie'`` applied (an invalid verdict read as a tie)."""
+    return np.where(judge == INVALID, TIE, judge) if invalid == "tie" else judge
+
+
+def count_mask(judge: np.ndarray, reference: np.ndarray, conv: Conventions) -> np.ndarray:
+    """Which (item, order) cells count: both verdicts present, and the conventions keep the cell.
+
+    * ``ties='three-class'``: a tie is a third class; every cell counts.
+    * ``'drop-reference-ties'``: cells whose reference is a tie are left out (a judge's tie elsewhere is wrong).
+    * ``'drop-any-tie'``: cells where the reference or the judge says tie are left out (MT-Bench's "w/o tie").
+    * ``invalid='wrong'``: an invalid verdict counts and never agrees; ``'drop'``: left out; ``'tie'``: read
+      as a tie (apply :func:`read_invalid` to ``judge`` first).
+    """
+    keep = (judge != MISSING) & (reference != MISSING)
+    if conv.invalid == "drop":
+        keep &= judge != INVALID
+    if conv.ties in ("drop-reference-ties", "drop-any-tie"):
+        keep &= reference != TIE
+    if conv.ties == "drop-any-tie":
+        keep &= judge != TIE
+    return keep
+
+
+def order_slots(mode: str) -> tuple[int, ...]:
+    """The order indices a mode reads: one for 'original'/'swapped', both for 'average'/'both'."""
+    return (ORDERS.index(mode),) if mode in ORDERS else (0, 1)
+
+
+def accuracy_columns(judge: np.ndarray, reference: np.ndarray, mode: str, conv: Conventions) -> np.ndarray:
+    """Per-item (counted, correct) for accuracy; ``judge`` (..., n, J, 2) codes, ``reference`` (n, J).
+
+    Returns (..., n, J, 2) floats. ``'average'`` and ``'both'`` count an item only when both orders count;
+    ``'average'`` credits the share of the two orders that agree, ``'both'`` only agreement in both.
+    """
+    judge = read_invalid(judge, conv.invalid)
+    ref = reference[..., None]
+    keep = count_mask(judge, ref, conv)
+    hit = keep & (judge == ref)
+    slots = order_slots(mode)
+    if len(slots) == 1:
+        counted, correct = keep[..., slots[0]], hit[..., slots[0]]
+        return np.stack([counted, correct], axis=-1).astype(np.float64)
+    counted = keep[..., 0] & keep[..., 1]
+    if mode == "both":
+        correct = (counted & hit[..., 0] & hit[..., 1]).astype(np.float64)
+    else:
+        correct = np.where(counted, 0.5 * (hit[..., 0].astype(np.float64) + hit[..., 1]), 0.0)
+    return np.stack([counted.astype(np.float64), correct], axis=-1)
+
+
+def confusion_columns(judge: np.ndarray, reference: np.ndarray, mode: str, conv: Conventions) -> np.ndarray:
+    """Per-item one-hot confusion cells (judge x reference, 4 x 4) per order the mode reads.
+
+    Returns (..., n, J, O, 16) floats (O = 1 or 2); an order of an item that does not count is all zero.
+    ``'average'`` reads both orders and requires both to count, as for accuracy; ``'both'`` is refused by the
+    caller (agreement in both orders is an accuracy).
+    """
+    judge = read_invalid(judge, conv.invalid)
+    ref = reference[..., None]
+    keep = count_mask(judge, ref, conv)
+    slots = order_slots(mode)
+    if len(slots) == 2:
+        keep = keep & (keep[..., 0] & keep[..., 1])[..., None]
+    cell = np.where(keep, judge.astype(np.int64) * K + np.clip(ref, 0, None), -1)[..., list(slots)]
+    return (cell[..., None] == np.arange(K * K)).astype(np.float64)
+
+
+def accuracy_from_sums(sums: np.ndarray) -> np.ndarray:
+    """(..., 2) (counted, correct) sums -> accuracy (NaN when nothing counted)."""
+    out = np.full(sums.shape[:-1], np.nan)
+    np.divide(sums[..., 1], sums[..., 0], out=out, where=sums[..., 0] > 0)
+    return out
+
+
+def kappa_from_confusion(conf: np.ndarray) -> np.ndarray:
+    """Cohen's kappa from (..., 16) confusion counts (judge-major); NaN when undefined (chance agreement 1).
+
+    ``kappa = (p_o - p_e) / (1 - p_e)`` with ``p_o`` the diagonal share and ``p_e = sum_k r_k c_k / N^2``.
+    """
+    c = conf.reshape(conf.shape[:-1] + (K, K))
+    total = c.sum(axis=(-2, -1))
+    diag = np.trace(c, axis1=-2, axis2=-1)
+    expected = (c.sum(axis=-1) * c.sum(axis=-2)).sum(axis=-1)  # N^2 p_e
+    num = total * diag - expected
+    den = total * total - expected
+    out = np.full(total.shape, np.nan)
+    np.divide(num, den, out=out, where=(den > 0) & (total > 0))
+    return out
+
+
+def alpha_from_confusion(conf: np.ndarray) -> np.ndarray:
+    """Krippendorff's alpha (nominal) of two coders from (..., 16) confusion counts; NaN when undefined.
+
+    The coincidence matrix is ``o = C + C^T`` (each item two pairable values), ``n = 2 N``;
+    ``alpha = 1 - (n - 1) sum_{c != k} o_ck / sum_{c != k} n_c n_k``.
+    """
+    c = conf.reshape(conf.shape[:-1] + (K, K))
+    o = c + np.swapaxes(c, -1, -2)
+    n_c = o.sum(axis=-1)
+    n = n_c.sum(axis=-1)
+    disagree = o.sum(axis=(-2, -1)) - np.trace(o, axis1=-2, axis2=-1)
+    expected = n * n - (n_c * n_c).sum(axis=-1)  # sum_{c != k} n_c n_k
+    out = np.full(n.shape, np.nan)
+    np.divide((n - 1) * disagree, expected, out=out, where=expected > 0)
+    return 1.0 - out
+
+
+def columns_for(statistic: str, judge: np.ndarray, reference: np.ndarray, mode: str, conv: Conventions) -> np.ndarray:
+    """Per-item columns of ``statistic``, flattened to (..., n, J, C)."""
+    if statistic == "accuracy":
+        return accuracy_columns(judge, reference, mode, conv)
+    cols = confusion_columns(judge, reference, mode, conv)
+    return cols.reshape(cols.shape[:-2] + (-1,))
+
+
+def statistic_from_sums(statistic: str, sums: np.ndarray) -> np.ndarray:
+    """(..., J, C) sums -> (..., J) statistic; kappa and alpha average over the orders read."""
+    if statistic == "accuracy":
+        return accuracy_from_sums(sums)
+    conf = sums.reshape(sums.shape[:-1] + (-1, K * K))
+    per_order = kappa_from_confusion(conf) if statistic == "kappa" else alpha_from_confusion(conf)
+    return per_order.mean(axis=-1)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Resampling
+# ---------------------------------------------------------------------------------------------------------
+def check_resampling(confidence_level: object, n_resamples: object, batch: object) -> tuple[float, int, int | None]:
+    level = check_confidence_level(confidence_level)
+    k = check_interval_resamples(n_resamples, level)
+    return level, k, check_int(batch, "batch", allow_none=True)
+
+
+def draw_items(rng: object, n_resamples: int, n: int) -> np.ndarray:
+    """Bootstrap indices (k, n), all drawn up front from ``rng`` (so ``batch`` never changes them)."""
+    return as_generator(rng).integers(0, n, size=(n_resamples, n))
+
+
+def bootstrap_sums(columns: np.ndarray, indices: np.ndarray, batch: int | None) -> np.ndarray:
+    """(n, ...) per-item columns, (k, n) indices -> (k, ...) resampled sums (``W @ columns`` in batches)."""
+    n = columns.shape[0]
+    flat = columns.reshape(n, -1)
+    k = indices.shape[0]
+    out = np.empty((k, flat.shape[1]))
+    b = _auto_batch(batch, n + flat.shape[1], k)
+    for sl in _chunks(k, b):
+        out[sl] = _counts(indices[sl], n) @ flat
+    return out.reshape((k,) + columns.shape[1:])
+
+
+@dataclass(frozen=True)
+class Bootstrapped:
+    """A statistic on all items, its resampled values (k, ...) and their percentile interval."""
+
+    estimate: np.ndarray
+    resampled: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    defined: np.ndarray
+
+
+def bootstrap(columns: np.ndarray, statistic, *, n_resamples: int, rng, batch: int | None,
+              confidence_level: float) -> Bootstrapped:
+    """``statistic`` (a function of summed columns) on all items and on ``n_resamples`` bootstrap resamples."""
+    estimate = statistic(columns.sum(axis=0))
+    indices = draw_items(rng, n_resamples, columns.shape[0])
+    resampled = statistic(bootstrap_sums(columns, indices, batch))
+    low, high, defined = percentile_bounds(resampled, confidence_level)
+    return Bootstrapped(estimate, resampled, low, high, defined)
+
+
+def percentile_bounds(values: np.ndarray, confidence_level: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Percentile interval over axis 0 of the defined (non-NaN) values; NaN bounds where none is defined."""
+    alpha = 1.0 - confidence_level
+    defined = (~np.isnan(values)).sum(axis=0)
+    low = np.full(values.shape[1:], np.nan)
+    high = np.full(values.shape[1:], np.nan)
+    some = defined > 0
+    if some.any():
+        with np.errstate(all="ignore"):
+            q = np.nanpercentile(values[:, some], [100.0 * alpha / 2.0, 100.0 * (1.0 - alpha / 2.0)], axis=0)
+        low[some], high[some] = q[0], q[1]
+    return low, high, defined
+
+
+def num(value: float) -> float | None:
+    """A float for JSON: None when not finite."""
+    value = float(value)
+    return value if np.isfinite(value) else None

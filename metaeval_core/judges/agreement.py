@@ -1,0 +1,461 @@
+"""How often does a judge agree with people? Accuracy, Cohen's kappa and Krippendorff's alpha with intervals.
+
+The reference is the human majority, a gold label, or any rater; a judge's verdicts are compared with it item
+by item under named conventions for ties and invalid verdicts (:mod:`metaeval_core.judges._kernel`), in one
+presentation order, on average over both, or (accuracy) in both at once. Intervals are percentile bootstraps
+over items, the same resampled items for every judge (common random numbers). Also here: the chance baseline
+(a judge's verdicts permuted over items, its marginals kept) and the human ceiling (each annotator against the
+majority of the others).
+
+References: docs/methods.md sec. 18.1-18.3; Cohen (1960); Krippendorff (2011), Computing Krippendorff's
+Alpha-Reliability; Zheng et al. (2023), MT-Bench (agreement with and without ties); Dubois et al. (2023),
+AlpacaFarm / alpaca_eval (human agreement: each annotator against the mode of the others).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from metaeval_core._checks import as_generator, check_choice
+from metaeval_core._frames import ToFrame
+from metaeval_core.data.dataset import DatasetError
+from metaeval_core.judges import _kernel as kern
+from metaeval_core.judges._kernel import (
+    INVALID_CONVENTIONS, ORDER_MODES, STATISTICS, TIE_CONVENTIONS, Conventions, Invalid, OrderMode, Statistic, Ties,
+)
+from metaeval_core.judges.model import INVALID, MISSING, NO_MAJORITY, TIE, NoMajority, PairwiseData, majority_verdict
+
+BOOTSTRAP_METHOD = "percentile bootstrap over items"
+
+
+@dataclass(frozen=True)
+class JudgeAgreement(ToFrame):
+    """One rater's agreement with the reference, with a bootstrap interval.
+
+    Attributes
+    ----------
+    judge : str
+        The rater compared (usually a judge; a human annotator for the ceiling).
+    reference : str
+        What it is compared with, spelled out (``'majority of 3 humans (no majority: tie)'``, ``'label'``).
+    statistic, order, ties, invalid : str
+        What was computed and under which conventions (see :func:`judge_agreement`).
+    estimate, low, high : float
+        The statistic on all items and its percentile-bootstrap interval (NaN when undefined).
+    n_items : int
+        Items that count under the conventions (in every order read).
+    n_in_scope : int
+        Items where the rater and the reference both gave a verdict in the orders read.
+    n_invalid : int
+        The rater's invalid verdicts on those items, in the orders read (counted as the ``invalid``
+        convention says, never silently dropped).
+    n_ties : int
+        Items in scope whose reference is a tie.
+    n_defined, n_resamples : int
+        Resamples whose statistic was defined, and drawn.
+    confidence_level : float
+    method : str
+    """
+
+    judge: str
+    reference: str
+    statistic: str
+    order: str
+    ties: str
+    invalid: str
+    estimate: float
+    low: float
+    high: float
+    n_items: int
+    n_in_scope: int
+    n_invalid: int
+    n_ties: int
+    n_defined: int
+    n_resamples: int
+    confidence_level: float
+    method: str = BOOTSTRAP_METHOD
+
+    def to_dict(self) -> dict:
+        return {"judge": self.judge, "reference": self.reference, "statistic": self.statistic,
+                "order": self.order, "ties": self.ties, "invalid": self.invalid,
+                "estimate": kern.num(self.estimate), "low": kern.num(self.low), "high": kern.num(self.high),
+                "n_items": self.n_items, "n_in_scope": self.n_in_scope, "n_invalid": self.n_invalid,
+                "n_ties": self.n_ties, "n_defined": self.n_defined, "n_resamples": self.n_resamples,
+                "confidence_level": self.confidence_level, "method": self.method}
+
+
+@dataclass(frozen=True)
+class AgreementTable(ToFrame):
+    """Agreement of several raters with one reference on the same items (one row per rater).
+
+    ``distribution`` (with ``return_distribution=True``) holds the resampled statistics, shape
+    ``(n_resamples, len(rows))``, in draw order, NaN where undefined.
+    """
+
+    rows: tuple[JudgeAgreement, ...]
+    dataset: str
+    statistic: str
+    reference: str
+    order: str
+    ties: str
+    invalid: str
+    confidence_level: float
+    n_resamples: int
+    n_items: int
+    distribution: np.ndarray | None = None
+
+    @property
+    def judges(self) -> tuple[str, ...]:
+        return tuple(r.judge for r in self.rows)
+
+    @property
+    def estimates(self) -> np.ndarray:
+        return np.array([r.estimate for r in self.rows])
+
+    def row(self, judge: str) -> JudgeAgreement:
+        for r in self.rows:
+            if r.judge == judge:
+                return r
+        raise KeyError(f"no row for {judge!r}; rows: {', '.join(self.judges)}")
+
+    def to_records(self) -> list[dict]:
+        return [r.to_dict() for r in self.rows]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The reference
+# ---------------------------------------------------------------------------------------------------------
+def resolve_reference(data: PairwiseData, reference: str, *, no_majority: NoMajority = "tie",
+                      exclude: str | None = None) -> tuple[np.ndarray, str]:
+    """The reference verdict per item (original numbering) and its description.
+
+    ``'auto'`` is the gold label when the dataset has one, else the human majority; ``'majority'`` the
+    verdict of more than half of the human annotators (``no_majority`` otherwise,
+    :func:`~metaeval_core.judges.model.majority_verdict`), leaving out ``exclude`` (the human ceiling);
+    ``'gold'`` the dataset's gold label; any rater id that rater's verdicts in the original order. An invalid
+    reference verdict is no reference: the item is out of scope.
+    """
+    if not isinstance(reference, str):
+        raise TypeError(f"reference must be a string ('auto', 'majority', 'gold' or a rater id); got {reference!r}")
+    check_choice(no_majority, "no_majority", NO_MAJORITY)
+    if reference == "auto":
+        reference = "gold" if data.golds else "majority"
+    if reference == "majority":
+        humans = [h for h in data.humans if h != exclude]
+        if not humans:
+            raise DatasetError(f"dataset {data.id!r} has no human annotators for a majority; use reference='gold' "
+                               "or a rater id")
+        cols = [data.rater_index(h) for h in humans]
+        ref = majority_verdict(data.verdicts[:, cols, 0], no_majority=no_majority)
+        what = (f"majority of {len(humans)} humans" + (f" other than {exclude}" if exclude else "")
+                + f" (no majority: {'tie' if no_majority == 'tie' else 'item left out'})")
+        return ref, what if len(humans) > 1 else humans[0]
+    if reference == "gold":
+        if not data.golds:
+            raise DatasetError(f"dataset {data.id!r} has no gold label; use reference='majority' or a rater id")
+        reference = data.golds[0]
+    ref = data.verdicts[:, data.rater_index(reference), 0]
+    return np.where(ref == INVALID, MISSING, ref).astype(np.int8), reference
+
+
+def _judges(data: PairwiseData, judges: Sequence[str] | None) -> list[str]:
+    if judges is None:
+        chosen = list(data.judges)
+    elif isinstance(judges, str) or not all(isinstance(j, str) for j in judges):
+        raise TypeError("judges must be a sequence of rater ids (a list of strings) or None")
+    else:
+        chosen = list(judges)
+    for j in chosen:
+        data.rater_index(j)  # names an unknown id
+    if not chosen:
+        raise ValueError(f"judges: dataset {data.id!r} has no judge to evaluate")
+    return chosen
+
+
+@dataclass(frozen=True)
+class _Setup:
+    conv: Conventions
+    level: float
+    k: int
+    batch: int | None
+    names: list[str]
+    judge: np.ndarray  # (n, J, 2) codes
+    refs: np.ndarray  # (n, J) reference codes
+    what: str
+
+
+def _setup(data, judges, statistic, reference, order, ties, invalid, no_majority, confidence_level, n_resamples,
+           batch) -> _Setup:
+    """The checks and arrays every judges-vs-reference function starts from."""
+    conv = _check(data, statistic, order, ties, invalid, no_majority)
+    level, k, batch = kern.check_resampling(confidence_level, n_resamples, batch)
+    names = _judges(data, judges)
+    ref, what = resolve_reference(data, reference, no_majority=no_majority)
+    judge = data.verdicts[:, [data.rater_index(j) for j in names], :]
+    return _Setup(conv, level, k, batch, names, judge, np.repeat(ref[:, None], len(names), axis=1), what)
+
+
+def _check(data, statistic, order, ties, invalid, no_majority) -> Conventions:
+    if not isinstance(data, PairwiseData):
+        raise TypeError(f"data must be a PairwiseData (from load_pairwise); got {type(data).__name__}")
+    check_choice(statistic, "statistic", STATISTICS)
+    check_choice(order, "order", ORDER_MODES)
+    check_choice(no_majority, "no_majority", NO_MAJORITY)
+    if order == "both" and statistic != "accuracy":
+        raise ValueError("order='both' (agreement in both presentation orders at once) is an accuracy; "
+                         f"{statistic} is computed per order ('original', 'swapped') or on their 'average'")
+    return Conventions(ties=ties, invalid=invalid)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The core computation, shared by judges and the human ceiling
+# ---------------------------------------------------------------------------------------------------------
+def _scope_counts(judge: np.ndarray, reference: np.ndarray, order: str, conv: Conventions) -> dict[str, np.ndarray]:
+    slots = list(kern.order_slots(order))
+    v = judge[:, :, slots]
+    present = (v != MISSING).all(axis=2) & (reference != MISSING)
+    counted = kern.accuracy_columns(judge, reference, order if len(slots) == 1 else "both", conv)[..., 0]
+    return {
+        "n_items": counted.sum(axis=0).astype(int),
+        "n_in_scope": present.sum(axis=0),
+        "n_invalid": ((v == INVALID) & present[:, :, None]).sum(axis=(0, 2)),
+        "n_ties": (present & (reference == TIE)).sum(axis=0),
+    }
+
+
+def _table(data, names, judge, reference, what, *, statistic, order, conv, confidence_level, n_resamples, rng,
+           batch, return_distribution) -> AgreementTable:
+    columns = kern.columns_for(statistic, judge, reference, order, conv)  # (n, J, C)
+    boot = kern.bootstrap(columns, lambda sums: kern.statistic_from_sums(statistic, sums), n_resamples=n_resamples,
+                          rng=rng, batch=batch, confidence_level=confidence_level)
+    estimate, low, high, defined = boot.estimate, boot.low, boot.high, boot.defined
+    counts = _scope_counts(judge, reference, order, conv)
+    rows = tuple(
+        JudgeAgreement(
+            judge=name, reference=what[j], statistic=statistic, order=order, ties=conv.ties,
+            invalid=conv.invalid, estimate=float(estimate[j]), low=float(low[j]), high=float(high[j]),
+            n_items=int(counts["n_items"][j]), n_in_scope=int(counts["n_in_scope"][j]),
+            n_invalid=int(counts["n_invalid"][j]), n_ties=int(counts["n_ties"][j]), n_defined=int(defined[j]),
+            n_resamples=n_resamples, confidence_level=confidence_level)
+        for j, name in enumerate(names))
+    return AgreementTable(rows=rows, dataset=data.id, statistic=statistic, reference=what[0] if len(set(what)) == 1
+                          else "each annotator's others", order=order, ties=conv.ties, invalid=conv.invalid,
+                          confidence_level=confidence_level, n_resamples=n_resamples, n_items=data.n_items,
+                          distribution=boot.resampled if return_distribution else None)
+
+
+def judge_agreement(
+    data: PairwiseData,
+    *,
+    judges: Sequence[str] | None = None,
+    statistic: Statistic = "accuracy",
+    reference: str = "auto",
+    order: OrderMode = "original",
+    ties: Ties = "three-class",
+    invalid: Invalid = "wrong",
+    no_majority: NoMajority = "tie",
+    confidence_level: float = 0.95,
+    n_resamples: int = 1000,
+    rng: np.random.Generator | int | None = None,
+    batch: int | None = None,
+    return_distribution: bool = False,
+) -> AgreementTable:
+    """Agreement of each judge with the reference on the items of ``data``, with bootstrap intervals.
+
+    Parameters
+    ----------
+    data : PairwiseData
+        The items (select a pair set or subset first: ``data.select_pair_set(name)``).
+    judges : sequence of str, optional
+        Rater ids to evaluate (default: every judge). Humans may be named too (e.g. one annotator against
+        another with ``reference=<rater id>``).
+    statistic : {'accuracy', 'kappa', 'alpha'}
+        Share of counted items where the judge's verdict equals the reference; Cohen's kappa; Krippendorff's
+        alpha (nominal, the judge and the reference as two coders). Kappa and alpha take the categories A, B,
+        tie and invalid (under ``invalid='wrong'`` an invalid verdict is a category no reference has).
+    reference : str
+        ``'auto'`` (gold when the dataset has it, else the human majority), ``'majority'``, ``'gold'`` or a
+        rater id (:func:`resolve_reference`).
+    order : {'original', 'swapped', 'average', 'both'}
+        The presentation order: A shown first, B shown first, the mean over both orders (items that count
+        in both), or (accuracy only) agreement in both orders at once. A judge without verdicts in an order
+        has an undefined (NaN) value there.
+    ties : {'three-class', 'drop-reference-ties', 'drop-any-tie'}
+        A tie is a third class / items whose reference is a tie are left out (a judge's tie is then wrong) /
+        items where either says tie are left out (MT-Bench's agreement "without ties").
+    invalid : {'wrong', 'drop', 'tie'}
+        An invalid verdict counts and disagrees / its item is left out / it reads as a tie. ``n_invalid``
+        always reports how many there were.
+    no_majority : {'tie', 'drop'}
+        For ``reference='majority'``: an item without a strict human majority is a tie, or left out.
+    confidence_level, n_resamples, rng, batch
+        Percentile bootstrap over items: ``n_resamples`` resamples of the items drawn up front from ``rng``
+        (a Generator or a seed), evaluated ``batch`` at a time (the result does not depend on ``batch``).
+        Every judge sees the same resamples.
+    return_distribution : bool
+        Keep the resampled statistics in the result (for tests and plots).
+
+    Returns
+    -------
+    AgreementTable
+        One :class:`JudgeAgreement` per judge, naming the reference and the conventions.
+
+    References
+    ----------
+    docs/methods.md sec. 18.1-18.2; Cohen (1960); Krippendorff (2011); Zheng et al. (2023) (MT-Bench
+    agreement with and without ties); Zeng et al. (2024) (LLMBar: accuracy in both orders).
+    """
+    s = _setup(data, judges, statistic, reference, order, ties, invalid, no_majority, confidence_level, n_resamples,
+               batch)
+    return _table(data, s.names, s.judge, s.refs, [s.what] * len(s.names), statistic=statistic, order=order,
+                  conv=s.conv, confidence_level=s.level, n_resamples=s.k, rng=as_generator(rng), batch=s.batch,
+                  return_distribution=bool(return_distribution))
+
+
+def human_ceiling(
+    data: PairwiseData,
+    *,
+    statistic: Statistic = "accuracy",
+    ties: Ties = "three-class",
+    invalid: Invalid = "wrong",
+    no_majority: NoMajority = "drop",
+    confidence_level: float = 0.95,
+    n_resamples: int = 1000,
+    rng: np.random.Generator | int | None = None,
+    batch: int | None = None,
+    return_distribution: bool = False,
+) -> AgreementTable:
+    """Each human annotator against the majority of the other annotators: how well people agree with people.
+
+    A judge that agrees with the majority as often as an annotator does is at the human ceiling. With two
+    other annotators their "majority" is their common verdict; where they differ, ``no_majority='drop'``
+    (default) leaves the item out, ``'tie'`` makes it a tie. Same conventions and bootstrap as
+    :func:`judge_agreement`, in the original order (people see one order). Needs at least three annotators.
+
+    Returns
+    -------
+    AgreementTable
+        One row per annotator (its ``reference`` names the others); the ceiling is their mean.
+
+    References
+    ----------
+    docs/methods.md sec. 18.3; Dubois et al. (2023), AlpacaFarm (human agreement: each annotator against
+    the mode of the others, as alpaca_eval computes it).
+    """
+    conv = _check(data, statistic, "original", ties, invalid, no_majority)
+    level, k, batch = kern.check_resampling(confidence_level, n_resamples, batch)
+    humans = list(data.humans)
+    if len(humans) < 3:
+        raise DatasetError(f"dataset {data.id!r} has {len(humans)} human annotator(s): a human ceiling needs at "
+                           "least three (each against the majority of at least two others)")
+    refs, whats = [], []
+    for h in humans:
+        ref, what = resolve_reference(data, "majority", no_majority=no_majority, exclude=h)
+        refs.append(ref)
+        whats.append(what)
+    judge = data.verdicts[:, [data.rater_index(h) for h in humans], :].copy()
+    judge[:, :, 1] = MISSING  # people judged one order
+    return _table(data, humans, judge, np.stack(refs, axis=1), whats, statistic=statistic, order="original",
+                  conv=conv, confidence_level=level, n_resamples=k, rng=as_generator(rng), batch=batch,
+                  return_distribution=bool(return_distribution))
+
+
+@dataclass(frozen=True)
+class ChanceBaseline(ToFrame):
+    """What a judge's statistic would be by chance: its verdicts permuted over items (marginals kept).
+
+    ``mean`` is the average over permutations and ``low``/``high`` the central ``confidence_level`` range of
+    the permuted values; ``observed`` is the judge's actual value and ``pvalue`` the share of permutations
+    reaching it (``(1 + #{perm >= observed}) / (1 + k)``).
+    """
+
+    judge: str
+    reference: str
+    statistic: str
+    order: str
+    ties: str
+    invalid: str
+    observed: float
+    mean: float
+    low: float
+    high: float
+    pvalue: float
+    n_defined: int
+    n_resamples: int
+    confidence_level: float
+
+    def to_dict(self) -> dict:
+        return {"judge": self.judge, "reference": self.reference, "statistic": self.statistic,
+                "order": self.order, "ties": self.ties, "invalid": self.invalid,
+                "observed": kern.num(self.observed), "mean": kern.num(self.mean), "low": kern.num(self.low),
+                "high": kern.num(self.high), "pvalue": kern.num(self.pvalue), "n_defined": self.n_defined,
+                "n_resamples": self.n_resamples, "confidence_level": self.confidence_level}
+
+
+def chance_baseline(
+    data: PairwiseData,
+    *,
+    judges: Sequence[str] | None = None,
+    statistic: Statistic = "accuracy",
+    reference: str = "auto",
+    order: OrderMode = "original",
+    ties: Ties = "three-class",
+    invalid: Invalid = "wrong",
+    no_majority: NoMajority = "tie",
+    confidence_level: float = 0.95,
+    n_resamples: int = 1000,
+    rng: np.random.Generator | int | None = None,
+    batch: int | None = None,
+) -> tuple[ChanceBaseline, ...]:
+    """The chance level of each judge's agreement: its verdicts shuffled over the items, the reference fixed.
+
+    Each permutation moves whole items (both orders' verdicts together), so the judge's share of A, B, tie
+    and invalid verdicts and its positional habits are kept while the link to the items is broken: a judge
+    that always says "A" scores its chance level. The same permutations serve every judge.
+
+    Returns
+    -------
+    tuple of ChanceBaseline
+        One per judge, with the conventions named.
+
+    References
+    ----------
+    docs/methods.md sec. 18.4; Good (2005), Permutation, Parametric and Bootstrap Tests of Hypotheses.
+    """
+    s = _setup(data, judges, statistic, reference, order, ties, invalid, no_majority, confidence_level, n_resamples,
+               batch)
+    conv, level, k, batch, names, judge, refs, what = (s.conv, s.level, s.k, s.batch, s.names, s.judge, s.refs,
+                                                       s.what)
+    n = data.n_items
+    observed = kern.statistic_from_sums(statistic, kern.columns_for(statistic, judge, refs, order, conv).sum(axis=0))
+    generator = as_generator(rng)
+    perms = generator.permuted(np.broadcast_to(np.arange(n), (k, n)), axis=1)  # drawn up front: batch-invariant
+    values = np.empty((k, len(names)))
+    b = max(1, min(k, (batch or max(1, 2_000_000 // max(1, n * len(names) * 2)))))
+    for start in range(0, k, b):
+        block = perms[start:start + b]
+        cols = kern.columns_for(statistic, judge[block], refs, order, conv)  # (b, n, J, C)
+        values[start:start + b] = kern.statistic_from_sums(statistic, cols.sum(axis=1))
+    low, high, defined = kern.percentile_bounds(values, level)
+    finite = ~np.isnan(values)
+    mean = np.full(len(names), np.nan)
+    np.divide(np.where(finite, values, 0.0).sum(axis=0), finite.sum(axis=0), out=mean, where=finite.sum(axis=0) > 0)
+    out = []
+    for j, name in enumerate(names):
+        column = values[:, j]
+        column = column[~np.isnan(column)]
+        p = ((1.0 + np.count_nonzero(column >= observed[j] - 1e-12)) / (1.0 + column.size)
+             if column.size and np.isfinite(observed[j]) else np.nan)
+        out.append(ChanceBaseline(judge=name, reference=what, statistic=statistic, order=order, ties=conv.ties,
+                                  invalid=conv.invalid, observed=float(observed[j]), mean=float(mean[j]),
+                                  low=float(low[j]), high=float(high[j]), pvalue=float(p), n_defined=int(defined[j]),
+                                  n_resamples=k, confidence_level=level))
+    return tuple(out)
+
+
+__all__ = ["AgreementTable", "ChanceBaseline", "JudgeAgreement", "chance_baseline", "human_ceiling",
+           "judge_agreement", "resolve_reference", "INVALID_CONVENTIONS", "ORDER_MODES", "STATISTICS",
+           "TIE_CONVENTIONS"]

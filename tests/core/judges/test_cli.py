@@ -1,0 +1,64 @@
+"""`metaeval judges` and the pairwise datasets in `metaeval datasets` / `describe`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from metaeval_core.cli.main import main
+from tests.core.judges.helpers import loaded
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.realdata
+def test_judges_table_fits_and_json_names_each_judge_and_pair_set(capsys, data_dir, monkeypatch):
+    data = loaded(data_dir, "llmbar")
+    for columns in (80, 100):
+        monkeypatch.setenv("COLUMNS", str(columns))
+        code, out, err = run(capsys, "judges", "--dataset", "llmbar", "--data-dir", str(data_dir),
+                             "--n-resamples", "100")
+        assert code == 0, err
+        assert max(len(line) for line in out.splitlines()) <= 100, out
+    assert "Natural (100 pairs)" in out and "GPT-4/Vanilla_NoRules" in out
+    code, out, _ = run(capsys, "judges", "--dataset", "llmbar", "--data-dir", str(data_dir), "--json",
+                       "--n-resamples", "100", "--pair-sets", "Natural,MT-Bench")
+    records = json.loads(out)
+    assert len(records) == len(data.judges_of("Natural")) + len(data.judges_of("MT-Bench")) == 26 + 8
+    first = records[0]
+    assert (first["pair_set"], first["evaluator"], first["strategy"]) == ("Natural", "GPT-4", "Vanilla_NoRules")
+    for key in ("accuracy_original", "accuracy_swapped", "accuracy_both", "consistency", "kappa"):
+        assert first[f"{key}_low"] <= first[key] <= first[f"{key}_high"]
+    assert first["n_items"] == 100 and first["ties"] == "three-class" and first["invalid"] == "wrong"
+
+
+@pytest.mark.realdata
+def test_pandalm_judges_and_describe(capsys, data_dir):
+    loaded(data_dir, "pandalm")
+    code, out, _ = run(capsys, "judges", "--dataset", "pandalm", "--data-dir", str(data_dir), "--json",
+                       "--n-resamples", "100")
+    records = json.loads(out)
+    assert [r["judge"] for r in records] == ["GPT-3.5-turbo", "PandaLM-7B"]
+    assert records[0]["n_invalid"] == 25 and records[0]["accuracy_swapped"] is None
+    code, out, _ = run(capsys, "describe", "--dataset", "pandalm", "--data-dir", str(data_dir))
+    assert code == 0 and "999 items" in out and "GPT-3.5-turbo" in out
+    code, out, _ = run(capsys, "describe", "--dataset", "pandalm", "--data-dir", str(data_dir), "--json")
+    assert json.loads(out)["kind"] == "pairwise"
+
+
+def test_pairwise_datasets_are_listed_with_their_kind_and_refused_as_score_data(capsys, tmp_path):
+    code, out, _ = run(capsys, "datasets", "--data-dir", str(tmp_path), "--json")
+    listing = {row["id"]: row for row in json.loads(out)}
+    assert listing["pandalm"]["kind"] == listing["llmbar"]["kind"] == "pairwise"
+    assert listing["summeval"]["kind"] == "scores"
+    code, out, err = run(capsys, "judges", "--dataset", "pandalm", "--data-dir", str(tmp_path))
+    assert code == 2 and "not available" in err and "metaeval fetch --dataset pandalm" in err
+    code, out, err = run(capsys, "judges", "--dataset", "demo")
+    assert code == 2 and "score matrices" in err and len(err.splitlines()) == 1
+    code, out, err = run(capsys, "correlate", "--dataset", "pandalm", "--metrics", "x", "--human", "y")
+    assert code == 2 and ("pairwise verdicts" in err or "not available" in err)

@@ -1,0 +1,58 @@
+"""The built-in pairwise datasets against the facts their sources publish (skipped without the mirror)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from metaeval_core.data.dataset import DatasetError
+from metaeval_core.data.registry import list_datasets, load_dataset
+from metaeval_core.judges import INVALID, MISSING, human_ceiling, judge_agreement, majority_verdict
+from tests.core.judges.helpers import loaded
+
+pytestmark = pytest.mark.realdata
+
+
+def test_pandalm_matches_its_readme(data_dir):
+    data = loaded(data_dir, "pandalm")
+    assert data.n_items == 999 and data.humans == ("annotator1", "annotator2", "annotator3")
+    assert data.judges == ("GPT-3.5-turbo", "PandaLM-7B") and len(data.systems) == 5
+    assert len(set(data.attributes["system_pair"])) == 10
+    majority = majority_verdict(data.verdicts[:, :3, 0])
+    assert np.bincount(majority).tolist() == [422, 472, 105]  # A ('1'), B ('2'), tie: the README's counts
+    kappas = [judge_agreement(data, judges=[a], reference=b, statistic="kappa", n_resamples=40, rng=0).rows[0]
+              for a, b in (("annotator1", "annotator2"), ("annotator1", "annotator3"), ("annotator2", "annotator3"))]
+    assert [round(k.estimate, 2) for k in kappas] == [0.85, 0.88, 0.86]  # the README's pairwise kappas
+    assert data.verdict_counts("GPT-3.5-turbo")["invalid"] == 25  # 'garbage', kept
+    assert (data.verdicts[:, :, 1] == MISSING).all()
+    row = judge_agreement(data, judges=["GPT-3.5-turbo"], n_resamples=40, rng=0).rows[0]
+    assert row.n_invalid == 25 and row.n_items == 999 and row.n_ties == 105
+    ceiling = human_ceiling(data, n_resamples=40, rng=0)
+    assert all(0.9 < r.estimate < 1.0 for r in ceiling.rows)
+
+
+def test_llmbar_shapes_and_orders(data_dir):
+    data = loaded(data_dir, "llmbar")
+    sizes = {name: int((data.pair_set == k).sum()) for k, name in enumerate(data.pair_sets)}
+    assert sizes == {"Natural": 100, "Neighbor": 134, "GPTInst": 92, "GPTOut": 47, "Manual": 46, "MT-Bench": 200,
+                     "FairEval": 66, "LLMEval^2": 200}
+    assert data.golds == ("label",) and len(data.judges) == 26
+    assert data.judges_of("MT-Bench") == ("GPT-4/Vanilla_NoRules", "GPT-4/Metrics_Reference",
+                                          "ChatGPT/Vanilla_NoRules", "ChatGPT/Metrics_Reference",
+                                          "PaLM2/Vanilla_NoRules", "PaLM2/Metrics_Reference",
+                                          "LLaMA2/Vanilla_NoRules", "LLaMA2/Metrics_Reference")
+    assert all(len(data.judges_of(s)) == 26 for s in data.pair_sets[:5])
+    judges = data.verdicts[:, 1:, :]
+    assert int((judges == INVALID).sum()) == 195  # winners neither '1' nor '2' (SOURCE.md's caveat), kept
+    assert data.rater("GPT-4/Rating").attributes == {"evaluator": "GPT-4", "strategy": "Rating"}
+    rating = data.scores[:, data.rater_index("GPT-4/Rating")]
+    assert np.isfinite(rating).all(axis=1).sum() >= 415 and np.isnan(data.scores[:, 1]).all()
+    assert not (data.verdicts[:, 0, :] == 2).any()  # no ties in the labels
+
+
+def test_pairwise_datasets_are_refused_by_the_score_loader(data_dir):
+    loaded(data_dir, "pandalm")
+    with pytest.raises(DatasetError, match="pairwise verdicts"):
+        load_dataset("pandalm", data_dir=data_dir)
+    assert {i.id for i in list_datasets(data_dir=data_dir, kind="pairwise")} == {"pandalm", "llmbar"}
+    assert "pandalm" not in {i.id for i in list_datasets(data_dir=data_dir, kind="scores")}
