@@ -248,6 +248,19 @@ def score_interval_figure(frame: pd.DataFrame, *, metric: str = "", pool_names: 
     return fig
 
 
+def width_change_words(reduction_percent: float) -> str:
+    """The one wording of a width change with all inputs, from the core's ``reduction_percent`` (positive:
+    narrower): "20% wider", "4% narrower", "no change (< 0.5%)" or "undefined". The card, the chart and the table
+    of Judged vs all all use it, so one quantity never appears in two sign conventions."""
+    value = float(reduction_percent) if reduction_percent is not None else math.nan
+    if not math.isfinite(value):
+        return "undefined"
+    shown = round(value)
+    if shown == 0:
+        return "no change (< 0.5%)"
+    return f"{shown:.0f}% narrower" if shown > 0 else f"{-shown:.0f}% wider"
+
+
 def width_figure(frame: pd.DataFrame, *, pool_names: dict | None = None) -> go.Figure:
     """rSYS interval width per bootstrap method, judged vs all, with the % reduction written above
     (NAACL 2022 Fig. 4). ``frame``: method, width_judged, width_all, reduction_percent."""
@@ -262,10 +275,7 @@ def width_figure(frame: pd.DataFrame, *, pool_names: dict | None = None) -> go.F
                              text=[fmt(w, 2) for w in widths], textposition="outside"))
     top = float(np.nanmax(frame[["width_judged", "width_all"]].to_numpy(float), initial=0.0))
     for method, reduction in zip(methods, frame["reduction_percent"].astype(float)):
-        if not np.isfinite(reduction):
-            label = "reduction undefined"
-        else:
-            label = f"{reduction:.0f}% narrower" if reduction >= 0 else f"{-reduction:.0f}% wider"
+        label = width_change_words(reduction)
         fig.add_annotation(x=method, y=top * 1.18 + 0.05, text=label, showarrow=False, font=dict(size=13))
     fig.update_layout(barmode="group", title="Width of the 95% interval of rSYS (Kendall τ)",
                       yaxis=dict(title="interval width (τ units)", range=[0, top * 1.3 + 0.1]),

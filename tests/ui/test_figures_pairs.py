@@ -188,7 +188,8 @@ def test_score_interval_and_width_figures():
     assert [t.type for t in fig.data] == ["bar", "bar"] and list(fig.data[0].x) == ["BOOT-SYSTEMS", "BOOT-INPUTS"]
     assert [a.text for a in fig.layout.annotations] == ["50% narrower", "25% wider"]
     nan = widths.assign(reduction_percent=[math.nan, 1.0])
-    assert fp.width_figure(nan).layout.annotations[0].text == "reduction undefined"
+    assert fp.width_figure(nan).layout.annotations[0].text == "undefined"
+    assert fp.width_change_words(0.3) == "no change (< 0.5%)" and fp.width_change_words(-19.6) == "20% wider"
     assert isinstance(fp.width_figure(widths.iloc[:0]), go.Figure)
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ui_helpers import REPO, assert_clean, new_app
+from ui_helpers import REPO, assert_clean, new_app, plotly_specs
 
 
 def open_page(page, query=None):
@@ -127,13 +127,40 @@ def test_overview_leaderboard_on_summeval_matches_tacl2021(real_env):
 # -- Judged vs all --------------------------------------------------------------------------------------------------
 def test_judged_vs_all_on_the_demo_narrows_and_explains_when_it_would_not(demo_env):
     at = open_page("pages/pools.py", {"pools_k": "200"})
-    change = next(m for m in at.metric if m.label == "rSYS CI width change")
-    assert change.value.startswith("−") or change.value.startswith("-")  # narrower, as in NAACL 2022
+    change = next(m for m in at.metric if m.label == "rSYS CI width with all inputs")
+    assert change.value.endswith("% narrower")  # as in NAACL 2022
     pooled = next(m for m in at.metric if m.label == "Pooled reduction")
     assert "share of per-system score variance" in pooled.help
     expander = next(e for e in at.expander if "wider" in e.label)
     text = " ".join(m.value for m in expander.markdown)
     assert "same** inputs" in text and "separately" in text and "simulation" not in at.caption[-1].value.lower()
+
+
+@pytest.mark.parametrize("dataset", ["demo", "hanna"])
+def test_judged_vs_all_says_one_quantity_one_way(request, dataset):
+    """Issue 24: HANNA's card said "+7%", the chart "20% wider / 4% narrower", the table "width reduction -20%";
+    "all 100 judged (SIMULATED)" labelled the real pool; the banner promised larger real reductions above intervals
+    that got wider. One wording from one field, pools named for what they are, the promise only when it holds."""
+    from metaeval_ui.figures.pairs import width_change_words
+
+    request.getfixturevalue("demo_env" if dataset == "demo" else "real_env")
+    at = new_app({"dataset": dataset, "pools_k": "200"}).run()
+    at.switch_page("pages/pools.py").run()
+    assert_clean(at)
+    table = next(d.value for d in at.dataframe if "with all inputs" in d.value.columns)
+    reduction = 100 * (1 - table["width_all"] / table["width_judged"])
+    assert list(table["with all inputs"]) == [width_change_words(r) for r in reduction]
+    widths = plotly_specs(at)["widths"]
+    assert [a["text"] for a in widths["layout"]["annotations"]] == list(table["with all inputs"])
+    card = next(m for m in at.metric if m.label == "rSYS CI width with all inputs")
+    assert card.value == width_change_words(reduction.mean())
+    everything = " ".join(str(e.value) for kind in ("caption", "warning", "markdown") for e in getattr(at, kind))
+    promise = "real reductions would be larger"
+    assert (promise in everything) == (dataset != "demo" and bool((reduction > 0).all()))
+    pools = [t["name"] for t in widths["data"]]
+    if dataset == "hanna":  # no unjudged pool: simulated
+        assert pools[0].startswith("simulated judged pool") and "SIMULATED" not in pools[1]
+        assert pools[1].startswith("all ") and pools[1].endswith("as the full pool")
 
 
 def test_overview_warns_when_the_headline_rests_on_few_pairs(demo_env):
