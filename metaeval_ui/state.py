@@ -121,6 +121,7 @@ FIELDS: dict[str, Field] = {
     "avg_levels": Field("avg_lv", "list", ("system",)),
     "avg_datasets": Field("avg_ds", "list", ()),
     "avg_other": Field("avg_t", "list", ()),
+    "avg_rule": Field("avg_rule", "str", "default"),
     "avg_k": Field("avg_k", "int", 1000),
     "avg_seed": Field("avg_seed", "int", 0),
 }

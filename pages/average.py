@@ -3,6 +3,7 @@
 import streamlit as st
 
 from metaeval_core.stats.correlation import LEVELS
+from metaeval_core.stats.significance import method_label
 from metaeval_ui import exports, figures, state, widgets
 from metaeval_ui.data import average as du
 from metaeval_ui.errors import escape_markdown, guard
@@ -54,24 +55,26 @@ result = None
 with guard("Could not compute the averages"), st.spinner(f"Averaging {len(ctx.metrics)} metrics over "
                                                          f"{n_tasks} ({k:,} resamples)…"):
     datasets = du.datasets_for(ds, tasks)
+    rule = du.rule_picker(datasets)
     du.check_size(datasets, tasks, len(ctx.metrics), int(k))
-    result = du.average(datasets, du.dataset_keys(datasets), tasks, tuple(ctx.metrics), int(k), int(seed))
+    result = du.average(datasets, du.dataset_keys(datasets), tasks, tuple(ctx.metrics), int(k), int(seed), rule)
 if result is None:
     widgets.finish()
     st.stop()
 
 n_groups = len(set(result.draw_groups))
 st.caption(escape_markdown(
-    f"Each metric's {coefficient} averaged, unweighted, over {n_tasks} (WMT's overall ranking). Whiskers: "
-    f"95% BOOT-BOTH interval of the average ({k:,} resamples, seed {seed}); clusters: metrics no one-sided PERM-BOTH "
-    "test on the averages separates (Bonferroni per row, alpha 0.05) share a rank. Tasks on one dataset share "
+    f"Each metric's {coefficient} over {n_tasks}, averaged by {du.rule_sentence(result)}. Whiskers: "
+    f"95% BOOT-BOTH interval of the average ({k:,} resamples, seed {seed}); clusters: metrics no one-sided "
+    f"{method_label(result.test)} test on the averages separates (Bonferroni per row, alpha 0.05) share a rank. "
+    "Tasks on one dataset share "
     "their resamples, since they share systems and inputs"
     + (f"; the {n_groups} datasets are resampled independently." if n_groups > 1 else ".")))
 forest = du.forest_frame(result)
 name = exports.file_name("average", ds.id, coefficient, *levels)
 if not forest.empty:
-    exports.chart(figures.forest_plot(forest, title=f"Average {coefficient} over {n_tasks}"),
-                  key="average", name=name, title=f"Average {coefficient} over {n_tasks}")
+    title = f"Average {coefficient} over {n_tasks}" + (", rescaled to [0, 1]" if result.rule == "rescaled" else "")
+    exports.chart(figures.forest_plot(forest, title=title), key="average", name=name, title=title)
 missing = [(m, r) for m, r in zip(result.metrics, result.reasons) if r]
 if missing:
     st.warning(escape_markdown("No average (a metric lacking a task is never averaged over fewer): "

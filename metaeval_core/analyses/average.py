@@ -1,9 +1,12 @@
-"""Which metric is best overall? WMT-style averages over tasks, with intervals and significance clusters.
+"""Which metric is best overall? Averages over tasks, with intervals and significance clusters.
 
 A task is one dataset and human measure at one level and coefficient (with a metric pool and a system subset). A
-metric's average is the unweighted mean of its values over a fixed list of tasks; a metric lacking a task, or
-undefined on one, gets no average (it is listed with the reason). Resample ``s`` of the average is the mean over
-tasks of each task's resample ``s``: intervals are percentiles of these, and tests between metrics compare them.
+metric's average is, by rule, either the plain unweighted mean of its values over a fixed list of tasks
+(``'mean'``), or WMT's average (``'rescaled'``, mt-metrics-eval's ``TaskSetResults.AverageCorrs`` since WMT23):
+each task's value is first mapped to [0, 1] by its coefficient's range (``(r + 1) / 2`` for a correlation, an
+accuracy as it is), then the mapped values are averaged. A metric lacking a task, or undefined on one, gets no
+average (it is listed with the reason). Resample ``s`` of the average is the same average of each task's resample
+``s``: intervals are percentiles of these, and tests between metrics compare them.
 
 Draws: tasks on the same dataset with the same system subset and the same effective input pool (``all`` applies
 at the system level only) form one *draw group* and share one set of draws (the same resampled systems and inputs,
@@ -11,7 +14,8 @@ or the same swapped cells), since their errors are correlated; each draw group h
 seed (``Generator.spawn``), so groups are resampled independently and adding a dataset never changes the draws
 of the others.
 
-References: docs/methods.md sec. 13; sec. 10.3 (clusters); Freitag et al. (2023, 2024).
+References: docs/methods.md sec. 13; sec. 10.3 (clusters); Freitag et al. (2023, 2024); google-research/mt-metrics-eval
+``tasks.py`` (TaskResults.range, TaskSetResults.AverageCorrs).
 """
 
 from __future__ import annotations
@@ -26,7 +30,12 @@ from metaeval_core._checks import as_generator, check_choice, check_confidence_l
 from metaeval_core._frames import ToFrame
 from metaeval_core.analyses.practice.clusters import SignificanceClusters, significance_clusters
 from metaeval_core.data.dataset import POOLS, Dataset, DatasetError
-from metaeval_core.stats.coefficients import check_resampling_size, require_level_for, validate_coefficient
+from metaeval_core.stats.coefficients import (
+    COEFFICIENT_RANGES,
+    check_resampling_size,
+    require_level_for,
+    validate_coefficient,
+)
 from metaeval_core.stats.correlation import correlate_matrices, correlation_inputs, validate_level
 from metaeval_core.stats.resampling import _bootstrap_correlations, _draw_bootstrap_indices, _percentile_interval
 from metaeval_core.stats.significance import (
@@ -38,15 +47,46 @@ from metaeval_core.stats.significance import (
     _count_pvalue,
     _shared_seed,
     correct_table,
+    WMT_SYSTEM_TEST,
+    method_problem,
     permutation_pair_nulls,
+    wmt_pair_nulls,
 )
 
-__all__ = ["Task", "TaskAverage", "average_over_tasks", "parse_task"]
+__all__ = ["AVERAGE_RULES", "Task", "TaskAverage", "average_over_tasks", "default_rule", "parse_task"]
 
 AverageInterval = Literal["boot-both", "boot-systems", "boot-inputs"]
-AverageTest = Literal["perm-both", "perm-systems", "perm-inputs", "boot-both", "boot-systems", "boot-inputs"]
+AverageTest = Literal["perm-both", "perm-systems", "perm-inputs", "boot-both", "boot-systems", "boot-inputs",
+                      "wmt-perm-sys"]
 AVERAGE_INTERVALS: tuple[str, ...] = ("boot-both", "boot-systems", "boot-inputs")
-AVERAGE_TESTS: tuple[str, ...] = ("perm-both", "perm-systems", "perm-inputs", *PAIRED_BOOTSTRAP_METHODS)
+AVERAGE_TESTS: tuple[str, ...] = ("perm-both", "perm-systems", "perm-inputs", *PAIRED_BOOTSTRAP_METHODS,
+                                  WMT_SYSTEM_TEST)
+AverageRule = Literal["rescaled", "mean"]
+AVERAGE_RULES: tuple[str, ...] = ("rescaled", "mean")
+RULE_LABELS = {
+    "rescaled": "WMT's average: each task rescaled to [0, 1] by its coefficient's range, then averaged "
+                "(mt-metrics-eval AverageCorrs, WMT23 on)",
+    "mean": "plain mean of the task values",
+}
+
+
+def default_rule(datasets) -> str:
+    """``'rescaled'`` (WMT's average) when every dataset follows WMT's conventions, else the plain ``'mean'``.
+
+    References: docs/methods.md sec. 13.3.
+    """
+    from metaeval_core.data.mtme import follows_wmt
+
+    values = [datasets] if isinstance(datasets, Dataset) else list(datasets.values())
+    return "rescaled" if values and all(follows_wmt(d) for d in values) else "mean"
+
+
+def default_average_test(datasets, tasks) -> str:
+    """WMT's system-level test when every dataset follows WMT and every task is at the system level with a
+    coefficient it tests; else PERM-BOTH (docs/methods.md sec. 3.6 and 13.3)."""
+    wmt = default_rule(datasets) == "rescaled" and all(
+        not method_problem(WMT_SYSTEM_TEST, t.level, t.coefficient) for t in tasks)
+    return WMT_SYSTEM_TEST if wmt else "perm-both"
 
 
 @dataclass(frozen=True)
@@ -138,6 +178,8 @@ class TaskAverage(ToFrame):
         WMT-style clusters on the averages (None with fewer than two averaged metrics).
     distribution : numpy.ndarray or None
         With ``return_distribution=True``: (n_resamples, n_metrics) averaged resamples in draw order.
+    rule : {'rescaled', 'mean'}
+        How the task values were averaged (``values`` are always the tasks' own values).
     """
 
     tasks: tuple[Task, ...]
@@ -160,6 +202,7 @@ class TaskAverage(ToFrame):
     confidence_level: float
     n_resamples: int
     distribution: np.ndarray | None = field(default=None, repr=False)
+    rule: str = "mean"
 
     @property
     def averaged(self) -> tuple[str, ...]:
@@ -207,7 +250,7 @@ class TaskAverage(ToFrame):
             "tasks": [{"label": t.label, "dataset": t.dataset, "human": t.human, "level": t.level,
                        "coefficient": t.coefficient, "pool": t.pool, "systems": t.systems,
                        "draw_group": g} for t, g in zip(self.tasks, self.draw_groups)],
-            "method": self.method, "test": self.test, "alternative": self.alternative,
+            "rule": self.rule, "method": self.method, "test": self.test, "alternative": self.alternative,
             "correction": self.correction, "family": self.family, "alpha": self.alpha,
             "confidence_level": self.confidence_level, "n_resamples": self.n_resamples,
             "metrics": self.to_records(),
@@ -226,7 +269,7 @@ class _PreparedTask:
 
 
 def _average_iv(datasets, tasks, metrics, method, test, alternative, correction, family, alpha, confidence_level,
-                n_resamples, batch):
+                n_resamples, batch, rule):
     if isinstance(datasets, Dataset):
         datasets = {datasets.id: datasets}
     if not isinstance(datasets, Mapping) or not all(isinstance(d, Dataset) for d in datasets.values()):
@@ -252,7 +295,11 @@ def _average_iv(datasets, tasks, metrics, method, test, alternative, correction,
     if len(set(metrics)) != len(metrics):
         raise ValueError("metrics must not repeat a name")
     check_choice(method, "method", AVERAGE_INTERVALS)
-    check_choice(test, "test", AVERAGE_TESTS)
+    rule = default_rule(datasets) if rule is None else check_choice(rule, "rule", AVERAGE_RULES)
+    test = default_average_test(datasets, tasks) if test is None else check_choice(test, "test", AVERAGE_TESTS)
+    for task in tasks:
+        if method_problem(test, task.level, task.coefficient):
+            raise ValueError(f"test {test!r} on task {task.label!r}: {method_problem(test, task.level, task.coefficient)}")
     check_choice(alternative, "alternative", ALTERNATIVES)
     check_choice(correction, "correction", CORRECTIONS)
     check_choice(family, "family", FAMILIES)
@@ -260,7 +307,7 @@ def _average_iv(datasets, tasks, metrics, method, test, alternative, correction,
     confidence_level = check_confidence_level(confidence_level)
     n_resamples = check_int(n_resamples, "n_resamples")
     batch = check_int(batch, "batch", allow_none=True)
-    return datasets, tasks, metrics, float(alpha), float(confidence_level), n_resamples, batch
+    return datasets, tasks, metrics, float(alpha), float(confidence_level), n_resamples, batch, rule, test
 
 
 def _prepare(datasets: Mapping[str, Dataset], tasks: tuple[Task, ...], metrics: tuple[str, ...]):
@@ -291,7 +338,7 @@ def average_over_tasks(
     metrics: Sequence[str],
     *,
     method: AverageInterval = "boot-both",
-    test: AverageTest = "perm-both",
+    test: AverageTest | None = None,
     alternative: Literal["greater", "two-sided"] = "greater",
     correction: Literal["bonferroni", "holm", "bh", "none"] = "bonferroni",
     family: Literal["row", "table", "none"] = "row",
@@ -301,6 +348,7 @@ def average_over_tasks(
     rng: np.random.Generator | int | None = None,
     batch: int | None = None,
     return_distribution: bool = False,
+    rule: AverageRule | None = None,
 ) -> TaskAverage:
     """Average each metric over a fixed list of tasks, with an interval, tests between metrics and clusters.
 
@@ -315,9 +363,10 @@ def average_over_tasks(
         (``reasons`` says why) and takes no part in the tests.
     method : {'boot-both', 'boot-systems', 'boot-inputs'}, default 'boot-both'
         The bootstrap of the interval (docs/methods.md sec. 2.2), applied to every task.
-    test : {'perm-both', 'perm-systems', 'perm-inputs', 'boot-both', 'boot-systems', 'boot-inputs'}
-        The test between two metrics' averages, default 'perm-both' (sec. 3.1-3.2): ``delta_s`` is the mean over
-        tasks of the per-task differences on resample ``s``.
+    test : {'perm-both', 'perm-systems', 'perm-inputs', 'boot-both', 'boot-systems', 'boot-inputs', 'wmt-perm-sys'}
+        The test between two metrics' averages (sec. 3.1-3.2, 3.6): ``delta_s`` is the average over tasks of the
+        per-task differences on resample ``s``. Default: ``'wmt-perm-sys'`` when every dataset follows WMT's
+        conventions and every task is at the system level (WMT's test), else ``'perm-both'``.
     alternative, correction, family, alpha
         As in :func:`metaeval_core.stats.significance.compare_all_pairs`; clusters use the corrected significance.
     confidence_level : float, default 0.95
@@ -330,6 +379,11 @@ def average_over_tasks(
         Resamples evaluated at once; results do not depend on it.
     return_distribution : bool, default False
         Keep the averaged resamples of the interval, (n_resamples, n_metrics) in draw order.
+    rule : {'rescaled', 'mean'}, optional
+        ``'rescaled'``: WMT's average (mt-metrics-eval ``AverageCorrs``, WMT23 on), each task's value mapped to
+        [0, 1] by its coefficient's range before the unweighted mean; ``'mean'``: the plain unweighted mean.
+        Default: ``'rescaled'`` when every dataset follows WMT's conventions (mt-metrics-eval data), else ``'mean'``
+        (docs/methods.md sec. 13.3). With one coefficient on every task the two rank metrics alike.
 
     Returns
     -------
@@ -339,9 +393,9 @@ def average_over_tasks(
     ----------
     docs/methods.md sec. 13, 2.2, 3 and 10.3; Freitag et al. (2023, 2024).
     """
-    datasets, tasks, metrics, alpha, confidence_level, n_resamples, batch = _average_iv(
+    datasets, tasks, metrics, alpha, confidence_level, n_resamples, batch, rule, test = _average_iv(
         datasets, tasks, metrics, method, test, alternative, correction, family, alpha, confidence_level,
-        n_resamples, batch)
+        n_resamples, batch, rule)
     prepared, n_groups = _prepare(datasets, tasks, metrics)
     seeds = [_shared_seed(child) for child in as_generator(rng).spawn(n_groups)]
 
@@ -361,21 +415,24 @@ def average_over_tasks(
         reasons.append("; ".join(parts))
     complete = [i for i in range(q) if not reasons[i]]
     names = [metrics[i] for i in complete]
+    # Per task: value -> (value - offset) / scale; WMT's rule maps each coefficient's range onto [0, 1].
+    offset, scale = _task_scales(prepared, rule)
     average = np.full(q, np.nan)
-    average[complete] = values[complete].mean(axis=1)
+    average[complete] = ((values[complete] - offset) / scale).mean(axis=1)
 
     def bootstrap_average(boot: str) -> np.ndarray:
         """(k, len(complete)) mean over tasks of each task's resampled values; tasks of a group share indices."""
         total = np.zeros((n_resamples, len(complete)))
         indices = {}
-        for p in prepared:
+        for t, p in enumerate(prepared):
             if p.group not in indices:
                 n, width = p.matrices[names[0]].shape
                 indices[p.group] = _draw_bootstrap_indices(np.random.default_rng(seeds[p.group]), boot, n_resamples,
                                                            n, width, p.human.shape[1] if p.separate else None)
             # In task order, one task at a time: the sum is the same whatever the batch.
-            total += _bootstrap_correlations([p.matrices[m] for m in names], p.human, level=p.task.level,
-                                             coefficient=p.task.coefficient, indices=indices[p.group], batch=batch)
+            total += (_bootstrap_correlations([p.matrices[m] for m in names], p.human, level=p.task.level,
+                                              coefficient=p.task.coefficient, indices=indices[p.group],
+                                              batch=batch) - offset[t]) / scale[t]
         return total / n_tasks
 
     low = np.full(q, np.nan)
@@ -394,18 +451,26 @@ def average_over_tasks(
     table = clusters = None
     if len(complete) >= 2:
         table = _average_table(prepared, names, average[complete], test, alternative, correction, family, alpha,
-                               n_resamples, seeds, batch, resampled, bootstrap_average)
+                               n_resamples, seeds, batch, resampled, bootstrap_average, scale)
         clusters = significance_clusters(table, use_corrected=True)
     return TaskAverage(
         tasks=tasks, metrics=metrics, values=values, average=average, low=low, high=high, n_defined=n_defined,
         reasons=tuple(reasons), draw_groups=tuple(p.group for p in prepared), table=table, clusters=clusters,
         method=method, test=test, alternative=alternative, correction=correction, family=family, alpha=alpha,
-        confidence_level=confidence_level, n_resamples=n_resamples, distribution=distribution,
+        confidence_level=confidence_level, n_resamples=n_resamples, distribution=distribution, rule=rule,
     )
 
 
+def _task_scales(prepared, rule: str) -> tuple[np.ndarray, np.ndarray]:
+    """Per task ``(offset, scale)``: its coefficient's range ``(lo, hi - lo)`` under WMT's rule, ``(0, 1)`` otherwise."""
+    if rule == "mean":
+        return np.zeros(len(prepared)), np.ones(len(prepared))
+    ranges = np.array([COEFFICIENT_RANGES[p.task.coefficient] for p in prepared])
+    return ranges[:, 0], ranges[:, 1] - ranges[:, 0]
+
+
 def _average_table(prepared, names, estimates, test, alternative, correction, family, alpha, n_resamples, seeds,
-                   batch, resampled, bootstrap_average) -> PairwiseTable:
+                   batch, resampled, bootstrap_average, scale) -> PairwiseTable:
     """All ordered pairs tested on the averages (sec. 13.2), then corrected like any table (sec. 3.4)."""
     k = len(names)
     n_tasks = len(prepared)
@@ -413,20 +478,34 @@ def _average_table(prepared, names, estimates, test, alternative, correction, fa
     delta = estimates[:, None] - estimates[None, :]
     pvalue = np.full((k, k), np.nan)
     counted = np.zeros((k, k), dtype=np.int64)
+    thresholds = np.array([delta[a, b] for a, b in pairs])
     if test in PAIRED_BOOTSTRAP_METHODS:
         averaged = resampled[test] if test in resampled else bootstrap_average(test)
         nulls = np.stack([(averaged[:, a] - averaged[:, b]) - delta[a, b] for a, b in pairs]) if pairs else None
     else:
-        # Each task's delta_s of every pair; a group's tasks swap the same cells (one seed per group).
+        # Each task's delta_s of every pair (offsets cancel in differences: only the scale applies); a group's
+        # tasks swap the same cells, or the same systems (one seed per group).
         total = np.zeros((len(pairs), n_resamples))
-        for p in prepared:
-            total += permutation_pair_nulls([p.matrices[m] for m in names], p.human, level=p.task.level,
-                                            coefficient=p.task.coefficient, method=test, n_resamples=n_resamples,
-                                            seed=seeds[p.group], batch=batch)
+        wmt_thresholds = np.zeros(len(pairs))
+        for t, p in enumerate(prepared):
+            stack = [p.matrices[m] for m in names]
+            if test == WMT_SYSTEM_TEST:
+                task_nulls, task_thresholds = wmt_pair_nulls(
+                    stack, p.human, coefficient=p.task.coefficient, n_resamples=n_resamples,
+                    rng=np.random.default_rng(seeds[p.group]), batch=batch, pairs=pairs)
+                wmt_thresholds += task_thresholds / scale[t]
+            else:
+                task_nulls = permutation_pair_nulls(stack, p.human, level=p.task.level,
+                                                    coefficient=p.task.coefficient, method=test,
+                                                    n_resamples=n_resamples, seed=seeds[p.group], batch=batch)
+            total += task_nulls / scale[t]
         nulls = total / n_tasks
+        if test == WMT_SYSTEM_TEST:
+            # WMT's test compares on the systems every pair's three measures score (sec. 3.6).
+            thresholds = wmt_thresholds / n_tasks
     for u, (a, b) in enumerate(pairs):
-        pvalue[a, b], counted[a, b] = _count_pvalue(nulls[u], delta[a, b], alternative)
-        pvalue[b, a], counted[b, a] = _count_pvalue(-nulls[u], -delta[a, b], alternative)
+        pvalue[a, b], counted[a, b] = _count_pvalue(nulls[u], thresholds[u], alternative)
+        pvalue[b, a], counted[b, a] = _count_pvalue(-nulls[u], -thresholds[u], alternative)
     corrected = correct_table(pvalue, correction=correction, family=family)
     with np.errstate(invalid="ignore"):
         significant = np.nan_to_num(pvalue, nan=1.0) < alpha

@@ -182,13 +182,18 @@ def cmd_average(args: argparse.Namespace) -> None:
     result = average_over_tasks(
         datasets, tasks, cli.split_list(args.metrics, "metrics"), method=args.ci, test=args.test,
         alternative=args.alternative, correction=args.correction, family=args.family, alpha=args.alpha,
-        confidence_level=args.confidence_level, n_resamples=args.n_resamples, rng=args.seed,
+        confidence_level=args.confidence_level, n_resamples=args.n_resamples, rng=args.seed, rule=args.rule,
     )
     if args.json:
         cli.emit(args, result.to_dict())
         return
+    from metaeval_core.analyses.average import RULE_LABELS
+    from metaeval_core.stats.significance import method_label
+
     rows = result.to_records()
     cli.print_table(rows, ["cluster", "metric", "average", "low", "high", "n_defined", "reason"])
+    print(f"\naverage: {RULE_LABELS[result.rule]} (--rule {result.rule}); interval {result.method.upper()}; "
+          f"clusters: {method_label(result.test)}, {result.correction} per {result.family}, alpha {result.alpha:g}")
     print()
     print("per task (draw group in brackets: tasks of one group share their resamples):")
     labels = [f"{i + 1}" for i in range(len(tasks))]
@@ -225,9 +230,9 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--confidence-level", type=float, default=0.95, help="width of the permutation range")
     cli.add_resampling_args(p)
 
-    p = command("average", cmd_average, "WMT-style average of each metric over several tasks (dataset, human "
-                "measure, level, coefficient), with intervals, tests and significance clusters on the average "
-                "(docs/methods.md sec. 13)")
+    p = command("average", cmd_average, "average of each metric over several tasks (dataset, human measure, level, "
+                "coefficient): WMT's rescaled average or the plain mean, with intervals, tests and significance "
+                "clusters on the average (docs/methods.md sec. 13)")
     p.add_argument("--task", action="append", required=True, metavar="DATASET:HUMAN[:LEVEL[:COEFFICIENT]]",
                    help="a task; repeat for each (e.g. --task summeval:expert.coherence --task "
                         "summeval:expert.relevance:input:pearson); level and coefficient default to --level and "
@@ -244,8 +249,14 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
                    help="keep every system of a dataset that has a default subset (HANNA's human-written stories)")
     p.add_argument("--ci", choices=["boot-both", "boot-systems", "boot-inputs"], default="boot-both")
     p.add_argument("--confidence-level", type=float, default=0.95)
-    p.add_argument("--test", default="perm-both",
-                   choices=["perm-both", "perm-systems", "perm-inputs", "boot-both", "boot-systems", "boot-inputs"])
+    p.add_argument("--test", default=None,
+                   choices=["perm-both", "perm-systems", "perm-inputs", "boot-both", "boot-systems", "boot-inputs",
+                            "wmt-perm-sys"],
+                   help="default: wmt-perm-sys (WMT's test) when every dataset is WMT data and every task is at the "
+                        "system level, else perm-both")
+    p.add_argument("--rule", default=None, choices=["rescaled", "mean"],
+                   help="rescaled: WMT's average (each task mapped to [0, 1] by its coefficient's range, "
+                        "mt-metrics-eval AverageCorrs); mean: the plain mean. Default: rescaled on WMT data, else mean")
     p.add_argument("--alternative", choices=["greater", "two-sided"], default="greater")
     p.add_argument("--correction", choices=["bonferroni", "holm", "bh", "none"], default="bonferroni")
     p.add_argument("--family", choices=["row", "table", "none"], default="row")

@@ -32,6 +32,11 @@ POINT_COEFFICIENTS: tuple[str, ...] = tuple(c for c in COEFFICIENTS if c not in 
 # Coefficients that are correlations in [-1, 1] with a Fisher transform and Williams'
 # test; the pairwise accuracies lie in [0, 1] and only support resampling methods.
 CORRELATIONS: tuple[str, ...] = ("pearson", "spearman", "kendall")
+# Each coefficient's range of possible values (mt-metrics-eval's TaskResults.range: correlations [-1, 1],
+# accuracies [0, 1]); WMT's average rescales every task to [0, 1] by it (docs/methods.md sec. 13.3).
+COEFFICIENT_RANGES: dict[str, tuple[float, float]] = {
+    c: ((-1.0, 1.0) if c in ("pearson", "spearman", "kendall") else (0.0, 1.0)) for c in get_args(Coefficient)
+}
 
 # Pairs materialised at once by the O(n^2) Kendall kernel; bounds its memory.
 _KENDALL_PAIR_BUDGET = 8_000_000

@@ -12,7 +12,7 @@ from typing import Mapping
 import pandas as pd
 import streamlit as st
 
-from metaeval_core.analyses.average import Task, TaskAverage, average_over_tasks
+from metaeval_core.analyses.average import RULE_LABELS, Task, TaskAverage, average_over_tasks, default_rule
 from metaeval_core.data.dataset import Dataset
 from metaeval_core.stats.significance import estimated_table_seconds
 
@@ -62,15 +62,41 @@ def check_size(datasets: Mapping[str, Dataset], tasks: tuple[TaskTuple, ...], n_
             "or resamples, or the system level (or `metaeval average` on the command line)")
 
 
+DEFAULT_RULE = "default"  # the datasets' own rule: WMT's rescaled average on WMT data, else the plain mean
+
+
+def rule_picker(datasets: Mapping[str, Dataset]) -> str:
+    """The averaging rule (sidebar); 'default' follows the datasets and stays 'default' when they change."""
+    from metaeval_ui import state
+
+    default = default_rule(dict(datasets))
+    names = {"rescaled": "WMT: rescaled to [0, 1]", "mean": "plain mean"}
+    options = [DEFAULT_RULE, "rescaled", "mean"]
+    key = state.prepare("avg_rule", options=options, fallback=DEFAULT_RULE)
+    choice = state.commit("avg_rule", st.sidebar.selectbox(
+        "Average", options, key=key,
+        format_func=lambda r: f"Default: {names[default]}" if r == DEFAULT_RULE else names[r],
+        help="WMT (mt-metrics-eval AverageCorrs, WMT23 on): each task's value is mapped to [0, 1] by its coefficient's "
+             "range ((r + 1) / 2 for a correlation) before averaging; plain mean: the task values as they are. "
+             "Default: WMT's on WMT data. docs/methods.md sec. 13.3."))
+    return default if choice == DEFAULT_RULE else choice
+
+
+def rule_sentence(result: TaskAverage) -> str:
+    """How the average was taken, in words."""
+    return RULE_LABELS[result.rule]
+
+
 @st.cache_data(max_entries=32, show_spinner=False)
 def average(_datasets: Mapping[str, Dataset], keys: tuple, tasks: tuple[TaskTuple, ...], metrics: tuple[str, ...],
-            n_resamples: int, seed: int) -> TaskAverage:
-    """BOOT-BOTH 95% intervals, one-sided PERM-BOTH tests, Bonferroni per row metric, alpha 0.05 (as the Overview).
+            n_resamples: int, seed: int, rule: str = "mean") -> TaskAverage:
+    """BOOT-BOTH 95% intervals, one-sided tests (the datasets' default test: WMT-PERM-SYS on WMT data at the system
+    level, else PERM-BOTH), Bonferroni per row metric, alpha 0.05 (as the Overview); ``rule`` averages the tasks.
 
     ``keys`` is ``tuple((name, data.dataset_key(dataset)) for each dataset)``: the cache key of ``_datasets``.
     """
     return average_over_tasks(dict(_datasets), [Task(*t) for t in tasks], list(metrics), n_resamples=int(n_resamples),
-                              rng=int(seed))
+                              rng=int(seed), rule=rule)
 
 
 def dataset_keys(datasets: Mapping[str, Dataset]) -> tuple:

@@ -276,3 +276,107 @@ def test_pool_all_is_its_own_draw_group_and_resamples_as_a_single_interval(demo)
                                             return_distribution=True)
     np.testing.assert_allclose(result.distribution[:, 0], (ci.distribution + per_input.distribution) / 2,
                                rtol=0, atol=1e-12)
+
+
+# -- WMT's rescaled average (docs/methods.md sec. 13.3) ------------------------------------------------------------
+MIXED = (Task("a", "h1", "system", "kendall"), Task("a", "h2", "system", "pairwise-accuracy"),
+         Task("a", "h1", "input", "pearson"))
+
+
+def test_rescaled_average_maps_each_task_by_its_range_then_averages(two_datasets):
+    """WMT's rule (mt-metrics-eval AverageCorrs): (r - lo) / (hi - lo) per task, then the mean; resamples alike."""
+    metrics = ("m1", "m2", "m3")
+    plain = average_over_tasks(two_datasets, MIXED, metrics, n_resamples=60, rng=4, rule="mean",
+                               return_distribution=True)
+    wmt = average_over_tasks(two_datasets, MIXED, metrics, n_resamples=60, rng=4, rule="rescaled",
+                             return_distribution=True)
+    assert plain.rule == "mean" and wmt.rule == "rescaled" and wmt.to_dict()["rule"] == "rescaled"
+    lo = np.array([-1.0, 0.0, -1.0])
+    width = np.array([2.0, 1.0, 2.0])
+    np.testing.assert_array_equal(wmt.values, plain.values)  # the task values are the tasks' own
+    np.testing.assert_allclose(wmt.average, ((plain.values - lo) / width).mean(axis=1), rtol=0, atol=1e-12)
+    assert np.all((0 <= wmt.average) & (wmt.average <= 1))
+    # Per resample: each task's resampled value rescaled, from the same draws (one draw group).
+    seeds = [_shared_seed(c) for c in np.random.default_rng(4).spawn(1)]
+    from metaeval_core.stats.resampling import _bootstrap_correlations
+
+    ds = two_datasets["a"]
+    indices = _draw_bootstrap_indices(np.random.default_rng(seeds[0]), "boot-both", 60, ds.n_systems, ds.n_inputs)
+    expected = sum((_bootstrap_correlations([ds.matrix(m) for m in metrics], ds.matrix(t.human), level=t.level,
+                                            coefficient=t.coefficient, indices=indices, batch=None) - lo[i]) / width[i]
+                   for i, t in enumerate(MIXED)) / len(MIXED)
+    np.testing.assert_allclose(wmt.distribution, expected, rtol=0, atol=1e-12)
+
+
+def test_rescaled_permutation_test_scales_each_tasks_null(two_datasets):
+    metrics = ("m1", "m2", "m3")
+    wmt = average_over_tasks(two_datasets, MIXED, metrics, n_resamples=80, rng=8, rule="rescaled",
+                             correction="none")
+    seeds = [_shared_seed(c) for c in np.random.default_rng(8).spawn(1)]
+    from metaeval_core.stats.significance import permutation_pair_nulls
+
+    ds = two_datasets["a"]
+    width = [2.0, 1.0, 2.0]
+    nulls = sum(permutation_pair_nulls([ds.matrix(m) for m in metrics], ds.matrix(t.human), level=t.level,
+                                       coefficient=t.coefficient, method="perm-both", n_resamples=80,
+                                       seed=seeds[0]) / width[i] for i, t in enumerate(MIXED)) / len(MIXED)
+    for u, (a, b) in enumerate(((0, 1), (0, 2), (1, 2))):
+        d = wmt.average[a] - wmt.average[b]
+        assert wmt.table.pvalue[a, b] == pytest.approx(count_pvalue(nulls[u], d, "greater"), abs=1e-12)
+        assert wmt.table.pvalue[b, a] == pytest.approx(count_pvalue(-nulls[u], -d, "greater"), abs=1e-12)
+
+
+def test_one_coefficient_ranks_alike_under_both_rules(two_datasets):
+    tasks = (Task("a", "h1", "system", "kendall"), Task("a", "h2", "system", "kendall"))
+    plain = average_over_tasks(two_datasets, tasks, ("m1", "m2", "m3"), n_resamples=50, rng=1, rule="mean")
+    wmt = average_over_tasks(two_datasets, tasks, ("m1", "m2", "m3"), n_resamples=50, rng=1, rule="rescaled")
+    np.testing.assert_allclose(wmt.average, (plain.average + 1) / 2, atol=1e-12)
+    np.testing.assert_allclose(wmt.table.pvalue, plain.table.pvalue, atol=1e-12)
+
+
+def test_wmt_data_defaults_to_the_rescaled_average_and_wmt_test(tmp_path, two_datasets):
+    from metaeval_core.data.mtme import read_mtme
+    from metaeval_core.stats.significance import compare_all_pairs
+    from tests.mtme_replica import write_replica
+
+    wmt = read_mtme(write_replica(tmp_path).test_set, lp="en-de")
+    metrics = ("BLEU-refA", "COMET-22-refB", "Prism-src")
+    tasks = (Task(wmt.id, "mqm", "system", "pearson"),)
+    result = average_over_tasks({wmt.id: wmt}, tasks, metrics, n_resamples=100, rng=6, correction="none")
+    assert result.rule == "rescaled" and result.test == "wmt-perm-sys"
+    # One task: the average's WMT test is that task's WMT test (sec. 3.6) on the rescaled scale, same draws.
+    from metaeval_core.stats.significance import wmt_pair_nulls
+
+    seed = _shared_seed(np.random.default_rng(6).spawn(1)[0])
+    nulls, thresholds = wmt_pair_nulls([wmt.matrix(m) for m in metrics], wmt.matrix("mqm"), coefficient="pearson",
+                                       n_resamples=100, rng=np.random.default_rng(seed))
+    for u, (a, b) in enumerate(((0, 1), (0, 2), (1, 2))):
+        assert result.table.pvalue[a, b] == pytest.approx(count_pvalue(nulls[u], thresholds[u], "greater"), abs=1e-12)
+        assert result.table.pvalue[b, a] == pytest.approx(count_pvalue(-nulls[u], -thresholds[u], "greater"),
+                                                          abs=1e-12)
+    with_input = (*tasks, Task(wmt.id, "mqm", "input", "kendall"))
+    assert average_over_tasks({wmt.id: wmt}, with_input, metrics, n_resamples=50, rng=6).test == "perm-both"
+    with pytest.raises(ValueError, match="input.*kendall|system-level scores"):
+        average_over_tasks({wmt.id: wmt}, with_input, metrics, n_resamples=50, test="wmt-perm-sys")
+    plain = average_over_tasks(two_datasets, TASKS, ("m1", "m2"), n_resamples=50, rng=6)
+    assert plain.rule == "mean" and plain.test == "perm-both"
+    with pytest.raises(ValueError, match="rule"):
+        average_over_tasks(two_datasets, TASKS, ("m1", "m2"), rule="wmt")
+
+
+@pytest.mark.realdata
+def test_summeval_ranking_flips_under_wmts_average(data_dir):
+    """Issue 25's example: two SummEval tasks, a pairwise accuracy and a Kendall tau. Plain mean: s3.pyr 0.554 >
+    bertscore.f1 0.513; WMT's rescaled average: 0.683 < 0.692."""
+    from metaeval_core.data.registry import load_dataset
+
+    ds = load_dataset("summeval", data_dir=data_dir)
+    tasks = (Task("summeval", "expert.coherence", "system", "pairwise-accuracy"),
+             Task("summeval", "expert.relevance", "system", "kendall"))
+    metrics = ("s3.pyr", "bertscore.f1")
+    plain = average_over_tasks({"summeval": ds}, tasks, metrics, n_resamples=50, rng=0)
+    wmt = average_over_tasks({"summeval": ds}, tasks, metrics, n_resamples=50, rng=0, rule="rescaled")
+    assert plain.rule == "mean"  # SummEval is not WMT data
+    np.testing.assert_allclose(plain.average, [0.554, 0.513], atol=5e-4)
+    np.testing.assert_allclose(wmt.average, [0.683, 0.692], atol=5e-4)
+    assert plain.average[0] > plain.average[1] and wmt.average[0] < wmt.average[1]

@@ -26,6 +26,15 @@ def test_average_on_the_demo_over_two_levels(demo_env):
     assert (table["low"] <= table["average"]).all() and (table["average"] <= table["high"]).all()
     assert "average" in plotly_specs(at)
     assert "share their resamples" in texts(at.caption)
+    # The demo is not WMT data: the plain mean by default, WMT's rescaled average by name, each said in words.
+    assert at.selectbox(key="w:avg_rule").value == "default" and "plain mean" in texts(at.caption)
+    average = table.set_index("metric")["average"]
+    at.selectbox(key="w:avg_rule").set_value("rescaled").run()
+    assert_clean(at)
+    rescaled = at.dataframe[0].value.set_index("metric")["average"]
+    assert ((rescaled - (average + 1) / 2).abs() < 1e-12).all()  # Kendall's range [-1, 1] mapped onto [0, 1]
+    assert "rescaled to [0, 1]" in texts(at.caption) and at.query_params["avg_rule"] == "rescaled"
+    at.selectbox(key="w:avg_rule").set_value("default").run()
     # One level only: one task, said so; the URL keeps the choice.
     at.multiselect(key="w:avg_levels").set_value(["system"]).run()
     assert_clean(at)
