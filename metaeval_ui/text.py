@@ -65,8 +65,8 @@ def format_pvalue(p: object, alpha: float | None = None, *, decimals: int = 3) -
 
 # -- jargon: one plain-words definition per term, used as help tooltips -----------------------------------------
 GLOSSARY = {
-    "M_jud": "The number of judged inputs: inputs (documents) that have human scores. Metrics may also score "
-             "unjudged inputs.",
+    "M_jud": "The number of judged inputs: inputs (documents, prompts, segments, ...) that have human scores. "
+             "Metrics may also score unjudged inputs.",
     "undefined pieces skipped": "A correlation is undefined when one side is constant (every system tied). Such "
                                 "inputs (input level) or resamples are left out of the average and counted.",
     "Pooled reduction": "1 − (mean over systems of the variance with all inputs) / (mean over systems of the "
@@ -274,3 +274,4 @@ def ceiling_sentences(identity: str, outputs: str, rows, *, level: str) -> tuple
                    f"the other ratings, so at this level the human scores barely order the {outputs}; a metric's "
                    "correlation here is limited by that noise, not only by the metric.")
     return what, warning
+

@@ -1,4 +1,4 @@
-"""High-scoring range: do metrics disagree on the best summaries? (Peyrard 2019, docs/methods.md sec. 8)"""
+"""High-scoring range: do metrics disagree on the best outputs? (Peyrard 2019, docs/methods.md sec. 8)"""
 
 import streamlit as st
 
@@ -14,6 +14,7 @@ if ctx is None:
     widgets.finish()
     st.stop()
 ds = ctx.dataset
+out = ds.vocabulary  # what the outputs are called: summaries, stories, translations, ...
 wa.reset_on_dataset_change(ds, "highrange", ("hr_baseline",))
 pool = wa.pool(ds)
 systems = wa.systems(ds)
@@ -31,16 +32,16 @@ left, middle, right = st.columns(3)
 key = state.prepare("hr_baseline", options=names, fallback=da.default_baseline(ds, systems))
 baseline = state.commit("hr_baseline", left.selectbox(
     "Baseline system", names, key=key,
-    help="Per input, the top range keeps the summaries that beat this system's summary on at least one of the "
-         "chosen metrics (Peyrard: Lead-3, SummEval M0)."))
+    help=f"Per input, the top range keeps the {out.outputs} that beat this system's {out.output} on at least one of "
+         "the chosen metrics (Peyrard 2019 used Lead-3 on summarization)."))
 with middle:
     n_bins = wa.bounded_int("hr_bins", "Score bins", low=2, high=da.MAX_BINS, default=10,
-                            reason="finer bins hold too few summary pairs to estimate a share")
+                            reason=f"finer bins hold too few {out.output} pairs to estimate a share")
 key = state.prepare("hr_norm", options=("input", "global"), fallback="input")
 normalise = state.commit("hr_norm", right.radio(
     "Normalise scores", ("input", "global"), key=key, horizontal=True,
-    format_func=lambda v: "per input" if v == "input" else "over all summaries",
-    help="Min-max scaling of each metric to [0, 1] before averaging into a summary's score."))
+    format_func=lambda v: "per input" if v == "input" else f"over all {out.outputs}",
+    help=f"Min-max scaling of each metric to [0, 1] before averaging into a {out.output}'s score."))
 
 result = None
 with guard("Could not compute the high-scoring range"), st.spinner("Comparing metric orderings…"):
@@ -52,32 +53,33 @@ taus, curve, summary = result
 
 cols = st.columns(4)
 cols[0].metric("inputs", f"{summary['n_inputs']:,}")
-cols[1].metric("summaries kept per input", fa.fmt(summary["mean_kept"], 1),
+cols[1].metric(f"{out.outputs} kept per input", fa.fmt(summary["mean_kept"], 1),
                help=f"of {summary['n_systems'] - 1} non-baseline systems")
-cols[2].metric("mean τ, all summaries", fa.fmt(summary["mean_tau_all"]))
+cols[2].metric(f"mean τ, all {out.outputs}", fa.fmt(summary["mean_tau_all"]))
 cols[3].metric("mean τ, top range", fa.fmt(summary["mean_tau_top"]),
                delta=fa.fmt(summary["mean_tau_top"] - summary["mean_tau_all"])
                if summary["mean_tau_all"] == summary["mean_tau_all"] else None)
 
-st.subheader("Metric-metric agreement: all summaries vs the top range")
+st.subheader(f"Metric-metric agreement: all {out.outputs} vs the top range")
 st.caption(
-    f"Kendall τ between two metrics over the summaries of one input, averaged over inputs: on all summaries "
+    f"Kendall τ between two metrics over the {out.outputs} of one input, averaged over inputs: on all {out.outputs} "
     f"(grey) and on those beating {escape_markdown(baseline)} on at least one chosen metric (dark blue). A drop means "
     "the metrics agree on what is bad but not on what is good. Part of any drop is range restriction (a "
     "narrower range alone lowers τ); it does not say which metric is right.")
 if taus["tau_top"].isna().all():
-    st.warning(escape_markdown(f"No input keeps two or more summaries above {baseline}: the top-range τ is "
+    st.warning(escape_markdown(f"No input keeps two or more {out.outputs} above {baseline}: the top-range τ is "
                                "undefined everywhere. Try a weaker baseline."))
-exports.chart(fa.dumbbell(taus), key="dumbbell", name=exports.file_name("highrange", ds.id, baseline),
-              title="Metric-metric agreement: all summaries vs the top range")
+exports.chart(fa.dumbbell(taus, outputs=out.outputs), key="dumbbell",
+              name=exports.file_name("highrange", ds.id, baseline),
+              title=f"Metric-metric agreement: all {out.outputs} vs the top range")
 
 st.subheader("Disagreement vs score")
 st.caption(
-    "For every pair of summaries of the same input: do the two metrics order them differently? Share of such "
+    f"For every pair of {out.outputs} of the same input: do the two metrics order them differently? Share of such "
     "pairs by the pair's normalised mean score (thin lines: metric pairs; dark blue: all pairs pooled). In the "
-    "extreme bins the two summaries are close on every metric, so their order is noisy at both ends: compare "
+    f"extreme bins the two {out.outputs} are close on every metric, so their order is noisy at both ends: compare "
     "the upper bins with the middle ones, not with the lowest.")
-exports.chart(fa.disagreement_figure(curve), key="disagreement",
+exports.chart(fa.disagreement_figure(curve, output=out.output), key="disagreement",
               name=exports.file_name("disagreement", ds.id, baseline), title="Disagreement vs score")
 
 with st.expander("Tables"):
@@ -85,6 +87,6 @@ with st.expander("Tables"):
                  column_config={c: st.column_config.NumberColumn(c, format="%.3f") for c in ("tau_all", "tau_top")})
     st.dataframe(curve, hide_index=True, width="stretch")
 exports.table_download(taus, exports.file_name("highrange", ds.id, baseline),
-                       title="Kendall τ between metrics: all summaries vs the top range")
+                       title=f"Kendall τ between metrics: all {out.outputs} vs the top range")
 exports.collect("Disagreement by normalised score", table=curve)
 widgets.finish()

@@ -94,13 +94,15 @@ elif result["n_pairs"] < 10:
 exports.collect("rSYS-Δ", text=f"{metric} vs {ctx.human}, band [{lo:.4g}, {hi:.4g}]: rSYS-Δ {fp.fmt(estimate, 3)}, "
                 f"95% CI ({method.upper()}, {k:,} resamples, seed {seed}) {low_high}; rSYS on all {n_total} pairs "
                 f"{fp.fmt(everything, 3)}; {result['n_pairs']} pairs in the band ({result['share_of_pairs']:.0%}).")
+# The margin in this metric's own units (not another dataset's "~0.5 ROUGE").
+margin = escape_markdown(f", here at most {hi:.3g} in {metric}'s units") if math.isfinite(hi) else ""
 st.caption(
     "**What it means.** rSYS-Δ(l, u) is the system-level Kendall τ counted only over the pairs of systems whose "
     "metric scores differ by between l and u: when the metric says one system beats another by such a margin, "
     "how often do the humans agree? With small u it is the question researchers face when a new system improves "
-    "by ~0.5 ROUGE (Deutsch et al., NAACL 2022). **What it does not mean.** It is not a significance test of any "
-    "pair, it says nothing about pairs outside the band, it is computed from few pairs (wide intervals), and a "
-    "low value can also mean the human judgments themselves cannot separate close systems.")
+    f"by a small margin{margin} (Deutsch et al., NAACL 2022). **What it does not mean.** It is not a "
+    "significance test of any pair, it says nothing about pairs outside the band, it is computed from few pairs "
+    "(wide intervals), and a low value can also mean the human judgments themselves cannot separate close systems.")
 
 left, right = st.columns(2)
 curve_figure, scatter_figure = dp.band_figures(*args, lo, hi, figures.measure_colour(metric))

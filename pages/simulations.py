@@ -112,7 +112,8 @@ with tab_cov:
 
 with tab_power:
     st.caption(
-        "A metric Y known to be worse than X: ROUGE-1 on a random k% of each summary's tokens (with texts), or "
+        f"A metric Y known to be worse than X: ROUGE-1 on a random k% of each {ds.vocabulary.output}'s tokens (with "
+        "texts), or "
         "X plus noise of k times its sd. Power = share of trials in which a test rejects H0 (Y as good as X) at "
         "α = 0.05. Higher is better at equal validity; it says how many judgments a test needs, not which "
         "metric to use.")
@@ -144,7 +145,7 @@ with tab_power:
             st.caption(escape_markdown(f"r(X, human) = {fa.fmt(meta['estimate_x'])}; {meta['n_completed']:,} "
                                        f"trials; k = {', '.join(f'{k:g}' for k in meta['ks'])}."))
             view = table.assign(test=table["test"].map(widgets.upper))
-            exports.chart(fa.power_figure(view, degrade=meta["degrade"]), key="power",
+            exports.chart(fa.power_figure(view, degrade=meta["degrade"], output=ds.vocabulary.output), key="power",
                           name=exports.file_name("power", ds.id, metric, level))
             wide = view.pivot(index="k", columns="test", values="power")
             st.dataframe(wide, width="stretch", column_config={

@@ -222,7 +222,7 @@ def token_degrade_possible(dataset: Dataset, metric: str, data_dir: str) -> str:
     from metaeval_core.data import texts
 
     if not texts.texts_available(dataset.id, data_dir=data_dir or None):
-        return f"no summary texts for {dataset.id} (only SummEval ships them)"
+        return f"no output texts for {dataset.id} (only SummEval ships them)"
     if simulations.rouge1_variant(metric) is None:
         return f"{metric} is not a ROUGE-1 variant (rouge-1.f1, rouge-1.recall, rouge-1.precision)"
     return ""

@@ -194,8 +194,9 @@ def group_correlation_bar(frame: pd.DataFrame, *, coefficient: str) -> go.Figure
 # -- high-scoring range ---------------------------------------------------------------------------------------
 
 
-def dumbbell(taus: pd.DataFrame) -> go.Figure:
-    """Metric-pair Kendall tau on all summaries vs on the high-scoring range, one row per pair, joined by a line."""
+def dumbbell(taus: pd.DataFrame, *, outputs: str = "outputs") -> go.Figure:
+    """Metric-pair Kendall tau on all outputs (``outputs``: the dataset's word, e.g. summaries) vs on the
+    high-scoring range, one row per pair, joined by a line."""
     if taus is None or taus.empty:
         return empty_figure("Pick at least two metrics")
     labels = [f"{esc(a)} · {esc(b)}" for a, b in zip(taus["metric_a"], taus["metric_b"])]
@@ -206,7 +207,7 @@ def dumbbell(taus: pd.DataFrame) -> go.Figure:
             ys += [label, label, None]
     fig = go.Figure(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color="#bbb", width=3), hoverinfo="skip",
                                showlegend=False))
-    for column, name, colour, n in (("tau_all", "all summaries", ALL_COLOUR, "n_inputs_all"),
+    for column, name, colour, n in (("tau_all", f"all {outputs}", ALL_COLOUR, "n_inputs_all"),
                                     ("tau_top", "high-scoring range", TOP_COLOUR, "n_inputs_top")):
         values = _none_for_nan(taus[column])
         fig.add_trace(go.Scatter(
@@ -220,8 +221,8 @@ def dumbbell(taus: pd.DataFrame) -> go.Figure:
     return fig
 
 
-def disagreement_figure(curve: pd.DataFrame) -> go.Figure:
-    """Disagreement (share of summary pairs the two metrics order differently) vs normalised mean score:
+def disagreement_figure(curve: pd.DataFrame, *, output: str = "output") -> go.Figure:
+    """Disagreement (share of ``output`` pairs the two metrics order differently) vs normalised mean score:
     one thin line per metric pair and the pair-weighted mean in bold."""
     if curve is None or curve.empty:
         return empty_figure("No disagreement curve to show")
@@ -242,7 +243,7 @@ def disagreement_figure(curve: pd.DataFrame) -> go.Figure:
                              name="all metric pairs", line=dict(color=TOP_COLOUR, width=3),
                              hoverinfo="text", hovertext=[f"all pairs, score ≈ {m:.2f}: {fmt(s)} of {int(n)} pairs"
                                                           for m, s, n in zip(pooled["mid"], share, pooled["n"])]))
-    fig.update_layout(xaxis=dict(title="normalised mean score of the summary pair", range=[0, 1]),
+    fig.update_layout(xaxis=dict(title=f"normalised mean score of the {output} pair", range=[0, 1]),
                       yaxis=dict(title="share of pairs ordered differently", range=[0, None], rangemode="tozero"),
                       legend=dict(orientation="h", y=1.08), margin=dict(t=40, b=50), height=400)
     return fig
@@ -305,7 +306,7 @@ def coverage_figure(frame: pd.DataFrame, *, target: float = 0.95) -> go.Figure:
     return fig
 
 
-def power_figure(frame: pd.DataFrame, *, degrade: str = "") -> go.Figure:
+def power_figure(frame: pd.DataFrame, *, degrade: str = "", output: str = "output") -> go.Figure:
     """Power curves: one line per test, power (share of trials rejecting H0) against the degradation k, with a
     band of ± 1.96 Monte Carlo standard errors (column ``se``, when present).
 
@@ -331,7 +332,7 @@ def power_figure(frame: pd.DataFrame, *, degrade: str = "") -> go.Figure:
                                  marker=dict(symbol=symbol, size=8), hoverinfo="text",
                                  hovertext=[f"{esc(test)}, k = {k:g}: power {fmt(p)} ± {fmt(e)} (Monte Carlo se)"
                                             for k, p, e in zip(part["k"], part["power"], se)]))
-    title = {"tokens": "k: % of each summary's tokens kept (100 = X itself)",
+    title = {"tokens": f"k: % of each {output}'s tokens kept (100 = X itself)",
              "noise": "k: noise sd in units of X's sd (0 = X itself)"}.get(degrade, "k (degradation of the worse metric)")
     fig.update_layout(xaxis=dict(title=title),
                       yaxis=dict(title="power (share of trials rejecting H0)<br>band: ± 1.96 Monte Carlo se",

@@ -41,7 +41,8 @@ NO_METRICS = ("This dataset has no automatic-metric scores (only human judgments
 
 LEVEL_HELP = {
     "system": "correlation of the per-system mean scores (one point per system)",
-    "input": "mean over judged inputs of the per-input correlation across systems (summary level)",
+    "input": "mean over judged inputs of the per-input correlation across systems (the papers' summary or segment "
+             "level)",
     "global": "correlation over every (system, input) cell that has both scores",
 }
 

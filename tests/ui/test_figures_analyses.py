@@ -95,7 +95,11 @@ def test_dumbbell_and_disagreement_curve():
                          "tau_top": [0.2, math.nan], "n_inputs_all": [100, 100], "n_inputs_top": [90, 0]})
     fig = fa.dumbbell(taus)
     names = [t.name for t in fig.data]
-    assert names[1:] == ["all summaries", "high-scoring range"]
+    assert names[1:] == ["all outputs", "high-scoring range"]  # the dataset's word when given (issue 24)
+    assert fa.dumbbell(taus, outputs="stories").data[1].name == "all stories"
+    assert "story pair" in fa.disagreement_figure(pd.DataFrame({
+        "metric_a": ["a"], "metric_b": ["b"], "bin_low": [0.0], "bin_high": [1.0], "disagreement": [0.1],
+        "n_pairs": [3]}), output="story").layout.xaxis.title.text
     assert list(fig.data[0].x) == [0.6, 0.2, None]  # a connector only where both ends exist
     assert list(fig.data[2].y) == ["a · b", "a · &lt;b&gt;x&lt;/b&gt;&amp;y"]
     curve = pd.DataFrame({"metric_a": ["a"] * 2 + ["a"] * 2, "metric_b": ["b"] * 2 + ["c"] * 2,

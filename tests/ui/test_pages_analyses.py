@@ -105,7 +105,7 @@ def test_annotators_on_the_demo(demo_env):
     alphas = at.dataframe[0].value
     assert set(alphas["dimension"]) == {"quality", "all"} and (alphas["n_annotators"] == 3).all()
     assert 0 < alphas["alpha"].iloc[0] <= 1
-    assert "No dimension is scored by two groups" in texts(at.info)
+    assert "so there is no comparison between groups" in texts(at.info)
 
 
 def test_high_range_baseline_and_bins(demo_env):

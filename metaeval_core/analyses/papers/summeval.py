@@ -204,10 +204,10 @@ def alpha_note(output: str = "summary") -> str:
         f"Krippendorff's alpha (interval) treats every {output} (system x judged input) as a unit and the "
         "annotator slots as coders. Alpha depends only on the multiset of values within each unit (its "
         "coincidence matrix), not on which coder gave which value, so it is well defined even where slot i "
-        "is not the same person across units (SummEval's crowd workers, HANNA's raters). dimension 'all' pools "
-        f"the dimensions by concatenating their units (one unit per {output} and dimension), as one alpha per "
-        "annotator group in the SummEval paper; between-dimension differences in level then count as "
-        "between-unit variation."
+        "is not the same person across units (crowd workers who differ from one unit to the next). dimension "
+        f"'all' pools the dimensions by concatenating their units (one unit per {output} and dimension), for one "
+        "alpha per annotator group as in Fabbri et al. (2021); between-dimension differences in level then count "
+        "as between-unit variation."
     )
 
 
