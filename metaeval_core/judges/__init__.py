@@ -19,10 +19,23 @@ Agreement with people (``agreement``)
     ``reference`` ``'auto'``/``'majority'``/``'gold'``/a rater id (:func:`resolve_reference`).
     :func:`human_ceiling` (each annotator against the majority of the others, an :class:`AgreementTable`),
     :func:`chance_baseline` (verdicts permuted over items -> :class:`ChanceBaseline` per judge).
+Judge against judge (``compare``)
+    :func:`compare_judges` -> :class:`JudgeComparison`: paired permutation tests between every two judges
+    (verdicts swapped per item), corrected (Bonferroni/Holm/BH over the table or each row), a
+    :class:`~metaeval_core.stats.significance.PairwiseTable` and WMT-style significance ``clusters``.
 Biases (``biases``)
     :func:`positional_bias` -> :class:`PositionalBias` (consistency across orders, first-position preference,
     each an :class:`Estimate` with interval); :func:`length_preference` -> :class:`LengthPreference` (judge vs
     reference share choosing the longer output and their difference); :func:`output_lengths`.
+Systems (``systems``)
+    :func:`system_ranking` -> :class:`SystemRanking` (win rates, or Bradley-Terry with ties in Davidson's
+    form: :func:`davidson_fit` -> :class:`DavidsonFit`), :func:`ranking_agreement` -> :class:`RankingAgreement`
+    (Kendall tau-b / Pearson between a judge's and the reference's system scores, item bootstrap),
+    :func:`close_pair_agreement` -> :class:`ClosePairs` (same winner on the system pairs people find close:
+    the rSYS-Delta analogue).
+Scores as verdicts (``scores``)
+    :func:`score_accuracy` -> :class:`ScoreAccuracy` (tie-calibrated pairwise accuracy of judges that score
+    each output, with the epsilon), :func:`scoring_judges`, :func:`verdicts_from_scores`.
 
 All resampling takes ``confidence_level``, ``n_resamples``, ``rng`` (a Generator or a seed) and ``batch``
 (results do not depend on it); every result is a frozen dataclass with ``to_dict()``/``to_frame()``.
@@ -38,9 +51,15 @@ from metaeval_core.judges._kernel import (  # noqa: F401
 from metaeval_core.judges.agreement import (  # noqa: F401
     AgreementTable, ChanceBaseline, JudgeAgreement, chance_baseline, human_ceiling, judge_agreement, resolve_reference,
 )
+from metaeval_core.judges.compare import PERMUTATION_METHOD, JudgeComparison, compare_judges, draw_swaps  # noqa: F401
 from metaeval_core.judges.biases import (  # noqa: F401
     Estimate, LengthPreference, PositionalBias, length_preference, output_lengths, positional_bias,
 )
+from metaeval_core.judges.systems import (  # noqa: F401
+    RANK_COEFFICIENTS, RANKING_METHODS, ClosePairs, DavidsonFit, RankingAgreement, SystemRanking,
+    close_pair_agreement, davidson_fit, ranking_agreement, system_ranking,
+)
+from metaeval_core.judges.scores import ScoreAccuracy, score_accuracy, scoring_judges, verdicts_from_scores  # noqa: F401
 
 __all__ = [
     "A", "B", "TIE", "INVALID", "MISSING", "VERDICTS", "ORDERS", "RATER_KINDS", "NO_MAJORITY",
@@ -49,5 +68,9 @@ __all__ = [
     "STATISTICS", "ORDER_MODES", "TIE_CONVENTIONS", "INVALID_CONVENTIONS",
     "AgreementTable", "JudgeAgreement", "ChanceBaseline", "judge_agreement", "human_ceiling", "chance_baseline",
     "resolve_reference",
+    "JudgeComparison", "compare_judges", "draw_swaps", "PERMUTATION_METHOD",
     "Estimate", "PositionalBias", "LengthPreference", "positional_bias", "length_preference", "output_lengths",
+    "RANKING_METHODS", "RANK_COEFFICIENTS", "SystemRanking", "DavidsonFit", "RankingAgreement", "ClosePairs",
+    "system_ranking", "davidson_fit", "ranking_agreement", "close_pair_agreement",
+    "ScoreAccuracy", "score_accuracy", "scoring_judges", "verdicts_from_scores",
 ]

@@ -19,7 +19,7 @@ from typing import Sequence
 
 import numpy as np
 
-from metaeval_core._checks import as_generator, check_choice
+from metaeval_core._checks import as_generator, check_choice, check_int
 from metaeval_core._frames import ToFrame
 from metaeval_core.data.dataset import DatasetError
 from metaeval_core.judges import _kernel as kern
@@ -189,9 +189,14 @@ class _Setup:
 
 def _setup(data, judges, statistic, reference, order, ties, invalid, no_majority, confidence_level, n_resamples,
            batch) -> _Setup:
-    """The checks and arrays every judges-vs-reference function starts from."""
+    """The checks and arrays every judges-vs-reference function starts from (``confidence_level=None``: a test,
+    no interval: ``n_resamples`` need only be positive)."""
     conv = _check(data, statistic, order, ties, invalid, no_majority)
-    level, k, batch = kern.check_resampling(confidence_level, n_resamples, batch)
+    if confidence_level is None:
+        level, k, batch = float("nan"), check_int(n_resamples, "n_resamples"), check_int(batch, "batch",
+                                                                                        allow_none=True)
+    else:
+        level, k, batch = kern.check_resampling(confidence_level, n_resamples, batch)
     names = _judges(data, judges)
     ref, what = resolve_reference(data, reference, no_majority=no_majority)
     judge = data.verdicts[:, [data.rater_index(j) for j in names], :]

@@ -1,0 +1,183 @@
+"""Is judge X closer to people than judge Y? Paired permutation tests, corrections and significance clusters.
+
+For a pair of judges on the items both judged, ``delta = s(X) - s(Y)`` (accuracy, kappa or alpha against the
+same reference, under the same conventions). Under H0 the two judges are exchangeable on every item, so a
+permutation swaps their verdicts (both orders together) on each item with probability 1/2. Every statistic is a
+function of sums of per-item columns, so the swapped sums are ``S_X + M @ (c_Y - c_X)`` with ``M`` the
+resamples' swap bits: one matrix product per pair, the same swaps for every pair (drawn up front from one
+generator: ``batch`` does not change them). ``p = (1 + #{delta_s >= delta}) / (1 + k)`` (``|.|`` two-sided).
+The p-values of all ordered pairs are corrected with the project's Bonferroni/Holm/BH
+(:func:`metaeval_core.stats.significance.correct_table`) and the judges grouped into WMT-style significance
+clusters (:func:`metaeval_core.analyses.practice.significance_clusters`).
+
+References: docs/methods.md sec. 18.7 and sec. 3 (corrections), sec. 10.3 (clusters); Good (2005);
+Deutsch, Dror & Roth (TACL 2021) (permutation tests between metrics).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from metaeval_core._checks import as_generator, check_choice, check_probability
+from metaeval_core._frames import ToFrame
+from metaeval_core.analyses.practice.clusters import SignificanceClusters, significance_clusters
+from metaeval_core.judges import _kernel as kern
+from metaeval_core.judges._kernel import Invalid, OrderMode, Statistic, Ties
+from metaeval_core.judges.agreement import _setup
+from metaeval_core.judges.model import MISSING, NoMajority, PairwiseData
+from metaeval_core.stats.significance import (
+    ALTERNATIVES, CORRECTIONS, FAMILIES, Alternative, Correction, Family, PairwiseTable, _count_pvalue, correct_pvalues, correct_table,
+)
+from metaeval_core.stats.resampling import _auto_batch, _chunks
+
+PERMUTATION_METHOD = "paired permutation over items"
+
+
+@dataclass(frozen=True)
+class JudgeComparison(ToFrame):
+    """All pairwise tests between judges and their significance clusters.
+
+    ``table`` is a :class:`~metaeval_core.stats.significance.PairwiseTable` whose "metrics" are the judges
+    (``delta[i, j] = s(judge i) - s(judge j)`` on the items both judged, ``pvalue[i, j]`` tests "row i
+    better than column j", or "different" when two-sided); ``clusters`` the judges in ranks no corrected test
+    separates; ``n_common[i, j]`` the items both judged. The conventions are named.
+    """
+
+    table: PairwiseTable
+    clusters: SignificanceClusters
+    n_common: np.ndarray
+    reference: str
+    statistic: str
+    order: str
+    ties: str
+    invalid: str
+
+    @property
+    def judges(self) -> tuple[str, ...]:
+        return self.table.metrics
+
+    def to_records(self) -> list[dict]:
+        records = self.table.to_records()
+        index = {name: k for k, name in enumerate(self.table.metrics)}
+        for record in records:
+            record.update(n_common=int(self.n_common[index[record["x"]], index[record["y"]]]),
+                          statistic=self.statistic, order=self.order, ties=self.ties, invalid=self.invalid,
+                          reference=self.reference)
+        return records
+
+    def to_dict(self) -> dict:
+        return {"reference": self.reference, "statistic": self.statistic, "order": self.order, "ties": self.ties,
+                "invalid": self.invalid, "method": self.table.method, "alternative": self.table.alternative,
+                "correction": self.table.correction, "family": self.table.family, "alpha": self.table.alpha,
+                "n_resamples": self.table.n_resamples, "pairs": self.to_records(),
+                "clusters": self.clusters.to_dict()}
+
+
+def draw_swaps(rng: np.random.Generator, n_resamples: int, n: int) -> np.ndarray:
+    """(k, n) swap bits (1: the two judges' verdicts on the item trade places), drawn up front."""
+    return (rng.random((n_resamples, n)) < 0.5).astype(np.float64)
+
+
+def compare_judges(
+    data: PairwiseData,
+    *,
+    judges: Sequence[str] | None = None,
+    statistic: Statistic = "accuracy",
+    reference: str = "auto",
+    order: OrderMode = "original",
+    ties: Ties = "three-class",
+    invalid: Invalid = "wrong",
+    no_majority: NoMajority = "tie",
+    alternative: Alternative = "two-sided",
+    correction: Correction = "holm",
+    family: Family = "row",
+    alpha: float = 0.05,
+    n_resamples: int = 1000,
+    rng: np.random.Generator | int | None = None,
+    batch: int | None = None,
+) -> JudgeComparison:
+    """Paired permutation tests between every two judges, corrected, and the judges' significance clusters.
+
+    Parameters
+    ----------
+    data, judges, statistic, reference, order, ties, invalid, no_majority
+        As :func:`~metaeval_core.judges.judge_agreement`; at least two judges.
+    alternative : {'two-sided', 'greater'}
+        ``'greater'`` tests "row judge better than column judge" for each ordered pair.
+    correction : {'bonferroni', 'holm', 'bh', 'none'}
+    family : {'row', 'table', 'none'}
+        Which p-values are corrected together: each row judge's ``J - 1`` tests (default, as the metrics'
+        tables), all pairs (two-sided: each unordered pair once), or none. A corrected p-value can be
+        significant only when ``n_resamples`` is at least about ``m / alpha`` (``m`` tests in the family): the
+        smallest permutation p-value is ``1 / (1 + n_resamples)``.
+    alpha : float
+        The significance level of the corrected and uncorrected cells and of the clusters.
+    n_resamples, rng, batch
+        Permutations (each item's two verdicts swapped with probability 1/2), drawn up front from ``rng``.
+
+    Returns
+    -------
+    JudgeComparison
+
+    References
+    ----------
+    docs/methods.md sec. 18.7, sec. 3 and sec. 10.3.
+    """
+    check_choice(alternative, "alternative", ALTERNATIVES)
+    check_choice(correction, "correction", CORRECTIONS)
+    check_choice(family, "family", FAMILIES)
+    alpha = check_probability(alpha, "alpha")
+    s = _setup(data, judges, statistic, reference, order, ties, invalid, no_majority, None, n_resamples, batch)
+    n_resamples = s.k
+    if len(s.names) < 2:
+        raise ValueError(f"judges: comparing needs at least two judges; got {len(s.names)}")
+    stat = lambda sums: kern.statistic_from_sums(statistic, sums)  # noqa: E731
+    columns = kern.columns_for(statistic, s.judge, s.refs, order, s.conv)  # (n, J, C)
+    slots = list(kern.order_slots(order))
+    present = (s.judge[:, :, slots] != MISSING).all(axis=2) & (s.refs != MISSING)  # (n, J)
+    swaps = draw_swaps(as_generator(rng), n_resamples, data.n_items)
+    J = len(s.names)
+    delta = np.full((J, J), np.nan)
+    pvalue = np.full((J, J), np.nan)
+    n_defined = np.zeros((J, J), dtype=np.int64)
+    n_common = np.zeros((J, J), dtype=np.int64)
+    b = _auto_batch(s.batch, data.n_items + columns.shape[-1], n_resamples)
+    for i in range(J):
+        for j in range(i + 1, J):
+            common = (present[:, i] & present[:, j]).astype(np.float64)[:, None]
+            ci, cj = columns[:, i] * common, columns[:, j] * common
+            si, sj, diff = ci.sum(axis=0), cj.sum(axis=0), cj - ci
+            observed = float(stat(si) - stat(sj))
+            null = np.empty(n_resamples)
+            for sl in _chunks(n_resamples, b):
+                moved = swaps[sl] @ diff  # (b, C)
+                null[sl] = stat(si + moved) - stat(sj - moved)
+            n_common[i, j] = n_common[j, i] = int(common.sum())
+            delta[i, j], delta[j, i] = observed, -observed
+            pvalue[i, j], n_defined[i, j] = _count_pvalue(null, observed, alternative)
+            pvalue[j, i], n_defined[j, i] = _count_pvalue(-null, -observed, alternative)
+    if alternative == "two-sided" and family == "table":
+        # p[i, j] == p[j, i]: one test per unordered pair, corrected once and mirrored.
+        upper = np.triu_indices(J, 1)
+        corrected = np.full_like(pvalue, np.nan)
+        corrected[upper] = correct_pvalues(pvalue[upper], method=correction)
+        corrected.T[upper] = corrected[upper]
+    else:
+        corrected = correct_table(pvalue, correction=correction, family=family)
+    estimates = stat(columns.sum(axis=0))
+    with np.errstate(invalid="ignore"):
+        table = PairwiseTable(
+            metrics=tuple(s.names), human=s.what, estimates=estimates, delta=delta, pvalue=pvalue,
+            pvalue_corrected=corrected, significant=np.nan_to_num(pvalue, nan=1.0) < alpha,
+            significant_corrected=np.nan_to_num(corrected, nan=1.0) < alpha, alpha=alpha, correction=correction,
+            family=family, method=PERMUTATION_METHOD, alternative=alternative, level="item", coefficient=statistic,
+            n_resamples=n_resamples, n_defined=n_defined)
+    return JudgeComparison(table=table, clusters=significance_clusters(table, use_corrected=True),
+                           n_common=n_common, reference=s.what, statistic=statistic, order=order, ties=s.conv.ties,
+                           invalid=s.conv.invalid)
+
+
+__all__ = ["JudgeComparison", "PERMUTATION_METHOD", "compare_judges", "draw_swaps"]
