@@ -275,3 +275,26 @@ def ceiling_sentences(identity: str, outputs: str, rows, *, level: str) -> tuple
                    "correlation here is limited by that noise, not only by the metric.")
     return what, warning
 
+
+# -- intervals: where two methods disagree about zero (docs/methods.md sec. 2) -----------------------------------------
+def zero_disagreement_sentence(names: Iterable[str], shown: Iterable[tuple[float, float]],
+                               other: Iterable[tuple[float, float]], *, shown_label: str, other_label: str) -> str:
+    """Name the rows whose ``shown`` interval and ``other`` interval disagree about whether 0 is inside ("" when
+    none do), so a page never shows one verdict while another page or method implies the opposite unexplained."""
+    def has_zero(bounds: tuple[float, float]) -> bool | None:
+        low, high = (_finite(v) for v in bounds)
+        return None if low is None or high is None else low <= 0.0 <= high
+
+    split = {True: [], False: []}
+    for name, a, b in zip(names, shown, other):
+        za, zb = has_zero(a), has_zero(b)
+        if za is not None and zb is not None and za != zb:
+            split[za].append(name)
+    parts = []
+    if split[True]:
+        parts.append(f"{', '.join(split[True])}: the {shown_label} interval includes 0 but the {other_label} one "
+                     "excludes it")
+    if split[False]:
+        parts.append(f"{', '.join(split[False])}: the {shown_label} interval excludes 0 but the {other_label} one "
+                     "includes it")
+    return "; ".join(parts)

@@ -78,20 +78,35 @@ if layout == "all" and len(humans) > 1:
                                                         for m in pivot.columns})
     exports.collect("Human dimension x metric", table=pivot.reset_index())
 
-# Uncertainty on every bar: Fisher's interval (closed form, so the page stays instant; the bootstrap methods are
-# on the Confidence intervals page). Not defined for the pairwise accuracies.
+# Uncertainty on every bar: the Overview's own interval (BOOT-BOTH 95%, k = 1,000, seed 0: the same cached calls), so
+# the two pages never disagree about zero; Fisher's closed form is compared beside it, and any disagreement named.
+def intervals(method: str) -> list[dict]:
+    try:
+        return [data.confidence_interval(ds, ctx.key, m, h, level, coefficient, method, pool, systems, 0.95, 1000, 0)
+                for m, h in zip(table["metric"], table["human"])]
+    except ValueError as error:  # e.g. a soft-pairwise-accuracy bootstrap too slow for a page: no whiskers, say why
+        return [{"low": None, "high": None, "error": str(error)}] * len(table)
+
+
+with st.spinner("Bootstrapping the intervals (BOOT-BOTH, k = 1,000)…"):
+    bounds = intervals("boot-both")
+table = table.assign(low=[b["low"] for b in bounds], high=[b["high"] for b in bounds])
+interval_note = ("Whiskers: 95% BOOT-BOTH interval (systems and inputs resampled, k = 1,000, seed 0), the interval of "
+                 "the Overview's leaderboard; the Confidence intervals page has the other methods."
+                 if "error" not in bounds[0] else f"No whiskers: {bounds[0]['error']}.")
 if coefficient in widgets.CORRELATIONS:
-    bounds = [data.confidence_interval(ds, ctx.key, m, h, level, coefficient, "fisher", pool, systems, 0.95, 1000, 0)
-              for m, h in zip(table["metric"], table["human"])]
-    table = table.assign(low=[b["low"] for b in bounds], high=[b["high"] for b in bounds])
-    interval_note = ("Whiskers: 95% Fisher interval (approximate; the Confidence intervals page has the bootstrap "
-                     "intervals, which also account for the choice of inputs).")
-else:
-    interval_note = f"No whiskers: Fisher's interval does not apply to {coefficient} (see Confidence intervals)."
+    fisher = intervals("fisher")
+    split = text.zero_disagreement_sentence(
+        [f"{m} ({h})" if len(humans) > 1 else m for m, h in zip(table["metric"], table["human"])],
+        zip(table["low"], table["high"]), [(f["low"], f["high"]) for f in fisher],
+        shown_label="BOOT-BOTH", other_label="Fisher")
+    if split:
+        interval_note += (f" Fisher's interval, which treats the {level}-level points as independent and normal and "
+                          f"ignores which inputs were judged, disagrees about zero for {split}.")
 exports.chart(figures.correlation_bar(table, title=f"{coefficient} correlation, {level} level",
-                                      interval_label="95% Fisher interval"),
+                                      interval_label="95% BOOT-BOTH interval"),
               key="correlation_bar", name=exports.file_name("correlations", ds.id, level, coefficient, pool))
-st.caption(interval_note)
+st.caption(escape_markdown(interval_note))
 exports.table_download(table, exports.file_name("correlations", ds.id, level, coefficient, pool),
                        title=f"Correlations ({coefficient}, {level} level, {pool} pool)")
 

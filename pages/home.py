@@ -59,7 +59,8 @@ if ctx.human and ctx.metrics:
         st.caption(escape_markdown(
             "Rank = significance cluster: metrics no test separates share a rank "
             f"({significance.method_label(board.attrs['test'])}, one-sided, Bonferroni "
-            f"per metric, α = 0.05, k = 1,000, seed 0). Interval: BOOT-BOTH 95% (TACL 2021). "
+            f"per metric, α = 0.05, k = 1,000, seed 0). Interval: BOOT-BOTH 95% (TACL 2021), as the whiskers on "
+            "Correlations. "
             f"{ds.select_systems(systems or None).n_systems} systems"
             + (f" ({systems})" if systems else "") + f", pool '{pool}'. Change the level and coefficient in the "
             "sidebar; details on Confidence intervals and Significance."))

@@ -88,3 +88,14 @@ def test_significance_wording_follows_the_alternative():
     pairs = text.significant_pairs(["rouge", "bert"], ["bert", "rouge"], [-0.433, 0.433], alternative="two-sided")
     assert pairs == ["bert ≠ rouge (bert higher)"]
     assert text.significant_pairs(["a"], ["b"], [0.1], alternative="greater") == ["a > b"]
+
+
+def test_zero_disagreement_sentence_names_each_side():
+    from metaeval_ui import text
+
+    sentence = text.zero_disagreement_sentence(
+        ["a", "b", "c", "d"], [(-0.1, 0.9), (0.1, 0.9), (0.2, 0.8), (None, None)],
+        [(0.1, 0.9), (-0.2, 0.5), (0.1, 0.7), (-1, 1)], shown_label="BOOT-BOTH", other_label="Fisher")
+    assert sentence == ("a: the BOOT-BOTH interval includes 0 but the Fisher one excludes it; "
+                        "b: the BOOT-BOTH interval excludes 0 but the Fisher one includes it")
+    assert text.zero_disagreement_sentence(["c"], [(0.2, 0.8)], [(0.1, 0.7)], shown_label="x", other_label="y") == ""

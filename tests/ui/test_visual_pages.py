@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from test_pages_pairs import open_page  # small k for speed
 from ui_helpers import assert_clean, plotly_specs
 
 
-def test_correlation_bars_carry_fisher_intervals(demo_env):
+def test_correlation_bars_carry_the_overviews_intervals(demo_env):
     at = open_page("pages/correlations.py", {"metric": "metric.strong,metric.good"})
     bars = [t for t in plotly_specs(at)["correlation_bar"]["data"] if t["type"] == "bar"]
-    assert bars and "error_y" in bars[0] and "Fisher" in bars[0]["hovertext"][0]
-    assert any("95% Fisher interval" in c.value for c in at.caption)
+    assert bars and "error_y" in bars[0] and "BOOT-BOTH" in bars[0]["hovertext"][0]
+    assert any("95% BOOT-BOTH interval" in c.value.replace("\\", "") for c in at.caption)
     at.sidebar.radio(key="w:coefficient").set_value("pearson").run()
     assert_clean(at)
     assert "error_y" in [t for t in plotly_specs(at)["correlation_bar"]["data"] if t["type"] == "bar"][0]
@@ -80,3 +82,33 @@ def test_all_human_dimensions_are_small_multiples_and_the_table_fits(real_env):
     pivot = at.dataframe[1].value  # human dimensions as rows, the 5 metrics as columns: nothing off the right edge
     assert len(pivot) == 8 and list(pivot.columns) == ["rouge-1.f1", "rouge-2.f1", "rouge-l.f1", "bertscore.recall",
                                                        "qa-eval.f1"]
+
+
+@pytest.mark.parametrize("dataset", ["demo", "hanna", "summeval"])
+def test_overview_and_correlations_give_one_interval(request, dataset):
+    """Issue 24: HANNA's BLEU read 0.556 [-0.026, 1.000] (bootstrap) on the Overview and had Fisher whiskers
+    excluding 0 on Correlations, unexplained. Both pages now show the same BOOT-BOTH interval, name it, and name any
+    metric on which Fisher's interval disagrees about zero."""
+    import re
+
+    from test_meeting import leaderboard_rows
+    request.getfixturevalue("demo_env" if dataset == "demo" else "real_env")
+    at = open_page("pages/home.py", {"dataset": dataset})
+    _, rows = leaderboard_rows(at)
+    overview = {r[1]: r[3] for r in rows if r[0].isdigit()}
+    assert any("Interval: BOOT-BOTH 95%" in c.value.replace("\\", "") for c in at.caption)
+    at.switch_page("pages/correlations.py").run()
+    assert_clean(at)
+    bar = [t for t in plotly_specs(at)["correlation_bar"]["data"] if t["type"] == "bar"][0]
+    for metric, hover in zip(bar["x"], bar["hovertext"]):
+        shown = re.search(r"95% BOOT-BOTH interval: (\[[^]]*\])", hover).group(1)
+        assert shown == overview[metric], (metric, shown, overview[metric])
+    note = next(c.value.replace("\\", "") for c in at.caption if "Whiskers" in c.value)
+    claims = re.findall(r"([^;:]+): the BOOT-BOTH interval (includes|excludes) 0 but the Fisher one",
+                        note.split("disagrees about zero for ", 1)[-1]) if "disagrees about zero" in note else []
+    for names, verdict in claims:
+        for name in names.split(", "):
+            low, high = (float(v) for v in overview[name.strip()].strip("[]").split(", "))
+            assert (low <= 0 <= high) == (verdict == "includes"), (name, overview[name.strip()], note)
+    if dataset == "hanna":  # the issue's case: BLEU's bootstrap interval includes 0, Fisher's does not
+        assert claims and "BLEU" in claims[0][0], note
