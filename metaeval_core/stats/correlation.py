@@ -23,7 +23,7 @@ from metaeval_core.stats.spa import soft_pairwise_accuracy
 from metaeval_core.stats.tiecal import input_tie_calibrated
 from metaeval_core._frames import ToFrame
 from metaeval_core.data.dataset import Dataset, Pool, POOLS
-from metaeval_core.stats.exact import exact_matrix, integer_grid
+from metaeval_core.stats.exact import exact_matrix, grid_scale
 
 Level = Literal["system", "input", "global"]
 LEVELS: tuple[str, ...] = get_args(Level)
@@ -174,9 +174,9 @@ def correlation_inputs(
     """The metric and human matrices a correlation at ``level`` uses.
 
     Input and global correlations compare cells, so they always use the judged
-    inputs; the ``all`` pool changes only system-level means. A human measure whose
-    scores are means of integer ratings comes on its integer grid (a positive multiple
-    of the scores, with exact ties; docs/methods.md sec. 15).
+    inputs; the ``all`` pool changes only system-level means. A measure (human or
+    metric) whose scores are means of integer ratings comes on its integer grid (a
+    positive multiple of the scores, with exact ties; docs/methods.md sec. 15).
     """
     validate_level(level)
     check_choice(pool, "pool", POOLS)
@@ -227,16 +227,8 @@ def correlate(
         n=int(result.n),
         n_undefined=int(result.n_undefined),
         systems=systems or "",
-        epsilon=math.nan if result.epsilon is None else float(result.epsilon) / _grid_scale(subset, metric),
+        epsilon=math.nan if result.epsilon is None else float(result.epsilon) / grid_scale(subset, metric),
     )
-
-
-def _grid_scale(dataset: Dataset, name: str) -> float:
-    """The factor :func:`correlation_inputs` multiplied ``name``'s scores by (a human measure on its integer grid,
-    docs/methods.md sec. 15), so a threshold found on that matrix is divided back into the measure's units."""
-    measure = dataset.measure(name)
-    grid = integer_grid(measure) if measure.kind == "human" else None
-    return 1.0 if grid is None else float(grid.denominator)
 
 
 def correlate_many(

@@ -1,15 +1,18 @@
-"""Exact ties in averaged judgments: human scores on an integer grid.
+"""Exact ties in averaged judgments: scores on an integer grid.
 
 A human score that is the mean of ``k`` integer ratings (3.6667 = 11/3) is a rational number, and two
 system means that are equal as rationals can differ in their last bit as floats, depending on summation
 order. Every statistic that tells "tied" from "ordered" (tau-b, the pairwise accuracies, rSYS-Delta) then
 turns a true tie into an arbitrary concordant or discordant pair.
 
-When a measure's scores all lie on a grid ``1/L`` (``L * score`` is an integer up to rounding), the matrix
-``G = round(L * scores)`` holds exact integers: sums of any resample of its cells are exact in float64
-(while below 2**53), one division by the count gives the correctly rounded mean, and equal rationals give
-equal floats. Every coefficient metaeval computes is invariant to a positive rescaling of the human
-scores, so correlations may use ``G`` in place of the scores; values in the measure's units are ``G / L``.
+When a measure's scores provably lie on a grid ``1/L`` (``L * score`` is within a few units in the last
+place of a small integer on every cell, and rounding merges no two floats that differ by more than that),
+the matrix ``G = round(L * scores)`` holds exact integers: sums of any resample of its cells are exact in
+float64 (while below 2**53), one division by the count gives the correctly rounded mean, and equal
+rationals give equal floats. Every coefficient metaeval computes is invariant to a positive rescaling of
+either side, so correlations may use ``G`` in place of the scores, for a human measure or a metric (an
+LLM judge's mean of integer ratings); values in the measure's units are ``G / L``. Continuous scores fail
+the test and are compared as the floats they are.
 
 References: docs/methods.md sec. 15.
 """
@@ -27,9 +30,14 @@ from metaeval_core.data.dataset import Dataset, Measure
 # Grid denominators tried when a measure keeps no per-annotator scores: means of up to 12 ratings, and the
 # common half/third/quarter/tenth steps of rating scales.
 _MAX_DENOMINATOR = 60
-# A scaled score within this relative distance of an integer is that integer (ratings stored as text keep
-# ~15-17 significant digits; a float32 round trip does not and falls back to plain floats).
-_GRID_TOLERANCE = 1e-9
+# A scaled score is the integer n when it lies within this many units in the last place of n: a relative
+# tolerance, so it neither swallows tiny scores (a score rounds to 0 only when it is exactly 0) nor merges
+# distinct large ones (1e9 + 0.01 is not 1e9). A mean k/L computed in float64 is within ~2 ulps; one written
+# as text with 15 significant digits (spreadsheets) within ~24; a float32 round trip is ~1e8 ulps away.
+_GRID_ULPS = 32
+# Integers beyond this are not "small": a rating sum this large is no rating sum, and the ulp tolerance
+# would approach the grid step (2**40 * 32 ulps = 2**-7).
+_MAX_INTEGER = 2.0**40
 # Sums of grid values stay exact in float64 below 2**53.
 _EXACT_SUM_LIMIT = 2.0**53
 
@@ -47,7 +55,29 @@ class IntegerGrid:
 
 def _on_grid(values: np.ndarray, denominator: int) -> bool:
     scaled = values * denominator
-    return bool(np.all(np.abs(scaled - np.rint(scaled)) <= _GRID_TOLERANCE * np.maximum(1.0, np.abs(scaled))))
+    integers = np.rint(scaled)
+    # np.spacing(0) is the smallest subnormal: only an exact 0 lies on the grid at 0.
+    return bool(np.all(np.abs(integers) <= _MAX_INTEGER)
+                and np.all(np.abs(scaled - integers) <= _GRID_ULPS * np.spacing(np.abs(integers))))
+
+
+def _keeps_order_and_ties(values: np.ndarray, integers: np.ndarray, denominator: int) -> bool:
+    """Whether rounding to the grid merges only floats that are one rational spelled two ways.
+
+    Rounding ``L * v`` is monotone, so the order of distinct integers follows the floats'; two distinct floats
+    may share an integer only when both lie within the grid tolerance of it (a "float-spelling" tie). Checked
+    on the sorted distinct values, independently of :func:`_on_grid`, because it is the property every
+    coefficient's invariance rests on.
+    """
+    distinct, first = np.unique(values, return_index=True)
+    ints = integers[first]
+    if np.any(np.diff(ints) < 0):
+        return False
+    merged = np.diff(ints) == 0
+    if not merged.any():
+        return True
+    gaps = np.diff(distinct)[merged] * denominator
+    return bool(np.all(gaps <= 2 * _GRID_ULPS * np.spacing(np.abs(ints[1:][merged]))))
 
 
 def _annotator_denominator(annotators: np.ndarray) -> int | None:
@@ -62,11 +92,13 @@ def _annotator_denominator(annotators: np.ndarray) -> int | None:
 
 
 def integer_grid(measure: Measure) -> IntegerGrid | None:
-    """The measure's scores on an integer grid, or None when they are not means of integer ratings.
+    """The measure's scores on an integer grid, or None when they are not provably means of integer ratings.
 
     The denominator is the lcm of the rating counts when the measure keeps integer per-annotator scores,
-    else the smallest ``L <= 60`` putting every finite score on the grid ``1/L``. None when no grid fits,
-    or when sums over all cells could exceed 2**53 (then floats are compared as they are).
+    else the smallest ``L <= 60`` putting every finite score on the grid ``1/L``: ``L * score`` within 32
+    units in the last place of an integer of magnitude at most 2**40 (a relative tolerance: only an exact 0
+    rounds to 0), with no two floats merged by rounding unless they differ by no more than that. None when
+    no grid fits, or when sums over all cells could exceed 2**53 (then floats are compared as they are).
 
     References: docs/methods.md sec. 15.2.
     """
@@ -97,6 +129,8 @@ def _find_grid(measure: Measure) -> IntegerGrid | None:
     probe = finite[:_PROBE]
     for denominator in candidates:
         if _on_grid(probe, denominator) and _on_grid(finite, denominator):
+            if not _keeps_order_and_ties(finite, np.rint(finite * denominator), denominator):
+                return None
             integers = np.rint(scores * denominator)
             if np.nanmax(np.abs(integers)) * max(scores.size, 1) >= _EXACT_SUM_LIMIT:
                 return None
@@ -106,23 +140,38 @@ def _find_grid(measure: Measure) -> IntegerGrid | None:
 
 
 def exact_matrix(dataset: Dataset, name: str, *, pool: str = "judged") -> np.ndarray:
-    """``dataset.matrix(name, pool=pool)``, on its integer grid when ``name`` is a human measure that has one.
+    """``dataset.matrix(name, pool=pool)``, on its integer grid when the measure has one.
 
-    The result is a positive multiple of the scores, so any coefficient between it and a metric equals the
-    one on the scores, with exact ties among cells and among means of equal rationals. Metrics (and human
-    measures off any grid) are returned as they are.
+    The result is a positive multiple of the scores, so any coefficient between it and another measure equals
+    the one on the scores, with exact ties among cells and among means of equal rationals. Human measures and
+    metrics alike (an LLM judge's scores are means of integer ratings too); measures off any grid are
+    returned as they are.
 
     References: docs/methods.md sec. 15.2.
     """
     matrix = dataset.matrix(name, pool=pool)
-    measure = dataset.measure(name)
-    if measure.kind != "human":
-        return matrix
-    grid = integer_grid(measure)
+    grid = integer_grid(dataset.measure(name))
     if grid is None:
         return matrix
-    # A human measure's matrix is its judged columns (pool applies to metrics only).
-    return grid.integers[:, dataset.judged]
+    return _pool_columns(dataset, name, grid.integers, pool)
+
+
+def _pool_columns(dataset: Dataset, name: str, values: np.ndarray, pool: str) -> np.ndarray:
+    """``values`` (systems x all inputs) restricted to the columns ``dataset.matrix(name, pool=pool)`` holds."""
+    # Human measures always use the judged inputs; pool='all' applies to metrics only.
+    if pool == "all" and dataset.measure(name).kind != "human":
+        return values
+    return values[:, dataset.judged]
+
+
+def grid_scale(dataset: Dataset, name: str) -> float:
+    """The factor :func:`exact_matrix` multiplies ``name``'s scores by (1 off any grid), so that a threshold
+    found on that matrix is divided back into the measure's units.
+
+    References: docs/methods.md sec. 15.2.
+    """
+    grid = integer_grid(dataset.measure(name))
+    return 1.0 if grid is None else float(grid.denominator)
 
 
 def exact_system_means(dataset: Dataset, name: str, *, pool: str = "judged") -> np.ndarray:
@@ -131,10 +180,9 @@ def exact_system_means(dataset: Dataset, name: str, *, pool: str = "judged") -> 
     References: docs/methods.md sec. 15.2.
     """
     matrix = dataset.matrix(name, pool=pool)
-    measure = dataset.measure(name)
-    grid = integer_grid(measure) if measure.kind == "human" else None
+    grid = integer_grid(dataset.measure(name))
     denominator = 1 if grid is None else grid.denominator
-    values = matrix if grid is None else grid.integers[:, dataset.judged]
+    values = matrix if grid is None else _pool_columns(dataset, name, grid.integers, pool)
     valid = ~np.isnan(values)
     count = valid.sum(axis=-1)
     total = np.where(valid, values, 0.0).sum(axis=-1)  # exact: a sum of integers below 2**53

@@ -6,6 +6,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from metaeval_core.data.dataset import Dataset, Measure
@@ -98,11 +100,14 @@ def test_annotator_counts_set_the_denominator():
         integer_grid(np.zeros((2, 2)))
 
 
-def test_metrics_are_never_put_on_a_grid():
+def test_metrics_on_a_grid_get_exact_ties_too():
+    """An LLM judge's scores are means of integer ratings as much as a human's (docs/methods.md sec. 15.2)."""
     data = rated_dataset(0)
-    np.testing.assert_array_equal(exact_matrix(data, "metric"), data.matrix("metric"))
+    np.testing.assert_array_equal(exact_matrix(data, "metric"), data.matrix("metric"))  # continuous: floats
     grid = integer_grid(data.measure("human"))
     np.testing.assert_array_equal(exact_matrix(data, "human") / grid.denominator, data.matrix("human"))
+    judge = Measure("judge", "metric", data.measure("human").scores)
+    assert integer_grid(judge).denominator == grid.denominator
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -139,3 +144,113 @@ def test_bootstrap_resamples_keep_exact_ties():
         naive_differs += not np.isclose(naive, expected, atol=1e-12, equal_nan=True)
     # The float means of the averaged scores do break ties on some resamples: the grid matters here.
     assert naive_differs > 0
+
+
+# -- continuous scores stay floats (issue 23): a grid only where the scores provably are means of integers --
+def continuous_dataset(human: np.ndarray, metric: np.ndarray) -> Dataset:
+    n_systems, n_inputs = human.shape
+    return Dataset(id="continuous", systems=tuple(f"s{i}" for i in range(n_systems)),
+                   inputs=tuple(f"d{j}" for j in range(n_inputs)),
+                   measures={"human": Measure("human", "human", human), "metric": Measure("metric", "metric", metric)})
+
+
+def loop_accuracy(x, z, *, calibrate: bool) -> float:
+    """Pairwise accuracy with ties (acc_eq), optionally at the best metric tie threshold, by a loop."""
+    pairs = [(x[i] - x[j], z[i] - z[j]) for i in range(len(x)) for j in range(i)]
+    thresholds = sorted({0.0} | {abs(dx) for dx, _ in pairs}) if calibrate else [0.0]
+    best = -1.0
+    for eps in thresholds:
+        agree = sum((abs(dx) <= eps and dz == 0) or (abs(dx) > eps and dz != 0 and (dx > 0) == (dz > 0))
+                    for dx, dz in pairs)
+        best = max(best, agree / len(pairs))
+    return best
+
+
+def assert_floats_as_they_are(human: np.ndarray, metric: np.ndarray) -> None:
+    """Every coefficient on the dataset equals the reference computed on the raw floats."""
+    data = continuous_dataset(human, metric)
+    x, z = metric.mean(axis=1), human.mean(axis=1)
+    scipy_fns = {"pearson": stats.pearsonr, "spearman": stats.spearmanr, "kendall": stats.kendalltau}
+    # Pearson on scores with 4 significant digits left after a large shift is ill-conditioned: two correct
+    # implementations differ there, so scipy is the reference only where the data keep their digits.
+    conditioned = all(np.ptp(a) > 1e-4 * np.abs(a).max() for a in (x, z))
+    for coefficient, fn in scipy_fns.items():
+        ours = correlate(data, "metric", "human", level="system", coefficient=coefficient).estimate
+        raw = correlate_matrices(metric, human, level="system", coefficient=coefficient).estimate
+        assert ours == pytest.approx(raw, rel=1e-12, abs=1e-12, nan_ok=True), coefficient
+        if coefficient != "pearson" or conditioned:
+            theirs = np.nan if np.ptp(z) == 0 or np.ptp(x) == 0 else fn(x, z)[0]
+            tolerance = 1e-8 if coefficient == "pearson" else 1e-12  # float rounding of the centred sums
+            assert ours == pytest.approx(theirs, abs=tolerance, nan_ok=True), coefficient
+    for coefficient, calibrate in (("pairwise-accuracy", False), ("tie-calibrated-accuracy", True)):
+        ours = correlate(data, "metric", "human", level="system", coefficient=coefficient).estimate
+        assert ours == pytest.approx(loop_accuracy(x, z, calibrate=calibrate), abs=1e-12), coefficient
+    for level in ("input", "global"):
+        for coefficient in ("pearson", "spearman", "kendall", "pairwise-accuracy", "tie-calibrated-accuracy"):
+            ours = correlate(data, "metric", "human", level=level, coefficient=coefficient).estimate
+            raw = correlate_matrices(metric, human, level=level, coefficient=coefficient).estimate
+            assert ours == pytest.approx(raw, rel=1e-12, abs=1e-12, nan_ok=True), (level, coefficient)
+
+
+@pytest.mark.parametrize("human", [
+    1e9 + np.arange(12).reshape(4, 3) / 100,  # a grid with an absolute tolerance snapped these to 1e9
+    (1 + np.arange(12).reshape(4, 3)) * 1e-10,  # ... and these to 0
+    (1 + np.arange(12).reshape(4, 3)) * 1e-300,
+    -1e5 + np.arange(12).reshape(4, 3) * 1e-7,
+])
+def test_continuous_scores_near_a_grid_are_not_snapped(human):
+    metric = np.arange(12.0).reshape(4, 3)
+    assert integer_grid(Measure("h", "human", human)) is None
+    assert_floats_as_they_are(human, metric)
+    data = continuous_dataset(human, metric)
+    assert correlate(data, "metric", "human", level="system", coefficient="kendall").estimate == 1.0
+    assert correlate(data, "metric", "human", level="system", coefficient="pearson").estimate == pytest.approx(1.0)
+    assert correlate(data, "metric", "human", level="system", coefficient="pairwise-accuracy").estimate == 1.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1),
+       scale=st.sampled_from([1e-300, 1e-12, 1e-3, 1.0, 7.0, 1e6, 1e12]),
+       shift=st.sampled_from([0.0, 1.0, -3.5, 1e5, 1e9]),
+       n_systems=st.integers(3, 9), n_inputs=st.integers(2, 6),
+       coarse=st.booleans())
+def test_scaled_and_shifted_continuous_scores_keep_every_coefficient(seed, scale, shift, n_systems, n_inputs, coarse):
+    rng = np.random.default_rng(seed)
+    base = rng.random((n_systems, n_inputs))
+    if coarse:  # continuous but with repeated values: ties that are real float ties must stay
+        base = np.round(base, 1) + rng.random() * 1e-3
+    human = base * scale + shift
+    metric = rng.normal(size=(n_systems, n_inputs)) * scale + shift
+    assert_floats_as_they_are(human, metric)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_raters=st.integers(2, 7), digits=st.sampled_from([None, 15]))
+def test_genuine_rational_means_keep_exact_ties_on_both_sides(seed, n_raters, digits):
+    """Means of integer ratings (human and an LLM-judge metric), also when written as text with 15 significant
+    digits, are put on their grid: system-level coefficients equal scipy's on the exact rational means."""
+    rng = np.random.default_rng(seed)
+    shape = (n_raters, 7, 5)
+    human_ratings = rng.integers(1, 4, shape).astype(float)
+    judge_ratings = rng.integers(1, 4, shape).astype(float)
+    spell = (lambda a: a) if digits is None else np.vectorize(lambda v: float(f"{v:.{digits}g}"))
+    human, judge = spell(human_ratings.mean(axis=0)), spell(judge_ratings.mean(axis=0))
+    data = continuous_dataset(human, judge)
+    assert integer_grid(data.measure("human")) is not None and integer_grid(data.measure("metric")) is not None
+    x = [float(m) for m in fraction_means(judge_ratings)]
+    z = [float(m) for m in fraction_means(human_ratings)]
+    for coefficient, fn in (("kendall", stats.kendalltau), ("spearman", stats.spearmanr)):
+        ours = correlate(data, "metric", "human", level="system", coefficient=coefficient).estimate
+        assert ours == pytest.approx(fn(x, z)[0], abs=1e-12, nan_ok=True), coefficient
+    ours = correlate(data, "metric", "human", level="system", coefficient="pairwise-accuracy").estimate
+    assert ours == pytest.approx(loop_accuracy(np.array(x), np.array(z), calibrate=False), abs=1e-12)
+
+
+def test_rounding_to_the_grid_merges_only_float_spellings():
+    """Two floats one ulp apart that spell the same rational share an integer; two that differ by more do not."""
+    third = 1 / 3
+    grid = integer_grid(Measure("h", "human", np.array([[third, np.nextafter(third, 1)], [2.0, 1.0]])))
+    assert grid is not None and grid.denominator == 3 and grid.integers[0, 0] == grid.integers[0, 1] == 1
+    assert integer_grid(Measure("h", "human", np.array([[1.0, 1.0 + 1e-12], [2.0, 3.0]]))) is None
+    assert integer_grid(Measure("h", "human", np.array([[0.0, 1e-300], [2.0, 3.0]]))) is None
+    assert integer_grid(Measure("h", "human", np.array([[2.0**41, 1.0], [2.0, 3.0]]))) is None  # not small

@@ -179,11 +179,29 @@ def independent_system_level(raw, metric: str, criterion: str, coefficient: str,
     """
     columns, systems = raw
     keep = [k for k, s in enumerate(systems) if with_human or s != "Human"]
-    x = columns[metric][keep].mean(axis=1)
+    x = rational_system_means(columns[metric][keep])
     code = next(c for c, name in CRITERIA.items() if name == criterion)
     sums = sum(columns[f"Human {k} {code}"][keep] for k in (1, 2, 3)).sum(axis=1)
     y = np.array([float(Fraction(int(total), 3 * 96)) for total in sums])
     return float(SCIPY[coefficient](x, y)[0])
+
+
+def rational_cells(matrix: np.ndarray) -> list[list[Fraction]] | None:
+    """Each cell as a rational with denominator <= 60 (an LLM judge's mean of integer ratings) up to a few units
+    in the last place (OrcaPlatypus RE 3 holds 8/5 as 1.5999999999999999), or None when a cell is not one."""
+    cells = [[Fraction(v).limit_denominator(60) for v in row] for row in matrix]
+    if all(abs(Fraction(v) - c) <= 4 * np.spacing(abs(v)) for row, values in zip(cells, matrix)
+           for c, v in zip(row, values)):
+        return cells
+    return None
+
+
+def rational_system_means(matrix: np.ndarray) -> np.ndarray:
+    """Row means, exact when every cell is rational (:func:`rational_cells`), else the float means."""
+    cells = rational_cells(matrix)
+    if cells is None:
+        return matrix.mean(axis=1)
+    return np.array([float(sum(row, Fraction(0)) / len(row)) for row in cells])
 
 
 # Complexity: BertGeneration and RoBERTa (347/144), GPT and TD-VAE (359/144) have exactly equal means, which
@@ -283,3 +301,34 @@ def test_every_metric_correlates_at_every_level(hanna):
         for level, coefficient in (("system", "kendall"), ("input", "kendall"), ("global", "pearson")):
             result = correlate(ds, metric, "Engagement", level=level, coefficient=coefficient)
             assert result.n > 0 and np.isfinite(result.estimate), (metric, level)
+
+
+RATIONAL_JUDGES = 122  # of 140 judge columns, every cell is a rational with denominator <= 60
+
+
+@pytest.mark.realdata
+def test_llm_judges_exact_ties(hanna, raw):
+    """LLM judges' scores are means of integer ratings: system means equal as rationals are tied (issue 24).
+
+    In 20 judge columns two systems' means are equal as rationals; numpy's float means split the tie in 9 of
+    them (other summation orders in others). Every judge's system-level Kendall tau against every criterion
+    equals scipy's on the exact means of both sides."""
+    default = hanna.with_default_systems()
+    columns, systems = raw
+    keep = [k for k, s in enumerate(systems) if s != "Human"]
+    split = rational = tied = 0
+    for judge in default.measures_with("family", "llm-judge"):
+        if rational_cells(columns[judge][keep]) is None:
+            continue  # e.g. Llama-13B EM 1 holds 3.9806666666666666: no grid, floats as they are
+        rational += 1
+        exact = rational_system_means(columns[judge][keep])
+        floats = columns[judge][keep].mean(axis=1)
+        split += any(exact[a] == exact[b] and floats[a] != floats[b] for a in range(10) for b in range(a))
+        tied += any(exact[a] == exact[b] for a in range(10) for b in range(a))
+        for criterion in CRITERIA.values():
+            ours = correlate(default, judge, criterion, level="system", coefficient="kendall").estimate
+            theirs = independent_system_level(raw, judge, criterion, "kendall", with_human=False)
+            assert ours == pytest.approx(theirs, abs=1e-12), (judge, criterion)
+    assert (rational, tied, split) == (RATIONAL_JUDGES, 20, 9)
+    tau = correlate(default, "ChatGPT SU 3", "Complexity", level="system", coefficient="kendall").estimate
+    assert tau == pytest.approx(0.37649664426800933, abs=1e-12)  # float means of the judge: 0.2697

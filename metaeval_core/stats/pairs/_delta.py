@@ -20,7 +20,6 @@ import numpy as np
 
 from metaeval_core._checks import check_choice, check_human, check_int
 from metaeval_core.stats.coefficients import kendall_counts_from_signs, tau_b_from_counts
-from metaeval_core.stats.correlation import system_means
 from metaeval_core.stats.exact import exact_matrix, exact_system_means
 from metaeval_core._frames import ToFrame
 from metaeval_core.data.dataset import Dataset, Pool, POOLS
@@ -230,11 +229,11 @@ def dataset_means(
 ) -> tuple[np.ndarray, np.ndarray, Dataset]:
     """Per-system metric means (over ``pool``) and human means (over the judged inputs).
 
-    Human means of integer ratings are equal as floats whenever they are equal as rationals (docs/methods.md
-    sec. 15), so exact ties stay ties in the pairs.
+    Means of integer ratings (human or metric, such as an LLM judge) are equal as floats whenever they are equal
+    as rationals (docs/methods.md sec. 15), so exact ties stay ties in the pairs.
     """
-    subset, x, _ = _dataset_matrices(dataset, metric, human, pool=pool, systems=systems)
-    return system_means(x), exact_system_means(subset, human), subset
+    subset, _, _ = _dataset_matrices(dataset, metric, human, pool=pool, systems=systems)
+    return exact_system_means(subset, metric, pool=pool), exact_system_means(subset, human), subset
 
 
 def _dataset_matrices(dataset: Dataset, metric: str, human: str, *, pool, systems):
