@@ -59,7 +59,7 @@ if measures:
         exports.chart(fig, key="distributions", name=exports.file_name("distributions", ds.id, kind),
                       title=f"Score distributions ({kind})")
     st.caption("Every (system, input) score of each measure, each on its own scale (near-black: human measures; "
-               "each metric in its own colour, the same on every page). Box: quartiles, whiskers at 1.5 IQR.")
+               "each metric in its own colour, from its id, the same on every page). Box: quartiles, whiskers at 1.5 IQR.")
 
 st.subheader("Missing data")
 with guard("Could not summarise missing data"):

@@ -1,12 +1,13 @@
 """One colour per measure on every page, one convention for human measures and one for correlation heatmaps.
 
-* :func:`measure_colour` maps a measure name to a colour. The mapping is deterministic: within a view, the
-  sidebar (``widgets.sidebar``) declares the dataset's metrics and the chosen ones with :func:`use_measures`,
-  and the chosen metrics take the palette's colours in the dataset's order (so reordering the selection does
-  not recolour anything, and the chosen metrics never share a colour while there are at most
-  ``len(METRIC_PALETTE)`` of them); other metrics follow. Without a declaration (tests, the CLI's report) a
-  name's colour comes from a stable hash of the name. The declaration is per thread: Streamlit runs each
-  session's script in its own thread, so two users never see each other's colours.
+* :func:`measure_colour` maps a measure id to a colour, a pure function of the id: a stable hash (CRC-32) of the
+  id picks its palette colour (:func:`base_colour`), the same on every page, in every session, whatever else is
+  selected and in whatever order. Collisions are handled within a view only: the sidebar (``widgets.sidebar``)
+  declares the chosen metrics with :func:`use_measures`; when two of them hash to the same colour, the one with
+  the smaller hash (then id) keeps it and the other takes the next free palette colour, so the chosen metrics
+  never share a colour while there are at most ``len(METRIC_PALETTE)`` of them. A metric that collides with no
+  other chosen metric always has its base colour. The declaration is per thread: Streamlit runs each session's
+  script in its own thread, so two users never see each other's colours.
 * Human measures are never coloured like a metric: near-black, dashed lines, diamond markers, bold labels
   (:data:`HUMAN_COLOUR`, :func:`measure_style`).
 * "The best" or "the selected" metric is highlighted by keeping its own colour while the others turn
@@ -40,25 +41,47 @@ COEFFICIENT_LABELS = {"pearson": "Pearson r", "spearman": "Spearman ρ", "kendal
 _LOCAL = threading.local()
 
 
+def base_colour(name: str) -> str:
+    """A measure's own colour: a stable hash of its id into :data:`METRIC_PALETTE` (nothing else enters)."""
+    return METRIC_PALETTE[zlib.crc32(str(name).encode("utf-8")) % len(METRIC_PALETTE)]
+
+
+def resolve_collisions(chosen: Iterable[str]) -> dict[str, str]:
+    """The colours of metrics shown together: each its :func:`base_colour`, except that when several hash to the
+    same colour the one with the smaller hash (then id) keeps it and the others take the next palette colours that no
+    shown metric owns (linear probing), so a metric without a collision always keeps its own colour. Depends on the
+    set, never on its order; beyond ``len(METRIC_PALETTE)`` metrics colours repeat."""
+    names = sorted({str(m) for m in chosen}, key=lambda n: (zlib.crc32(n.encode("utf-8")), n))
+    size = len(METRIC_PALETTE)
+    slots = {name: zlib.crc32(name.encode("utf-8")) % size for name in names}
+    winners: dict[int, str] = {}
+    for name in names:  # first every colour's own metric (the smallest hash), so no loser displaces a winner
+        winners.setdefault(slots[name], name)
+    used = set(winners)
+    out = {name: METRIC_PALETTE[slot] for slot, name in winners.items()}
+    for name in names:
+        if name in out:
+            continue
+        start = slots[name]
+        slot = next((k % size for k in range(start + 1, start + size) if k % size not in used), start)
+        used.add(slot)
+        out[name] = METRIC_PALETTE[slot]
+    return out
+
+
 def use_measures(metrics: Iterable[str], humans: Iterable[str] = (), *, chosen: Iterable[str] = ()) -> None:
-    """Declare this view's measures: the dataset's metrics (in the dataset's order), its human measures and the
-    chosen metrics (coloured first). Called by the sidebar on every run."""
-    metrics = [str(m) for m in metrics]
-    picked = {str(m) for m in chosen}
-    order = [m for m in metrics if m in picked] + [m for m in metrics if m not in picked]
-    order += [str(m) for m in chosen if str(m) not in set(metrics)]
-    _LOCAL.order = {name: k for k, name in enumerate(order)}
-    _LOCAL.humans = frozenset(str(h) for h in humans)
+    """Declare this view's measures: the dataset's metrics, its human measures and the chosen metrics (shown
+    together, so their hash collisions are resolved: :func:`resolve_collisions`). Called by the sidebar on every
+    run."""
+    humans = frozenset(str(h) for h in humans)
+    _LOCAL.assigned = resolve_collisions(m for m in chosen if str(m) not in humans)
+    _LOCAL.humans = humans
 
 
 def reset_measures() -> None:
-    """Forget the declaration (colours fall back to the name's hash)."""
-    _LOCAL.order = {}
+    """Forget the declaration (every colour is then its base colour)."""
+    _LOCAL.assigned = {}
     _LOCAL.humans = frozenset()
-
-
-def _hash_colour(name: str) -> str:
-    return METRIC_PALETTE[zlib.crc32(name.encode("utf-8")) % len(METRIC_PALETTE)]
 
 
 def is_human(name: str, humans: Iterable[str] = ()) -> bool:
@@ -71,11 +94,7 @@ def measure_colour(name: str, *, human: bool | None = None) -> str:
     name = str(name)
     if human or (human is None and is_human(name)):
         return HUMAN_COLOUR
-    order = getattr(_LOCAL, "order", {})
-    k = order.get(name)
-    if k is None or k >= len(METRIC_PALETTE):
-        return _hash_colour(name)
-    return METRIC_PALETTE[k]
+    return getattr(_LOCAL, "assigned", {}).get(name) or base_colour(name)
 
 
 def measure_style(name: str, *, human: bool | None = None) -> dict:

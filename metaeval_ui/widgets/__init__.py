@@ -421,8 +421,8 @@ def sidebar(*, human: bool = True, metrics: bool = True) -> Context | None:
     userdata.banner(dataset)
     userdata.report_panel(dataset)
     chosen_human, chosen_metrics = measure_pickers(dataset, human=human, metrics=metrics)
-    # One colour per measure on every page: the chosen metrics (also on pages without the metric picker) take
-    # the palette first, in the dataset's order.
+    # One colour per measure on every page: a hash of its id; the chosen metrics (also on pages without the metric
+    # picker) are shown together, so their hash collisions are resolved (figures.colours.resolve_collisions).
     chosen = chosen_metrics or tuple(m for m in state.get("metrics") or () if m in dataset.metric_measures)
     colours.use_measures(dataset.metric_measures, dataset.human_measures,
                          chosen=chosen or tuple(default_metrics(dataset)))

@@ -52,10 +52,46 @@ def test_chosen_metrics_get_distinct_colours_independent_of_selection_order(decl
     first = {m: colours.measure_colour(m) for m in METRICS}
     assert len(set(first.values())) == len(METRICS)
     colours.use_measures(ALL, ["expert.relevance"], chosen=list(reversed(METRICS)))
-    assert {m: colours.measure_colour(m) for m in METRICS} == first  # the dataset's order decides, not the clicks
+    assert {m: colours.measure_colour(m) for m in METRICS} == first  # the ids decide, not the clicks
     assert colours.measure_colour("expert.relevance") == colours.HUMAN_COLOUR
     assert colours.measure_style("expert.relevance") == {"color": colours.HUMAN_COLOUR, "dash": "dash",
                                                          "symbol": "diamond"}
+
+
+def test_colour_is_a_function_of_the_metric_id(declared):
+    """Issue 24: "each metric in its own colour, the same on every page" was false, a metric's colour followed the
+    order of the current selection. Now a metric that collides with no other shown metric has its id's colour
+    whatever else is selected; collisions within a view are resolved by the ids alone."""
+    import itertools
+    import zlib
+
+    def slot(name):
+        return zlib.crc32(name.encode()) % len(colours.METRIC_PALETTE)
+
+    pool = ALL + [f"metric.{k}" for k in range(12)]
+    for size in (1, 2, 3, 5):
+        for chosen in itertools.islice(itertools.combinations(pool, size), 0, None, 7):
+            colours.use_measures(pool, [], chosen=chosen)
+            shown = {m: colours.measure_colour(m) for m in chosen}
+            assert len(set(shown.values())) == len(chosen)  # never two alike in a view
+            for m in chosen:
+                if sum(slot(o) == slot(m) for o in chosen) == 1:
+                    assert shown[m] == colours.base_colour(m)  # no collision: the id's own colour
+            colours.use_measures(pool, [], chosen=list(reversed(chosen)))
+            assert {m: colours.measure_colour(m) for m in chosen} == shown  # order never matters
+    # the case of the issue: dropping the first chosen metric recoloured all the others
+    colours.use_measures(ALL, [], chosen=METRICS)
+    before = {m: colours.measure_colour(m) for m in METRICS}
+    colours.use_measures(ALL, [], chosen=METRICS[1:])
+    for m in METRICS[1:]:
+        if slot(m) != slot(METRICS[0]):
+            assert colours.measure_colour(m) == before[m]
+    # a collision: the smaller hash keeps its colour, the other takes the next free one
+    a, b = next((x, y) for x, y in itertools.combinations(pool, 2) if slot(x) == slot(y))
+    first, second = sorted((a, b), key=lambda n: (zlib.crc32(n.encode()), n))
+    assert colours.resolve_collisions([b, a]) == {
+        first: colours.base_colour(first),
+        second: colours.METRIC_PALETTE[(slot(second) + 1) % len(colours.METRIC_PALETTE)]}
 
 
 def test_without_a_declaration_the_colour_is_a_stable_hash():
