@@ -6,6 +6,7 @@ says how many there were.
 
 from __future__ import annotations
 
+import warnings
 from typing import Sequence
 
 import numpy as np
@@ -173,7 +174,8 @@ def leaderboard_markdown(board: pd.DataFrame, coefficient: str) -> str:
 
     One row per metric, best first: rank (its significance cluster; tied metrics share it), the metric, its
     correlation, its tie threshold epsilon when the board has an ``epsilon`` column (tie-calibrated accuracy) and its
-    95% interval. Rank-1 rows are bold. Rows whose ``kind`` is not 'metric' (e.g. 'human', a human
+    95% interval. Rank-1 rows are bold; a rank-1 metric with a ``doubt`` (interval includes 0, estimate inside the
+    chance range) is marked ⚠. Rows whose ``kind`` is not 'metric' (e.g. 'human', a human
     ceiling) are marked as such in the rank column and never ranked.
     """
     from metaeval_ui.errors import escape_markdown
@@ -192,6 +194,8 @@ def leaderboard_markdown(board: pd.DataFrame, coefficient: str) -> str:
     for row in board.itertuples(index=False):
         kind = getattr(row, "kind", "metric")
         name = escape_markdown(str(row.metric)).replace("|", "\\|")
+        if kind == "metric" and int(row.cluster) == 1 and str(getattr(row, "doubt", "") or ""):
+            name += " ⚠"  # bold rank 1 that means little; the page says why (tables.doubts)
         rank = str(int(row.cluster)) if kind == "metric" else f"*{escape_markdown(str(kind))}*"
         interval = f"[{number(row.low)}, {number(row.high)}]" if np.isfinite(float(row.low)) else "undefined"
         cells = [rank, name, number(row.estimate), interval]
@@ -202,6 +206,44 @@ def leaderboard_markdown(board: pd.DataFrame, coefficient: str) -> str:
             cells = [f"**{c}**" for c in cells]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def reference_scored(dataset: Dataset, metrics: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """Reference-based metrics (attribute ``reference``) that score some system's outputs as if against
+    themselves: that system's lowest score is above every other system's highest (HANNA's human-written stories:
+    BLEU 100, BERTScore F1 1). ``{metric: systems}``, only metrics with such systems."""
+    out = {}
+    for name in metrics:
+        measure = dataset.measures.get(name)
+        if measure is None or measure.attributes.get("reference") != "reference-based" or dataset.n_systems < 2:
+            continue
+        scores = dataset.matrix(name)
+        with warnings.catch_warnings():  # a system without scores: all-NaN row, never flagged
+            warnings.simplefilter("ignore", RuntimeWarning)
+            lowest, highest = np.nanmin(scores, axis=1), np.nanmax(scores, axis=1)
+        found = tuple(s for i, s in enumerate(dataset.systems)
+                      if np.isfinite(lowest[i]) and lowest[i] > np.nanmax(np.delete(highest, i)))
+        if found:
+            out[name] = found
+    return out
+
+
+def doubts(ranks: pd.DataFrame, groups: pd.DataFrame) -> list[str]:
+    """Why each ranked metric's place says little, or '': its interval includes 0, and/or its estimate lies inside
+    its chance range (``groups``: :func:`chance_groups`). A rank-1 metric with both is tied with the others, not
+    better than random scores, whatever the bold type suggests (issue 24)."""
+    ranges = {m: (float(g["low"]), float(g["high"])) for _, g in groups.iterrows() for m in g["metrics"]}
+    out = []
+    for row in ranks.itertuples(index=False):
+        reasons = []
+        low, high, estimate = _float(row.low), _float(row.high), _float(row.estimate)
+        if np.isfinite(low) and np.isfinite(high) and low <= 0 <= high:
+            reasons.append("its interval includes 0")
+        lo, hi = ranges.get(str(row.metric), (np.nan, np.nan))
+        if np.isfinite(estimate) and np.isfinite(lo) and lo <= estimate <= hi:
+            reasons.append(f"its estimate lies inside the chance range [{lo:.3f}, {hi:.3f}]")
+        out.append(" and ".join(reasons))
+    return out
 
 
 def _same_chance(a: dict, b: dict) -> bool:

@@ -298,3 +298,37 @@ def zero_disagreement_sentence(names: Iterable[str], shown: Iterable[tuple[float
         parts.append(f"{', '.join(split[False])}: the {shown_label} interval excludes 0 but the {other_label} one "
                      "includes it")
     return "; ".join(parts)
+
+
+
+def reference_caution(found: dict, *, inputs: str, can_drop: bool) -> str:
+    """A caution naming the systems that reference-based metrics score against themselves (``found``:
+    :func:`metaeval_ui.tables.reference_scored`); '' when there are none."""
+    if not found:
+        return ""
+    systems = list(dict.fromkeys(s for names in found.values() for s in names))
+    who, many = ", ".join(systems), len(systems) > 1
+    it, its = ("them", "their") if many else ("it", "its")
+    return (f"Reference-scored system{'s' if many else ''}: {who} score{'' if many else 's'} above every other "
+            f"system on every one of the {inputs} under {', '.join(found)}: {its} outputs are the references these "
+            f"metrics compare with, so they rank {it} first by construction and their correlations with the humans "
+            "are inflated. "
+            + (f"Turn 'Keep every system' off to drop {it}, as the dataset's published figures do." if can_drop
+               else "Select the other systems to compare the metrics fairly."))
+
+
+def doubt_sentence(board) -> str:
+    """The Overview's warning about bold rank-1 metrics whose place means little (``board``: the leaderboard with
+    its ``doubt`` column, :func:`metaeval_ui.tables.doubts`); '' when none has a doubt."""
+    if board is None or "doubt" not in board.columns:
+        return ""
+    ranked = board[(board["kind"] == "metric") & board["doubt"].fillna("").astype(bool)]
+    if ranked.empty:
+        return ""
+    first = ranked[ranked["cluster"] == 1]
+    if first.empty:
+        return ""
+    parts = [f"{m} ({d})" for m, d in zip(first["metric"], first["doubt"])]
+    return (f"⚠ Rank 1 is not evidence of a good metric here: {'; '.join(parts)}. Rank 1 only means no test "
+            "separates the metric from the best; with such an interval it is not shown to beat the others, nor "
+            "random scores.")

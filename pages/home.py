@@ -79,6 +79,8 @@ if ctx.human and ctx.metrics:
             st.caption("*human ceiling*: " + escape_markdown(what))
             if negative:
                 st.warning(escape_markdown(negative), icon=":material/warning:")
+        if doubt := text.doubt_sentence(board):
+            st.warning(escape_markdown(doubt), icon=":material/help:")
         ranked = board[board["kind"] == "metric"]
         if ranked["cluster"].nunique() == 1 and len(ranked) > 1:
             st.info("No test separates these metrics: on this data they are statistically tied.",

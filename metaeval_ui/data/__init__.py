@@ -339,7 +339,8 @@ def leaderboard(_dataset: Dataset, key: DatasetKey, metrics: tuple[str, ...], hu
     estimate, low, high, kind: 'metric', then 'chance' (a metric with permuted scores, docs/methods.md sec. 12: one
     row, or one per distinct baseline) and 'human ceiling' rows, never ranked. ``attrs['chance_note']`` says why
     there is no chance row, or is ''. With the tie-calibrated accuracy an ``epsilon`` column holds each metric's tie
-    threshold (NaN on the other rows).
+    threshold (NaN on the other rows). ``doubt`` says why a metric's rank means little ('' when it does not: see
+    :func:`metaeval_ui.tables.doubts`).
     """
     from metaeval_ui import tables
     from metaeval_ui.data import practice as practice_data
@@ -368,6 +369,7 @@ def leaderboard(_dataset: Dataset, key: DatasetKey, metrics: tuple[str, ...], hu
                                  n_resamples, seed)
     chance = pd.DataFrame({"cluster": np.nan, "metric": groups["label"], "estimate": groups["estimate"],
                            "low": groups["low"], "high": groups["high"], "kind": "chance"})
+    ranks["doubt"] = tables.doubts(ranks, groups)
     ceiling = human_ceiling(_dataset, key, human, level, coefficient, systems, n_resamples, seed)
     board = pd.concat([part for part in (ranks, chance, ceiling) if not part.empty], ignore_index=True)
     board.attrs["chance_note"] = note

@@ -21,7 +21,7 @@ from metaeval_core.stats.coefficients import (  # noqa: F401 - CORRELATIONS, POI
 from metaeval_core.stats.correlation import LEVELS
 from metaeval_core.data.dataset import Dataset, DatasetError
 
-from metaeval_ui import data, exports, state, userdata
+from metaeval_ui import data, exports, state, tables, text, userdata
 from metaeval_ui.figures import colours
 from metaeval_ui.navigation import ensure_navigation_mode
 from metaeval_ui.widgets.mtme import mtme_box
@@ -265,9 +265,34 @@ def default_human(dataset: Dataset) -> str | None:
     return (relevance or list(humans) or [None])[0]
 
 
-def default_metrics(dataset: Dataset) -> list[str]:
+N_DEFAULT_METRICS = 5
+
+
+def default_metrics(dataset: Dataset, human: str | None = None) -> list[str]:
+    """The metrics a dataset opens with: the well-known ones it has; else, where metrics carry a ``family``, the
+    first of each family with the LLM judges of ``human``'s criterion (default: the default human measure) among
+    them, one per judge, so a dataset advertising LLM judges opens with some (HANNA); else its first five."""
     known = [m for m in WELL_KNOWN_METRICS if m in dataset.metric_measures]
-    return known or list(dataset.metric_measures[:5])
+    if known:
+        return known
+    metrics = dataset.metric_measures
+    families = {}
+    for m in metrics:
+        families.setdefault(dataset.measures[m].attributes.get("family"), m)
+    families.pop(None, None)
+    if not families:
+        return list(metrics[:N_DEFAULT_METRICS])
+    human = human if human in dataset.measures else default_human(dataset)
+    criterion = dataset.measures[human].attributes.get("criterion") if human else None
+    judges: dict[str, str] = {}
+    for m in dataset.measures_with("family", "llm-judge", kind="metric"):
+        attributes = dataset.measures[m].attributes
+        if criterion is None or attributes.get("criterion") == criterion:
+            judges.setdefault(attributes.get("judge", m), m)
+    picked = [m for family, m in families.items() if family != "llm-judge"][:N_DEFAULT_METRICS - 2]
+    picked += list(judges.values())[:N_DEFAULT_METRICS - len(picked)]
+    picked += [m for m in metrics if m not in picked][:N_DEFAULT_METRICS - len(picked)]
+    return [m for m in metrics if m in set(picked)]  # dataset order
 
 
 def measure_pickers(dataset: Dataset, *, human: bool = True, metrics: bool = True) -> tuple[str | None, tuple[str, ...]]:
@@ -293,7 +318,7 @@ def measure_pickers(dataset: Dataset, *, human: bool = True, metrics: bool = Tru
     chosen_metrics: tuple[str, ...] = ()
     if metrics:
         options = list(dataset.metric_measures)
-        fallback = default_metrics(dataset)
+        fallback = default_metrics(dataset, chosen_human)
         if not state.is_set("metrics") and state.widget_key("metrics") not in ss:
             state.put("metrics", fallback)
         key = state.prepare("metrics", options=options, multi=True, fallback=fallback)
@@ -421,6 +446,10 @@ def sidebar(*, human: bool = True, metrics: bool = True) -> Context | None:
     userdata.banner(dataset)
     userdata.report_panel(dataset)
     chosen_human, chosen_metrics = measure_pickers(dataset, human=human, metrics=metrics)
+    caution = text.reference_caution(tables.reference_scored(dataset, chosen_metrics), can_drop=bool(
+        dataset.default_systems), inputs=dataset.vocabulary.inputs)
+    if caution:
+        st.warning(escape_markdown(caution), icon=":material/warning:")
     # One colour per measure on every page: a hash of its id; the chosen metrics (also on pages without the metric
     # picker) are shown together, so their hash collisions are resolved (figures.colours.resolve_collisions).
     chosen = chosen_metrics or tuple(m for m in state.get("metrics") or () if m in dataset.metric_measures)

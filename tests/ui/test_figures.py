@@ -149,3 +149,22 @@ def test_tables_overview_missing_and_means(demo):
     expected = demo.measures["metric.strong"].scores.mean(axis=1)
     np.testing.assert_allclose(means["metric.strong"], expected)
     assert list(means["type"])[:4] == ["ext"] * 4
+
+
+def test_doubts_flag_intervals_through_zero_and_estimates_inside_chance():
+    import pandas as pd
+    from metaeval_ui import tables, text
+
+    ranks = pd.DataFrame({"cluster": [1, 1, 2], "metric": ["a", "b", "c"], "estimate": [0.6, 0.4, 0.1],
+                          "low": [0.2, -0.1, -0.3], "high": [0.9, 0.8, 0.5], "kind": "metric"})
+    groups = pd.DataFrame({"metrics": [("a", "b", "c")], "label": ["random"], "estimate": [0.0], "low": [-0.45],
+                           "high": [0.45], "n_resamples": [100]})
+    ranks["doubt"] = tables.doubts(ranks, groups)
+    assert list(ranks["doubt"]) == ["", "its interval includes 0 and its estimate lies inside the chance range "
+                                        "[-0.450, 0.450]", "its interval includes 0 and its estimate lies inside "
+                                        "the chance range [-0.450, 0.450]"]
+    markdown = tables.leaderboard_markdown(ranks, "kendall")
+    assert "**a**" in markdown and "**b ⚠**" in markdown and "c ⚠" not in markdown  # bold rank 1 only
+    sentence = text.doubt_sentence(ranks)
+    assert sentence.startswith("⚠ Rank 1 is not evidence of a good metric here: b (") and "c (" not in sentence
+    assert text.doubt_sentence(ranks.assign(doubt="")) == ""

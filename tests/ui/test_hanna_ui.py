@@ -93,3 +93,36 @@ def test_ceiling_rows_say_rater_slots_and_warn_when_negative(real_env):
     ceiling = [float(r[2].strip("*")) for r in rows if "rater slot" in r[1]]
     negative = [w.value for w in at.warning if "Human ceiling below 0" in w.value]
     assert bool(negative) == any(v < 0 for v in ceiling), (ceiling, negative)
+
+
+@pytest.mark.realdata
+def test_defaults_include_llm_judges_and_doubtful_rank_one_is_flagged(real_env):
+    """HANNA opens with LLM judges of the chosen criterion among its metrics; a bold rank-1 metric whose interval
+    includes 0 (or whose estimate is inside the chance range) is marked ⚠ and the page says why (issue 24)."""
+    at = open_hanna()
+    chosen = at.sidebar.multiselect(key="w:metrics").value
+    judges = [m for m in chosen if m.split(" ")[-2:-1] == ["RE"]]
+    assert "BLEU" in chosen and len(judges) >= 1, chosen
+    table = next(m.value for m in at.markdown if m.value.startswith("| rank |"))
+    rows = [line.strip("| ").split(" | ") for line in table.splitlines()[2:]]
+    for rank, metric, estimate, interval in rows:
+        if rank.strip("*") != "1":
+            continue
+        low, high = (float(v) for v in interval.strip("*[]").split(", "))
+        if low <= 0 <= high:
+            assert "⚠" in metric, (metric, interval)
+    flagged_first = [r[1].strip("*").replace("\\", "").replace(" ⚠", "") for r in rows
+                     if r[0].strip("*") == "1" and "⚠" in r[1]]
+    warning = " ".join(w.value.replace("\\", "") for w in at.warning)
+    assert all(name in warning for name in flagged_first) and (not flagged_first or "Rank 1 is not evidence" in warning)
+
+
+@pytest.mark.realdata
+def test_keep_every_system_names_the_reference_scored_system(real_env):
+    """With 'Keep every system', reference-based metrics score the human stories against themselves (BLEU 100): a
+    caution names the system; without it, none (issue 24)."""
+    at = open_hanna(None, {"metric": ["BLEU", "ChatGPT RE 1"]})
+    assert not any("Reference-scored" in w.value.replace("\\", "") for w in at.warning)
+    at.sidebar.toggle(key="w:all_systems").set_value(True).run()
+    caution = [w.value.replace("\\", "") for w in at.warning if "Reference-scored" in w.value.replace("\\", "")]
+    assert caution and "Human" in caution[0] and "BLEU" in caution[0] and "ChatGPT" not in caution[0]
