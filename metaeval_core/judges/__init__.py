@@ -11,6 +11,10 @@ Data (``model``, ``loaders``)
     ``'swapped'``: B shown first), :func:`majority_verdict`;
     :func:`load_pairwise` (a registry id of kind ``pairwise``: ``'pandalm'``, ``'llmbar'``, or a verdict file),
     :func:`load_pandalm`, :func:`load_llmbar`, :data:`PAIRWISE_LOADERS`.
+Uploads (``upload``)
+    :func:`read_verdict_file` (long CSV/TSV or JSONL: item, system_a, system_b, rater, verdict[, order]
+    [, score_a, score_b][, kind, pair_set, input, output_a, output_b, attr.*]; the score uploads' checks and
+    limits; invalid verdicts kept and named), :func:`verdict_report` -> :class:`VerdictReport`, :func:`pairwise_to_long_frame` (the way back).
 Agreement with people (``agreement``)
     :func:`judge_agreement` -> :class:`AgreementTable` of :class:`JudgeAgreement` (estimate, low, high,
     n_items, n_invalid, n_ties, reference and conventions named); statistics ``'accuracy'``, ``'kappa'``,
@@ -59,6 +63,9 @@ from metaeval_core.judges.systems import (  # noqa: F401
     RANK_COEFFICIENTS, RANKING_METHODS, ClosePairs, DavidsonFit, RankingAgreement, SystemRanking,
     close_pair_agreement, davidson_fit, ranking_agreement, system_ranking,
 )
+from metaeval_core.judges.upload import (  # noqa: F401
+    VerdictReport, pairwise_to_long_frame, read_verdict_file, verdict_report,
+)
 from metaeval_core.judges.scores import ScoreAccuracy, score_accuracy, scoring_judges, verdicts_from_scores  # noqa: F401
 
 __all__ = [
@@ -73,4 +80,5 @@ __all__ = [
     "RANKING_METHODS", "RANK_COEFFICIENTS", "SystemRanking", "DavidsonFit", "RankingAgreement", "ClosePairs",
     "system_ranking", "davidson_fit", "ranking_agreement", "close_pair_agreement",
     "ScoreAccuracy", "score_accuracy", "scoring_judges", "verdicts_from_scores",
+    "VerdictReport", "pairwise_to_long_frame", "read_verdict_file", "verdict_report",
 ]

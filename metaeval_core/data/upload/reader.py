@@ -14,7 +14,7 @@ from metaeval_core.data.upload.jsonl_reader import _parse_jsonl
 from metaeval_core.data.upload.limits import Format, UploadError, UploadLimits, _Context, _list_names, _show
 from metaeval_core.data.upload.names import looks_human
 from metaeval_core.data.upload.parquet_reader import _parse_parquet
-from metaeval_core.data.upload.source import _check_request, _decode, _gunzip, _read_bytes, _resolve_format
+from metaeval_core.data.upload.source import _check_request, _decode, _read_content
 from metaeval_core.data.upload.tables import _Parsed, _from_table
 
 
@@ -183,12 +183,7 @@ def read_user_file(
     """
     display, fmt, humans = _check_request(source, name, format, human_measures, limits, dataset_id)
     ctx = _Context(file=display, limits=limits)
-    raw = _read_bytes(source, ctx)
-    if raw[:2] == b"\x1f\x8b":
-        raw = _gunzip(raw, ctx)
-    if not raw.strip(b" \t\r\n\x0b\x0c") or raw.strip(b" \t\r\n") == b"\xef\xbb\xbf":
-        ctx.fail("empty-file", "the file is empty")
-    ctx.fmt = _resolve_format(raw, fmt, ctx)
+    raw = _read_content(source, fmt, ctx)
     if ctx.fmt == "parquet":
         ctx.row_word = "row"
         frame, rows = _parse_parquet(raw, ctx)

@@ -180,3 +180,15 @@ def _decode(raw: bytes, ctx: _Context) -> str:
         ctx.fail("encoding", f"NUL character at offset {nul} (line {line}): this is a binary file, not text",
                  where=f"line {line}")
     return text
+
+
+def _read_content(source, requested: str | None, ctx: _Context) -> bytes:
+    """The file's bytes, gunzipped when they are gzip, refused when empty; sets ``ctx.fmt`` from ``requested``,
+    the extension or the content (shared by the score and the verdict readers)."""
+    raw = _read_bytes(source, ctx)
+    if raw[:2] == b"\x1f\x8b":
+        raw = _gunzip(raw, ctx)
+    if not raw.strip(b" \t\r\n\x0b\x0c") or raw.strip(b" \t\r\n") == b"\xef\xbb\xbf":
+        ctx.fail("empty-file", "the file is empty")
+    ctx.fmt = _resolve_format(raw, requested, ctx)
+    return raw
