@@ -264,6 +264,14 @@ def edit_section(ds, gen: int, pending: dict) -> None:
                                  columns=["system", "input", "measure", "new value"])
             st.markdown(f"**{len(pending)} pending edit(s)** (not applied yet):")
             st.dataframe(frame, hide_index=True, width="stretch")
+            rated = sorted({m for (_, _, m) in pending if m in working.measures
+                            and working.measures[m].annotators is not None})
+            if rated:
+                st.info(escape_markdown(
+                    f"{', '.join(rated)} keep{'s' if len(rated) == 1 else ''} per-annotator scores: applying sets "
+                    "every annotator's rating of each edited cell to the new value, so the measure stays their "
+                    "mean; the other ratings, the annotator agreement and the human-ceiling rows are kept."),
+                    icon=":material/group:")
             a, b, c = st.columns([2, 2, 3])
 
             def _apply_edits() -> None:

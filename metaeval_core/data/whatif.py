@@ -346,7 +346,9 @@ def edit_scores(dataset: Dataset, edits: Iterable[tuple[str, str, str, float]], 
 
     ``value`` is a finite real number within +-1e150 (the upload's limit), or NaN / None to clear the cell. Unknown names and non-finite or
     non-numeric values raise a :class:`DatasetError` naming the edit; nothing is applied then. Several
-    edits of one cell: the last wins. A measure with per-annotator scores loses them when edited.
+    edits of one cell: the last wins. A measure with per-annotator scores keeps them: every annotator's rating of
+    a cell whose value changes becomes the new value (NaN clears them all), so the matrix stays their mean and the
+    other cells' ratings, agreement and human ceilings are unchanged; a note counts the cells.
     """
     edits = list(edits)
     sys_pos = {s: k for k, s in enumerate(dataset.systems)}
@@ -374,11 +376,14 @@ def edit_scores(dataset: Dataset, edits: Iterable[tuple[str, str, str, float]], 
         scores = np.array(old.scores, copy=True)
         for i, j, value in cells:
             scores[i, j] = value
-        if old.annotators is not None and not np.array_equal(scores, old.scores, equal_nan=True):
-            notes.append(f"per-annotator scores of {name!r} were dropped: some of its cells were edited")
-            measures[name] = old.with_scores(scores)
-        else:
-            measures[name] = old.with_scores(scores, old.annotators)
+        annotators = old.annotators
+        changed = ~((scores == old.scores) | (np.isnan(scores) & np.isnan(old.scores)))
+        if annotators is not None and changed.any():
+            annotators = np.array(annotators, copy=True)
+            annotators[:, changed] = scores[changed]  # every annotator's rating: their mean is the new value
+            notes.append(f"per-annotator scores of {name!r} kept; every annotator's rating of the "
+                         f"{int(changed.sum())} edited cell(s) set to the new value")
+        measures[name] = old.with_scores(scores, annotators)
     notes.append(f"{len(edits)} score(s) edited by hand")
     return _rebuild(dataset, id=id or dataset.id, measures=measures, notes=tuple(notes))
 

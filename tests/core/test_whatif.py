@@ -160,13 +160,20 @@ def test_edit_scores_validation(base, edit, message):
         edit_scores(base, [("b", "d2", "rouge", 0.5), edit])
 
 
-def test_edit_drops_annotators_of_the_edited_measure():
+def test_edit_keeps_the_annotators_of_the_edited_measure():
+    """Editing one human cell keeps the measure's per-annotator scores (and so its agreement and human-ceiling
+    rows, issue 24): every annotator's rating of the edited cell becomes the new value."""
     ann = np.array([[[1.0, 2.0]], [[3.0, 2.0]]])
     ds = Dataset("b", ["s"], ["x", "y"], {"human": Measure.from_annotators("human", "human", ann)})
-    same = edit_scores(ds, [("s", "x", "human", 2.0)])  # unchanged value: annotators kept
-    assert same.measures["human"].annotators is not None
-    edited = edit_scores(ds, [("s", "x", "human", 5.0)])
-    assert edited.measures["human"].annotators is None and "dropped" in edited.notes[-2]
+    same = edit_scores(ds, [("s", "x", "human", 2.0)])  # unchanged value: annotators untouched
+    np.testing.assert_array_equal(same.measures["human"].annotators, ann)
+    edited = edit_scores(ds, [("s", "x", "human", 5.0), ("s", "y", "human", None)])
+    kept = edited.measures["human"].annotators
+    assert kept is not None and kept.shape == ann.shape
+    np.testing.assert_array_equal(kept[:, 0, 0], [5.0, 5.0])
+    assert np.isnan(kept[:, 0, 1]).all()
+    np.testing.assert_array_equal(Measure.from_annotators("h", "human", kept).scores, edited.measures["human"].scores)
+    assert "per-annotator scores of 'human' kept" in edited.notes[-2] and "2 edited cell(s)" in edited.notes[-2]
 
 
 def test_include_exclude(base):

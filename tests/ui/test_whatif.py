@@ -327,3 +327,22 @@ def test_a_damaged_stored_file_is_listed_with_its_reason_and_can_be_deleted(stor
     assert_clean(at)
     assert not (store_env / "broken.npz").exists()
     assert not any("cannot be read" in w.value for w in at.warning)
+
+
+def test_editing_a_human_cell_keeps_the_annotators_and_the_ceiling_rows(store_env):
+    """Editing one cell of a human measure with per-annotator scores says what happens to the annotators before it
+    is applied, and keeps them: the Overview's human-ceiling rows stay (issue 24: they vanished)."""
+    at = new_app().run()
+    goto(at, "pages/whatif.py")
+    at.selectbox(key="whatif_edit_measure").set_value(HUMAN).run()
+    editor = at.data_editor[0]
+    at.session_state[editor.key] = {"edited_rows": {0: {editor.value.columns[0]: 5.0}}, "added_rows": [],
+                                    "deleted_rows": []}
+    at.run()
+    assert any("keeps per-annotator scores" in i.value.replace("\\", "") for i in at.info)
+    at.button(key="whatif_apply_edits").click().run()
+    assert_clean(at)
+    goto(at, "pages/home.py")
+    assert banner(at)
+    table = next(m.value for m in at.markdown if m.value.startswith("| rank |"))
+    assert "annotator 1 vs the others" in table
