@@ -332,3 +332,19 @@ def doubt_sentence(board) -> str:
     return (f"⚠ Rank 1 is not evidence of a good metric here: {'; '.join(parts)}. Rank 1 only means no test "
             "separates the metric from the best; with such an interval it is not shown to beat the others, nor "
             "random scores.")
+
+# -- leave one system out (docs/methods.md sec. 10.4) ----------------------------------------------------------------
+def decisive_sentence(result, *, coefficient: str) -> str:
+    """What "decisive" means for a :class:`~metaeval_core.analyses.practice.InfluenceResult`: the limit a change
+    must exceed, and why it is not the threshold alone (the granularity and the noise of leaving out any system)."""
+    n = len(result.systems)
+    parts = [f"A removal is decisive when it moves {coefficient} by more than {result.limit:.3f}"]
+    if math.isfinite(result.noise):
+        parts.append(f": the larger of the threshold ({result.threshold:g}) and twice the change leaving out an "
+                     f"ordinary system makes ({result.noise:.3f}, the robust spread of the {n} changes")
+        if math.isfinite(result.resolution):
+            parts.append(f"; one discordant pair alone moves τ by {result.resolution:.3f} on {n - 1} systems, and "
+                         "every change is a multiple of that")
+        parts.append("). Smaller moves are the granularity and sampling noise of the coefficient, not one system "
+                     "deciding the result")
+    return "".join(parts) + "."

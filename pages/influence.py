@@ -5,7 +5,7 @@ import math
 import streamlit as st
 
 from metaeval_ui.data import practice as dp
-from metaeval_ui import exports, state, widgets
+from metaeval_ui import exports, state, text, widgets
 from metaeval_ui.figures import practice as fp
 from metaeval_ui.widgets import analyses as wa
 from metaeval_ui.widgets import practice as wpr
@@ -23,7 +23,8 @@ with st.sidebar.expander("Flags and intervals", expanded=False):
     key = state.prepare("infl_threshold", fallback=0.1, coerce=lambda v: min(max(float(v), 0.0), 2.0))
     threshold = state.commit("infl_threshold", st.number_input(
         "Flag a change larger than", min_value=0.0, max_value=2.0, step=0.05, format="%.2f", key=key,
-        help="In correlation units: flag a system whose removal moves the correlation by more than this."))
+        help="In correlation units: flag a system whose removal moves the correlation by more than this, and by "
+             "more than twice what leaving out an ordinary system does (the noise floor, stated under the chart)."))
     key = state.prepare("infl_ci")
     intervals = state.commit("infl_ci", st.toggle(
         "Bootstrap intervals (BOOT-BOTH)", key=key,
@@ -62,21 +63,23 @@ if intervals:
 if top is not None:
     change = float(frame.loc[frame["system"] == top, "change"].iloc[0])
     c2.metric("Most influential system", top, f"{change:+.3f} when left out", delta_color="off")
-c3.metric("Flagged systems", f"{len(flagged)} of {n_sys}")
+c3.metric("Decisive systems", f"{len(flagged)} of {n_sys}")
 
 name = exports.file_name("influence", ds.id, metric, level, coefficient)
-exports.chart(fp.influence_figure(frame, estimate=result.estimate, threshold=result.threshold, low=result.low,
+exports.chart(fp.influence_figure(frame, estimate=result.estimate, threshold=result.limit, low=result.low,
                                   high=result.high, intervals=intervals, coefficient=coefficient, level=level),
               key="influence", name=name, title=f"Change in {coefficient} when each system is left out")
 st.caption(escape_markdown(
     f"Each bar: the {coefficient} correlation ({level} level) between {metric} and {ctx.human} recomputed without "
-    f"that system, minus the one on all systems. Red: flagged (|change| > {threshold:g}"
-    + (", or the leave-one-out value falls outside the full interval" if intervals else "") + ")."
+    f"that system, minus the one on all systems. Red: decisive (|change| > {result.limit:.3f}, dashed"
+    + (", or the leave-one-out value falls outside the full interval" if intervals else "") + "). "
+    + text.decisive_sentence(result, coefficient=coefficient)
     + (f" Whiskers: each leave-one-out {k:,}-resample BOOT-BOTH interval (seed {seed}); grey band: the full one."
        if intervals else "")))
 if flagged.empty:
-    st.info(f"No single system moves the correlation by more than {threshold:g}: the result does not hinge on "
-            "one system.", icon=":material/check_circle:")
+    st.info(f"No single system moves the correlation by more than {result.limit:.3f}"
+            + (" or out of the full interval" if intervals else "") + ": the result does not hinge on one system.",
+            icon=":material/check_circle:")
 else:
     st.warning(escape_markdown(
         "The correlation hinges on " + ", ".join(f"{s} ({c:+.3f})" for s, c in zip(flagged["system"],

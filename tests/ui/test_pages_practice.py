@@ -113,11 +113,12 @@ def test_influence_on_the_demo_threshold_and_intervals(demo_env):
     table = at.dataframe[0].value
     assert len(table) == 16 and {"system", "without", "change", "flagged"} <= set(table.columns)
     assert metrics(at)["Most influential system"] == table["system"].iloc[0]
-    before = metrics(at)["Flagged systems"]
-    at.number_input(key="w:infl_threshold").set_value(0.0).run()
+    before = metrics(at)["Decisive systems"]
+    assert before != "0 of 16" and "hinges on" in texts(at.warning)
+    at.number_input(key="w:infl_threshold").set_value(1.5).run()
     assert_clean(at)
-    assert at.query_params["thr"] == "0"
-    assert metrics(at)["Flagged systems"] != before and "hinges on" in texts(at.warning)
+    assert at.query_params["thr"] == "1.5"
+    assert metrics(at)["Decisive systems"] == "0 of 16" and "does not hinge on one system" in texts(at.info)
     at.toggle(key="w:infl_ci").set_value(True).run()
     at.number_input(key="w:infl_k").set_value(50).run()
     assert_clean(at)
@@ -215,3 +216,47 @@ def test_planning_recommendation_holds_in_the_table_shown(demo_env):
             assert meets[larger].all()
         else:
             assert "not reached" in texts(at.warning).lower()
+
+
+def test_decisive_is_relative_to_the_noise_of_leaving_out_any_system(demo_env):
+    """Issue 24: on HANNA's 10 systems 4 systems were called decisive while one discordant pair alone moves tau by
+    0.056. A change counts only beyond twice the change an ordinary system's removal makes (at least one pair flip),
+    and the page says so with the numbers of the result."""
+    import math
+
+    import numpy as np
+
+    from metaeval_core.analyses.practice import system_influence
+    from metaeval_core.data.dataset import Dataset, Measure
+
+    # 10 systems with HANNA's pattern: tau = 0.556 on all, leave-one-out changes of 0 to 3 pair flips
+    rng = np.random.default_rng(3)
+    z = np.arange(10, dtype=float)
+    x = z.copy()
+    for i, j in ((0, 3), (2, 6), (5, 9), (1, 8)):  # some discordant pairs
+        x[i], x[j] = x[j], x[i]
+    ds = Dataset(id="ten", systems=[f"s{i}" for i in range(10)], inputs=["d0", "d1"],
+                 measures={"m": Measure("m", "metric", np.repeat(x[:, None], 2, 1) + rng.normal(0, 1e-9, (10, 2))),
+                           "h": Measure("h", "human", np.repeat(z[:, None], 2, 1))})
+    result = system_influence(ds, "m", "h", threshold=0.1)
+    assert result.resolution == pytest.approx(2 / 36)  # one pair flip on 9 systems
+    steps = (result.change - result.change[0]) / result.resolution
+    np.testing.assert_allclose(steps, np.round(steps), atol=1e-9)  # changes differ by whole pair flips
+    assert result.noise >= result.resolution and result.limit >= max(0.1, 2 * result.noise) - 1e-12
+    decisive = np.abs(result.change) > result.limit + 1e-12
+    np.testing.assert_array_equal(result.flagged, decisive)
+    assert not any(result.flagged & (np.abs(result.change) <= 2 * result.resolution))  # 1-2 flips: noise
+    # a planted outlier is still decisive
+    x2, z2 = x.copy(), z.copy()
+    x2[4], z2[4] = 100.0, -100.0  # system 4: the metric's best, the humans' worst (9 discordant pairs)
+    planted = Dataset(id="ten2", systems=ds.systems, inputs=["d0", "d1"],
+                      measures={"m": Measure("m", "metric", np.repeat(x2[:, None], 2, 1)),
+                                "h": Measure("h", "human", np.repeat(z2[:, None], 2, 1))})
+    out = system_influence(planted, "m", "h", threshold=0.1)
+    assert out.flagged[4] and out.most_influential == "s4"
+    # the page states the limit, the noise and the one-pair resolution of the result it shows
+    at = open_page("pages/influence.py", {"lmetric": "metric.weak"})
+    caption = " ".join(c.value for c in at.caption).replace("\\", "")
+    assert "A removal is decisive when it moves kendall by more than" in caption
+    assert "one discordant pair alone moves τ by" in caption
+    assert math.isfinite(float(caption.split("by more than ")[1].split(":")[0]))

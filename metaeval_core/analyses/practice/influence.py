@@ -37,8 +37,16 @@ class InfluenceResult:
     ``estimate`` (with ``low``/``high`` when intervals were asked for) is the correlation on
     all systems. Per system (``systems`` order): ``without`` is the correlation with that
     system removed, ``change = without - estimate``, ``low_without``/``high_without`` its
-    interval (NaN without intervals), and ``flagged`` is True when ``|change| > threshold``
-    or ``without`` falls outside the full interval ``[low, high]``; ``reasons`` says which.
+    interval (NaN without intervals), and ``flagged`` (decisive) is True when ``|change|``
+    exceeds :attr:`limit` or ``without`` falls outside the full interval ``[low, high]``;
+    ``reasons`` says which.
+
+    ``resolution`` is the change one system pair switching between concordant and discordant
+    makes on ``N - 1`` systems (Kendall at the system level: ``2 / sqrt((n0 - n1)(n0 - n2))``,
+    the largest over the leave-one-out sets; NaN for other coefficients and levels): changes
+    come in multiples of it. ``noise`` is the change leaving out an ordinary system makes:
+    the robust spread of the ``N`` changes, ``1.4826 * MAD`` (so a few influential systems do
+    not inflate it), at least ``resolution``.
     """
 
     metric: str
@@ -58,6 +66,14 @@ class InfluenceResult:
     flagged: np.ndarray
     reasons: tuple[str, ...]
     ci_method: str | None
+    resolution: float = math.nan
+    noise: float = math.nan
+
+    @property
+    def limit(self) -> float:
+        """The smallest decisive change: the threshold, or twice the leave-one-out noise when that is larger (a move
+        within the granularity and sampling noise of the coefficient decides nothing)."""
+        return max(self.threshold, 2 * self.noise) if math.isfinite(self.noise) else self.threshold
 
     @property
     def most_influential(self) -> str | None:
@@ -80,6 +96,8 @@ class InfluenceResult:
         return {"metric": self.metric, "human": self.human, "level": self.level, "coefficient": self.coefficient,
                 "pool": self.pool, "estimate": finite_or_none(self.estimate), "low": finite_or_none(self.low),
                 "high": finite_or_none(self.high), "threshold": self.threshold, "ci_method": self.ci_method,
+                "resolution": finite_or_none(self.resolution), "noise": finite_or_none(self.noise),
+                "limit": finite_or_none(self.limit),
                 "most_influential": self.most_influential, "systems": self.to_records()}
 
 
@@ -124,9 +142,12 @@ def system_influence(
     """Leave-one-system-out influence on the metric-human correlation.
 
     For each system ``i`` the correlation is recomputed at ``level`` on the other ``N - 1``
-    systems (all computed at once along a batch axis). A system is flagged when its removal
-    moves the correlation by more than ``threshold`` or, with ``with_intervals``, out of the
-    full data's confidence interval.
+    systems (all computed at once along a batch axis). A system is flagged (decisive) when its removal
+    moves the correlation by more than ``threshold`` *and* by more than twice the change an
+    ordinary system's removal makes (``noise``: the robust spread of the ``N`` changes, at
+    least the change one pair flip makes; on 10 systems one discordant pair moves Kendall's
+    tau by 2/36 = 0.056), or, with ``with_intervals``, out of the full data's confidence
+    interval.
 
     Parameters
     ----------
@@ -188,12 +209,15 @@ def system_influence(
         for i in range(n):
             ci_i = confidence_interval(x[keep[i]], z[keep[i]], rng=children[i + 1], **options)
             low_w[i], high_w[i] = ci_i.low, ci_i.high
-    moved = np.nan_to_num(np.abs(change), nan=0.0) > threshold
+    resolution = _pair_resolution(x, z, keep) if level == "system" and coefficient == "kendall" else math.nan
+    noise = _leave_one_out_noise(change, resolution)
+    limit = max(threshold, 2 * noise) if math.isfinite(noise) else threshold
+    moved = np.nan_to_num(np.abs(change), nan=0.0) > limit + 1e-12  # changes are multiples of a resolution
     outside = np.zeros(n, dtype=bool)
     if with_intervals and np.isfinite(low) and np.isfinite(high):
         outside = np.isfinite(without) & ((without < low) | (without > high))
     reasons = tuple(
-        ", ".join(r for r, on in ((f"|change| > {threshold:g}", moved[i]), ("outside the full interval",
+        ", ".join(r for r, on in ((f"|change| > {limit:.3g}", moved[i]), ("outside the full interval",
                                                                             outside[i])) if on)
         for i in range(n)
     )
@@ -202,5 +226,32 @@ def system_influence(
         pool=pool if level == "system" else "judged", estimate=full, low=float(low), high=float(high),
         threshold=threshold, systems=subset.systems, without=without, change=change, low_without=low_w,
         high_without=high_w, flagged=moved | outside, reasons=reasons,
-        ci_method=method if with_intervals else None,
+        ci_method=method if with_intervals else None, resolution=resolution, noise=noise,
     )
+
+
+def _pair_resolution(x: np.ndarray, z: np.ndarray, keep: np.ndarray) -> float:
+    """The change in Kendall's tau-b one pair flip makes on the leave-one-out sets (the largest of them): the
+    numerator P - Q moves by 2, the denominator sqrt((n0 - n1)(n0 - n2)) stays."""
+    xm, zm = nanmean_last(x), nanmean_last(z)
+    steps = []
+    for rows in keep:
+        a, b = xm[rows], zm[rows]
+        ok = np.isfinite(a) & np.isfinite(b)
+        a, b = a[ok], b[ok]
+        i, j = np.triu_indices(a.size, 1)
+        sx, sz = np.sign(a[i] - a[j]), np.sign(b[i] - b[j])
+        denominator = math.sqrt(float(np.count_nonzero(sx)) * float(np.count_nonzero(sz)))
+        if denominator > 0:
+            steps.append(2.0 / denominator)
+    return max(steps) if steps else math.nan
+
+
+def _leave_one_out_noise(change: np.ndarray, resolution: float) -> float:
+    """The change an ordinary system's removal makes: 1.4826 x the median absolute deviation of the changes (robust
+    to the few systems that matter), at least ``resolution``; NaN when fewer than 3 changes are defined."""
+    defined = change[np.isfinite(change)]
+    if defined.size < 3:
+        return math.nan
+    spread = 1.4826 * float(np.median(np.abs(defined - np.median(defined))))
+    return max(spread, resolution) if math.isfinite(resolution) else spread
