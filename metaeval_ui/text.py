@@ -333,6 +333,7 @@ def doubt_sentence(board) -> str:
             "separates the metric from the best; with such an interval it is not shown to beat the others, nor "
             "random scores.")
 
+
 # -- leave one system out (docs/methods.md sec. 10.4) ----------------------------------------------------------------
 def decisive_sentence(result, *, coefficient: str) -> str:
     """What "decisive" means for a :class:`~metaeval_core.analyses.practice.InfluenceResult`: the limit a change
