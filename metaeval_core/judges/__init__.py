@@ -22,7 +22,10 @@ Agreement with people (``agreement``)
     ``'three-class'``/``'drop-reference-ties'``/``'drop-any-tie'``; ``invalid`` ``'wrong'``/``'drop'``/``'tie'``;
     ``reference`` ``'auto'``/``'majority'``/``'gold'``/a rater id (:func:`resolve_reference`).
     :func:`human_ceiling` (each annotator against the majority of the others, an :class:`AgreementTable`),
-    :func:`chance_baseline` (verdicts permuted over items -> :class:`ChanceBaseline` per judge).
+    :func:`chance_baseline` (verdicts permuted over items -> :class:`ChanceBaseline` per judge),
+    :func:`rater_alpha` (Krippendorff's alpha among several raters -> :class:`RaterAlpha`),
+    :func:`agreement_by_subset` (per pair set or item attribute, chance p-values corrected over all subsets and
+    judges -> :class:`SubsetAgreement`).
 Judge against judge (``compare``)
     :func:`compare_judges` -> :class:`JudgeComparison`: paired permutation tests between every two judges
     (verdicts swapped per item), corrected (Bonferroni/Holm/BH over the table or each row), a
@@ -53,7 +56,8 @@ from metaeval_core.judges._kernel import (  # noqa: F401
     INVALID_CONVENTIONS, ORDER_MODES, STATISTICS, TIE_CONVENTIONS,
 )
 from metaeval_core.judges.agreement import (  # noqa: F401
-    AgreementTable, ChanceBaseline, JudgeAgreement, chance_baseline, human_ceiling, judge_agreement, resolve_reference,
+    AgreementTable, ChanceBaseline, JudgeAgreement, RaterAlpha, SubsetAgreement, agreement_by_subset, chance_baseline,
+    human_ceiling, judge_agreement, rater_alpha, resolve_reference,
 )
 from metaeval_core.judges.compare import PERMUTATION_METHOD, JudgeComparison, compare_judges, draw_swaps  # noqa: F401
 from metaeval_core.judges.biases import (  # noqa: F401
@@ -74,7 +78,7 @@ __all__ = [
     "PAIRWISE_LOADERS", "load_pairwise", "load_pandalm", "load_llmbar",
     "STATISTICS", "ORDER_MODES", "TIE_CONVENTIONS", "INVALID_CONVENTIONS",
     "AgreementTable", "JudgeAgreement", "ChanceBaseline", "judge_agreement", "human_ceiling", "chance_baseline",
-    "resolve_reference",
+    "resolve_reference", "RaterAlpha", "rater_alpha", "SubsetAgreement", "agreement_by_subset",
     "JudgeComparison", "compare_judges", "draw_swaps", "PERMUTATION_METHOD",
     "Estimate", "PositionalBias", "LengthPreference", "positional_bias", "length_preference", "output_lengths",
     "RANKING_METHODS", "RANK_COEFFICIENTS", "SystemRanking", "DavidsonFit", "RankingAgreement", "ClosePairs",

@@ -137,14 +137,13 @@ def kappa_from_confusion(conf: np.ndarray) -> np.ndarray:
     return out
 
 
-def alpha_from_confusion(conf: np.ndarray) -> np.ndarray:
-    """Krippendorff's alpha (nominal) of two coders from (..., 16) confusion counts; NaN when undefined.
+def alpha_from_coincidences(o: np.ndarray, n_categories: int = K) -> np.ndarray:
+    """Krippendorff's alpha (nominal) from (..., K * K) coincidence counts; NaN when undefined.
 
-    The coincidence matrix is ``o = C + C^T`` (each item two pairable values), ``n = 2 N``;
-    ``alpha = 1 - (n - 1) sum_{c != k} o_ck / sum_{c != k} n_c n_k``.
+    ``alpha = 1 - (n - 1) sum_{c != k} o_ck / sum_{c != k} n_c n_k`` with ``n_c`` the coincidence row sums and
+    ``n`` their total (Krippendorff 2011).
     """
-    c = conf.reshape(conf.shape[:-1] + (K, K))
-    o = c + np.swapaxes(c, -1, -2)
+    o = o.reshape(o.shape[:-1] + (n_categories, n_categories))
     n_c = o.sum(axis=-1)
     n = n_c.sum(axis=-1)
     disagree = o.sum(axis=(-2, -1)) - np.trace(o, axis1=-2, axis2=-1)
@@ -152,6 +151,14 @@ def alpha_from_confusion(conf: np.ndarray) -> np.ndarray:
     out = np.full(n.shape, np.nan)
     np.divide((n - 1) * disagree, expected, out=out, where=expected > 0)
     return 1.0 - out
+
+
+def alpha_from_confusion(conf: np.ndarray) -> np.ndarray:
+    """Krippendorff's alpha (nominal) of two coders from (..., 16) confusion counts: the coincidence matrix is
+    ``o = C + C^T`` (each item two pairable values)."""
+    c = conf.reshape(conf.shape[:-1] + (K, K))
+    o = c + np.swapaxes(c, -1, -2)
+    return alpha_from_coincidences(o.reshape(conf.shape), K)
 
 
 def columns_for(statistic: str, judge: np.ndarray, reference: np.ndarray, mode: str, conv: Conventions) -> np.ndarray:
@@ -178,6 +185,15 @@ def check_resampling(confidence_level: object, n_resamples: object, batch: objec
     level = check_confidence_level(confidence_level)
     k = check_interval_resamples(n_resamples, level)
     return level, k, check_int(batch, "batch", allow_none=True)
+
+
+def seed_of(rng: object) -> int:
+    """One integer seed for several computations that must each start from the same draws: an int seed as
+    is, a Generator's next 63-bit integer (it advances), fresh entropy for None."""
+    if isinstance(rng, (int, np.integer)) and not isinstance(rng, (bool, np.bool_)):
+        as_generator(rng)  # validates (non-negative)
+        return int(rng)
+    return int(as_generator(rng).integers(0, 2**63 - 1))
 
 
 def draw_items(rng: object, n_resamples: int, n: int) -> np.ndarray:

@@ -15,7 +15,7 @@ AlpacaFarm / alpaca_eval (human agreement: each annotator against the mode of th
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Literal, Sequence
 
 import numpy as np
 
@@ -461,6 +461,163 @@ def chance_baseline(
     return tuple(out)
 
 
+@dataclass(frozen=True)
+class RaterAlpha(ToFrame):
+    """Krippendorff's alpha (nominal) among several raters, with a percentile-bootstrap interval over items."""
+
+    raters: tuple[str, ...]
+    estimate: float
+    low: float
+    high: float
+    n_items: int
+    n_values: int
+    invalid: str
+    n_defined: int
+    confidence_level: float
+    n_resamples: int
+
+    def to_dict(self) -> dict:
+        return {"raters": list(self.raters), "estimate": kern.num(self.estimate), "low": kern.num(self.low),
+                "high": kern.num(self.high), "n_items": self.n_items, "n_values": self.n_values,
+                "invalid": self.invalid, "n_defined": self.n_defined, "confidence_level": self.confidence_level,
+                "n_resamples": self.n_resamples}
+
+
+def _coincidences(codes: np.ndarray, n_categories: int) -> np.ndarray:
+    """Per item, its contribution to the coincidence matrix: ``(n_uc n_uk - [c = k] n_uc) / (m_u - 1)``.
+
+    ``codes`` (n, raters) with -1 for no value; items with fewer than two values contribute nothing.
+    Returns (n, K * K).
+    """
+    counts = np.stack([(codes == c).sum(axis=1) for c in range(n_categories)], axis=1).astype(np.float64)
+    m = counts.sum(axis=1)
+    pairs = counts[:, :, None] * counts[:, None, :] - np.eye(n_categories)[None] * counts[:, :, None]
+    scale = np.zeros_like(m)
+    np.divide(1.0, m - 1.0, out=scale, where=m >= 2)
+    return (pairs * scale[:, None, None]).reshape(len(codes), -1)
+
+
+def rater_alpha(
+    data: PairwiseData,
+    *,
+    raters: Sequence[str] | None = None,
+    invalid: Literal["drop", "category"] = "drop",
+    confidence_level: float = 0.95,
+    n_resamples: int = 1000,
+    rng: np.random.Generator | int | None = None,
+    batch: int | None = None,
+) -> RaterAlpha:
+    """Krippendorff's alpha (nominal; A, B, tie) among several raters' original-order verdicts.
+
+    Items with fewer than two values are not pairable and add nothing. ``invalid='drop'`` treats an invalid
+    verdict as no value, ``'category'`` as a fourth category. Default raters: the human annotators. The
+    interval resamples items (the per-item coincidences are additive).
+
+    References
+    ----------
+    docs/methods.md sec. 18.3; Krippendorff (2011), Computing Krippendorff's Alpha-Reliability.
+    """
+    if not isinstance(data, PairwiseData):
+        raise TypeError(f"data must be a PairwiseData (from load_pairwise); got {type(data).__name__}")
+    check_choice(invalid, "invalid", ("drop", "category"))
+    level, k, batch = kern.check_resampling(confidence_level, n_resamples, batch)
+    names = list(data.humans) if raters is None else _judges(data, raters)
+    if len(names) < 2:
+        raise ValueError(f"raters: alpha needs at least two raters; got {len(names)}")
+    codes = data.verdicts[:, [data.rater_index(r) for r in names], 0].astype(np.int64)
+    n_categories = 4 if invalid == "category" else 3
+    if invalid == "drop":
+        codes = np.where(codes == INVALID, MISSING, codes)
+    columns = _coincidences(codes, n_categories)
+    boot = kern.bootstrap(columns, lambda sums: kern.alpha_from_coincidences(sums, n_categories), n_resamples=k,
+                          rng=as_generator(rng), batch=batch, confidence_level=level)
+    values = (codes != MISSING).sum(axis=1)
+    return RaterAlpha(raters=tuple(names), estimate=float(boot.estimate), low=float(boot.low), high=float(boot.high),
+                      n_items=int((values >= 2).sum()), n_values=int(values[values >= 2].sum()), invalid=invalid,
+                      n_defined=int(boot.defined), confidence_level=level, n_resamples=k)
+
+
+@dataclass(frozen=True)
+class SubsetAgreement(ToFrame):
+    """Agreement per subset (a pair set or the values of an item attribute) and judge, with chance tests.
+
+    ``rows`` are the :class:`JudgeAgreement` rows of every subset; ``subsets[k]`` names the subset of
+    ``rows[k]``. ``chance_pvalue`` is each row's permutation p-value against its chance baseline (verdicts
+    permuted within the subset) and ``chance_pvalue_corrected`` the same corrected over all rows (every
+    subset and judge is one family, ``correction``), so "better than chance" holds across many subsets.
+    """
+
+    by: str
+    subsets: tuple[str, ...]
+    rows: tuple[JudgeAgreement, ...]
+    chance_pvalue: np.ndarray
+    chance_pvalue_corrected: np.ndarray
+    correction: str
+
+    def to_records(self) -> list[dict]:
+        return [{"by": self.by, "subset": s, **r.to_dict(), "chance_pvalue": kern.num(p),
+                 "chance_pvalue_corrected": kern.num(q), "correction": self.correction}
+                for s, r, p, q in zip(self.subsets, self.rows, self.chance_pvalue, self.chance_pvalue_corrected)]
+
+
+def agreement_by_subset(
+    data: PairwiseData,
+    by: str = "pair_set",
+    *,
+    judges: Sequence[str] | None = None,
+    statistic: Statistic = "accuracy",
+    reference: str = "auto",
+    order: OrderMode = "original",
+    ties: Ties = "three-class",
+    invalid: Invalid = "wrong",
+    no_majority: NoMajority = "tie",
+    correction: Literal["bonferroni", "holm", "bh", "none"] = "holm",
+    confidence_level: float = 0.95,
+    n_resamples: int = 1000,
+    rng: np.random.Generator | int | None = None,
+    batch: int | None = None,
+) -> SubsetAgreement:
+    """:func:`judge_agreement` on each subset (``by='pair_set'`` or an item attribute), with chance tests
+    corrected over all subsets and judges.
+
+    Each subset is resampled on its own items (the same seed per subset); judges without verdicts in a subset
+    are skipped there (``judges=None``) or reported undefined (named judges).
+
+    References
+    ----------
+    docs/methods.md sec. 18.2, 18.4 and sec. 3 (corrections).
+    """
+    from metaeval_core.stats.significance import CORRECTIONS, correct_pvalues
+
+    check_choice(correction, "correction", CORRECTIONS)
+    if not isinstance(data, PairwiseData):
+        raise TypeError(f"data must be a PairwiseData (from load_pairwise); got {type(data).__name__}")
+    if by == "pair_set":
+        parts = [(name, data.select_pair_set(name)) for name in data.pair_sets]
+    else:
+        parts = [(value, data.select_subset(by, value)) for value in data.subsets(by)]
+    seed = kern.seed_of(rng)
+    subsets, rows, pvalues = [], [], []
+    for name, part in parts:
+        chosen = list(part.judges_of() if judges is None else judges)
+        if not chosen:
+            continue
+        options = dict(judges=chosen, statistic=statistic, reference=reference, order=order, ties=ties,
+                       invalid=invalid, no_majority=no_majority, confidence_level=confidence_level,
+                       n_resamples=n_resamples, batch=batch)
+        table = judge_agreement(part, rng=seed, **options)
+        chance = chance_baseline(part, rng=seed, **options)
+        subsets += [name] * len(table.rows)
+        rows += list(table.rows)
+        pvalues += [c.pvalue for c in chance]
+    if not rows:
+        raise DatasetError(f"dataset {data.id!r}: no subset of {by!r} has a judge with verdicts")
+    p = np.array(pvalues, dtype=float)
+    return SubsetAgreement(by=by, subsets=tuple(subsets), rows=tuple(rows), chance_pvalue=p,
+                           chance_pvalue_corrected=correct_pvalues(p, method=correction), correction=correction)
+
+
 __all__ = ["AgreementTable", "ChanceBaseline", "JudgeAgreement", "chance_baseline", "human_ceiling",
-           "judge_agreement", "resolve_reference", "INVALID_CONVENTIONS", "ORDER_MODES", "STATISTICS",
+           "judge_agreement", "resolve_reference", "RaterAlpha", "rater_alpha", "SubsetAgreement",
+           "agreement_by_subset", "INVALID_CONVENTIONS", "ORDER_MODES", "STATISTICS",
            "TIE_CONVENTIONS"]

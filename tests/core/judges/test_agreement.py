@@ -179,3 +179,34 @@ def test_chance_pvalue_is_calibrated_for_a_judge_that_ignores_the_items():
         pvalues.append(chance_baseline(replace(data, verdicts=v), n_resamples=200, rng=trial)[0].pvalue)
     pvalues = np.array(pvalues)
     assert 0.02 <= np.mean(pvalues <= 0.05) <= 0.10  # nominal 0.05 (discrete, conservative)
+
+
+def test_rater_alpha_matches_the_krippendorff_package_with_missing_values():
+    from metaeval_core.judges import rater_alpha
+
+    data = random_data(13, n=90, n_humans=4, p_missing=0.2, p_invalid=0.1)
+    v = data.verdicts[:, :4, 0].astype(float)
+    for invalid in ("drop", "category"):
+        result = rater_alpha(data, invalid=invalid, n_resamples=40, rng=0)
+        values = np.where(v == MISSING, np.nan, v)
+        if invalid == "drop":
+            values = np.where(values == 3, np.nan, values)
+        expected = krippendorff.alpha(reliability_data=values.T, level_of_measurement="nominal")
+        assert result.estimate == pytest.approx(expected, abs=1e-12)
+    judges_too = rater_alpha(data, raters=["h1", "j1", "j3"], n_resamples=40, rng=0, batch=3)
+    assert judges_too.raters == ("h1", "j1", "j3") and judges_too.low <= judges_too.estimate <= judges_too.high
+
+
+def test_agreement_by_subset_is_per_subset_agreement_with_corrected_chance_tests():
+    from metaeval_core.judges import agreement_by_subset
+    from metaeval_core.stats.significance import correct_pvalues
+
+    data = random_data(14, n=90, pair_sets=3)
+    table = agreement_by_subset(data, n_resamples=100, rng=7)
+    assert table.subsets == ("set0",) * 3 + ("set1",) * 3 + ("set2",) * 3
+    for k, name in enumerate(data.pair_sets):
+        alone = judge_agreement(data.select_pair_set(name), n_resamples=100, rng=7)
+        assert [r.estimate for r in table.rows[3 * k:3 * k + 3]] == list(alone.estimates)
+        assert [r.low for r in table.rows[3 * k:3 * k + 3]] == [r.low for r in alone.rows]
+    np.testing.assert_allclose(table.chance_pvalue_corrected, correct_pvalues(table.chance_pvalue, method="holm"))
+    assert table.to_records()[0]["subset"] == "set0"

@@ -56,3 +56,28 @@ def test_pairwise_datasets_are_refused_by_the_score_loader(data_dir):
         load_dataset("pandalm", data_dir=data_dir)
     assert {i.id for i in list_datasets(data_dir=data_dir, kind="pairwise")} == {"pandalm", "llmbar"}
     assert "pandalm" not in {i.id for i in list_datasets(data_dir=data_dir, kind="scores")}
+
+
+# LLMBar's own figures (upstream Dataset/<set>/evaluators/<judge>/statistics.json, commit 900616b, written by
+# LLMEvaluator/evaluate.py): correct_False, correct_True, correct_both, equal (counts of the set's pairs).
+LLMBAR_PUBLISHED = [
+    ("Natural", "GPT-4/Vanilla_NoRules", 100, (92, 95, 92, 97)),
+    ("Natural", "ChatGPT/Rating", 100, (74, 63, 45, 53)),
+    ("Natural", "PaLM2/Vanilla_NoRules", 100, (None, None, None, 84)),
+    ("LLMEval^2", "PaLM2/Vanilla_NoRules", 200, (None, None, None, 162)),
+]
+
+
+@pytest.mark.parametrize("pair_set, judge, n, counts", LLMBAR_PUBLISHED)
+def test_llmbar_reproduces_the_authors_statistics(data_dir, pair_set, judge, n, counts):
+    from metaeval_core.judges import positional_bias
+
+    part = loaded(data_dir, "llmbar").select_pair_set(pair_set)
+    ours = [judge_agreement(part, judges=[judge], order=o, n_resamples=40, rng=0).rows[0].estimate
+            for o in ("original", "swapped", "both")]
+    # evaluate.py counts a pair whose two winners are both unparsed as 'equal': invalid='as-verdict'
+    ours.append(positional_bias(part, judges=[judge], invalid="as-verdict", n_resamples=40, rng=0)[0]
+                .consistency.estimate)
+    for value, count in zip(ours, counts):
+        if count is not None:
+            assert value == pytest.approx(count / n)
