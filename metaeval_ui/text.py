@@ -186,7 +186,7 @@ def significance_wording(table, *, method_label: str) -> SignificanceWording:
             row_axis="row metric (X)",
             x_column="X",
             hypothesis=f"H1: X and Y correlate differently with {table.human} {where}, two-sided",
-            cell="X and Y differ; the sign of delta says which correlates higher, not that the test chose it",
+            cell="X and Y differ; which of them correlates higher is read from the sign of delta",
             joiner="≠")
     return SignificanceWording(
         title=f"{method_label}: is the row metric better than the column metric?",
@@ -345,7 +345,7 @@ def decisive_sentence(result, *, coefficient: str) -> str:
                      f"ordinary system makes ({result.noise:.3f}, the robust spread of the {n} changes")
         if math.isfinite(result.resolution):
             parts.append(f"; one discordant pair alone moves τ by {result.resolution:.3f} on {n - 1} systems, and "
-                         "every change is a multiple of that")
+                         "the changes differ from one another by multiples of that")
         parts.append("). Smaller moves are the granularity and sampling noise of the coefficient, not one system "
                      "deciding the result")
     return "".join(parts) + "."

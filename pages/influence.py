@@ -91,7 +91,7 @@ st.dataframe(frame, hide_index=True, width="stretch", column_config={
     "change": st.column_config.NumberColumn("change", format="%+.4f"),
     "low_without": st.column_config.NumberColumn("low", format="%.4f"),
     "high_without": st.column_config.NumberColumn("high", format="%.4f"),
-    "flagged": st.column_config.CheckboxColumn("flagged")},
+    "flagged": st.column_config.CheckboxColumn("decisive")},
     column_order=["system", "without", "change"] + (["low_without", "high_without"] if intervals else [])
     + ["flagged", "reason"])
 exports.table_download(frame, name, title="Leave-one-system-out correlations")

@@ -110,7 +110,7 @@ def decile_heatmap(grid, *, metric: str = "", selected: tuple[int, int] | None =
     fig.update_layout(title=f"rSYS-Δ(l, u) of {esc(metric)}: column k holds the k·{b} closest pairs "
                             f"(b = ⌈10% of {grid.total_pairs}⌉)" if metric else None,
                       xaxis=dict(side="top", type="category", automargin=False),
-                      yaxis=dict(title="l: the row skips the pairs closer than l", autorange="reversed", type="category",
+                      yaxis=dict(title="l (skips the pairs closer than l)", autorange="reversed", type="category",
                                  automargin=False),
                       margin=dict(t=100, b=30, l=left, r=10), height=520, title_y=0.98)
     fig.update_layout(title_font=TITLE_FONT)
