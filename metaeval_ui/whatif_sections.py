@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from metaeval_core.data.upload import measure_role
 from metaeval_core.data.upload.limits import MAX_MAGNITUDE
 from metaeval_core.data.whatif import describe_merge, edit_scores, merge_datasets, with_identity
 
@@ -103,9 +104,10 @@ def merge_section(full, gen: int) -> None:
                   key="whatif_humans")
     file = st.file_uploader("Extra scores (CSV, TSV, JSON Lines or Parquet)", key=f"whatif_file_{gen}")
     extra, kept = None, ()
+    typed_humans = [h.strip() for h in str(ss.get("whatif_humans", "")).split(",") if h.strip()]
     if file is not None:
         raw = file.getvalue()
-        typed = [h.strip() for h in str(ss.get("whatif_humans", "")).split(",") if h.strip()]
+        typed = typed_humans
         signature = (data.content_sha256(raw), tuple(typed))
         cached = ss.get(_EXTRA)
         if cached is None or cached[0] != signature:
@@ -146,11 +148,16 @@ def merge_section(full, gen: int) -> None:
                 details.append(f"{label}: {shown}")
         if report.newly_judged_inputs:
             details.append(f"{report.newly_judged_inputs} input(s) get their first human scores")
+        roles = [measure_role(extra, m, declared=typed_humans) for m in report.new_measures]
         if kept:  # the file (its 'kind' column, or detection by name) said metric
             details.append(f"Kept as human measures, as in this dataset, although the file says metric: "
                            f"{', '.join(kept)}")
         for line in details + list(report.notes):
             st.caption(escape_markdown(line))
+        for role in roles:  # each new measure's role and why, before it is merged (issue 24)
+            (st.info if " is a metric" in role else st.caption)(escape_markdown(f"New measure {role}."))
+        for lookalike in report.lookalikes:
+            st.warning(escape_markdown(lookalike), icon=":material/spellcheck:")
         if report.n_conflicts or report.attribute_conflicts:
             st.warning(escape_markdown(
                 f"{report.n_conflicts} cell(s) hold a different number in the file than in the dataset"

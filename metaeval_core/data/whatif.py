@@ -13,8 +13,7 @@ imports streamlit.
 
 Per-annotator scores (``Measure.annotators``) stay consistent with the mean matrix: merged cell by cell
 when both sides hold the same number of annotators, otherwise dropped (with a note); a measure whose
-cells are edited by hand loses its per-annotator scores (with a note), since the edited mean no longer
-summarises them.
+cells are edited by hand keeps them, every annotator's rating of an edited cell set to the new value.
 """
 
 from __future__ import annotations
@@ -39,6 +38,7 @@ __all__ = [
     "describe_merge",
     "edit_scores",
     "include_exclude",
+    "lookalike_names",
     "merge_datasets",
     "with_identity",
 ]
@@ -83,6 +83,7 @@ class MergeReport:
     attribute_conflicts: tuple[str, ...] = ()
     newly_judged_inputs: int = 0  # inputs without human scores in the base that get some
     notes: tuple[str, ...] = field(default=())
+    lookalikes: tuple[str, ...] = ()  # "new system 'M2O' looks like 'M20'": probable typos, one sentence each
 
     @property
     def adds_anything(self) -> bool:
@@ -208,6 +209,11 @@ def describe_merge(base: Dataset, extra: Dataset) -> MergeReport:
         for system, value in zip(extra.systems, values):
             if system in mine and mine[system] and value and mine[system] != value:
                 attribute_conflicts.append(f"{attr} of {system!r}: {mine[system]!r} vs {value!r}")
+    lookalikes = [f"new {what} {name!r} looks like the existing {match!r}: a typo? Merged as is, it becomes a "
+                  f"new {what}."
+                  for what, new, known in (("system", extra.systems, base.systems), ("input", extra.inputs, base.inputs),
+                                           ("measure", tuple(extra.measures), tuple(base.measures)))
+                  for name, match in lookalike_names(new, known).items()]
     notes = [f"measure {name!r} is {base.measures[name].kind} in the base dataset and "
              f"{extra.measures[name].kind} in the new file: kept as {base.measures[name].kind}"
              for name in kind_changes]
@@ -224,7 +230,42 @@ def describe_merge(base: Dataset, extra: Dataset) -> MergeReport:
         attribute_conflicts=tuple(attribute_conflicts),
         newly_judged_inputs=int((judged_after & ~judged_before).sum()),
         notes=tuple(notes),
+        lookalikes=tuple(lookalikes),
     )
+
+
+_CONFUSABLE = str.maketrans({"o": "0", "l": "1", "i": "1", " ": "", "-": "", "_": "", ".": ""})
+
+
+def _typo_key(name: str) -> str:
+    """A name with the usual typos folded away: case, O/0, l/I/1, spaces, dashes, dots and underscores."""
+    return str(name).casefold().translate(_CONFUSABLE)
+
+
+def lookalike_names(new: Sequence[str], known: Sequence[str], *, cutoff: float = 0.88) -> dict[str, str]:
+    """Each name of ``new`` that is not in ``known`` but looks like one that is (``M2O`` for ``M20``,
+    ``expert.relevence``): equal once case, O/0, l/I/1 and separators are folded, or (names of 6+ characters)
+    a difflib ratio of at least ``cutoff``. ``{new name: the known name it resembles}``.
+
+    References: docs/methods.md sec. 10.5.
+    """
+    import difflib
+
+    present = set(known)
+    folded = {}
+    for name in known:
+        folded.setdefault(_typo_key(name), name)
+    out = {}
+    for name in new:
+        if name in present:
+            continue
+        match = folded.get(_typo_key(name))
+        if match is None and len(str(name)) >= 6:
+            close = difflib.get_close_matches(str(name), [str(k) for k in known], n=1, cutoff=cutoff)
+            match = close[0] if close else None
+        if match is not None:
+            out[name] = match
+    return out
 
 
 def _merge_annotators(name: str, ours: Measure | None, theirs: Measure, take_theirs: np.ndarray,

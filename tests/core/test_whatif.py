@@ -211,3 +211,28 @@ def test_partial_files_for_merging_are_read(base):
     assert merge_datasets(base, one_system).systems == ("a", "b", "c", "z")
     with pytest.raises(UploadError, match="no score at all"):
         read_user_file(b"system,input,rouge\nz,d1,\n", name="empty.csv", partial=True)
+
+
+def test_merge_report_names_lookalike_names_and_measure_roles():
+    """A typo'd system name (M2O for M20) would become a new system: the report says so; a new measure's role is
+    stated with its reason (issue 24)."""
+    from metaeval_core.data.upload import measure_role
+    from metaeval_core.data.whatif import lookalike_names
+
+    assert lookalike_names(["M2O", "M24", "m20", "expert.relevence", "S3"], ["M20", "M23", "expert.relevance",
+                                                                              "S03"]) == {
+        "M2O": "M20", "m20": "M20", "expert.relevence": "expert.relevance"}
+    z = np.zeros((2, 2))
+    base = Dataset("b", ["M20", "M23"], ["d1", "d2"], {"human.q": Measure("human.q", "human", z + 1),
+                                                      "bleu": Measure("bleu", "metric", z)})
+    extra = Dataset("e", ["M2O"], ["d1", "d2"], {"bleu": Measure("bleu", "metric", np.ones((1, 2))),
+                                                 "quality": Measure("quality", "metric", np.ones((1, 2))),
+                                                 "human.fluency": Measure("human.fluency", "human",
+                                                                          np.ones((1, 2)))})
+    report = describe_merge(base, extra)
+    assert report.new_systems == ("M2O",)
+    assert report.lookalikes == ("new system 'M2O' looks like the existing 'M20': a typo? Merged as is, it becomes "
+                                 "a new system.",)
+    assert measure_role(extra, "quality").startswith("'quality' is a metric: it is not named as a human measure")
+    assert measure_role(extra, "human.fluency") == "'human.fluency' is a human measure: its name marks a human judgment"
+    assert "named in the human measures" in measure_role(extra, "human.fluency", declared=["human.fluency"])

@@ -346,3 +346,18 @@ def test_editing_a_human_cell_keeps_the_annotators_and_the_ceiling_rows(store_en
     assert banner(at)
     table = next(m.value for m in at.markdown if m.value.startswith("| rank |"))
     assert "annotator 1 vs the others" in table
+
+
+def test_preview_states_each_new_measures_role_and_flags_a_typo_system(store_env):
+    """A new measure without a kind column becomes a metric: the preview says so and why; a system name one typo
+    away from an existing one (S0l for S01) is flagged before it becomes a new system (issue 24)."""
+    judged = [DEMO.inputs[j] for j in np.flatnonzero(DEMO.judged)[:3]]
+    lines = ["system,input,quality"] + [f"S0l,{j},{k + 1}" for k, j in enumerate(judged)]
+    at = new_app().run()
+    goto(at, "pages/whatif.py")
+    upload_extra(at, ("\n".join(lines) + "\n").encode())
+    assert_clean(at)
+    infos = " ".join(i.value for i in at.info).replace("\\", "")
+    assert "New measure 'quality' is a metric: it is not named as a human measure" in infos, infos
+    warnings = " ".join(w.value for w in at.warning).replace("\\", "")
+    assert "new system 'S0l' looks like the existing 'S01'" in warnings, warnings

@@ -71,7 +71,7 @@ from metaeval_core.data.upload.export import check_long_export, dataset_to_long_
 from metaeval_core.data.upload.limits import UPLOAD_ERROR_KINDS, Format, Layout, UploadError, UploadLimits
 from metaeval_core.data.upload.names import HUMAN_NAMES, HUMAN_PREFIXES, HUMAN_SUFFIXES, detect_layout, looks_human
 from metaeval_core.data.upload.reader import read_user_file
-from metaeval_core.data.upload.report import ReportWarning, UploadReport, validation_report
+from metaeval_core.data.upload.report import ReportWarning, UploadReport, measure_role, validation_report
 
 __all__ = [
     "Format",
@@ -90,4 +90,5 @@ __all__ = [
     "looks_human",
     "read_user_file",
     "validation_report",
+    "measure_role",
 ]

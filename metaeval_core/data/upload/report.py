@@ -87,6 +87,22 @@ def _names(names, limit: int = 8) -> str:
     return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
+def measure_role(dataset: Dataset, name: str, *, declared=()) -> str:
+    """One sentence: the role a file's measure was given and why (the rules of :mod:`metaeval_core.data.upload`),
+    e.g. for a What if… preview: "'q' is a metric: not named as human, no per-annotator scores, and its name does
+    not mark a human judgment". ``declared``: the names given as human measures (the Human measures box).
+
+    References: docs/methods.md sec. 10.5.
+    """
+    measure = dataset.measures[name]
+    if measure.kind == "human":
+        why = ("named in the human measures" if name in set(declared) else _human_reason(dataset, name))
+        return f"{name!r} is a human measure: {why}"
+    return (f"{name!r} is a metric: it is not named as a human measure (nor marked human by a kind column), has no "
+            "per-annotator scores, and its name does not mark a human judgment; name it in the human measures to "
+            "add it as human judgments")
+
+
 def _human_reason(dataset: Dataset, name: str) -> str:
     if dataset.measures[name].annotators is not None:
         return "has per-annotator scores"
