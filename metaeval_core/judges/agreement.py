@@ -163,7 +163,7 @@ def resolve_reference(data: PairwiseData, reference: str, *, no_majority: NoMajo
 
 def _judges(data: PairwiseData, judges: Sequence[str] | None) -> list[str]:
     if judges is None:
-        chosen = list(data.judges)
+        chosen = list(data.judges_of())  # the judges with a verdict on these items (LLMBar: per pair set)
     elif isinstance(judges, str) or not all(isinstance(j, str) for j in judges):
         raise TypeError("judges must be a sequence of rater ids (a list of strings) or None")
     else:
@@ -275,7 +275,7 @@ def judge_agreement(
     data : PairwiseData
         The items (select a pair set or subset first: ``data.select_pair_set(name)``).
     judges : sequence of str, optional
-        Rater ids to evaluate (default: every judge). Humans may be named too (e.g. one annotator against
+        Rater ids to evaluate (default: every judge with a verdict on these items). Humans may be named too (e.g. one annotator against
         another with ``reference=<rater id>``).
     statistic : {'accuracy', 'kappa', 'alpha'}
         Share of counted items where the judge's verdict equals the reference; Cohen's kappa; Krippendorff's

@@ -81,3 +81,10 @@ def test_llmbar_reproduces_the_authors_statistics(data_dir, pair_set, judge, n, 
     for value, count in zip(ours, counts):
         if count is not None:
             assert value == pytest.approx(count / n)
+
+
+def test_default_judges_are_those_with_verdicts_on_the_items(data_dir):
+    part = loaded(data_dir, "llmbar").select_pair_set("MT-Bench")
+    table = judge_agreement(part, n_resamples=40, rng=0)
+    assert table.judges == part.judges_of() and len(table.judges) == 8
+    assert all(np.isfinite(r.estimate) for r in table.rows)
