@@ -210,3 +210,20 @@ def test_agreement_by_subset_is_per_subset_agreement_with_corrected_chance_tests
         assert [r.low for r in table.rows[3 * k:3 * k + 3]] == [r.low for r in alone.rows]
     np.testing.assert_allclose(table.chance_pvalue_corrected, correct_pvalues(table.chance_pvalue, method="holm"))
     assert table.to_records()[0]["subset"] == "set0"
+
+
+@pytest.mark.slow
+def test_bootstrap_interval_covers_the_true_accuracy():
+    from dataclasses import replace
+
+    rng = np.random.default_rng(5)
+    base = random_data(0, n=200, n_humans=1, n_judges=1, orders=1, p_invalid=0.0, gold=False)
+    covered, trials = 0, 300
+    for trial in range(trials):
+        truth = rng.integers(0, 2, base.n_items)
+        judge = np.where(rng.random(base.n_items) < 0.7, truth, 1 - truth)  # right with probability 0.7
+        v = np.full(base.verdicts.shape, MISSING)
+        v[:, 0, 0], v[:, 1, 0] = truth, judge
+        row = judge_agreement(replace(base, verdicts=v), reference="h1", n_resamples=400, rng=trial).rows[0]
+        covered += row.low <= 0.7 <= row.high
+    assert 0.91 <= covered / trials <= 0.98  # nominal 0.95

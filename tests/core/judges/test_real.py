@@ -7,7 +7,7 @@ import pytest
 
 from metaeval_core.data.dataset import DatasetError
 from metaeval_core.data.registry import list_datasets, load_dataset
-from metaeval_core.judges import INVALID, MISSING, human_ceiling, judge_agreement, majority_verdict
+from metaeval_core.judges import INVALID, MISSING, human_ceiling, judge_agreement, load_pairwise, majority_verdict
 from tests.core.judges.helpers import loaded
 
 pytestmark = pytest.mark.realdata
@@ -88,3 +88,17 @@ def test_default_judges_are_those_with_verdicts_on_the_items(data_dir):
     table = judge_agreement(part, n_resamples=40, rng=0)
     assert table.judges == part.judges_of() and len(table.judges) == 8
     assert all(np.isfinite(r.estimate) for r in table.rows)
+
+
+@pytest.mark.parametrize("dataset_id", ["pandalm", "llmbar"])
+def test_fetch_downloads_and_verifies_the_pairwise_files(data_dir, tmp_path, dataset_id):
+    """The registry's paths (LLMBar's 'LLMEval^2' included) download through the ordinary machinery."""
+    from metaeval_core.data.registry import fetch_dataset, verify_files
+    from tests.localhttp import serve
+
+    loaded(data_dir, dataset_id)
+    with serve(data_dir) as base:
+        fetch_dataset(dataset_id, data_dir=tmp_path, base_url=base)
+    assert all(check.status == "ok" for check in verify_files(dataset_id, data_dir=tmp_path))
+    again = load_pairwise(dataset_id, data_dir=tmp_path)
+    assert again.version == load_pairwise(dataset_id, data_dir=data_dir).version
