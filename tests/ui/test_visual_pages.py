@@ -95,7 +95,7 @@ def test_overview_and_correlations_give_one_interval(request, dataset):
     request.getfixturevalue("demo_env" if dataset == "demo" else "real_env")
     at = open_page("pages/home.py", {"dataset": dataset})
     _, rows = leaderboard_rows(at)
-    overview = {r[1]: r[3] for r in rows if r[0].isdigit()}
+    overview = {r[1].removesuffix(" ⚠"): r[3] for r in rows if r[0].isdigit()}  # ⚠: a doubt marker
     assert any("Interval: BOOT-BOTH 95%" in c.value.replace("\\", "") for c in at.caption)
     at.switch_page("pages/correlations.py").run()
     assert_clean(at)
@@ -111,4 +111,4 @@ def test_overview_and_correlations_give_one_interval(request, dataset):
             low, high = (float(v) for v in overview[name.strip()].strip("[]").split(", "))
             assert (low <= 0 <= high) == (verdict == "includes"), (name, overview[name.strip()], note)
     if dataset == "hanna":  # the case: BLEU's bootstrap interval includes 0, Fisher's does not
-        assert claims and "BLEU" in claims[0][0], note
+        assert any("BLEU" in names.split(", ") for names, verdict in claims if verdict == "includes"), note
