@@ -41,6 +41,7 @@ FIELDS: dict[str, Field] = {
     "pool": Field("pool", "str", "judged"),
     "systems": Field("systems", "str", ""),
     "all_systems": Field("all_systems", "bool", False),
+    "human_translations": Field("human_translations", "bool", False),
     "inputs": Field("inputs", "str", ""),
     "dist_kind": Field("dist", "str", "histogram"),
     "corr_layout": Field("layout", "str", "chosen"),

@@ -315,7 +315,7 @@ def _prepare(datasets: Mapping[str, Dataset], tasks: tuple[Task, ...], metrics: 
     groups: dict[tuple, int] = {}
     prepared = []
     for task in tasks:
-        subset = datasets[task.dataset].select_systems(task.systems)
+        subset = datasets[task.dataset].select_systems(task.systems).rated_by(task.human)
         if subset.measure(task.human).kind != "human":
             raise DatasetError(f"task {task.label!r}: {task.human!r} is not a human measure of dataset "
                                f"{task.dataset!r}")

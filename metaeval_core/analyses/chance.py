@@ -215,7 +215,7 @@ def _validate_chance(dataset, metrics, human, level, coefficient, pool, systems,
     check_bool(return_distribution, "return_distribution")
     if systems is not None and not isinstance(systems, str):
         raise TypeError(f"systems must be a selection string such as 'type=abs', or None; got {systems!r}")
-    subset = dataset.select_systems(systems)
+    subset = dataset.select_systems(systems).rated_by(human)
     matrices = [correlation_inputs(subset, m, human, level=level, pool=pool)[0] for m in metrics]
     z = correlation_inputs(subset, human, human, level=level, pool="judged")[1]  # the integer grid (sec. 15)
     if level == "global":

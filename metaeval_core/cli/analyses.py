@@ -177,7 +177,9 @@ def cmd_average(args: argparse.Namespace) -> None:
     except ValueError as error:
         raise cli.CLIError(f"--task: {error}") from None
     # Each dataset once, loaded as --dataset would load it (default system subset, data directory, download).
-    datasets = {name: cli.load(argparse.Namespace(**{**vars(args), "dataset": name}))
+    # The tasks apply --systems themselves, among all systems (as --systems does for one dataset).
+    datasets = {name: cli.load(argparse.Namespace(**{**vars(args), "dataset": name, "systems": None,
+                                                     "all_systems": args.all_systems or args.systems is not None}))
                 for name in dict.fromkeys(t.dataset for t in tasks)}
     result = average_over_tasks(
         datasets, tasks, cli.split_list(args.metrics, "metrics"), method=args.ci, test=args.test,
@@ -217,7 +219,7 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--human", required=True, help="a human measure that keeps per-annotator scores")
     p.add_argument("--level", choices=LEVELS, default="system")
     p.add_argument("--coefficient", choices=ALL_COEFFICIENTS, default="kendall")
-    p.add_argument("--systems", default=None, help="a system subset such as type=abs")
+    p.add_argument("--systems", default=None, help=cli.SYSTEMS_HELP)
     p.add_argument("--ci", choices=["fisher", "boot-systems", "boot-inputs", "boot-both"], default="boot-both")
     p.add_argument("--confidence-level", type=float, default=0.95)
     cli.add_resampling_args(p)
@@ -269,8 +271,8 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--metrics", required=True, help="comma-separated metric ids")
     p.add_argument("--human", required=True, help="the human measure id")
     p.add_argument("--coefficient", choices=COEFFICIENTS, default="pearson")
-    p.add_argument("--pool", choices=POOLS, default="judged", help="the metrics' input pool")
-    p.add_argument("--systems", default=None, help="a system subset such as type=abs")
+    p.add_argument("--pool", choices=POOLS, default=None, help=cli.POOL_HELP)
+    p.add_argument("--systems", default=None, help=cli.SYSTEMS_HELP)
     p.add_argument("--min-k", type=int, default=3)
 
     p = command("pairwise-f1", cmd_pairwise_f1, "weighted F1 of metric vs human significance labels for every "
@@ -278,7 +280,7 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     cli.add_dataset_args(p)
     p.add_argument("--metrics", required=True, help="comma-separated metric ids")
     p.add_argument("--human", required=True, help="the human measure id")
-    p.add_argument("--systems", default=None, help="a system subset such as type=abs")
+    p.add_argument("--systems", default=None, help=cli.SYSTEMS_HELP)
     p.add_argument("--confidence", type=float, default=0.95, help="share of resamples needed for a label 1 or 2")
     p.add_argument("--labels", action="store_true", help="include the per-pair labels")
     cli.add_resampling_args(p)
@@ -288,8 +290,8 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--measures", required=True, help="comma-separated measure ids (metrics and humans)")
     p.add_argument("--level", choices=LEVELS, default="system")
     p.add_argument("--coefficient", choices=COEFFICIENTS, default="kendall")
-    p.add_argument("--pool", choices=POOLS, default="judged", help="the metrics' input pool (system level)")
-    p.add_argument("--systems", default=None, help="a system subset such as type=abs")
+    p.add_argument("--pool", choices=POOLS, default=None, help=cli.POOL_HELP)
+    p.add_argument("--systems", default=None, help=cli.SYSTEMS_HELP)
     p.add_argument("--order", choices=["given", "clustered"], default="given")
 
     p = command("annotators", cmd_annotators, "Krippendorff's alpha per annotator group and dimension (and 'all'); "
@@ -298,7 +300,7 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--groups", default=None, help="comma-separated annotator groups (default: all)")
     p.add_argument("--levels", default="global,system", help="levels of the group-mean correlations")
     p.add_argument("--coefficients", default="kendall,pearson", help="coefficients of the group-mean correlations")
-    p.add_argument("--systems", default=None, help="a system subset such as type=abs")
+    p.add_argument("--systems", default=None, help=cli.SYSTEMS_HELP)
     p.add_argument("--correlations", action="store_true", help="print the group-mean correlations instead of alpha")
 
     p = command("high-range", cmd_high_range, "metric-metric Kendall tau on all summaries vs those beating a "
@@ -309,12 +311,12 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--selection-metrics", default=None, help="metrics that select the high range (default: --metrics)")
     p.add_argument("--bins", type=int, default=10, help="bins of the normalised pair score")
     p.add_argument("--normalise", choices=["input", "global"], default="input")
-    p.add_argument("--pool", choices=POOLS, default="judged")
+    p.add_argument("--pool", choices=POOLS, default=None, help=cli.POOL_HELP)
     p.add_argument("--systems", default=None, help="a system subset such as type=abs (must keep the baseline)")
 
     p = command("normality", cmd_normality, "Shapiro-Wilk p of system means; share of inputs with p < alpha")
     cli.add_dataset_args(p)
     p.add_argument("--measures", required=True, help="comma-separated measure ids")
-    p.add_argument("--pool", choices=POOLS, default="judged")
-    p.add_argument("--systems", default=None, help="a system subset such as type=abs")
+    p.add_argument("--pool", choices=POOLS, default=None, help=cli.POOL_HELP)
+    p.add_argument("--systems", default=None, help=cli.SYSTEMS_HELP)
     p.add_argument("--alpha", type=float, default=0.05)

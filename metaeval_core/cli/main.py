@@ -87,6 +87,8 @@ def emit(args: argparse.Namespace, payload: Any, rows: list[dict] | None = None,
         sys.stdout.write("\n")
     else:
         print_table(to_jsonable(rows if rows is not None else payload), columns)
+    sys.stdout.flush()
+    print_conventions(args)
 
 
 # -- shared argument helpers --------------------------------------------
@@ -128,14 +130,85 @@ def load(args: argparse.Namespace) -> Dataset:
                                lp=getattr(args, "lp", None), mtme_level=getattr(args, "mtme_level", None) or "seg")
     except DatasetUnavailable as error:
         raise CLIError(unavailable_message(error.info)) from None
-    # A dataset's conventional subset (HANNA: kind=model) applies unless every system is asked for, or a
-    # --systems selection of its own is given (made among all systems).
+    if getattr(args, "mtme_level", None) == "sys" and not dataset.metric_measures and (
+            getattr(args, "metrics", None) or getattr(args, "metric", None)):
+        from metaeval_core.data.mtme import NO_SYSTEM_METRICS
+
+        raise CLIError(NO_SYSTEM_METRICS)
+    # A dataset's conventional subset (HANNA: kind=model; WMT data: no reference as a system) applies unless
+    # every system is asked for, or a --systems selection of its own is given (made among all systems).
     if getattr(args, "inputs", None):
         dataset = dataset.select_inputs(args.inputs)
     canonical_names(args, dataset)
-    if getattr(args, "all_systems", False) or getattr(args, "systems", None) is not None:
-        return dataset
-    return dataset.with_default_systems()
+    everything = dataset.n_systems
+    if getattr(args, "systems", None) is not None:
+        chosen = f"--systems {args.systems}"
+        dataset = dataset.select_systems(args.systems)
+        # Applied here, once, so that every table of the command uses this set (the text stays in the records).
+        args.selected_systems, args.systems = args.systems, None
+    elif getattr(args, "all_systems", False):
+        chosen = "every system (--all-systems)"
+    else:
+        human_translations = bool(getattr(args, "human_translations", False))
+        if human_translations and dataset.conventions is None:
+            raise CLIError("--human-translations applies to mt-metrics-eval data (WMT's conventions) only; "
+                           f"{args.dataset!r} has none: use --systems to choose systems")
+        selection = dataset.default_selection(human_translations=human_translations)
+        dataset = dataset.with_default_systems(human_translations=human_translations)
+        chosen = f"default {selection}" if selection and dataset.n_systems < everything else "every system"
+    dataset = _conventional_options(args, dataset)
+    args.conventions_caption = _caption(args, dataset, chosen, everything)
+    return dataset
+
+
+def _conventional_options(args: argparse.Namespace, dataset: Dataset) -> Dataset:
+    """Fill --pool, --human and --metrics from the dataset's conventions when they are not given, and keep
+    the systems every table of the command can use: rated by the human measure and scored by every metric."""
+    conventions = dataset.conventions
+    if hasattr(args, "pool") and args.pool is None:
+        args.pool = conventions.pool if conventions is not None else "judged"
+    if hasattr(args, "human") and args.human is None:
+        if conventions is None or not conventions.gold:
+            raise CLIError(f"--human is required for {args.dataset!r} (no standard human score); its human "
+                           f"measures: {', '.join(dataset.human_measures) or 'none'}")
+        args.human = conventions.gold
+    if hasattr(args, "metrics") and args.metrics is None:
+        if conventions is None or not conventions.primary_metrics:
+            raise CLIError(f"--metrics is required for {args.dataset!r} (no primary metrics are known)")
+        args.metrics = ",".join(conventions.primary_metrics)
+    human = getattr(args, "human", None)
+    if isinstance(human, str) and human in dataset.measures:
+        metrics = [m for m in split_list(args.metrics, "metrics") if m in dataset.measures] \
+            if isinstance(getattr(args, "metrics", None), str) else []
+        if getattr(args, "metric", None) in dataset.measures:
+            metrics.append(args.metric)
+        kept = dataset.scored_by([human, *metrics])
+        if kept.n_systems >= 2:
+            args.dropped_systems = tuple(s for s in dataset.systems if s not in set(kept.systems))
+            dataset = kept
+    return dataset
+
+
+def _caption(args: argparse.Namespace, dataset: Dataset, chosen: str, everything: int) -> str:
+    """One line naming the conventions and the system set a command's tables use (printed after them)."""
+    dropped = getattr(args, "dropped_systems", ())
+    systems = (f"systems: {dataset.n_systems} of {everything} ({chosen}"
+               + (f"; without a score for the human measure or a metric: {', '.join(dropped)}" if dropped else "")
+               + f"): {', '.join(dataset.systems)}")
+    if dataset.conventions is None:
+        return systems if (dataset.n_systems < everything) else ""
+    conventions = dataset.conventions.caption(
+        human_translations=bool(getattr(args, "human_translations", False)), pool=getattr(args, "pool", None),
+        human=getattr(args, "human", None),
+        systems=None if chosen.startswith("default") else chosen)
+    return f"{conventions}\n{systems}"
+
+
+def print_conventions(args: argparse.Namespace) -> None:
+    """The conventions and system set of the tables just printed, on stderr (stdout stays the table or JSON)."""
+    caption = getattr(args, "conventions_caption", "")
+    if caption:
+        print(caption, file=sys.stderr)
 
 
 _NAME_ARGS = ("metric", "human", "versus")  # one measure each
@@ -186,17 +259,29 @@ def add_dataset_args(p: argparse.ArgumentParser) -> None:
                    help="only the inputs with this attribute, e.g. domain=news on an mt-metrics-eval test set")
     p.add_argument("--all-systems", action="store_true",
                    help="keep every system of a dataset that has a default subset (HANNA: the human-written "
-                        "stories, dropped by default as in the published figures); --systems also selects among all")
+                        "stories, dropped by default as in the published figures; mt-metrics-eval data: the "
+                        "references scored as systems, which WMT never scores); --systems also selects among all")
+    p.add_argument("--human-translations", action="store_true",
+                   help="mt-metrics-eval data: WMT's 'include human translations': every system but the standard "
+                        "reference (e.g. refB kept, refA never); default: the MT systems only")
+
+
+SYSTEMS_HELP = ("a system selection: ATTR=VALUE, system names, all, and !TERM or -TERM to remove, comma-separated "
+                "(type=abs; !refA; all,-refA; kind=mt,refB); made among all systems")
+POOL_HELP = ("the metrics' input pool at the system level: judged (each system's inputs the human measure scored) "
+             "or all (every input); default: the dataset's convention (WMT data: all), else judged")
 
 
 def add_selection_args(p: argparse.ArgumentParser, *, several_metrics: bool = True) -> None:
     if several_metrics:
-        p.add_argument("--metrics", required=True, help="comma-separated metric ids")
-    p.add_argument("--human", required=True, help="the human measure id")
+        p.add_argument("--metrics", default=None,
+                       help="comma-separated metric ids (default on WMT data: the primary metrics)")
+    p.add_argument("--human", default=None,
+                   help="the human measure id (required unless the dataset has a standard one: WMT's gold)")
     p.add_argument("--level", choices=LEVELS, default="system")
     p.add_argument("--coefficient", choices=COEFFICIENTS, default="kendall")
-    p.add_argument("--pool", choices=POOLS, default="judged", help="the metrics' input pool (system level)")
-    p.add_argument("--systems", default=None, help="a system subset such as type=abs")
+    p.add_argument("--pool", choices=POOLS, default=None, help=POOL_HELP)
+    p.add_argument("--systems", default=None, help=SYSTEMS_HELP)
 
 
 def add_test_args(p: argparse.ArgumentParser) -> None:
@@ -405,7 +490,8 @@ def cmd_correlate(args: argparse.Namespace) -> None:
     options = dict(level=args.level, coefficient=args.coefficient, pool=args.pool, systems=args.systems)
     rows = []
     for metric in metrics:
-        row = correlate(ds, metric, args.human, **options).to_dict()
+        row = {**correlate(ds, metric, args.human, **options).to_dict(),
+               "systems": getattr(args, "selected_systems", None) or ""}
         if args.ci:
             from metaeval_core.stats.resampling import dataset_confidence_interval
 
@@ -563,8 +649,8 @@ def build_parser(prog: str = "metaeval") -> argparse.ArgumentParser:
     add_dataset_args(p)
     p.add_argument("--metric", required=True)
     p.add_argument("--human", required=True)
-    p.add_argument("--pool", choices=POOLS, default="judged")
-    p.add_argument("--systems", default=None)
+    p.add_argument("--pool", choices=POOLS, default=None, help=POOL_HELP)
+    p.add_argument("--systems", default=None, help=SYSTEMS_HELP)
     p.add_argument("--lower", type=float, default=0.0)
     p.add_argument("--upper", type=float, default=None, help="default: no upper bound")
     p.add_argument("--grid", choices=["deciles"], default=None, help="the decile grid of NAACL 2022 Fig. 6")
@@ -574,8 +660,8 @@ def build_parser(prog: str = "metaeval") -> argparse.ArgumentParser:
     add_dataset_args(p)
     p.add_argument("--measures", required=True)
     p.add_argument("--sizes", required=True, help="comma-separated sample sizes, e.g. 10,20,50,100")
-    p.add_argument("--pool", choices=POOLS, default="judged")
-    p.add_argument("--systems", default=None)
+    p.add_argument("--pool", choices=POOLS, default=None, help=POOL_HELP)
+    p.add_argument("--systems", default=None, help=SYSTEMS_HELP)
     add_resampling_args(p)
 
     # Further analyses register their subcommands from their own modules.

@@ -100,7 +100,7 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--confidence-level", type=float, default=0.95)
     p.add_argument("--trials", type=int, default=None,
                    help="random splits (default 1000 at the system level as in TACL, 300 at the others)")
-    p.add_argument("--systems", default=None, help="a system subset such as type=abs")
+    p.add_argument("--systems", default=None, help=cli.SYSTEMS_HELP)
     cli.add_resampling_args(p)
 
     p = command("power", cmd_power, "power of tests to find X better than a degraded Y_k: ROUGE-1 on k%% of the "
@@ -120,5 +120,5 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--alpha", type=float, default=0.05)
     p.add_argument("--trials", type=int, default=None,
                    help="trials (default 100 at the system level, 20 at the others; TACL uses 1000)")
-    p.add_argument("--systems", default=None, help="a system subset such as type=abs")
+    p.add_argument("--systems", default=None, help=cli.SYSTEMS_HELP)
     cli.add_resampling_args(p)

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field, replace
-from typing import Literal, Mapping, Sequence
+from typing import TYPE_CHECKING, Literal, Mapping, Sequence
 
 import numpy as np
 
 from metaeval_core.data.vocabulary import ANNOTATOR_IDENTITIES, TASKS, TaskVocabulary, vocabulary
+
+if TYPE_CHECKING:
+    from metaeval_core.data.conventions import Conventions
 
 MeasureKind = Literal["human", "metric"]
 Pool = Literal["judged", "all"]
@@ -122,6 +125,7 @@ class Dataset:
     input_attributes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     task: str = ""
     annotator_identity: str = "unknown"
+    conventions: "Conventions | None" = None
 
     def __post_init__(self) -> None:
         if self.task not in TASKS:
@@ -164,7 +168,7 @@ class Dataset:
                 )
         if not isinstance(self.default_systems, str):
             raise DatasetError(f"dataset {self.id!r}: default_systems must be a string such as 'kind=model'")
-        if self.default_systems and not self._matching_systems(parse_system_selection(self.default_systems)):
+        if self.default_systems and not self._selected(self.default_systems, strict=False):
             raise DatasetError(f"dataset {self.id!r}: default_systems {self.default_systems!r} matches no system")
         judged = np.zeros(len(self.inputs), dtype=bool)
         for measure in self.measures.values():
@@ -339,7 +343,7 @@ class Dataset:
             new_measures[name] = m.with_scores(m.scores[np.ix_(sys_index, inp_index)], annotators)
         attributes = {k: [v[i] for i in sys_index] for k, v in self.system_attributes.items()}
         default = self.default_systems
-        if default and not matching_systems(parse_system_selection(default), attributes, len(sys_index)):
+        if default and not _resolve(default, [self.systems[i] for i in sys_index], attributes, strict=False):
             default = ""  # the subset kept none of the default's systems: it no longer applies
         return Dataset(
             id=id or self.id,
@@ -356,51 +360,89 @@ class Dataset:
             input_attributes={k: [v[j] for j in inp_index] for k, v in self.input_attributes.items()},
             task=self.task,
             annotator_identity=self.annotator_identity,
+            conventions=self.conventions,
         )
 
     def select_systems(self, selection: str | Mapping[str, str] | None) -> "Dataset":
-        """Systems whose attributes match ``ATTR=VALUE`` (several joined by ``,``)."""
-        criteria = parse_system_selection(selection)
-        if not criteria:
-            return self
-        for attr in criteria:
-            self.system_attribute(attr)  # an unknown attribute names the known ones
-        keep = [self.systems[i] for i in self._matching_systems(criteria)]
-        if not keep:
-            wanted = ", ".join(f"{k}={v}" for k, v in criteria.items())
-            raise DatasetError(f"no system of dataset {self.id!r} matches {wanted}")
-        return self.subset(systems=keep)
+        """The systems a selection expression keeps: ``ATTR=VALUE``, names, ``all``, ``!``/``-`` to remove,
+        joined by ``,`` (``kind=mt,refB``, ``!refA``; docs/methods.md sec. 0.3)."""
+        return self._select(selection, "system")
 
     def select_inputs(self, selection: str | Mapping[str, str] | None) -> "Dataset":
-        """Inputs whose attributes match ``ATTR=VALUE`` (several joined by ``,``), e.g. ``domain=news``."""
-        criteria = parse_system_selection(selection)
-        if not criteria:
-            return self
-        for attr in criteria:
-            if attr not in self.input_attributes:
-                known = ", ".join(self.input_attributes) or "none"
-                raise DatasetError(f"unknown input attribute {attr!r} in dataset {self.id!r}; known attributes: "
-                                   f"{known}")
-        keep = [self.inputs[j] for j in matching_systems(criteria, self.input_attributes, self.n_inputs)]
-        if not keep:
-            wanted = ", ".join(f"{k}={v}" for k, v in criteria.items())
-            raise DatasetError(f"no input of dataset {self.id!r} matches {wanted}")
-        return self.subset(inputs=keep)
+        """The inputs a selection expression keeps (the grammar of :meth:`select_systems`), e.g. ``domain=news``."""
+        return self._select(selection, "input")
 
-    def with_default_systems(self) -> "Dataset":
-        """The dataset restricted to its ``default_systems`` (itself when there is none), with a note saying so."""
-        if not self.default_systems:
+    def _select(self, selection: str | Mapping[str, str] | None, what: str) -> "Dataset":
+        from metaeval_core.data.selection import describe_empty, parse_selection, resolve_selection
+
+        parsed = parse_selection(selection)
+        if parsed.is_all:
             return self
-        subset = self.select_systems(self.default_systems)
-        if subset.n_systems == self.n_systems:
+        names, attributes = (self.systems, self.system_attributes) if what == "system" else (
+            self.inputs, self.input_attributes)
+        keep = resolve_selection(parsed, names, attributes, what=what, where=f"dataset {self.id!r}")
+        if not keep:
+            raise DatasetError(describe_empty(parsed, attributes, what=what, where=f"dataset {self.id!r}"))
+        if len(keep) == len(names):
             return self
+        chosen = [names[i] for i in keep]
+        return self.subset(systems=chosen) if what == "system" else self.subset(inputs=chosen)
+
+    def rated_by(self, human: str) -> "Dataset":
+        """The systems with at least one score from ``human`` (itself when every system has one).
+
+        A system the human measure never scored carries no information about agreement with it; removing it
+        before any statistic keeps its metric cells out of standardisations and resamples (WMT removes systems
+        without a gold score first: mt-metrics-eval ``data.GetCorrelations``). docs/methods.md sec. 0.2.
+        """
+        return self.scored_by([human])
+
+    def scored_by(self, measures: Sequence[str]) -> "Dataset":
+        """The systems with at least one score from every measure named (unknown names are ignored: the
+        caller's validation names them); itself when that is every system, or none."""
+        rated = np.ones(self.n_systems, dtype=bool)
+        for name in measures:
+            if isinstance(name, str) and name in self.measures:
+                rated &= ~np.all(np.isnan(self.measures[name].scores), axis=1)
+        if rated.all() or not rated.any():
+            return self
+        return self.subset(systems=[s for s, keep in zip(self.systems, rated) if keep])
+
+    def unrated_systems(self, human: str) -> tuple[str, ...]:
+        """The systems ``human`` never scored (removed before any statistic; :meth:`rated_by`)."""
+        scores = self.measure(human).scores
+        return tuple(s for s, none in zip(self.systems, np.all(np.isnan(scores), axis=1)) if none)
+
+    def default_selection(self, *, human_translations: bool = False) -> str:
+        """The system selection applied by default: ``default_systems``, or with ``human_translations`` on a
+        dataset with WMT conventions every system but the standard reference (docs/methods.md sec. 0.6)."""
+        if human_translations and self.conventions is not None:
+            return self.conventions.systems(human_translations=True)
+        return self.default_systems
+
+    def with_default_systems(self, *, human_translations: bool = False) -> "Dataset":
+        """The dataset restricted to its default selection (:meth:`default_selection`; itself when there is
+        none), with a note saying so."""
+        selection = self.default_selection(human_translations=human_translations)
+        if not selection:
+            return self
+        keep = self._selected(selection, strict=False)
+        if not keep or len(keep) == self.n_systems:
+            return self
+        subset = self.subset(systems=[self.systems[i] for i in keep])
         dropped = [s for s in self.systems if s not in set(subset.systems)]
-        note = (f"Systems: {self.default_systems} ({subset.n_systems} of {self.n_systems}), this dataset's "
-                f"default as in its published figures; dropped {', '.join(dropped)}. Ask for all systems to keep them.")
+        if self.conventions is not None:
+            why = ("WMT's convention (mt-metrics-eval): the standard reference is never a system"
+                   + ("" if human_translations else ", human translations only when asked"))
+            ask = "Ask for human translations or all systems to keep them."
+        else:
+            why, ask = "this dataset's default as in its published figures", "Ask for all systems to keep them."
+        note = (f"Systems: {selection} ({subset.n_systems} of {self.n_systems}), {why}; dropped "
+                f"{', '.join(dropped)}. {ask}")
         return replace(subset, notes=tuple(subset.notes) + (note,), version="")
 
-    def _matching_systems(self, criteria: Mapping[str, str]) -> list[int]:
-        return matching_systems(criteria, self.system_attributes, self.n_systems)
+    def _selected(self, selection: str, *, strict: bool = True) -> list[int]:
+        return _resolve(selection, self.systems, self.system_attributes, strict=strict)
 
     def fingerprint(self) -> str:
         """A short content hash: two datasets with equal fingerprints hold the same numbers."""
@@ -449,6 +491,13 @@ def _fold(text: str) -> str:
 def _or_list(items: Sequence[str]) -> str:
     quoted = [repr(i) for i in items]
     return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
+
+
+def _resolve(selection: str, names: Sequence[str], attributes: Mapping[str, Sequence[str]], *,
+             strict: bool) -> list[int]:
+    from metaeval_core.data.selection import resolve_selection
+
+    return resolve_selection(selection, names, attributes, strict=strict)
 
 
 def matching_systems(criteria: Mapping[str, str], attributes: Mapping[str, Sequence[str]], n: int) -> list[int]:

@@ -45,13 +45,16 @@ import re
 import tempfile
 import zipfile
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Literal, Mapping
 
 import numpy as np
 
+from metaeval_core.data.conventions import Conventions, mtme_conventions
 from metaeval_core.data.dataset import Dataset, DatasetError, Measure
+from metaeval_core.data.selection import resolve_selection
 
 MtmeLevel = Literal["seg", "sys"]
 MTME_LEVELS: tuple[str, ...] = ("seg", "sys")
@@ -59,6 +62,9 @@ FILE_LEVELS: tuple[str, ...] = ("seg", "doc", "domain", "sys")
 SUBDIRS: tuple[str, ...] = ("human-scores", "metric-scores")
 SYSTEM_INPUT = "system"
 MAX_ZIP_BYTES = 1 << 30  # uncompressed; one language pair of a WMT test set is well below
+NO_SYSTEM_METRICS = ("No system-level metric files (metric-scores/<lp>/*.sys.score) for this language pair: the "
+                     "system view holds human measures only. Use the segment view (level seg), where a metric's "
+                     "system score is the mean of its segment scores.")
 _LP = re.compile(r"^[A-Za-z0-9_]+-[A-Za-z0-9_]+$")
 
 
@@ -165,16 +171,59 @@ def _lines(path: Path) -> list[str]:
         raise DatasetError(f"{path}: cannot read the file ({error})") from error
 
 
-def _read_scores(file: _ScoreFile) -> tuple[dict[str, list[float]], int]:
-    """``{system: [scores in file order]}`` and the number of missing (``None``) scores."""
+def _read_scores(file: _ScoreFile) -> tuple[dict[str, np.ndarray], int]:
+    """``{system: scores in file order}`` (read-only arrays) and the number of missing (``None``) scores."""
+    try:
+        stat = file.path.stat()
+    except OSError as error:
+        raise DatasetError(f"{file.path}: cannot read the file ({error})") from error
+    return _parsed(str(file.path), stat.st_size, stat.st_mtime_ns)
+
+
+@lru_cache(maxsize=256)
+def _parsed(path: str, size: int, mtime_ns: int) -> tuple[dict[str, np.ndarray], int]:
+    """One score file, parsed once per (path, size, modification time): a WMT language pair has ~60 files of
+    ~40,000 lines, and the dashboard re-reads a directory for another level or language pair."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except (OSError, UnicodeDecodeError) as error:
+        raise DatasetError(f"{path}: cannot read the file ({error})") from error
+    fields = text.split()
+    n_lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+    if not fields:
+        raise DatasetError(f"{path}: no scores")
+    if len(fields) != 2 * n_lines:  # a blank or malformed line: the slow path skips or names it
+        return _parsed_by_line(Path(path))
+    texts = [_NONE.get(v, v) for v in fields[1::2]]
+    try:
+        values = np.fromiter(map(float, texts), dtype=np.float64, count=len(texts))
+    except ValueError:
+        return _parsed_by_line(Path(path))
+    names = np.array(fields[0::2])
+    starts = np.concatenate(([0], np.flatnonzero(names[1:] != names[:-1]) + 1, [len(names)]))
+    runs = [str(names[k]) for k in starts[:-1]]
+    if len(set(runs)) == len(runs):  # one block per system, as mt-metrics-eval writes them
+        scores = {system: values[a:b] for system, a, b in zip(runs, starts[:-1], starts[1:])}
+    else:
+        scores = {system: values[names == system] for system in dict.fromkeys(runs)}
+    for array in scores.values():
+        array.flags.writeable = False
+    return scores, int(np.isnan(values).sum())
+
+
+_NONE = {"None": "nan"}
+
+
+def _parsed_by_line(path: Path) -> tuple[dict[str, np.ndarray], int]:
     scores: dict[str, list[float]] = defaultdict(list)
     missing = 0
-    for number, line in enumerate(_lines(file.path), start=1):
+    for number, line in enumerate(_lines(path), start=1):
         if not line.strip():
             continue
         fields = line.split()
         if len(fields) != 2:
-            raise DatasetError(f"{file.path}, line {number}: expected 'SYSTEM SCORE'; got {line.strip()[:60]!r}")
+            raise DatasetError(f"{path}, line {number}: expected 'SYSTEM SCORE'; got {line.strip()[:60]!r}")
         system, text = fields
         if text == "None":
             value = math.nan
@@ -182,13 +231,13 @@ def _read_scores(file: _ScoreFile) -> tuple[dict[str, list[float]], int]:
             try:
                 value = float(text)
             except ValueError:
-                raise DatasetError(f"{file.path}, line {number}: score {text!r} is neither a number nor None") from None
+                raise DatasetError(f"{path}, line {number}: score {text!r} is neither a number nor None") from None
         if math.isnan(value):
             missing += 1
         scores[system].append(value)
     if not scores:
-        raise DatasetError(f"{file.path}: no scores")
-    return scores, missing
+        raise DatasetError(f"{path}: no scores")
+    return {k: np.array(v) for k, v in scores.items()}, missing
 
 
 def _names_in(folder: Path, pattern: str, strip: str) -> list[str]:
@@ -288,22 +337,66 @@ def read_mtme(directory: str | os.PathLike, *, lp: str | None = None, level: Mtm
     if reference_names & known:
         attributes["kind"] = tuple("reference" if s in reference_names else "mt" for s in systems)
     test_set = root.name
+    view = "seg" if level == "seg" else "sys"
+    in_view = [f for f in read if f.level == view]
+    conventions = mtme_conventions(
+        test_set, lp, references=sorted(reference_names), systems=systems,
+        humans=[f.measure for f in in_view if f.human],
+        metrics={f.measure: (f.basename, f.references) for f in sorted(in_view, key=lambda f: f.measure)
+                 if not f.human})
     notes = [f"mt-metrics-eval test set {test_set}, language pair {lp} ({root}).",
              "Metric ids keep the reference suffix (BLEU-refA: BLEU against reference refA; -src: no reference; "
-             "-all: every reference). A metric has no score for the reference it uses (NaN)."]
+             "-all: every reference)." + _self_scored(read, systems)]
     if "kind" in attributes:
         notes.append(f"System kind=reference: the reference translations scored as systems "
                      f"({', '.join(s for s in systems if s in reference_names)}).")
+    notes.append(_conventions_note(conventions))
     if skipped:
         notes.append("Not read: " + ", ".join(f"{n} {lvl}-level file(s)" for lvl, n in sorted(skipped.items()))
                      + " (metaeval's levels are system, input and global).")
     if ratings:
         notes.append(f"Not read: {ratings} MQM .rating file(s) (the .score files carry the scores).")
     if level == "seg":
-        return _segment_view(read, systems, n_segments, docs, attributes, notes, missing,
-                             dataset_id or f"mtme:{test_set}/{lp}", f"{test_set} {lp} (mt-metrics-eval, segments)")
-    return _system_view(read, systems, attributes, notes, missing,
-                        dataset_id or f"mtme:{test_set}/{lp}/sys", f"{test_set} {lp} (mt-metrics-eval, system scores)")
+        dataset = _segment_view(read, systems, n_segments, docs, attributes, notes, missing,
+                                dataset_id or f"mtme:{test_set}/{lp}",
+                                f"{test_set} {lp} (mt-metrics-eval, segments)", conventions)
+    else:
+        dataset = _system_view(read, systems, attributes, notes, missing, dataset_id or f"mtme:{test_set}/{lp}/sys",
+                               f"{test_set} {lp} (mt-metrics-eval, system scores)", conventions)
+    default = conventions.systems()
+    if default and not resolve_selection(default, dataset.systems, dataset.system_attributes, strict=False):
+        default = ""
+    return replace(dataset, conventions=conventions, default_systems=default)
+
+
+def _self_scored(read: Mapping[_ScoreFile, Mapping[str, np.ndarray]], systems: tuple[str, ...]) -> str:
+    """Which metric files score the reference they use as a system (SEScore-refA scores refA against itself)."""
+    scored, unscored = [], 0
+    for file, scores in read.items():
+        used = [r for r in file.references.split(".") if r in systems] if not file.human else []
+        for ref in used:
+            values = scores.get(ref)
+            if values is not None and not np.all(np.isnan(values)):
+                scored.append(file.measure)
+            else:
+                unscored += 1
+    if not scored and not unscored:
+        return ""
+    text = " Most metrics have no score for the reference they use (NaN)" if unscored else ""
+    if scored:
+        text += ("; " if text else " ") + (f"these score it against itself: {', '.join(sorted(scored))} (a "
+                                           "reason WMT never scores its standard reference as a system)")
+    return text + "."
+
+
+def _conventions_note(conventions: Conventions) -> str:
+    return (f"WMT conventions (from {conventions.source}): standard reference {conventions.std_ref or 'none'} "
+            f"is never a system; human translations ({', '.join(conventions.human_translations) or 'none'}) only "
+            f"when asked; gold (default human measure) {conventions.gold or 'none'}; systems without a score for the "
+            f"chosen human measure removed before any statistic; {len(conventions.primary_metrics)} primary "
+            f"metrics (attribute primary=yes) among {len(conventions.eligible_metrics)} that use only the standard "
+            f"reference or the source; metrics over every segment (pool all). Keep every system with --all-systems "
+            f"(dashboard: 'Keep every system'); the judged pool with --pool judged.")
 
 
 def _natural(names: list[str]) -> tuple[str, ...]:
@@ -333,11 +426,14 @@ def _documents(root: Path, lp: str) -> list[tuple[str, str]] | None:
     return out
 
 
-def _measure(file: _ScoreFile, matrix: np.ndarray) -> Measure:
+def _measure(file: _ScoreFile, matrix: np.ndarray, conventions: Conventions) -> Measure:
     if file.human:
-        return Measure(file.measure, "human", matrix)
-    return Measure(file.measure, "metric", matrix,
-                   attributes={"basename": file.basename, "references": file.references})
+        return Measure(file.measure, "human", matrix,
+                       attributes={"gold": "yes"} if file.measure == conventions.gold else {})
+    attributes = {"basename": file.basename, "references": file.references}
+    if conventions.primary_metrics:  # known only for test sets in mt-metrics-eval's meta-info
+        attributes["primary"] = "yes" if file.measure in conventions.primary_metrics else "no"
+    return Measure(file.measure, "metric", matrix, attributes=attributes)
 
 
 def _matrix(scores: Mapping[str, list[float]], systems: tuple[str, ...], width: int) -> np.ndarray:
@@ -356,7 +452,8 @@ def _row_means(matrix: np.ndarray) -> np.ndarray:
     return np.where(count > 0, total / np.maximum(count, 1), np.nan)
 
 
-def _segment_view(read, systems, n_segments, docs, attributes, notes, missing, dataset_id, title) -> Dataset:
+def _segment_view(read, systems, n_segments, docs, attributes, notes, missing, dataset_id, title,
+                  conventions) -> Dataset:
     seg = {f: s for f, s in read.items() if f.level == "seg"}
     if not seg:
         raise DatasetError("no segment-level (.seg.score) file for this language pair; read it with level='sys' "
@@ -369,7 +466,7 @@ def _segment_view(read, systems, n_segments, docs, attributes, notes, missing, d
     for file in sorted(seg, key=lambda f: (not f.human, f.measure)):
         if file.measure in measures:
             raise DatasetError(f"{file.path}: a second segment-level file for {file.measure!r}")
-        measures[file.measure] = _measure(file, _matrix(seg[file], systems, n_segments))
+        measures[file.measure] = _measure(file, _matrix(seg[file], systems, n_segments), conventions)
     compared, sys_only = [], []
     for file in (f for f in read if f.level == "sys"):
         if file.measure not in measures:
@@ -391,8 +488,9 @@ def _segment_view(read, systems, n_segments, docs, attributes, notes, missing, d
         notes.append(f"Input attributes domain ({', '.join(domains)}) and document from documents/*.docs; "
                      "select a domain with Dataset.select_inputs('domain=...').")
     notes.append(f"Inputs: the {n_segments} segments, ids 1..{n_segments} (source line numbers). metaeval's system "
-                 "level is the mean of a measure's segment scores over the judged segments (a metric's, with pool "
-                 "'all': over every segment).")
+                 "level is the mean of a measure's segment scores: a human measure's over the segments it scored; "
+                 "a metric's over every segment with pool 'all' (WMT's convention, the default on this data), or "
+                 "over each system's segments the human measure scored with pool 'judged'.")
     if n_human_missing:
         notes.append("Missing human scores (None): " + ", ".join(f"{k}: {v}" for k, v in n_human_missing.items())
                      + "; segments no human scored are unjudged (the 'all' pool of the metrics).")
@@ -408,7 +506,7 @@ def _segment_view(read, systems, n_segments, docs, attributes, notes, missing, d
                    description=f"{_DESCRIPTION_PREFIX} (systems x segments).")
 
 
-def _system_view(read, systems, attributes, notes, missing, dataset_id, title) -> Dataset:
+def _system_view(read, systems, attributes, notes, missing, dataset_id, title, conventions) -> Dataset:
     sys_files = [f for f in read if f.level == "sys"]
     if not any(f.human for f in sys_files):
         raise DatasetError("no system-level human scores (human-scores/<lp>.NAME.sys.score) for this language pair")
@@ -416,10 +514,12 @@ def _system_view(read, systems, attributes, notes, missing, dataset_id, title) -
     for file in sorted(sys_files, key=lambda f: (not f.human, f.measure)):
         if file.measure in measures:
             raise DatasetError(f"{file.path}: a second system-level file for {file.measure!r}")
-        measures[file.measure] = _measure(file, _matrix(read[file], systems, 1))
+        measures[file.measure] = _measure(file, _matrix(read[file], systems, 1), conventions)
     notes.append("System scores as the .sys.score files give them (corpus-level metric scores, system-level human "
                  "scores), on one pseudo-input 'system': use the system level; input-level views and input "
                  "resampling are degenerate here.")
+    if not any(not f.human for f in sys_files):
+        notes.insert(0, NO_SYSTEM_METRICS)
     return Dataset(id=dataset_id, systems=systems, inputs=(SYSTEM_INPUT,), measures=measures,
                    system_attributes=attributes, title=title, notes=tuple(notes), task="translation",
                    description=f"{_DESCRIPTION_PREFIX} (system-level scores).")

@@ -138,6 +138,7 @@ def _serialise(dataset: Dataset, name: str) -> bytes:
         "input_attributes": {attr: list(values) for attr, values in dataset.input_attributes.items()},
         "task": dataset.task,
         "annotator_identity": dataset.annotator_identity,
+        "conventions": None if dataset.conventions is None else dataset.conventions.to_dict(),
         "saved_at": time.time(),
     }
     arrays["meta"] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
@@ -266,6 +267,7 @@ def _deserialise(path: Path) -> tuple[dict, Dataset]:
                     input_attributes=dict(meta.get("input_attributes", {})),
                     task=str(meta.get("task", "")),
                     annotator_identity=str(meta.get("annotator_identity", "unknown")),
+                    conventions=_conventions(meta.get("conventions")),
                 )
     except StoreError:
         raise
@@ -498,3 +500,10 @@ class DatasetStore:
             except FileNotFoundError:
                 continue
         return removed
+
+
+def _conventions(raw: object):
+    """A stored dataset's WMT conventions record (None when it has none)."""
+    from metaeval_core.data.conventions import Conventions
+
+    return Conventions.from_dict(raw) if isinstance(raw, dict) else None

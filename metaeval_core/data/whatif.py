@@ -27,7 +27,8 @@ from typing import Iterable, Literal, Sequence
 import numpy as np
 
 from metaeval_core._checks import check_choice
-from metaeval_core.data.dataset import Dataset, DatasetError, Measure, matching_systems, parse_system_selection
+from metaeval_core.data.dataset import Dataset, DatasetError, Measure
+from metaeval_core.data.selection import resolve_selection
 from metaeval_core.data.upload.limits import MAX_MAGNITUDE
 
 __all__ = [
@@ -133,7 +134,8 @@ def _rebuild(dataset: Dataset, **changes) -> Dataset:
                   system_attributes=dataset.system_attributes, title=dataset.title, citation=dataset.citation,
                   licence=dataset.licence, description=dataset.description, notes=dataset.notes,
                   default_systems=dataset.default_systems, input_attributes=dataset.input_attributes,
-                  task=dataset.task, annotator_identity=dataset.annotator_identity)
+                  task=dataset.task, annotator_identity=dataset.annotator_identity,
+                  conventions=dataset.conventions)
     fields.update(changes)
     if "inputs" in changes and tuple(changes["inputs"]) != dataset.inputs:
         # A merge may bring inputs this dataset has no attributes for: they get "".
@@ -141,8 +143,8 @@ def _rebuild(dataset: Dataset, **changes) -> Dataset:
             attr: [dict(zip(dataset.inputs, values)).get(str(j), "") for j in changes["inputs"]]
             for attr, values in dataset.input_attributes.items()}
     if fields["default_systems"] and "system_attributes" in changes:
-        criteria = parse_system_selection(fields["default_systems"])
-        if not matching_systems(criteria, fields["system_attributes"], len(fields["systems"])):
+        if not resolve_selection(fields["default_systems"], fields["systems"], fields["system_attributes"],
+                                 strict=False):
             fields["default_systems"] = ""  # the merge or exclusion kept none of the default's systems
     return Dataset(version="", **fields)
 

@@ -174,15 +174,31 @@ def correlation_inputs(
     """The metric and human matrices a correlation at ``level`` uses.
 
     Input and global correlations compare cells, so they always use the judged
-    inputs; the ``all`` pool changes only system-level means. A measure (human or
-    metric) whose scores are means of integer ratings comes on its integer grid (a
+    inputs; the ``all`` pool changes only system-level means. The judged pool is the
+    human measure's own: the metric's cells where ``human`` has a score (:func:`judged_cells`).
+    A measure (human or metric) whose scores are means of integer ratings comes on its integer grid (a
     positive multiple of the scores, with exact ties; docs/methods.md sec. 15).
     """
     validate_level(level)
     check_choice(pool, "pool", POOLS)
     check_human(dataset, human)
     effective_pool = pool if level == "system" else "judged"
-    return exact_matrix(dataset, metric, pool=effective_pool), exact_matrix(dataset, human)
+    x, z = exact_matrix(dataset, metric, pool=effective_pool), exact_matrix(dataset, human)
+    return (judged_cells(x, z) if effective_pool == "judged" else x), z
+
+
+def judged_cells(metric: np.ndarray, human: np.ndarray) -> np.ndarray:
+    """The metric's judged pool for one human measure: its cells where that measure has a score (NaN elsewhere).
+
+    A system's metric mean then averages exactly the inputs its human mean averages (docs/methods.md sec. 0.2),
+    also when the human measure scored only some inputs of some systems (WMT's DA: 0.166 for COMET-22 on
+    WMT22 zh-en, where the inputs any human scored give 0.135). With complete human scores nothing changes.
+    """
+    metric = np.asarray(metric, dtype=np.float64)
+    missing = np.isnan(human)
+    if metric.shape != np.shape(human) or not missing.any():
+        return metric
+    return np.where(missing, np.nan, metric)
 
 
 def correlate(
@@ -214,7 +230,7 @@ def correlate(
     ----------
     docs/methods.md sec. 1; Deutsch, Dror & Roth (TACL 2021) sec. 2.
     """
-    subset = dataset.select_systems(systems)
+    subset = dataset.select_systems(systems).rated_by(human)
     x, z = correlation_inputs(subset, metric, human, level=level, pool=pool)
     result = correlate_matrices(x, z, level=level, coefficient=coefficient)
     return CorrelationResult(

@@ -174,8 +174,11 @@ def grid_scale(dataset: Dataset, name: str) -> float:
     return 1.0 if grid is None else float(grid.denominator)
 
 
-def exact_system_means(dataset: Dataset, name: str, *, pool: str = "judged") -> np.ndarray:
+def exact_system_means(dataset: Dataset, name: str, *, pool: str = "judged", judged_by: str | None = None) -> np.ndarray:
     """Per-system means in the measure's units, equal as floats whenever they are equal as rationals.
+
+    With ``judged_by`` (a human measure) and pool ``judged``, each system's mean is over the cells that measure
+    scored: the judged pool of that human measure (docs/methods.md sec. 0.2).
 
     References: docs/methods.md sec. 15.2.
     """
@@ -183,6 +186,8 @@ def exact_system_means(dataset: Dataset, name: str, *, pool: str = "judged") -> 
     grid = integer_grid(dataset.measure(name))
     denominator = 1 if grid is None else grid.denominator
     values = matrix if grid is None else _pool_columns(dataset, name, grid.integers, pool)
+    if judged_by is not None and pool == "judged":
+        values = np.where(np.isnan(dataset.matrix(judged_by)), np.nan, values)
     valid = ~np.isnan(values)
     count = valid.sum(axis=-1)
     total = np.where(valid, values, 0.0).sum(axis=-1)  # exact: a sum of integers below 2**53

@@ -652,7 +652,7 @@ def dataset_confidence_interval(
     """
     check_dataset(dataset)
     check_choice(pool, "pool", POOLS)
-    subset = dataset.select_systems(systems)
+    subset = dataset.select_systems(systems).rated_by(human)
     x, z = correlation_inputs(subset, metric, human, level=level, pool=pool)
     mask = subset.judged if (pool == "all" and level == "system") else None
     return confidence_interval(

@@ -204,7 +204,10 @@ def dataset_picker() -> tuple[Dataset, data.DatasetKey] | None:
 
 
 def default_systems_toggle(dataset: Dataset) -> Dataset:
-    """A dataset with a conventional system subset (HANNA: kind=model) uses it unless the user keeps every system."""
+    """A dataset with a conventional system subset (HANNA: kind=model; mt-metrics-eval data: WMT's systems) uses
+    it unless the user keeps every system; on WMT data human translations are a second, explicit toggle."""
+    if dataset.conventions is not None:
+        return _wmt_systems(dataset)
     subset = dataset.with_default_systems()
     if subset is dataset:
         return dataset
@@ -218,6 +221,49 @@ def default_systems_toggle(dataset: Dataset) -> Dataset:
     st.sidebar.caption(escape_markdown(f"Systems: {dataset.default_systems} ({subset.n_systems} of "
                                        f"{dataset.n_systems})."))
     return subset
+
+
+def _wmt_systems(dataset: Dataset) -> Dataset:
+    """WMT's system set (docs/methods.md sec. 0.6): no reference as a system; human translations on request."""
+    conventions = dataset.conventions
+    others = ", ".join(conventions.human_translations) or "none"
+    key = state.prepare("human_translations")
+    with_humans = state.commit("human_translations", st.sidebar.toggle(
+        "Include human translations", key=key, disabled=not conventions.human_translations,
+        help=f"WMT's 'include human translations': the other references ({others}) as systems. The standard "
+             f"reference {conventions.std_ref} never is: the metrics use it (mt-metrics-eval's convention)."))
+    key = state.prepare("all_systems")
+    keep_all = state.commit("all_systems", st.sidebar.toggle(
+        "Keep every system", key=key,
+        help=f"Not WMT's convention: every system, the standard reference {conventions.std_ref} included "
+             "(metaeval's behaviour before it followed WMT)."))
+    if keep_all:
+        st.sidebar.caption(escape_markdown(f"Systems: all {dataset.n_systems}, {conventions.std_ref} included "
+                                           "(not WMT's convention)."))
+        return dataset
+    subset = dataset.with_default_systems(human_translations=with_humans)
+    st.sidebar.caption(escape_markdown(f"Systems: WMT's, {subset.n_systems} of {dataset.n_systems} "
+                                       f"({dataset.default_selection(human_translations=with_humans) or 'all'})."))
+    return subset
+
+
+def conventions_caption(dataset: Dataset, *, human: str | None = None, pool: str | None = None,
+                        systems: str = "") -> str | None:
+    """The sentence naming the WMT conventions a page's numbers follow (None on data without conventions).
+
+    It is built from the dataset's conventions record and the sidebar's choices, the same objects the numbers
+    come from (docs/methods.md sec. 0.6).
+    """
+    conventions = dataset.conventions
+    if conventions is None:
+        return None
+    with_humans = bool(state.get("human_translations"))
+    chosen = None
+    if state.get("all_systems"):
+        chosen = "every system (Keep every system)"
+    elif systems:
+        chosen = f"{dataset.default_selection(human_translations=with_humans) or 'WMT'}, then {systems}"
+    return conventions.caption(human_translations=with_humans, pool=pool, human=human, systems=chosen)
 
 
 MAX_INPUT_GROUPS = 30  # an attribute with more values (e.g. documents) is not offered as a subset
@@ -259,6 +305,8 @@ def _upload_box(container=None) -> None:
 
 def default_human(dataset: Dataset) -> str | None:
     humans = dataset.human_measures
+    if dataset.conventions is not None and dataset.conventions.gold in humans:
+        return dataset.conventions.gold  # WMT's standard human score
     if DEFAULT_HUMAN in humans:
         return DEFAULT_HUMAN
     relevance = [h for h in humans if h.endswith("relevance")]
@@ -272,6 +320,8 @@ def default_metrics(dataset: Dataset, human: str | None = None) -> list[str]:
     """The metrics a dataset opens with: the well-known ones it has; else, where metrics carry a ``family``, the
     first of each family with the LLM judges of ``human``'s criterion (default: the default human measure) among
     them, one per judge, so a dataset advertising LLM judges opens with some (HANNA); else its first five."""
+    if dataset.conventions is not None and dataset.conventions.primary_metrics:
+        return [m for m in dataset.conventions.primary_metrics if m in dataset.metric_measures]  # WMT's primaries
     known = [m for m in WELL_KNOWN_METRICS if m in dataset.metric_measures]
     if known:
         return known
@@ -302,6 +352,9 @@ def measure_pickers(dataset: Dataset, *, human: bool = True, metrics: bool = Tru
     if ss.get(_LAST_DATASET) not in (None, current):
         for name in ("human", "metrics", "systems"):
             state.put(name, None)
+        ss.pop(state.widget_key("systems_expr"), None)  # the system picker's expression box (system_subset)
+        if dataset.conventions is not None:
+            state.put("pool", None)  # WMT data: the convention's pool (all) unless chosen here
     ss[_LAST_DATASET] = current
     for name in ("human", "metrics"):
         canonical_choice(dataset, name)
@@ -372,34 +425,78 @@ def correlation_settings(dataset: Dataset, *, coefficients: Sequence[str] = COEF
         "Coefficient", offered, key=key, horizontal=True,
         help="Kendall = tau-b (ties handled as in scipy). soft-pairwise-accuracy (system level only): agreement of "
              "the metric's and the humans' pairwise permutation p-values (docs/methods.md sec. 11.3)."))
-    has_pool = dataset.has_unjudged_pool
+    # On WMT data 'all' (every segment) is the convention even where every segment has some human score: the
+    # judged pool is the chosen human measure's own cells (docs/methods.md sec. 0.2).
+    has_pool = dataset.has_unjudged_pool or dataset.conventions is not None
     if not has_pool:
         if state.get("pool") == "all":
             state.add_note("pool=all is not available: this dataset has no unjudged inputs; using judged")
         state.put("pool", "judged")
-    key = state.prepare("pool", options=("judged", "all"), fallback="judged")
+    fallback = dataset.conventions.pool if dataset.conventions is not None else "judged"
+    key = state.prepare("pool", options=("judged", "all"), fallback=fallback)
     pool = state.commit("pool", side.radio(
         "Metric input pool", ("judged", "all"), key=key, horizontal=True, disabled=not has_pool,
-        help="judged: only inputs with human scores (standard); all: judged + unjudged inputs for the metric's "
-             "system means (NAACL 2022). Applies at the system level; input/global levels always use judged.",
+        help="judged: each system's inputs the human measure scored (standard); all: every input for the metric's "
+             "system means (NAACL 2022; WMT's convention, the default on mt-metrics-eval data). Applies at the "
+             "system level; input/global levels always use judged.",
     ))
     if not has_pool:
         side.caption("Pool 'all' is disabled: this dataset has no unjudged inputs with metric scores.")
     elif pool == "all" and level != "system":
         side.caption("Pool 'all' only changes system-level means; this level uses judged inputs.")
     systems = system_subset(dataset, side)
+    caption = conventions_caption(dataset, human=state.get("human"), pool=pool, systems=systems)
+    if caption:  # the page's numbers follow these conventions: say so above them (docs/methods.md sec. 0.6)
+        st.caption(":material/rule: " + escape_markdown(caption))
     return level, coefficient, pool, systems
 
 
+CUSTOM_SYSTEMS = "expression…"
+SYSTEMS_EXPRESSION_HELP = ("Comma-separated terms: ATTR=VALUE, system names, all, and !TERM or -TERM to remove "
+                           "(e.g. !refA; kind=mt,refB; all,-Online-A). Terms on one attribute are alternatives, on "
+                           "different attributes all must hold (docs: methods sec. 0.3).")
+
+
+def _selection_error(dataset: Dataset, text: str) -> str | None:
+    """Why a selection expression cannot be used on ``dataset`` (unknown name, keeps nothing), or None."""
+    if not text:
+        return None
+    try:
+        dataset.select_systems(text)
+    except EXPECTED as error:
+        return message_of(error)
+    return None
+
+
 def system_subset(dataset: Dataset, container=None) -> str:
-    """The system subset (``attr=value``, or '' for all systems) from a selectbox in ``container``."""
+    """The system selection: a preset (``attr=value`` or '' for all systems) or an expression in the selection
+    grammar (``!refA``, ``kind=mt,refB``; docs/methods.md sec. 0.3), typed when "expression…" is picked."""
     box = container or st.sidebar
-    subsets = [""] + [f"{attr}={value}" for attr, values in dataset.system_attributes.items()
+    presets = [""] + [f"{attr}={value}" for attr, values in dataset.system_attributes.items()
                       for value in dict.fromkeys(values)]
-    key = state.prepare("systems", options=subsets, fallback="")
-    return state.commit("systems", box.selectbox(
-        "Systems", subsets, key=key, format_func=lambda s: s or "all systems",
-        help="Restrict to systems with a given attribute (e.g. type=abs: abstractive)."))
+    options = [*presets, CUSTOM_SYSTEMS]
+    current = state.get("systems") or ""
+    if current and current not in presets and _selection_error(dataset, current) is not None:
+        state.add_note(f"systems={current}: {_selection_error(dataset, current)}; using all systems")
+        state.put("systems", "")
+        current = ""
+    pick_key, text_key = state.widget_key("systems"), state.widget_key("systems_expr")
+    ss = st.session_state
+    # Written on every run, as state.prepare does: a widget drawn on another page starts from its default.
+    pick = ss.get(pick_key)
+    ss[pick_key] = pick if pick in options else (current if current in presets else CUSTOM_SYSTEMS)
+    ss[text_key] = ss.get(text_key) if ss.get(text_key) is not None else ("" if current in presets else current)
+    choice = box.selectbox("Systems", options, key=pick_key, format_func=lambda s: s or "all systems",
+                           help="Restrict to systems with a given attribute (e.g. type=abs: abstractive), or pick "
+                                f"'{CUSTOM_SYSTEMS}' to type a selection such as !refA.")
+    if choice != CUSTOM_SYSTEMS:
+        return state.commit("systems", choice)
+    text = box.text_input("Selection expression", key=text_key, placeholder="!refA", help=SYSTEMS_EXPRESSION_HELP)
+    error = _selection_error(dataset, text.strip())
+    if error is not None:
+        box.error(escape_markdown(f"{error}; using all systems"), icon=":material/error:")
+        return state.commit("systems", "")
+    return state.commit("systems", text.strip())
 
 
 def need_measures(ctx: Context, *, min_metrics: int = 1, what: str = "") -> bool:

@@ -99,6 +99,7 @@ def test_permutation_values_match_a_slow_loop(level, coefficient):
         result = chance_baseline(ds, metric, "h", level=level, coefficient=coefficient, n_resamples=60, rng=3,
                                  return_distribution=True)
         x, z = ds.matrix(metric), ds.matrix("h")
+        x = np.where(np.isnan(z), np.nan, x)  # the judged pool of "h": its own cells (docs/methods.md sec. 0.2)
         if level == "input" and coefficient == "tie-calibrated-accuracy":
             # Input-level tie calibration is whatever correlate_matrices does (sec. 11.2): check the draws only.
             rng = np.random.default_rng(3)

@@ -38,6 +38,7 @@ IDS = (
     "hanna",
     "pandalm",
     "llmbar",
+    "wmt22-zhen",
 )
 
 

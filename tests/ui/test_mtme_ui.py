@@ -39,6 +39,10 @@ def test_directory_path_becomes_the_dataset(demo_env, replica):
     at.switch_page("pages/correlations.py").run()
     assert_clean(at)
     table = at.dataframe[0].value.set_index("metric")
+    # WMT's conventions: refB, a human translation, is a system only when asked (docs/methods.md sec. 0.6).
+    assert table.loc["BLEU-refA", "n"] == 3 and table.loc["COMET-22-refB", "n"] == 3
+    at.sidebar.toggle(key="w:human_translations").set_value(True).run()
+    table = at.dataframe[0].value.set_index("metric")
     assert table.loc["BLEU-refA", "n"] == 4 and table.loc["COMET-22-refB", "n"] == 3  # refB is its reference
     # The same directory again: the same dataset (keyed by content), nothing duplicated.
     at = read_test_set(at, str(replica.test_set))

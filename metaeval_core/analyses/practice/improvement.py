@@ -22,11 +22,10 @@ from metaeval_core._checks import (
     check_human,
     check_int,
 )
-from metaeval_core.stats.correlation import nanmean_last
+from metaeval_core.stats.correlation import correlation_inputs, nanmean_last
 from metaeval_core.data.dataset import Dataset, Pool, POOLS
 from metaeval_core.stats.pairs import DELTA_METHODS, DeltaMethod, draw_delta_resamples, percentile_interval, resampled_system_means
 from metaeval_core.analyses.practice._common import finite_or_none
-from metaeval_core.stats.exact import exact_matrix
 
 
 HumanTies = Literal["half", "exclude"]
@@ -222,10 +221,9 @@ def _improvement_iv(dataset, metric, human, delta, pool, systems, method, human_
     confidence_level = check_confidence_level(confidence_level)
     batch = check_int(batch, "batch", allow_none=True)
     rng = as_generator(rng)
-    subset = dataset.select_systems(systems)
+    subset = dataset.select_systems(systems).rated_by(human)
     check_human(subset, human)
-    x_mat = subset.matrix(metric, pool=pool)
-    z_mat = exact_matrix(subset, human)
+    x_mat, z_mat = correlation_inputs(subset, metric, human, level="system", pool=pool)
     if subset.n_systems < 2:
         raise ValueError(f"systems must leave at least 2 systems; got {subset.n_systems}")
     return subset, x_mat, z_mat, delta, n_resamples, confidence_level, batch, rng

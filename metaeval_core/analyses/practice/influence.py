@@ -116,7 +116,7 @@ def _influence_iv(dataset, metric, human, level, coefficient, pool, systems, thr
     confidence_level = check_confidence_level(confidence_level)
     n_resamples = check_int(n_resamples, "n_resamples")
     rng = as_generator(rng)
-    subset = dataset.select_systems(systems)
+    subset = dataset.select_systems(systems).rated_by(human)
     if subset.n_systems < 3:
         raise ValueError(f"systems must leave at least 3 systems (2 after a removal); got {subset.n_systems}")
     x, z = correlation_inputs(subset, metric, human, level=level, pool=pool)

@@ -118,7 +118,7 @@ def _sizes(values, name: str, upper: int, lower: int) -> tuple[int, ...]:
 def _plan_iv(dataset, metric, human, input_sizes, system_sizes, target_width, target_power, versus, noise,
              coefficient, ci_method, confidence_level, alpha, n_resamples, n_trials, rng, systems):
     check_dataset(dataset)
-    subset = dataset.select_systems(systems)
+    subset = dataset.select_systems(systems).rated_by(human)
     check_human(subset, human)
     subset.measure(metric)
     if versus is not None:

@@ -78,7 +78,7 @@ def _dataset_matrices(dataset: object, metric: object, human: object, level: str
         raise TypeError(f"metric must be a measure name (str); got {type(metric).__name__}")
     if not isinstance(human, str):
         raise TypeError(f"human must be a measure name (str); got {type(human).__name__}")
-    subset = dataset.select_systems(systems)
+    subset = dataset.select_systems(systems).rated_by(human)
     if metric_needed:
         x, z = correlation_inputs(subset, metric, human, level=level, pool="judged")
         return subset, np.asarray(x, dtype=np.float64), np.asarray(z, dtype=np.float64)

@@ -24,6 +24,7 @@ from metaeval_core.data.loaders._common import (  # noqa: F401 - the package's n
     LOADER_VERSION, LoadedData, LoaderFiles, flatten, iter_jsonl, natural_key, read_json,
 )
 from metaeval_core.data.loaders.hanna import HANNA_HUMAN_SYSTEM, load_hanna  # noqa: F401
+from metaeval_core.data.loaders.mtme import load_mtme  # noqa: F401
 from metaeval_core.data.loaders.summarization import (  # noqa: F401
     load_deutsch2022, load_frank, load_realsumm, load_rose, load_summeval, load_xsum_hallucination,
 )
@@ -46,6 +47,7 @@ LOADERS: Mapping[str, Callable[[LoaderFiles], LoadedData]] = {
     "rose": load_rose,
     "xsum_hallucination": load_xsum_hallucination,
     "hanna": load_hanna,
+    "mtme": load_mtme,
 }
 
 __all__ = [
@@ -64,6 +66,7 @@ __all__ = [
     "load_xsum_hallucination",
     "HANNA_HUMAN_SYSTEM",
     "load_hanna",
+    "load_mtme",
     "load_synthetic",
     "LOADERS",
 ]

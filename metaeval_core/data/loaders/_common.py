@@ -61,6 +61,8 @@ class LoadedData:
     default_systems: str = ""
     task: str = ""
     annotator_identity: str = "unknown"
+    input_attributes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    conventions: Any = None
 
     def to_dataset(self, id: str, **metadata: Any) -> Dataset:
         """The Dataset with id ``id`` and registry ``metadata`` (title, citation, ...)."""
@@ -74,6 +76,8 @@ class LoadedData:
             default_systems=self.default_systems,
             task=self.task,
             annotator_identity=self.annotator_identity,
+            input_attributes=self.input_attributes,
+            conventions=self.conventions,
             **metadata,
         )
 

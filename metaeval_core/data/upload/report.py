@@ -26,7 +26,7 @@ FEW_INPUTS_SHARE = 0.5
 class ReportWarning:
     """One problem: a stable ``kind``, a one-sentence ``message``, and the systems or measures it concerns."""
 
-    kind: str  # 'few-judged-inputs', 'constant-measure', 'no-system-differences', 'duplicate-measures'
+    kind: str  # 'few-judged-inputs', 'unrated-systems', 'constant-measure', 'no-system-differences', 'duplicate-measures'
     message: str
     names: tuple[str, ...]
 
@@ -44,8 +44,8 @@ class UploadReport:
     n_inputs, n_judged : int
     human_measures, metric_measures : tuple of str
     human_reasons : tuple of (str, str)
-        Why each human measure is one: per-annotator scores, its name, or declared (the ``kind`` column or the
-        human measures the user named).
+        Why each human measure is one: an mt-metrics-eval human-scores file, per-annotator scores, its name, or
+        declared (the ``kind`` column or the human measures the user named).
     notes : tuple of str
         The reader's notes (columns not read, names normalised, mixed scales ...).
     warnings : tuple of ReportWarning
@@ -104,6 +104,9 @@ def measure_role(dataset: Dataset, name: str, *, declared=()) -> str:
 
 
 def _human_reason(dataset: Dataset, name: str) -> str:
+    if dataset.conventions is not None:  # mt-metrics-eval data: the human-scores files say which are human
+        gold = " (WMT's gold, the default human measure)" if name == dataset.conventions.gold else ""
+        return f"an mt-metrics-eval human-scores file{gold}"
     if dataset.measures[name].annotators is not None:
         return "has per-annotator scores"
     if looks_human(name):
@@ -132,6 +135,8 @@ def validation_report(dataset: Dataset) -> UploadReport:
 
         * ``few-judged-inputs``: systems with fewer than half the median system's judged inputs (their
           averages rest on fewer judgments, so system-level results lean on them less reliably);
+        * ``unrated-systems``: per human measure, every system it never scored (removed before any statistic
+          against it, docs/methods.md sec. 0.2);
         * ``constant-measure``: a measure with one value on every scored cell (a constant human measure makes
           every correlation undefined, which reads as a failure of the metrics);
         * ``no-system-differences``: a measure that gives every system the same score on every input (it
@@ -162,6 +167,15 @@ def validation_report(dataset: Dataset) -> UploadReport:
                 f"{len(few)} system(s) have fewer than half the median {median:g} judged inputs (as few as "
                 f"{worst}): {_names(few)}; their system scores rest on fewer judgments",
                 tuple(few)))
+    if dataset.n_systems >= 2:
+        for name in humans:
+            unrated = dataset.unrated_systems(name)
+            if unrated and len(unrated) < dataset.n_systems:
+                warnings.append(ReportWarning(
+                    "unrated-systems",
+                    f"human measure {name!r} scores no input of {len(unrated)} system(s): "
+                    f"{_names(unrated, limit=len(unrated))}; they are removed before any statistic against "
+                    f"{name!r}", tuple(unrated)))
     constant, flat = [], []
     groups: dict[bytes, list[str]] = {}
     for name, measure in dataset.measures.items():

@@ -20,7 +20,8 @@ import numpy as np
 
 from metaeval_core._checks import check_choice, check_human, check_int
 from metaeval_core.stats.coefficients import kendall_counts_from_signs, tau_b_from_counts
-from metaeval_core.stats.exact import exact_matrix, exact_system_means
+from metaeval_core.stats.correlation import correlation_inputs
+from metaeval_core.stats.exact import exact_system_means
 from metaeval_core._frames import ToFrame
 from metaeval_core.data.dataset import Dataset, Pool, POOLS
 
@@ -233,14 +234,14 @@ def dataset_means(
     as rationals (docs/methods.md sec. 15), so exact ties stay ties in the pairs.
     """
     subset, _, _ = _dataset_matrices(dataset, metric, human, pool=pool, systems=systems)
-    return exact_system_means(subset, metric, pool=pool), exact_system_means(subset, human), subset
+    return exact_system_means(subset, metric, pool=pool, judged_by=human), exact_system_means(subset, human), subset
 
 
 def _dataset_matrices(dataset: Dataset, metric: str, human: str, *, pool, systems):
     check_choice(pool, "pool", POOLS)
-    subset = dataset.select_systems(systems)
+    subset = dataset.select_systems(systems).rated_by(human)
     check_human(subset, human)
-    return subset, subset.matrix(metric, pool=pool), exact_matrix(subset, human)
+    return (subset, *correlation_inputs(subset, metric, human, level="system", pool=pool))
 
 
 def dataset_rsys_delta(

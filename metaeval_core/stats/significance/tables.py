@@ -153,7 +153,7 @@ def _compare_all_pairs_iv(data, metrics, human, level, coefficient, method, alte
             "method 'williams' is defined at the system and global levels only (docs/methods.md sec. 3); got level='input'"
         )
     if isinstance(data, Dataset):
-        subset = data.select_systems(systems)
+        subset = data.select_systems(systems).rated_by(human)
         matrices = {}
         for name in metrics:
             matrices[name], z = correlation_inputs(subset, name, human, level=level, pool=pool)

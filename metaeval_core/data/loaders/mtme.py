@@ -1,0 +1,40 @@
+"""The loader of built-in mt-metrics-eval test sets (WMT22 zh-en): :func:`metaeval_core.data.mtme.read_mtme`
+on the registry's files, with WMT's conventions.
+
+References: docs/methods.md sec. 0.5-0.6; the dataset's ``SOURCE.md`` in the data mirror.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from metaeval_core.data.dataset import DatasetError
+from metaeval_core.data.loaders._common import LoadedData, LoaderFiles, _validate_files
+
+
+def load_mtme(files: LoaderFiles) -> LoadedData:
+    """One language pair of an mt-metrics-eval test set listed file by file in the registry.
+
+    The registry's ``options`` give ``lp`` (``zh-en``) and ``test_set`` (``wmt22``); the test-set folder is
+    the one holding ``documents/<lp>.docs``. Every file of the folder that the reader uses is a required,
+    sha256-checked file of the entry. The result is the segment view of :func:`read_mtme` with its WMT
+    conventions (standard reference never a system, gold, primary metrics, pool ``all``).
+
+    References
+    ----------
+    google-research/mt-metrics-eval README (file organization); Freitag et al. (WMT 2022); docs/methods.md
+    sec. 0.5-0.6.
+    """
+    from metaeval_core.data.mtme import read_mtme
+
+    lp = str(files.options.get("lp", "")) if isinstance(files, LoaderFiles) else ""
+    files = _validate_files(files, "mtme", (f"documents/{lp}.docs",))
+    docs = next(path for rel, path in files.required.items() if rel.endswith(f"documents/{lp}.docs"))
+    root = Path(docs).parent.parent
+    test_set = str(files.options.get("test_set", root.name))
+    if root.name != test_set:
+        raise DatasetError(f"loader 'mtme': the test-set folder {root} is not named {test_set!r}")
+    ds = read_mtme(root, lp=lp, level="seg", dataset_id=f"mtme:{test_set}/{lp}")
+    return LoadedData(ds.systems, ds.inputs, ds.measures, ds.system_attributes, ds.notes,
+                      default_systems=ds.default_systems, input_attributes=ds.input_attributes,
+                      conventions=ds.conventions)

@@ -1,0 +1,200 @@
+"""The selection expression for systems (and inputs): attributes, names, lists and negation.
+
+Grammar (docs/methods.md sec. 0.3), terms separated by commas, spaces ignored::
+
+    all              every system
+    ATTR=VALUE       the systems whose attribute ATTR is VALUE; several terms on the same attribute are
+                     alternatives (kind=mt,kind=reference), terms on different attributes must all hold
+                     (type=abs,size=large)
+    NAME             that system
+    !TERM or -TERM   remove what TERM (a NAME or ATTR=VALUE) selects
+
+The result is (the attribute filter, when there are ATTR=VALUE terms) plus the named systems (every system
+with ``all``, or when there is no positive term at all), minus the removed ones. Examples: ``!refA`` (all
+but refA), ``all,-refA`` (the same), ``kind=mt,refB`` (the MT systems and refB). An empty text, ``None`` and
+``all`` select everything. An unknown name or attribute is an error that names it and suggests the closest
+known names (did you mean ...).
+
+References: docs/methods.md sec. 0.3.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from metaeval_core.data.dataset import DatasetError
+
+ALL = "all"
+_NEGATIONS = ("!", "-")
+
+
+@dataclass(frozen=True)
+class Selection:
+    """A parsed selection: positive and removed attribute terms and names (see the module docstring)."""
+
+    text: str
+    everything: bool = False
+    attributes: tuple[tuple[str, str], ...] = ()
+    names: tuple[str, ...] = ()
+    removed_attributes: tuple[tuple[str, str], ...] = ()
+    removed_names: tuple[str, ...] = ()
+
+    @property
+    def is_all(self) -> bool:
+        """Whether the selection keeps every system whatever the dataset (empty, or ``all`` alone)."""
+        return not (self.attributes or self.names or self.removed_attributes or self.removed_names)
+
+    @property
+    def attribute_only(self) -> dict[str, str]:
+        """The positive ``ATTR=VALUE`` terms as a dict (one value per attribute), the legacy form."""
+        return dict(self.attributes)
+
+
+def parse_selection(selection: object) -> Selection:
+    """Parse a selection text (or a legacy ``{attr: value}`` mapping) into a :class:`Selection`.
+
+    Raises
+    ------
+    DatasetError
+        An empty term after ``!``/``-``, or an ``=`` with an empty side; the message quotes the term.
+    TypeError
+        ``selection`` is neither a string, a mapping nor None.
+
+    References
+    ----------
+    docs/methods.md sec. 0.3.
+    """
+    if selection is None:
+        return Selection("")
+    if isinstance(selection, Mapping):
+        pairs = tuple((str(k), str(v)) for k, v in selection.items())
+        return Selection(",".join(f"{k}={v}" for k, v in pairs), attributes=pairs)
+    if not isinstance(selection, str):
+        raise TypeError(f"a selection must be a string such as 'kind=mt,refB' or '!refA'; got "
+                        f"{type(selection).__name__}")
+    everything, attributes, names, removed_attributes, removed_names = False, [], [], [], []
+    for raw in selection.split(","):
+        term = raw.strip()
+        if not term:
+            continue
+        negated = term[0] in _NEGATIONS
+        body = term[1:].strip() if negated else term
+        if not body:
+            raise DatasetError(f"selection {selection!r}: {term!r} removes nothing; write !NAME or !ATTR=VALUE")
+        if body == ALL:
+            if negated:
+                raise DatasetError(f"selection {selection!r}: {term!r} would remove every system")
+            everything = True
+            continue
+        if "=" in body:
+            key, value = (part.strip() for part in body.split("=", 1))
+            if not key or not value:
+                raise DatasetError(f"selection {selection!r}: {term!r} must look like ATTR=VALUE")
+            (removed_attributes if negated else attributes).append((key, value))
+        else:
+            (removed_names if negated else names).append(body)
+    return Selection(selection.strip(), everything, tuple(attributes), tuple(names), tuple(removed_attributes),
+                     tuple(removed_names))
+
+
+def _did_you_mean(name: str, known: Sequence[str]) -> str:
+    lowered = {k.lower(): k for k in known}
+    close = [lowered[name.lower()]] if name.lower() in lowered else difflib.get_close_matches(name, known, n=3,
+                                                                                                 cutoff=0.6)
+    return f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
+
+
+def _shown(names: Sequence[str], limit: int = 12) -> str:
+    return ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def resolve_selection(selection: object, names: Sequence[str], attributes: Mapping[str, Sequence[str]], *,
+                      what: str = "system", where: str = "", strict: bool = True) -> list[int]:
+    """The indices (in ``names`` order) that ``selection`` keeps.
+
+    Parameters
+    ----------
+    selection : str, mapping or Selection
+        The expression (module docstring).
+    names : sequence of str
+        The systems' (or inputs') names.
+    attributes : mapping
+        Attribute name -> one value per name.
+    what, where : str
+        Words for messages: ``'system'`` or ``'input'``, and e.g. ``"dataset 'x'"``.
+    strict : bool
+        True: an unknown name or attribute raises (naming it, with a did-you-mean). False: it selects
+        nothing (used for a dataset's default selection on a subset that lost some systems).
+
+    Raises
+    ------
+    DatasetError
+        (strict) An unknown name or attribute.
+
+    References
+    ----------
+    docs/methods.md sec. 0.3.
+    """
+    parsed = selection if isinstance(selection, Selection) else parse_selection(selection)
+    n = len(names)
+    if parsed.is_all:
+        return list(range(n))
+    position = {name: k for k, name in enumerate(names)}
+    place = f" of {where}" if where else ""
+
+    def attribute_matches(key: str, value: str) -> set[int] | None:
+        if key not in attributes:
+            if f"{key}={value}" in position:  # a name that contains '='
+                return {position[f"{key}={value}"]}
+            if strict:
+                known = ", ".join(attributes) or "none"
+                raise DatasetError(f"unknown {what} attribute {key!r}{place} in selection {parsed.text!r}; known "
+                                   f"attributes: {known}{_did_you_mean(key, list(attributes))}")
+            return None
+        return {i for i in range(n) if attributes[key][i] == value}
+
+    def name_index(name: str) -> int | None:
+        if name in position:
+            return position[name]
+        if strict:
+            raise DatasetError(f"unknown {what} {name!r}{place} in selection {parsed.text!r}"
+                               f"{_did_you_mean(name, list(names))}; known {what}s: {_shown(list(names))}")
+        return None
+
+    keep: set[int] = set()
+    if parsed.attributes:
+        by_key: dict[str, set[int]] = {}
+        for key, value in parsed.attributes:
+            found = attribute_matches(key, value)
+            if found is None:
+                by_key.setdefault(key, set())
+            elif key in attributes:
+                by_key[key] = by_key.get(key, set()) | found
+            else:
+                keep |= found  # a name containing '='
+        if by_key:
+            keep |= set.intersection(*by_key.values())
+    for name in parsed.names:
+        index = name_index(name)
+        if index is not None:
+            keep.add(index)
+    if parsed.everything or not (parsed.attributes or parsed.names):
+        keep = set(range(n))
+    for key, value in parsed.removed_attributes:
+        keep -= attribute_matches(key, value) or set()
+    for name in parsed.removed_names:
+        index = name_index(name)
+        keep.discard(index)
+    return sorted(keep)
+
+
+def describe_empty(selection: object, attributes: Mapping[str, Sequence[str]], *, what: str = "system",
+                   where: str = "") -> str:
+    """Why a selection kept nothing: the message names the values each attribute it used has."""
+    parsed = selection if isinstance(selection, Selection) else parse_selection(selection)
+    values = [f"{key}: {', '.join(sorted(set(attributes[key])))}"
+              for key in dict(parsed.attributes) if key in attributes]
+    hint = f" (values of {'; '.join(values)})" if values else ""
+    return f"no {what} of {where or 'the dataset'} matches {parsed.text}{hint}"

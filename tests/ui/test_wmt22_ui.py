@@ -1,0 +1,66 @@
+"""The dashboard on the built-in WMT22 zh-en dataset: WMT's conventions by default, named on the pages, the
+human-translations toggle and system expressions in the sidebar and the URL (docs/methods.md sec. 0.3, 0.6)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.ui.ui_helpers import assert_clean, new_app
+
+SMALL = {"ci_k": "100", "sig_k": "100"}
+
+
+def open_wmt(page: str, query: dict | None = None):
+    at = new_app({"dataset": "wmt22-zhen", **SMALL, **(query or {})}).run()
+    if at.sidebar.selectbox(key="w:dataset").value != "wmt22-zhen":
+        pytest.skip("wmt22-zhen is not available in this data mirror")
+    at.switch_page(page).run()
+    assert_clean(at)
+    return at
+
+
+def _captions(at) -> str:
+    return " ".join(c.value.replace("\\", "") for c in at.caption)
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("page", ["pages/home.py", "pages/correlations.py", "pages/significance.py"])
+def test_pages_say_which_conventions_they_use(real_env, page):
+    at = open_wmt(page, {"metric": "SEScore-refA,COMETKiwi-src"})
+    assert at.sidebar.selectbox(key="w:human").value == "mqm"  # WMT's gold
+    assert at.sidebar.radio(key="w:pool").value == "all"
+    assert "WMT conventions" in _captions(at) and "references (refA, refB) not systems" in _captions(at)
+
+
+@pytest.mark.realdata
+def test_defaults_toggle_and_expression(real_env):
+    at = open_wmt("pages/correlations.py", {"level": "system", "coef": "pearson"})
+    assert list(at.sidebar.multiselect(key="w:metrics").value)[:3] == ["BERTScore-refA", "BLEU-refA",
+                                                                      "BLEURT-20-refA"]  # the primary metrics
+    at.sidebar.multiselect(key="w:metrics").set_value(["SEScore-refA", "COMETKiwi-src"]).run()
+    table = at.dataframe[0].value.set_index("metric")
+    assert (table["n"] == 14).all()
+    at.sidebar.toggle(key="w:human_translations").set_value(True).run()
+    assert_clean(at)
+    table = at.dataframe[0].value.set_index("metric")
+    assert (table["n"] == 15).all() and table.loc["SEScore-refA", "estimate"] == pytest.approx(0.920, abs=5e-4)
+    assert at.query_params.get("human_translations") in ("true", ["true"])
+    assert "human translations refB included" in _captions(at)
+    at.sidebar.toggle(key="w:human_translations").set_value(False).run()
+    at.sidebar.toggle(key="w:all_systems").set_value(True).run()
+    at.sidebar.selectbox(key="w:systems").set_value("expression…").run()
+    at.sidebar.text_input(key="w:systems_expr").set_value("!refB").run()
+    assert_clean(at)
+    table = at.dataframe[0].value.set_index("metric")
+    assert table.loc["SEScore-refA", "estimate"] == pytest.approx(0.6458, abs=5e-4)  # refA kept as a system
+    assert at.query_params.get("systems") in ("!refB", ["!refB"])
+    at.sidebar.text_input(key="w:systems_expr").set_value("!refX").run()
+    assert any("did you mean" in e.value for e in at.sidebar.error)
+
+
+@pytest.mark.realdata
+def test_a_url_expression_is_restored(real_env):
+    at = open_wmt("pages/correlations.py", {"systems": "kind=mt,-Online-A", "metric": "SEScore-refA"})
+    assert at.sidebar.selectbox(key="w:systems").value == "expression…"
+    assert at.sidebar.text_input(key="w:systems_expr").value == "kind=mt,-Online-A"
+    assert at.dataframe[0].value.set_index("metric").loc["SEScore-refA", "n"] == 13
