@@ -48,7 +48,8 @@ lo, hi = wp.band_slider(ds.id, metric, table["abs_dx"], default_upper=cut(2), co
 right.caption("Quick bands (l = 0), the closest:")
 for column, k in zip(right.columns(4), (1, 2, 5, 10)):
     column.button(f"{10 * k}%" if k < 10 else "all", key=f"band_{k}", on_click=wp.set_band, args=(0.0, cut(k)),
-                  width="stretch", help=f"u = {cut(k):.4g}: the {10 * k}% of system pairs closest in metric score")
+                  width="stretch", help=f"u = {cut(k):.4g}: the {closest_count(n_total, k / 10)} of {n_total} system pairs closest in "
+                       f"metric score (the paper's {10 * k}% bins; the Overview's headline is the 20% one)")
 
 # -- rSYS-Delta, its interval, the full rSYS --
 result = full = None
