@@ -130,7 +130,7 @@ def cmd_normality(args: argparse.Namespace) -> None:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> None:
-    from metaeval_core.analyses.reproduce import reproduce, reproduction_records
+    from metaeval_core.analyses.reproduce import reproduce, reproduction_records, verdict_counts
     from metaeval_core.data.registry import load_dataset
 
     cli = _cli()
@@ -138,7 +138,9 @@ def cmd_reproduce(args: argparse.Namespace) -> None:
     wanted = cli.split_list(args.datasets, "datasets") if args.datasets else None
     rows = reproduce(lambda dataset_id: load_dataset(dataset_id, data_dir=directory), datasets=wanted)
     records = reproduction_records(rows)
-    cli.emit(args, records, columns=["paper", "what", "dataset", "published", "metaeval", "reproduced", "note"])
+    cli.emit(args, records, columns=["paper", "what", "dataset", "published", "metaeval", "verdict", "note"])
+    if not args.json:  # one count per verdict, as the page's headline: 'reproduced' never reads as 'all agree'
+        print("; ".join(f"{verdict}: {n}" for verdict, n in verdict_counts(rows).items()))
 
 
 def cmd_ceiling(args: argparse.Namespace) -> None:
