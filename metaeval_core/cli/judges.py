@@ -60,7 +60,7 @@ def judge_records(data, *, reference: str = "auto", ties: str = "three-class", i
                        n_resamples=n_resamples, rng=seed)
         tables = {key: judge_agreement(part, statistic=statistic, order=order, invalid=invalid, **options)
                   for key, statistic, order in _FIGURES}
-        bias = positional_bias(part, judges=judges, invalid="drop" if invalid == "drop" else "wrong",
+        bias = positional_bias(part, judges=judges, invalid=invalid,
                                confidence_level=confidence_level, n_resamples=n_resamples, rng=seed)
         for j, judge in enumerate(judges):
             rater = part.rater(judge)

@@ -23,7 +23,7 @@ from metaeval_core.judges import _kernel as kern
 from metaeval_core.judges.agreement import _judges, resolve_reference
 from metaeval_core.judges.model import A, B, INVALID, MISSING, NO_MAJORITY, NoMajority, PairwiseData
 
-ConsistencyInvalid = Literal["wrong", "drop", "as-verdict"]
+ConsistencyInvalid = Literal["wrong", "drop", "tie", "as-verdict"]
 CONSISTENCY_INVALID: tuple[str, ...] = get_args(ConsistencyInvalid)
 LengthUnit = Literal["words", "characters"]
 LENGTH_UNITS: tuple[str, ...] = get_args(LengthUnit)
@@ -68,7 +68,7 @@ class PositionalBias(ToFrame):
     consistency : Estimate
         Share of items with the same verdict in both orders (a tie in both is consistent; with
         ``invalid='wrong'`` an invalid verdict in either order is inconsistent, with ``'drop'`` such items are
-        left out, with ``'as-verdict'`` an invalid verdict is a verdict like another, so invalid in both orders
+        left out, with ``'tie'`` it reads as a tie, with ``'as-verdict'`` an invalid verdict is a verdict like another, so invalid in both orders
         is consistent: LLMBar's 'equal'). Its ``n`` is the items counted.
     first_position : Estimate
         Share of the verdicts naming a winner (A or B, both orders pooled) that name the output shown first;
@@ -125,8 +125,9 @@ def positional_bias(
     both = (v != MISSING).all(axis=2)
     any_invalid = (v == INVALID).any(axis=2)
     counted = both & ~any_invalid if invalid == "drop" else both
-    same = counted & (v[..., 0] == v[..., 1])
-    if invalid != "as-verdict":
+    read = kern.read_invalid(v, invalid)  # 'tie': an invalid verdict reads as a tie
+    same = counted & (read[..., 0] == read[..., 1])
+    if invalid in ("wrong", "drop"):
         same &= ~any_invalid
     # first position: A in the original order, B in the swapped order
     named = (v == A) | (v == B)

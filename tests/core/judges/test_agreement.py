@@ -227,3 +227,60 @@ def test_bootstrap_interval_covers_the_true_accuracy():
         row = judge_agreement(replace(base, verdicts=v), reference="h1", n_resamples=400, rng=trial).rows[0]
         covered += row.low <= 0.7 <= row.high
     assert 0.91 <= covered / trials <= 0.98  # nominal 0.95
+
+
+def test_positional_bias_matches_a_loop_under_each_invalid_convention():
+    from metaeval_core.judges import positional_bias
+
+    data = random_data(15, n=80, p_invalid=0.15, p_missing=0.05)
+    for invalid in ("wrong", "drop", "tie", "as-verdict"):
+        rows = positional_bias(data, invalid=invalid, n_resamples=40, rng=0)
+        for row in rows:
+            counted = same = named = first = 0
+            for v0, v1 in _pairs(data, row.judge):
+                if MISSING in (v0, v1):
+                    continue
+                for v, shown_first in ((v0, 0), (v1, 1)):
+                    if v in (0, 1):
+                        named += 1
+                        first += v == shown_first
+                bad = 3 in (v0, v1)
+                if invalid == "drop" and bad:
+                    continue
+                counted += 1
+                r0, r1 = (TIE if v0 == 3 else v0, TIE if v1 == 3 else v1) if invalid == "tie" else (v0, v1)
+                same += r0 == r1 and (invalid in ("tie", "as-verdict") or not bad)
+            assert row.consistency.estimate == pytest.approx(same / counted)
+            assert row.first_position.estimate == pytest.approx(first / named)
+            assert row.invalid == invalid
+
+
+@pytest.mark.parametrize("order", ["original", "swapped", "average"])
+def test_length_preference_matches_a_loop(order):
+    from metaeval_core.judges import length_preference
+
+    data = random_data(16, n=120)
+    ref = majority_verdict(data.verdicts[:, :3, 0])
+    rows = length_preference(data, order=order, n_resamples=60, rng=2)
+    slots = {"original": (0,), "swapped": (1,), "average": (0, 1)}[order]
+    for row in rows:
+        pairs = _pairs(data, row.judge)
+        jn = jl = rn = rl = 0
+        for k, (a, b) in enumerate(zip(data.output_a, data.output_b)):
+            la, lb = len(a.split()), len(b.split())
+            if la == lb or ref[k] not in (0, 1):
+                continue
+            longer = 0 if la > lb else 1
+            verdicts = [pairs[k][s] for s in slots if pairs[k][s] in (0, 1)]
+            if not verdicts:
+                continue
+            jn += len(verdicts)
+            jl += sum(v == longer for v in verdicts)
+            rn += 1
+            rl += ref[k] == longer
+        assert row.judge_longer.estimate == pytest.approx(jl / jn)
+        assert row.reference_longer.estimate == pytest.approx(rl / rn)
+        assert row.difference.estimate == pytest.approx(jl / jn - rl / rn)
+        assert row.difference.low <= row.difference.estimate <= row.difference.high
+    again = length_preference(data, order=order, n_resamples=60, rng=2, batch=5)
+    assert [r.difference.low for r in again] == [r.difference.low for r in rows]
