@@ -44,6 +44,7 @@ class WhatIf:
     excluded_inputs: tuple[str, ...] = ()
     steps: list[str] = field(default_factory=list)
     saved_as: str | None = None  # store key, when saved since the last change
+    base: Dataset | None = None  # the unmodified dataset: its data check is what the changes are compared with
     _dataset: Dataset | None = None
 
     @property
@@ -83,7 +84,7 @@ def whatif() -> WhatIf | None:
 def start_whatif(base_id: str, base: Dataset) -> WhatIf:
     """A fresh what-if copy of ``base`` (replacing any earlier one: callers confirm first)."""
     found = WhatIf(base_id=base_id, base_title=base.title or base.id, base_version=base.version,
-                   full=with_identity(base, WHATIF_PREFIX + base_id))
+                   full=with_identity(base, WHATIF_PREFIX + base_id), base=base)
     st.session_state[_WHATIF] = found
     return found
 
@@ -250,12 +251,7 @@ _REPORTS = "_data_reports"  # session-only: (dataset id, version) -> UploadRepor
 _MAX_REPORTS = 8
 
 
-def report_panel(dataset: Dataset) -> None:
-    """Before any analysis of an uploaded, merged or stored dataset: what it holds and what looks wrong.
-
-    Warnings (thin systems, constant, flat or duplicated measures) are shown open; the user reads on."""
-    if not (str(dataset.id).startswith(data.UPLOAD_PREFIX) or owns(dataset.id)):
-        return
+def _report(dataset: Dataset):
     from metaeval_core.data.upload import validation_report
 
     cache = st.session_state.setdefault(_REPORTS, {})
@@ -264,14 +260,37 @@ def report_panel(dataset: Dataset) -> None:
         while len(cache) >= _MAX_REPORTS:
             cache.pop(next(iter(cache)))
         cache[key] = validation_report(dataset)
-    report = cache[key]
-    n = len(report.warnings)
-    title = (f"Data check: {n} warning(s) to read before the numbers" if n else "Data check: no warnings")
+    return cache[key]
+
+
+def report_panel(dataset: Dataset) -> None:
+    """Before any analysis of an uploaded, merged or stored dataset: what it holds and what looks wrong.
+
+    Warnings (thin systems, constant, flat or duplicated measures) are shown open. On a what-if dataset only the
+    warnings its changes added are new: the panel opens for those alone, and lists the original's warnings
+    collapsed (they were there before any change, and pushed every page's numbers down for nothing)."""
+    if not (str(dataset.id).startswith(data.UPLOAD_PREFIX) or owns(dataset.id)):
+        return
+    report = _report(dataset)
+    found = whatif()
+    base = found.base if is_whatif(dataset.id) and found is not None and found.id == dataset.id else None
+    before = {w.message for w in _report(base).warnings} if base is not None else set()
+    new = [w for w in report.warnings if w.message not in before]
+    old = [w for w in report.warnings if w.message in before]
+    n = len(new)
+    if base is None:
+        title = f"Data check: {n} warning(s) to read before the numbers" if n else "Data check: no warnings"
+    else:
+        title = (f"Data check: {n} new warning(s) from your changes" if n else "Data check: no new warnings"
+                 + (f" ({len(old)} the original already had)" if old else ""))
     with st.expander(title, expanded=bool(n), icon=":material/fact_check:"):
         lines = report.lines()
         st.markdown(escape_markdown(lines[0] + "; " + lines[1] + "."))
-        for warning in report.warnings:
+        for warning in new:
             st.warning(escape_markdown(warning.message), icon=":material/warning:")
+        if old:
+            st.caption(escape_markdown(f"Already in {found.base_title} before any change: "
+                                       + "; ".join(w.message for w in old) + "."))
         for name, reason in report.human_reasons:
             st.caption(escape_markdown(f"Human measure {name}: {reason}."))
         for note in report.notes:

@@ -43,7 +43,7 @@ def apply(make_full=None, *, excluded_systems=None, excluded_inputs=None, step: 
         target = existing
         if fresh:
             target = userdata.WhatIf(base_id=current_id, base_title=current.title or current.id,
-                                     base_version=current.version,
+                                     base_version=current.version, base=current,
                                      full=with_identity(current, userdata.WHATIF_PREFIX + current_id))
         target.update(full=new_full, excluded_systems=excluded_systems, excluded_inputs=excluded_inputs, step=step)
     except EXPECTED as error:

@@ -114,7 +114,7 @@ def test_a_what_if_merge_shows_the_data_check(demo_env, tmp_path, monkeypatch):
     at.button(key="whatif_merge").click().run()
     assert_clean(at)
     assert at.sidebar.selectbox(key="w:dataset").value == "whatif:demo"
-    assert any(e.label.startswith("Data check: 1 warning(s)") for e in at.expander)
+    assert any(e.label.startswith("Data check: 1 new warning(s) from your changes") for e in at.expander)
     assert any("newsys" in w.value and "as few as 2" in w.value for w in at.warning)
 
 
@@ -131,3 +131,47 @@ def test_a_rejected_merge_file_is_one_sentence_and_stays_on_rerun(demo_env, tmp_
                         "overflow and would be wrong."), first
     at.run()
     assert [e.value.replace("\\", "") for e in at.main.error] == first
+
+
+def test_a_sparse_new_human_measure_is_a_new_warning(demo_env, tmp_path, monkeypatch):
+    """New judgments of 3 systems on 20 inputs, merged into the demo's 16 x 100: the preview and the data check
+    warn about the sparse measure (issue 24: 'no new warnings')."""
+    from test_whatif import DEMO as demo, goto, upload_extra
+
+    monkeypatch.setenv("METAEVAL_STORE_DIR", str(tmp_path / "store"))
+    judged = [demo.inputs[j] for j in np.flatnonzero(demo.judged)[:20]]
+    extra = "system,input,human.new\n" + "".join(f"{s},{j},{(k + i) % 5 + 1}\n" for i, s in enumerate(demo.systems[:3])
+                                                  for k, j in enumerate(judged))
+    at = new_app().run()
+    goto(at, "pages/whatif.py")
+    upload_extra(at, extra.encode())
+    assert any(e.label.startswith("Data check of the merged result: 1 new warning(s)") for e in at.expander)
+    expected = "human measure 'human.new' scores only 3 of 16 systems on 20 of 100 judged inputs (60 cells)"
+    assert any(expected in w.value.replace("\\", "") for w in at.warning), [w.value for w in at.warning]
+    at.button(key="whatif_merge").click().run()
+    assert_clean(at)
+    assert any(e.label.startswith("Data check: 1 new warning(s) from your changes") for e in at.expander)
+
+
+def test_the_data_check_stays_closed_when_a_change_adds_no_warning(demo_env, tmp_path, monkeypatch):
+    """A warning the data had before any change is listed, collapsed, not opened on every page (issue 24)."""
+    from test_whatif import goto
+
+    monkeypatch.setenv("METAEVAL_STORE_DIR", str(tmp_path / "store"))
+    at = new_app().run()
+    upload(at, "dup.csv", b"system,input,human.q,rouge,copy,bleu\nA,d1,1,1,1,4\nB,d1,2,3,3,1\nA,d2,3,2,2,2\n"
+                          b"B,d2,4,5,5,3\n")
+    assert any(e.label.startswith("Data check: 1 warning(s)") for e in at.expander)
+    goto(at, "pages/whatif.py")
+    at.selectbox(key="whatif_edit_measure").set_value("bleu").run()
+    editor = at.data_editor[0]
+    at.session_state[editor.key] = {"edited_rows": {0: {editor.value.columns[0]: 9.0}}, "added_rows": [],
+                                    "deleted_rows": []}
+    at.run()
+    at.button(key="whatif_apply_edits").click().run()
+    assert_clean(at)
+    goto(at, "pages/home.py")
+    check = next(e for e in at.expander if e.label.startswith("Data check"))
+    assert check.label == "Data check: no new warnings (1 the original already had)", check.label
+    assert not check.proto.expanded
+    assert not any("identical scores" in w.value for w in at.warning)

@@ -141,7 +141,9 @@ def validation_report(dataset: Dataset) -> UploadReport:
           every correlation undefined, which reads as a failure of the metrics);
         * ``no-system-differences``: a measure that gives every system the same score on every input (it
           cannot rank systems: significance tests find nothing to separate);
-        * ``duplicate-measures``: measures with identical score matrices (one is probably a copy).
+        * ``duplicate-measures``: measures with identical score matrices (one is probably a copy);
+        * ``sparse-human-measure``: a human measure that scores fewer than half of the systems or of the judged
+          inputs (e.g. new judgments of 3 systems on 20 inputs merged into a 16 x 100 dataset).
 
     Raises
     ------
@@ -176,6 +178,17 @@ def validation_report(dataset: Dataset) -> UploadReport:
                     f"human measure {name!r} scores no input of {len(unrated)} system(s): "
                     f"{_names(unrated, limit=len(unrated))}; they are removed before any statistic against "
                     f"{name!r}", tuple(unrated)))
+    for name in humans:  # a measure added for a few systems and inputs (issue 24: 3 x 20 got "no new warnings")
+        rated = ~np.isnan(dataset.measures[name].scores[:, judged_inputs])
+        n_sys, n_inp = int(rated.any(axis=1).sum()), int(rated.any(axis=0).sum())
+        if dataset.n_judged and (n_sys < FEW_INPUTS_SHARE * dataset.n_systems
+                                 or n_inp < FEW_INPUTS_SHARE * dataset.n_judged):
+            warnings.append(ReportWarning(
+                "sparse-human-measure",
+                f"human measure {name!r} scores only {n_sys} of {dataset.n_systems} systems on {n_inp} of "
+                f"{dataset.n_judged} judged inputs ({int(rated.sum()):,} cells): correlations with it rest on those "
+                "judgments alone (a metric is averaged over the same cells)",
+                (name,)))
     constant, flat = [], []
     groups: dict[bytes, list[str]] = {}
     for name, measure in dataset.measures.items():
