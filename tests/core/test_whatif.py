@@ -236,3 +236,29 @@ def test_merge_report_names_lookalike_names_and_measure_roles():
     assert measure_role(extra, "quality").startswith("'quality' is a metric: it is not named as a human measure")
     assert measure_role(extra, "human.fluency") == "'human.fluency' is a human measure: its name marks a human judgment"
     assert "named in the human measures" in measure_role(extra, "human.fluency", declared=["human.fluency"])
+
+
+def test_a_sparse_merged_human_measure_is_judged_on_its_own_cells():
+    """New judgments of 3 systems on 20 inputs merged into the demo: the system-level correlation compares each
+    system's metric mean over those 20 inputs with its human mean over the same 20 (issue 24: the metric's means
+    were over all 100 judged inputs), and the data check warns about the sparse measure."""
+    from scipy import stats
+
+    from metaeval_core.data.synthetic import synthetic_dataset
+    from metaeval_core.data.upload import validation_report
+    from metaeval_core.stats.correlation import correlate
+
+    demo = synthetic_dataset()
+    systems, inputs = list(demo.systems[:3]), [demo.inputs[j] for j in np.flatnonzero(demo.judged)[:20]]
+    rng = np.random.default_rng(5)
+    new = rng.integers(1, 6, size=(3, 20)).astype(float)
+    extra = Dataset("e", systems, inputs, {"human.new": Measure("human.new", "human", new)})
+    merged = merge_datasets(demo, extra)
+    rows = [demo.systems.index(s) for s in systems]
+    cols = [demo.inputs.index(j) for j in inputs]
+    for metric in demo.metric_measures:
+        x = demo.measure(metric).scores[np.ix_(rows, cols)].mean(axis=1)
+        expected = stats.kendalltau(x, new.mean(axis=1)).statistic
+        assert correlate(merged, metric, "human.new", level="system").estimate == pytest.approx(expected, abs=1e-12)
+    kinds = {w.kind for w in validation_report(merged).warnings}
+    assert {"sparse-human-measure", "unrated-systems"} <= kinds

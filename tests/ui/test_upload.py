@@ -145,12 +145,13 @@ def test_a_sparse_new_human_measure_is_a_new_warning(demo_env, tmp_path, monkeyp
     at = new_app().run()
     goto(at, "pages/whatif.py")
     upload_extra(at, extra.encode())
-    assert any(e.label.startswith("Data check of the merged result: 1 new warning(s)") for e in at.expander)
+    assert any(e.label.startswith("Data check of the merged result: 2 new warning(s)") for e in at.expander)
     expected = "human measure 'human.new' scores only 3 of 16 systems on 20 of 100 judged inputs (60 cells)"
     assert any(expected in w.value.replace("\\", "") for w in at.warning), [w.value for w in at.warning]
     at.button(key="whatif_merge").click().run()
     assert_clean(at)
-    assert any(e.label.startswith("Data check: 1 new warning(s) from your changes") for e in at.expander)
+    assert any(e.label.startswith("Data check: 2 new warning(s) from your changes") for e in at.expander)
+    assert any("scores no input of 13 system(s)" in w.value.replace("\\", "") for w in at.warning)
 
 
 def test_the_data_check_stays_closed_when_a_change_adds_no_warning(demo_env, tmp_path, monkeypatch):
