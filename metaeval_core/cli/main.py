@@ -255,8 +255,9 @@ def add_dataset_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mtme-level", choices=("seg", "sys"), default=None,
                    help="for an mt-metrics-eval directory: seg (default; systems x segments from the .seg.score "
                         "files) or sys (the .sys.score files' own system scores, e.g. corpus BLEU, wmt-z)")
-    p.add_argument("--inputs", metavar="ATTR=VALUE",
-                   help="only the inputs with this attribute, e.g. domain=news on an mt-metrics-eval test set")
+    p.add_argument("--inputs", metavar="SELECTION",
+                   help="only these inputs, in the --systems grammar over input attributes and ids, e.g. domain=news "
+                        "or domain=news,domain=social on an mt-metrics-eval test set")
     p.add_argument("--all-systems", action="store_true",
                    help="keep every system of a dataset that has a default subset (HANNA: the human-written "
                         "stories, dropped by default as in the published figures; mt-metrics-eval data: the "

@@ -404,7 +404,8 @@ def measure_label(dataset: Dataset, name: str) -> str:
     measure = dataset.measures.get(name)
     if measure is None:
         return name
-    text = measure.display_name + (" · LLM judge" if measure.attributes.get("family") == "llm-judge" else "")
+    text = measure.display_name + (" · LLM judge" if measure.attributes.get("family") == "llm-judge" else "") + (
+        " · primary" if measure.attributes.get("primary") == "yes" else "")  # WMT's primary metrics (sec. 0.6)
     return text if measure.display_name == name else f"{text} [{name}]"
 
 
