@@ -30,6 +30,11 @@ Judge against judge (``compare``)
     :func:`compare_judges` -> :class:`JudgeComparison`: paired permutation tests between every two judges
     (verdicts swapped per item), corrected (Bonferroni/Holm/BH over the table or each row), a
     :class:`~metaeval_core.stats.significance.PairwiseTable` and WMT-style significance ``clusters``.
+Leaderboard (``leaderboard``)
+    :func:`judge_leaderboard` -> :class:`JudgeLeaderboard`: in one call, each judge's agreement with interval,
+    significance cluster and chance level (:class:`LeaderboardRow` of kind ``'judge'``), then the annotators and
+    the human ceiling (kinds ``'annotator'``, ``'human-ceiling'``) when the reference is the human majority of at
+    least three annotators; keeps the underlying ``agreement``, ``comparison`` (clusters) and ``ceiling``.
 Biases (``biases``)
     :func:`positional_bias` -> :class:`PositionalBias` (consistency across orders, first-position preference,
     each an :class:`Estimate` with interval); :func:`length_preference` -> :class:`LengthPreference` (judge vs
@@ -60,6 +65,7 @@ from metaeval_core.judges.agreement import (  # noqa: F401
     human_ceiling, judge_agreement, rater_alpha, resolve_reference,
 )
 from metaeval_core.judges.compare import PERMUTATION_METHOD, JudgeComparison, compare_judges, draw_swaps  # noqa: F401
+from metaeval_core.judges.leaderboard import JudgeLeaderboard, LeaderboardRow, judge_leaderboard  # noqa: F401
 from metaeval_core.judges.biases import (  # noqa: F401
     Estimate, LengthPreference, PositionalBias, length_preference, output_lengths, positional_bias,
 )
@@ -80,6 +86,7 @@ __all__ = [
     "AgreementTable", "JudgeAgreement", "ChanceBaseline", "judge_agreement", "human_ceiling", "chance_baseline",
     "resolve_reference", "RaterAlpha", "rater_alpha", "SubsetAgreement", "agreement_by_subset",
     "JudgeComparison", "compare_judges", "draw_swaps", "PERMUTATION_METHOD",
+    "JudgeLeaderboard", "LeaderboardRow", "judge_leaderboard",
     "Estimate", "PositionalBias", "LengthPreference", "positional_bias", "length_preference", "output_lengths",
     "RANKING_METHODS", "RANK_COEFFICIENTS", "SystemRanking", "DavidsonFit", "RankingAgreement", "ClosePairs",
     "system_ranking", "davidson_fit", "ranking_agreement", "close_pair_agreement",
