@@ -31,7 +31,7 @@ if table is None:
     widgets.finish()
     st.stop()
 
-n_systems = ds.select_systems(systems or None).n_systems if systems else ds.n_systems
+n_systems = ds.select_systems(systems or None).rated_by(ctx.human).n_systems  # as the statistics (unrated dropped)
 explain = {
     "system": f"correlation across the {n_systems} systems of their mean scores (metric means over the {pool} "
               "pool, human means over judged inputs); n = systems with both means.",

@@ -61,7 +61,7 @@ if ctx.human and ctx.metrics:
             f"({significance.method_label(board.attrs['test'])}, one-sided, Bonferroni "
             f"per metric, α = 0.05, k = 1,000, seed 0). Interval: BOOT-BOTH 95% (TACL 2021), as the whiskers on "
             "Correlations. "
-            f"{ds.select_systems(systems or None).n_systems} systems"
+            f"{ds.select_systems(systems or None).rated_by(ctx.human).n_systems} systems"
             + (f" ({systems})" if systems else "") + f", pool '{pool}'. Change the level and coefficient in the "
             "sidebar; details on Confidence intervals and Significance."))
         if coefficient == "tie-calibrated-accuracy":
