@@ -19,7 +19,8 @@ Layout = Literal["long", "wide"]
 #: Every ``UploadError.kind`` this module raises (a stable, machine-readable class).
 UPLOAD_ERROR_KINDS: tuple[str, ...] = (
     "not-found",  # a path that does not exist or cannot be read
-    "too-large",  # over UploadLimits.max_bytes (on disk or after gunzip)
+    "too-large",  # over UploadLimits.max_bytes (on disk, after gunzip, a Parquet file's decoded pages), or a column's
+    # distinct names over UploadLimits.max_name_bytes
     "too-many-rows",  # over UploadLimits.max_rows data rows / lines
     "too-many-measures",  # over UploadLimits.max_measures measures (columns of a wide file, names in a long one)
     "too-many-systems",  # over UploadLimits.max_systems systems (pages build systems x systems pair tables)
@@ -154,6 +155,10 @@ class UploadLimits:
     max_systems : int
         Most systems in one file: the pages build tables over every pair of systems
         (systems x systems), so this bounds their cost.
+    max_name_bytes : int
+        Largest total size, in UTF-8 bytes, of the distinct names in one column (systems,
+        inputs, measures, annotators, attribute values): what they cost in memory, which a
+        Parquet file's dictionary compression hides from ``max_bytes``.
     """
 
     max_bytes: int = 50 * 2**20
@@ -162,9 +167,11 @@ class UploadLimits:
     max_cells: int = 40_000_000
     max_measures: int = 2_000
     max_systems: int = 2_000
+    max_name_bytes: int = 64 * 2**20
 
     def __post_init__(self) -> None:
-        for name in ("max_bytes", "max_rows", "max_name_length", "max_cells", "max_measures", "max_systems"):
+        for name in ("max_bytes", "max_rows", "max_name_length", "max_cells", "max_measures", "max_systems",
+                     "max_name_bytes"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"UploadLimits.{name} must be a positive integer; got {value!r}")
@@ -173,7 +180,7 @@ class UploadLimits:
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> "UploadLimits":
         """Limits configured by a deployment: ``METAEVAL_MAX_UPLOAD_MB``, ``METAEVAL_MAX_UPLOAD_ROWS``,
         ``METAEVAL_MAX_NAME_LENGTH``, ``METAEVAL_MAX_UPLOAD_CELLS``, ``METAEVAL_MAX_UPLOAD_MEASURES`` and
-        ``METAEVAL_MAX_UPLOAD_SYSTEMS`` (unset or empty: the defaults).
+        ``METAEVAL_MAX_UPLOAD_SYSTEMS`` and ``METAEVAL_MAX_NAME_MB`` (unset or empty: the defaults).
 
         Raises
         ------
@@ -204,6 +211,7 @@ _LIMIT_VARIABLES = (
     ("METAEVAL_MAX_UPLOAD_CELLS", "max_cells", 1),
     ("METAEVAL_MAX_UPLOAD_MEASURES", "max_measures", 1),
     ("METAEVAL_MAX_UPLOAD_SYSTEMS", "max_systems", 1),
+    ("METAEVAL_MAX_NAME_MB", "max_name_bytes", 2**20),
 )
 
 
@@ -215,6 +223,7 @@ class _Context:
     limits: UploadLimits
     fmt: str = "csv"
     row_word: str = "line"  # "line" (CSV, JSONL) or "row" (Parquet)
+    partial: bool = False  # a file to merge into another dataset: one system is enough
     notes: list[str] = field(default_factory=list)
     normalised: dict[str, str] = field(default_factory=dict)  # a name as written -> its NFC form, when they differ
 

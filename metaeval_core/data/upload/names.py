@@ -199,13 +199,28 @@ def _names(series: pd.Series, column: str, what: str, rows: np.ndarray, ctx: _Co
     """Stripped NFC names; empty, too long, control- or invisible-character names are refused with their row.
 
     The content checks run once per distinct name (a long file repeats each name on many rows)."""
-    values = series.astype("str").str.strip()
-    missing = values.isna().to_numpy() | (values == "").to_numpy()
+    # distinct values first: every check and conversion below runs once per distinct name, and the result per row
+    # is one shared string object each (8 bytes a row, never a copy of every row's text)
+    if isinstance(series.dtype, pd.CategoricalDtype):  # a Parquet dictionary column: its codes, no hashing per row
+        raw_codes, raw_uniques = series.cat.codes.to_numpy(), series.cat.categories
+    else:
+        raw_codes, raw_uniques = pd.factorize(series, use_na_sentinel=True)
+    stripped = [str(v).strip() for v in np.asarray(raw_uniques, dtype=object)]
+    label_of_raw, uniques = pd.factorize(pd.Series(stripped, dtype=object))
+    codes = np.where(raw_codes >= 0, label_of_raw[np.maximum(raw_codes, 0)] if len(label_of_raw) else -1, -1)
+    labels = pd.Series(uniques, dtype="str")
+    _check_name_bytes(labels, what, column, ctx)
+    empty_label = (labels == "").to_numpy()
+    missing = codes < 0
+    if empty_label.any():
+        missing |= codes == int(np.argmax(empty_label))
     if missing.any() and not allow_empty:
         k = int(np.argmax(missing))
         ctx.fail("missing-value", f"the {what} name is empty", where=ctx.at(rows[k]), column=column)
-    codes, uniques = pd.factorize(values)
-    labels = pd.Series(uniques, dtype="str")
+    shown = np.asarray(uniques, dtype=object)
+
+    def name_at(k: int) -> str:  # the stripped name on row k, for messages
+        return shown[codes[k]] if codes[k] >= 0 else ""
 
     def first_row(bad: np.ndarray) -> int:
         return int(np.argmax(codes == int(np.argmax(bad))))
@@ -216,14 +231,14 @@ def _names(series: pd.Series, column: str, what: str, rows: np.ndarray, ctx: _Co
         k = first_row(too_long)
         ctx.fail(
             "name-too-long",
-            f"the {what} name {_show(values.iloc[k])} has {int(lengths[codes[k]]):,} characters; "
+            f"the {what} name {_show(name_at(k))} has {int(lengths[codes[k]]):,} characters; "
             f"the limit is {ctx.limits.max_name_length}",
             where=ctx.at(rows[k]), column=column,
         )
     control = labels.str.contains(_CONTROL, regex=True, na=False).to_numpy()
     if control.any():
         k = first_row(control)
-        ctx.fail("bad-name", f"the {what} name {_show(values.iloc[k])} contains a control character or a line "
+        ctx.fail("bad-name", f"the {what} name {_show(name_at(k))} contains a control character or a line "
                  f"separator", where=ctx.at(rows[k]), column=column)
     invisible = labels.str.contains(_ALWAYS_INVISIBLE, regex=True, na=False).to_numpy(dtype=bool, copy=True)
     joined = labels.str.contains(_JOINERS, regex=True, na=False).to_numpy()
@@ -231,7 +246,7 @@ def _names(series: pd.Series, column: str, what: str, rows: np.ndarray, ctx: _Co
         invisible |= np.array([bool(j) and _INVISIBLE.search(v) is not None for v, j in zip(labels, joined)])
     if invisible.any():
         k = first_row(invisible)
-        ctx.fail("bad-name", _invisible_name(what, values.iloc[k]), where=ctx.at(rows[k]), column=column)
+        ctx.fail("bad-name", _invisible_name(what, name_at(k)), where=ctx.at(rows[k]), column=column)
     if joined.any():
         seen: dict[str, int] = {}
         for u, label in enumerate(labels):
@@ -243,13 +258,26 @@ def _names(series: pd.Series, column: str, what: str, rows: np.ndarray, ctx: _Co
                          "zero-width joiner or non-joiner (U+200C/U+200D), so they look the same; make them differ "
                          "visibly", where=ctx.at(rows[k]), column=column)
     ascii_only = labels.str.isascii().to_numpy(dtype=bool, na_value=True)
-    if ascii_only.all():
-        return values
-    normal = np.asarray([u if a else _nfc(u, ctx) for u, a in zip(labels.tolist(), ascii_only)], dtype=object)
-    result = pd.Series(normal[codes], index=values.index, dtype="str")
-    if (codes < 0).any():
-        result[codes < 0] = values[codes < 0]
-    return result
+    normal = [u if a else _nfc(u, ctx) for u, a in zip(labels.tolist(), ascii_only)] + [""]
+    # one category per distinct normal form ('' for a missing name): the rows stay integer codes
+    final_of_label, categories = pd.factorize(pd.Series(normal, dtype=object))
+    per_row = final_of_label[np.where(codes < 0, len(normal) - 1, codes)]
+    return pd.Series(pd.Categorical.from_codes(per_row, categories=pd.Index(categories, dtype=object)),
+                     index=series.index)
+
+
+def _check_name_bytes(labels: pd.Series, what: str, column: str, ctx: _Context) -> None:
+    """The distinct names of one column, in UTF-8 bytes, against ``max_name_bytes`` (what they cost in memory)."""
+    if len(labels) * 4 * ctx.limits.max_name_length <= ctx.limits.max_name_bytes:
+        return  # cannot exceed: no need to measure
+    total = int(labels.str.len().sum())  # characters: a lower bound of the bytes, enough to refuse early
+    if total <= ctx.limits.max_name_bytes // 4:
+        return
+    total = sum(len(label.encode("utf-8", "surrogatepass")) for label in labels.tolist())
+    if total > ctx.limits.max_name_bytes:
+        ctx.fail("too-large", f"the {len(labels):,} distinct {what} names hold {total:,} bytes; the limit is "
+                 f"{ctx.limits.max_name_bytes:,} bytes of names per column (a deployment can change it with "
+                 f"METAEVAL_MAX_NAME_MB)", column=column)
 
 
 def _check_measure_name(name: str, ctx: _Context, *, where: str | None = None, column: str | None = None) -> str:

@@ -182,7 +182,7 @@ def read_user_file(
     stay plain strings.
     """
     display, fmt, humans = _check_request(source, name, format, human_measures, limits, dataset_id)
-    ctx = _Context(file=display, limits=limits)
+    ctx = _Context(file=display, limits=limits, partial=partial)
     raw = _read_content(source, fmt, ctx)
     if ctx.fmt == "parquet":
         ctx.row_word = "row"
