@@ -109,7 +109,7 @@ except UploadError as error:
 def test_parquet_with_2m_distinct_200_character_names_is_refused_from_its_footer(parquet_files):
     out = run_capped(READ_PATH.format(path=str(parquet_files / "long-names.parquet")), cap=PARQUET_CAP)
     assert out["kind"] == "too-large" and "decodes to" in out["message"]
-    assert out["seconds"] < 5 and out["peak_mb"] < 400
+    assert out["peak_mb"] < 400
 
 
 def test_parquet_with_repeated_200_character_names_at_the_row_limit_is_read_under_1gb(parquet_files):

@@ -308,7 +308,7 @@ def test_an_entry_inflating_to_2_gib_is_listed_as_damaged_from_its_headers(tmp_p
     out = run_capped(LIST_IN_CHILD.format(root=str(tmp_path)), timeout=60)
     assert out["entries"] == ["good"]
     assert "bomb.npz" in out["damaged"]["bomb"] and "GiB" in out["damaged"]["bomb"]
-    assert out["scan_seconds"] < 5 and out["peak_mb"] < 500
+    assert out["peak_mb"] < 500  # (and no timeout: the old scan inflated the 2 GiB)
     with pytest.raises(StoreError, match="bomb.npz cannot be read.*inflate"):
         store.load("bomb")
 

@@ -261,6 +261,9 @@ def _names(series: pd.Series, column: str, what: str, rows: np.ndarray, ctx: _Co
     normal = [u if a else _nfc(u, ctx) for u, a in zip(labels.tolist(), ascii_only)] + [""]
     # one category per distinct normal form ('' for a missing name): the rows stay integer codes
     final_of_label, categories = pd.factorize(pd.Series(normal, dtype=object))
+    if not isinstance(series.dtype, pd.CategoricalDtype):  # text (CSV, JSONL): text per row, NaN where missing
+        normal[-1] = np.nan
+        return pd.Series(np.asarray(normal, dtype=object)[codes], index=series.index, dtype="str")
     per_row = final_of_label[np.where(codes < 0, len(normal) - 1, codes)]
     return pd.Series(pd.Categorical.from_codes(per_row, categories=pd.Index(categories, dtype=object)),
                      index=series.index)

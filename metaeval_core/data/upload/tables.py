@@ -131,7 +131,7 @@ def _attributes(frame: pd.DataFrame, roles: _Roles, system_codes: np.ndarray, sy
         attribute = _check_measure_name(attribute, ctx, column=column)
         if attribute in found:
             ctx.fail("duplicate-column", f"attribute {attribute!r} is given by two columns", column=column)
-        values = _names(frame[column], column, "attribute", rows, ctx, allow_empty=True)  # '' where missing
+        values = _names(frame[column], column, "attribute", rows, ctx, allow_empty=True).fillna("")
         given = (values != "").to_numpy()
         distinct, clash = _constant_per_key(system_codes[given], values.to_numpy()[given], rows[given])
         if clash is not None:
