@@ -8,7 +8,9 @@ space (RLIMIT_AS) so a regression fails with a MemoryError instead of swapping t
 Cases: 10,000 systems x 2 inputs (the quadratic pair blow-up) through the CLI's ``delta --grid deciles`` and
 through the pair functions the Overview's headline calls; the same at the pair-system limit (1,000 systems);
 a 200,000-column wide CSV; scores near 1e308; ``--n-resamples`` 10^9 and 1; the hostile pickles of
-tests/core/test_safe_pickle.py.
+tests/core/test_safe_pickle.py. Issue 23: chance baselines and leave-one-system-out influence at the upload's
+2,000-system limit (each level; tie calibration refused up front), and the What-if merge of two legal files
+(2,000 systems x 2 inputs and 2 systems x 200,000 inputs) through the upload reader, refused before allocating.
 """
 
 from __future__ import annotations
@@ -73,6 +75,20 @@ else:
           f"CI [{ci.low:.3f}, {ci.high:.3f}]")
 """
 
+MERGE_CHILD = """
+import sys
+from metaeval_core.data.registry import load_dataset
+from metaeval_core.data.whatif import MergeError, describe_merge
+base = load_dataset(sys.argv[1], human_measures=["human"])
+extra = load_dataset(sys.argv[2], human_measures=["human"])
+try:
+    report = describe_merge(base, extra)
+except MergeError as error:
+    print("refused:", error)
+else:
+    print("loaded:", report.summary())
+"""
+
 PICKLE_CHILD = """
 import sys
 from metaeval_core.data.dataset import DatasetError
@@ -98,6 +114,8 @@ def cases(tmp: Path) -> dict[str, tuple[list[str], bytes | None, dict]]:
     small = long_csv(tmp / "systems_8x5.csv", 8, 5, seed=3)
     huge = long_csv(tmp / "values_1e308.csv", 12, 20, scale=1.7e308, seed=4)
     wide = wide_csv(tmp / "wide_200000.csv", 200_000)
+    limit = long_csv(tmp / "systems_2000x2.csv", 2_000, 2, seed=5)
+    long_inputs = long_csv(tmp / "inputs_2x200000.csv", 2, 200_000, seed=6)
     delta = ["delta", "--human-measures", "human", "--metric", "metric", "--human", "human"]
     uploads_raised = {"METAEVAL_MAX_UPLOAD_SYSTEMS": "20000"}
     correlate = ["correlate", "--human-measures", "human", "--metrics", "metric", "--human", "human"]
@@ -127,6 +145,20 @@ def cases(tmp: Path) -> dict[str, tuple[list[str], bytes | None, dict]]:
         "cli METAEVAL_MAX_UPLOAD_MB=inf": ([*cli, "describe", "--dataset", str(small), "--human-measures", "human"],
                                            None, {"METAEVAL_MAX_UPLOAD_MB": "inf"}),
     }
+    chance = ["chance", "--human-measures", "human", "--metrics", "metric", "--human", "human", "--dataset", str(limit)]
+    for level in ("system", "input", "global"):
+        for coefficient in ("kendall", "pairwise-accuracy", "tie-calibrated-accuracy"):
+            out[f"systems-2000x2 (the limit): cli chance {level} {coefficient}"] = (
+                [*cli, *chance, "--level", level, "--coefficient", coefficient], None, {})
+    influence = ["influence", "--human-measures", "human", "--metric", "metric", "--human", "human", "--dataset",
+                 str(limit)]
+    for level in ("system", "input"):
+        out[f"systems-2000x2 (the limit): cli influence {level} kendall"] = (
+            [*cli, *influence, "--level", level], None, {})
+    out["systems-2000x2 (the limit): cli correlate soft-pairwise-accuracy"] = (
+        [*cli, *correlate, "--dataset", str(limit), "--coefficient", "soft-pairwise-accuracy"], None, {})
+    out["what-if merge 2000x2 + 2x200000 (both legal): describe_merge"] = (
+        [py, "-c", MERGE_CHILD, str(limit), str(long_inputs)], None, {})
     from tests.core.test_safe_pickle import hostile_pickles
 
     for name, data in hostile_pickles().items():

@@ -132,7 +132,11 @@ def merge_section(full, gen: int) -> None:
             with st.expander("Why the file was rejected, in full"):
                 show_error(cached[4], prefix="File rejected")
     if extra is not None:
-        report = describe_merge(full, extra)
+        try:  # refused before any union array is built when the merged result would exceed the upload limits
+            report = describe_merge(full, extra)
+        except EXPECTED as error:
+            st.error(escape_markdown(f"This file cannot be merged: {message_of(error)}"), icon=":material/block:")
+            return
         cols = st.columns(5)
         for column, (label, value) in zip(cols, (("new systems", len(report.new_systems)),
                                                  ("new inputs", len(report.new_inputs)),

@@ -323,7 +323,7 @@ def _prepare(datasets: Mapping[str, Dataset], tasks: tuple[Task, ...], metrics: 
         for m in metrics:
             if m in subset.measures:
                 matrices[m], z = correlation_inputs(subset, m, task.human, level=task.level, pool=task.pool)
-        check_resampling_size(task.coefficient, task.level, z.size)
+        check_resampling_size(task.coefficient, task.level, z.shape[-2:])
         width = next(iter(matrices.values())).shape[1] if matrices else z.shape[1]
         separate = task.level == "system" and width != z.shape[1]
         key = (task.dataset, task.systems or None, separate)

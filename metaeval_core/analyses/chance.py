@@ -218,8 +218,7 @@ def _validate_chance(dataset, metrics, human, level, coefficient, pool, systems,
     subset = dataset.select_systems(systems).rated_by(human)
     matrices = [correlation_inputs(subset, m, human, level=level, pool=pool)[0] for m in metrics]
     z = correlation_inputs(subset, human, human, level=level, pool="judged")[1]  # the integer grid (sec. 15)
-    if level == "global":
-        check_resampling_size(coefficient, level, z.size)
+    check_resampling_size(coefficient, level, z.shape, n_resamples)
     return subset, matrices, z, n_resamples, confidence_level, as_generator(rng), batch
 
 

@@ -29,13 +29,14 @@ import numpy as np
 from metaeval_core._checks import check_choice
 from metaeval_core.data.dataset import Dataset, DatasetError, Measure
 from metaeval_core.data.selection import resolve_selection
-from metaeval_core.data.upload.limits import MAX_MAGNITUDE
+from metaeval_core.data.upload.limits import MAX_MAGNITUDE, UploadLimits
 
 __all__ = [
     "CONFLICT_POLICIES",
     "Conflict",
     "MergeError",
     "MergeReport",
+    "check_merge_size",
     "describe_merge",
     "edit_scores",
     "include_exclude",
@@ -168,41 +169,92 @@ def _aligned(base: Dataset, extra: Dataset):
     return systems, inputs, (base_rows, base_cols), (extra_rows, extra_cols)
 
 
+def check_merge_size(base: Dataset, extra: Dataset, *, limits: UploadLimits | None = None) -> None:
+    """Refuse, before anything is allocated, a merge whose result would exceed the upload limits.
+
+    Two files each within the limits can unite into one that is not (2,000 systems x 2 inputs and 2 systems x
+    200,000 inputs make 2,000 x 200,002 cells per measure): the union's systems, measures and dense cells
+    (systems x inputs per measure, plus annotators x systems x inputs for per-annotator scores) are counted
+    from the names alone and checked against ``limits`` (default: the deployment's, docs/methods.md sec. 17.2).
+
+    Raises
+    ------
+    MergeError
+        Naming the count, the limit, the variable that sets it, and what to change.
+    """
+    limits = UploadLimits.from_environment() if limits is None else limits
+    n_systems = len(set(base.systems) | set(extra.systems))
+    n_inputs = len(set(base.inputs) | set(extra.inputs))
+    names = set(base.measures) | set(extra.measures)
+    if n_systems > limits.max_systems:
+        raise MergeError(
+            f"the merged dataset would have {n_systems:,} systems; the limit is {limits.max_systems:,} "
+            "(METAEVAL_MAX_UPLOAD_SYSTEMS): merge a file with fewer new systems, or exclude systems first")
+    if len(names) > limits.max_measures:
+        raise MergeError(
+            f"the merged dataset would have {len(names):,} measures; the limit is {limits.max_measures:,} "
+            "(METAEVAL_MAX_UPLOAD_MEASURES): merge a file with fewer measures")
+    layers = 0
+    for name in names:
+        annotators = [m.annotators.shape[0] for m in (base.measures.get(name), extra.measures.get(name))
+                      if m is not None and m.annotators is not None]
+        layers += 1 + max(annotators, default=0)
+    n_cells = n_systems * n_inputs * layers
+    if n_cells > limits.max_cells:
+        raise MergeError(
+            f"the merged dataset would have {n_systems:,} systems x {n_inputs:,} inputs x {len(names):,} "
+            f"measures = {n_cells:,} score cells (annotators included); the limit is {limits.max_cells:,} "
+            "(METAEVAL_MAX_UPLOAD_CELLS): merge files that share their systems or inputs, or exclude systems or "
+            "inputs first")
+
+
+def _positions(ours: Sequence[str], theirs: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Indices into ``ours`` and into ``theirs`` of the names both hold, in ``ours``' order."""
+    where = {name: k for k, name in enumerate(theirs)}
+    mine = [k for k, name in enumerate(ours) if name in where]
+    return np.array(mine, dtype=int), np.array([where[ours[k]] for k in mine], dtype=int)
+
+
 def describe_merge(base: Dataset, extra: Dataset) -> MergeReport:
-    """What :func:`merge_datasets` would add, and every conflicting cell (counted; the first few listed)."""
-    systems, inputs, (brow, bcol), (erow, ecol) = _aligned(base, extra)
-    shape = (len(systems), len(inputs))
+    """What :func:`merge_datasets` would add, and every conflicting cell (counted; the first few listed).
+
+    Works on the cells the two datasets share, never on the union's systems x inputs (refused beyond the
+    upload limits, :func:`check_merge_size`).
+    """
+    check_merge_size(base, extra)
+    b_sys, e_sys = _positions(base.systems, extra.systems)
+    b_inp, e_inp = _positions(base.inputs, extra.inputs)
     filled = same = n_conflicts = 0
     conflicts: list[Conflict] = []
     kind_changes = []
-    judged_before = np.zeros(shape[1], dtype=bool)
-    judged_before[: base.n_inputs] = base.judged
-    judged_after = judged_before.copy()
+    judged_before = {j for j, judged in zip(base.inputs, base.judged) if judged}
+    judged_after: set[str] = set()
     for name, extra_measure in extra.measures.items():
-        theirs = _place(extra_measure.scores, erow, ecol, shape)
-        has_theirs = ~np.isnan(theirs)
+        has_theirs = ~np.isnan(extra_measure.scores)
+        n_theirs = int(has_theirs.sum())
         if name in base.measures:
-            ours = _place(base.measures[name].scores, brow, bcol, shape)
-            has_ours = ~np.isnan(ours)
             kind = base.measures[name].kind
             if kind != extra_measure.kind:
                 kind_changes.append(name)
+            # Conflicts and equal cells exist only where both datasets have the system and the input.
+            ours = base.measures[name].scores[np.ix_(b_sys, b_inp)]
+            theirs = extra_measure.scores[np.ix_(e_sys, e_inp)]
+            both = ~np.isnan(ours) & ~np.isnan(theirs)
+            differ = both & (ours != theirs)
         else:
-            ours = np.full(shape, np.nan)
-            has_ours = np.zeros(shape, dtype=bool)
             kind = extra_measure.kind
-        both = has_ours & has_theirs
-        differ = both & (ours != theirs)
-        filled += int((has_theirs & ~has_ours).sum())
+            both = differ = np.zeros((b_sys.size, b_inp.size), dtype=bool)
+        filled += n_theirs - int(both.sum())
         same += int((both & ~differ).sum())
         n_conflicts += int(differ.sum())
         if kind == "human":
-            judged_after |= has_theirs.any(axis=0)
+            judged_after.update(j for j, any_score in zip(extra.inputs, has_theirs.any(axis=0)) if any_score)
         if differ.any() and len(conflicts) < _MAX_LISTED:
             for i, j in zip(*np.nonzero(differ)):
                 if len(conflicts) >= _MAX_LISTED:
                     break
-                conflicts.append(Conflict(systems[i], inputs[j], name, float(ours[i, j]), float(theirs[i, j])))
+                conflicts.append(Conflict(base.systems[b_sys[i]], base.inputs[b_inp[j]], name,
+                                          float(ours[i, j]), float(theirs[i, j])))
     attribute_conflicts = []
     for attr, values in extra.system_attributes.items():
         if attr not in base.system_attributes:
@@ -216,12 +268,13 @@ def describe_merge(base: Dataset, extra: Dataset) -> MergeReport:
                   for what, new, known in (("system", extra.systems, base.systems), ("input", extra.inputs, base.inputs),
                                            ("measure", tuple(extra.measures), tuple(base.measures)))
                   for name, match in lookalike_names(new, known).items()]
+    known_systems, known_inputs = set(base.systems), set(base.inputs)  # once: not per name (200k x 200k)
     notes = [f"measure {name!r} is {base.measures[name].kind} in the base dataset and "
              f"{extra.measures[name].kind} in the new file: kept as {base.measures[name].kind}"
              for name in kind_changes]
     return MergeReport(
-        new_systems=tuple(s for s in extra.systems if s not in set(base.systems)),
-        new_inputs=tuple(j for j in extra.inputs if j not in set(base.inputs)),
+        new_systems=tuple(s for s in extra.systems if s not in known_systems),
+        new_inputs=tuple(j for j in extra.inputs if j not in known_inputs),
         new_measures=tuple(m for m in extra.measures if m not in base.measures),
         shared_measures=tuple(m for m in extra.measures if m in base.measures),
         filled_cells=filled,
@@ -230,12 +283,13 @@ def describe_merge(base: Dataset, extra: Dataset) -> MergeReport:
         conflicts=tuple(conflicts),
         kind_changes=tuple(kind_changes),
         attribute_conflicts=tuple(attribute_conflicts),
-        newly_judged_inputs=int((judged_after & ~judged_before).sum()),
+        newly_judged_inputs=len(judged_after - judged_before),
         notes=tuple(notes),
         lookalikes=tuple(lookalikes),
     )
 
 
+_MAX_FUZZY_COMPARISONS = 100_000
 _CONFUSABLE = str.maketrans({"o": "0", "l": "1", "i": "1", " ": "", "-": "", "_": "", ".": ""})
 
 
@@ -247,7 +301,8 @@ def _typo_key(name: str) -> str:
 def lookalike_names(new: Sequence[str], known: Sequence[str], *, cutoff: float = 0.88) -> dict[str, str]:
     """Each name of ``new`` that is not in ``known`` but looks like one that is (``M2O`` for ``M20``,
     ``expert.relevence``): equal once case, O/0, l/I/1 and separators are folded, or (names of 6+ characters)
-    a difflib ratio of at least ``cutoff``. ``{new name: the known name it resembles}``.
+    a difflib ratio of at least ``cutoff`` (only while new x known names stay within 100,000 comparisons, a
+    second or two; beyond, folded spellings only). ``{new name: the known name it resembles}``.
 
     References: docs/methods.md sec. 10.5.
     """
@@ -258,11 +313,13 @@ def lookalike_names(new: Sequence[str], known: Sequence[str], *, cutoff: float =
     for name in known:
         folded.setdefault(_typo_key(name), name)
     out = {}
-    for name in new:
-        if name in present:
-            continue
+    missing = [name for name in new if name not in present]
+    # difflib compares each new name with every known one: beyond _MAX_FUZZY_COMPARISONS (200,000 new inputs
+    # against 20,000 known would take hours) only the folded spellings are matched.
+    fuzzy = len(missing) * len(present) <= _MAX_FUZZY_COMPARISONS
+    for name in missing:
         match = folded.get(_typo_key(name))
-        if match is None and len(str(name)) >= 6:
+        if match is None and fuzzy and len(str(name)) >= 6:
             close = difflib.get_close_matches(str(name), [str(k) for k in known], n=1, cutoff=cutoff)
             match = close[0] if close else None
         if match is not None:

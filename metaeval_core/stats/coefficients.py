@@ -38,10 +38,17 @@ COEFFICIENT_RANGES: dict[str, tuple[float, float]] = {
     c: ((-1.0, 1.0) if c in ("pearson", "spearman", "kendall") else (0.0, 1.0)) for c in get_args(Coefficient)
 }
 
-# Pairs materialised at once by the O(n^2) Kendall kernel; bounds its memory.
+# Pairs materialised at once by the O(n^2) Kendall kernel (int8 signs and a bool mask per pair); bounds its memory.
 _KENDALL_PAIR_BUDGET = 8_000_000
-# Beyond this many points per slice, scipy's O(n log n) Kendall is used per slice.
-_KENDALL_PAIRWISE_MAX_N = 3_000
+# Beyond this many points per slice, scipy's O(n log n) Kendall is used per slice: at 200 points the pair
+# kernel already costs ~3x scipy's per slice, at 2,000 ~250x (benchmarks/bench_hostile.py, chance cases).
+_KENDALL_PAIRWISE_MAX_N = 150
+# Pairs materialised at once by the pairwise-accuracy kernel (float differences, a sort and its gains: ~60 bytes
+# per pair), so a chunk stays near 100 MB.
+_ACCURACY_PAIR_BUDGET = 2_000_000
+# Tie calibration searches every pair's |dx| as a threshold: one slice of n points holds n(n-1)/2 pairs at
+# once. 3,000 points (4.5M pairs, ~300 MB) is the largest slice accepted.
+TIE_CALIBRATED_MAX_POINTS = 3_000
 
 
 def _prepare(x: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -185,12 +192,13 @@ def kendall(x: np.ndarray, z: np.ndarray) -> np.ndarray:
     # x *and* z, so they count in none of P, Q, T, U.
     xf = np.where(v2, x2, 0.0)
     zf = np.where(v2, z2, 0.0)
-    pair_valid = v2[:, first] & v2[:, second]
     step = max(1, _KENDALL_PAIR_BUDGET // max(first.size, 1))
     for start in range(0, x2.shape[0], step):
         sl = slice(start, start + step)
-        sx = pair_signs(xf[sl], first, second) * pair_valid[sl]
-        sz = pair_signs(zf[sl], first, second) * pair_valid[sl]
+        # The pair mask per chunk: for every slice at once it is slices x n^2/2 bytes (GBs for many slices).
+        pair_valid = v2[sl, first] & v2[sl, second]
+        sx = pair_signs(xf[sl], first, second) * pair_valid
+        sz = pair_signs(zf[sl], first, second) * pair_valid
         out[sl] = kendall_counts_from_signs(sx, sz).tau
     return out.reshape(batch_shape)
 
@@ -224,12 +232,17 @@ def _pair_differences(x: np.ndarray, z: np.ndarray):
     x, z, valid = _prepare(x, z)
     batch_shape = x.shape[:-1]
     n = x.shape[-1]
+    if n > TIE_CALIBRATED_MAX_POINTS:
+        raise ValueError(
+            f"pairwise accuracy with tie calibration compares all {n * (n - 1) // 2:,} pairs of {n:,} points at "
+            f"once (at most {TIE_CALIBRATED_MAX_POINTS:,} points); use the input level, plain pairwise-accuracy "
+            "or Kendall, or fewer systems"
+        )
     first, second = np.triu_indices(n, 1)
     x2 = np.where(valid, x, 0.0).reshape(-1, n)
     z2 = np.where(valid, z, 0.0).reshape(-1, n)
     v2 = valid.reshape(-1, n)
-    pair_valid = v2[:, first] & v2[:, second]
-    return batch_shape, x2, z2, first, second, pair_valid
+    return batch_shape, x2, z2, first, second, v2
 
 
 # Beyond this many points per slice, plain pairwise accuracy is computed in
@@ -257,7 +270,19 @@ def pairwise_accuracy(x: np.ndarray, z: np.ndarray) -> np.ndarray:
 
 
 def _tied_pairs(*columns: np.ndarray) -> int:
-    counts = np.unique(np.stack(columns, axis=1), axis=0, return_counts=True)[1]
+    """Pairs of points equal in every column: runs of equal rows after one lexicographic sort.
+
+    (Faster than ``np.unique(..., axis=0)``, which compares rows as raw bytes and so also told -0.0 from 0.0.)
+    """
+    n = columns[0].size
+    if n < 2:
+        return 0
+    order = np.lexsort(columns[::-1])
+    same = np.ones(n - 1, dtype=bool)
+    for column in columns:
+        ordered = column[order]
+        same &= ordered[1:] == ordered[:-1]
+    counts = np.bincount(np.concatenate(([0], np.cumsum(~same))))
     return int((counts * (counts - 1) // 2).sum())
 
 
@@ -293,20 +318,22 @@ def tie_calibrated_accuracy(x: np.ndarray, z: np.ndarray, *, calibrate: bool = T
 
     References: docs/methods.md sec. 11.2; Deutsch, Foster & Freitag (2023) sec. 4.
     """
-    batch_shape, x2, z2, first, second, pair_valid = _pair_differences(x, z)
+    batch_shape, x2, z2, first, second, v2 = _pair_differences(x, z)
     slices = x2.shape[0]
     accuracy = np.full(slices, np.nan)
     epsilon = np.zeros(slices)
-    n_pairs = pair_valid.sum(axis=1)
+    # Valid pairs of each slice: k valid points give k(k-1)/2 pairs.
+    k = v2.sum(axis=1)
+    n_pairs = k * (k - 1) // 2
     if first.size == 0 or slices == 0:
         return AccuracyResult(accuracy.reshape(batch_shape), epsilon.reshape(batch_shape),
                               n_pairs.reshape(batch_shape))
-    step = max(1, _KENDALL_PAIR_BUDGET // first.size)
+    step = max(1, _ACCURACY_PAIR_BUDGET // first.size)
     for start in range(0, slices, step):
         sl = slice(start, start + step)
         dx = x2[sl][:, first] - x2[sl][:, second]
         dz = z2[sl][:, first] - z2[sl][:, second]
-        valid = pair_valid[sl]
+        valid = v2[sl, first] & v2[sl, second]  # per chunk: for all slices at once it can take GBs
         count = valid.sum(axis=1)
         # What each pair scores if the metric calls it a tie, and if it does not.
         if_tie = (dz == 0) & valid
@@ -389,16 +416,52 @@ def require_correlation(coefficient: str, what: str) -> None:
         )
 
 
-# Tie calibration searches every pair's |dx| as a threshold: O(n^2 log n) per slice.
-# Fine for one value or for systems/inputs, too slow to repeat per resample on cells.
+# Tie calibration searches every pair's |dx| as a threshold: O(n^2 log n) per slice, ~0.7 us per pair of
+# system means or cells here. Fine for one value, too slow to repeat per resample on more than 400 points
+# (79,800 pairs x 1,000 resamples ~ 1 min).
 TIE_CALIBRATED_RESAMPLING_MAX_POINTS = 400
+# At the input level one sort of all (system pair, input) entries per resample, ~50 ns per entry here: this
+# many entries over all resamples is ~1 min (2,000 systems x 2 inputs give 4M entries per resample).
+TIE_CALIBRATED_RESAMPLING_MAX_ENTRIES = 1_000_000_000
 
 
-def check_resampling_size(coefficient: str, level: str, n_points: int) -> None:
-    """Refuse, with the reason, resampling the tie-calibrated accuracy over many cells."""
-    if coefficient == "tie-calibrated-accuracy" and level == "global" and n_points > TIE_CALIBRATED_RESAMPLING_MAX_POINTS:
+def check_resampling_size(coefficient: str, level: str, shape: int | tuple[int, int],
+                          n_resamples: int | None = None, *, unit: str = "resample") -> None:
+    """Refuse, with the reason and what to change, resampling the tie-calibrated accuracy where it is too slow.
+
+    ``shape`` is the human matrix's (systems, inputs) (an int: its number of cells, checked at the global level
+    only). System level: more than 400 systems; global: more than 400 cells; input level: more (system pair,
+    input) entries times ``n_resamples`` than ``TIE_CALIBRATED_RESAMPLING_MAX_ENTRIES``. ``unit`` names what
+    is repeated in the message (a leave-one-out set is one).
+    """
+    if coefficient != "tie-calibrated-accuracy":
+        return
+    if isinstance(shape, (int, np.integer)):
+        n_systems, n_inputs, n_cells = None, None, int(shape)
+    else:
+        n_systems, n_inputs = int(shape[0]), int(shape[1])
+        n_cells = n_systems * n_inputs
+    limit = TIE_CALIBRATED_RESAMPLING_MAX_POINTS
+    again = "resample" if unit == "resample" else "repeat"
+    if level == "global" and n_cells > limit:
         raise ValueError(
-            f"tie-calibrated-accuracy at the global level searches a threshold over all pairs of the {n_points} "
-            f"cells on every resample (more than {TIE_CALIBRATED_RESAMPLING_MAX_POINTS} cells is too slow to "
-            "resample); use the system or input level, or pairwise-accuracy"
+            f"tie-calibrated-accuracy at the global level searches a threshold over all pairs of the {n_cells} "
+            f"cells on every {unit} (more than {limit} cells is too slow to {again}); use the system or input "
+            "level, or pairwise-accuracy"
+        )
+    if n_systems is None:
+        return
+    if level == "system" and n_systems > limit:
+        raise ValueError(
+            f"tie-calibrated-accuracy at the system level searches a threshold over all pairs of the {n_systems:,} "
+            f"systems on every {unit} (more than {limit} systems is too slow to {again}); use pairwise-accuracy "
+            "or Kendall, or a subset of the systems"
+        )
+    entries = n_systems * (n_systems - 1) // 2 * n_inputs * (n_resamples or 0)
+    if level == "input" and entries > TIE_CALIBRATED_RESAMPLING_MAX_ENTRIES:
+        raise ValueError(
+            f"tie-calibrated-accuracy at the input level sorts {n_systems * (n_systems - 1) // 2 * n_inputs:,} "
+            f"(system pair, input) entries on each of {n_resamples:,} {unit}s ({entries:,} in all; more than "
+            f"{TIE_CALIBRATED_RESAMPLING_MAX_ENTRIES:,} takes minutes); use fewer {unit}s, pairwise-accuracy or "
+            "Kendall, or a subset of the systems"
         )

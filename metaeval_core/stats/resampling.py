@@ -538,7 +538,7 @@ def _confidence_interval_iv(metric, human, level, coefficient, method, confidenc
     check_bool(return_distribution, "return_distribution")
     metric, separate = _prepare_pool(metric, human, level, metric_pool_judged)
     if method != "fisher":
-        check_resampling_size(coefficient, level, human.size)
+        check_resampling_size(coefficient, level, human.shape[-2:], n_resamples)
     return metric, human, method, confidence_level, n_resamples, rng, batch, separate
 
 

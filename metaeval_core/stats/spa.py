@@ -46,6 +46,9 @@ _SPA_ELEMENT_BUDGET = 4_000_000
 # comparison.
 SPA_SECONDS_PER_MULTIPLY_ADD = 1.5e-10
 SPA_SECONDS_PER_COMPARISON = 1.2e-8
+# One SPA value estimated to take longer than this is refused with the reason (2,000 systems x 2 inputs: ~50 s
+# estimated, 81 s measured on the shared machine; 1,000 systems: ~12 s).
+SPA_MAX_SECONDS = 30.0
 
 
 def estimated_spa_seconds(n_systems: int, n_inputs: int, n_products: float, *, complete: bool = True,
@@ -364,11 +367,33 @@ def soft_pairwise_accuracy(
     """
     metric = np.asarray(metric, dtype=np.float64)
     human = np.asarray(human, dtype=np.float64)
+    _check_spa_cost(metric, human, n_permutations)
     p_metric, _ = pairwise_pvalues(metric, n_permutations=n_permutations)
     p_human, _ = pairwise_pvalues(human, n_permutations=n_permutations)
     if p_metric.shape[-1] == 0:
         return np.full(np.broadcast_shapes(metric.shape[:-2], human.shape[:-2]), np.nan)
     return spa_from_pvalues(p_metric, p_human, n_permutations=n_permutations)
+
+
+def _check_spa_cost(metric: np.ndarray, human: np.ndarray, n_permutations: int) -> None:
+    """Refuse up front, with the reason and what to change, one SPA value that would take minutes.
+
+    Only a single value (two 2-D matrices): batches come from resampling methods, whose callers plan their whole
+    run (the pages' ``check_interval_size``), and a refusal must not depend on the batch size.
+    """
+    if metric.ndim != 2 or human.ndim != 2:
+        return
+    n_systems = metric.shape[-2]
+    seconds = sum(
+        estimated_spa_seconds(n_systems, matrix.shape[-1], 1, complete=not np.isnan(matrix).any(),
+                              n_permutations=n_permutations) for matrix in (metric, human))
+    if seconds > SPA_MAX_SECONDS:
+        raise ValueError(
+            f"soft-pairwise-accuracy on {n_systems:,} systems computes a permutation p-value for each of the "
+            f"{n_systems * (n_systems - 1) // 2:,} system pairs of both measures ({n_permutations:,} permutations; "
+            f"about {seconds:.0f} s here, more than {SPA_MAX_SECONDS:.0f} s is refused); use Kendall or "
+            "pairwise-accuracy, or a subset of the systems"
+        )
 
 
 class SwapDeltas:

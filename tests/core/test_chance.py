@@ -261,3 +261,41 @@ def test_summeval_input_level_chance_of_tie_calibrated_accuracy(data_dir):
                              coefficient="tie-calibrated-accuracy", n_resamples=200, rng=0)
     # Expert coherence is a mean of three 1-5 ratings: many ties per input, so chance is far from 0.5.
     assert 0.3 < result.estimate < 0.7 and result.low < result.observed
+
+
+# -- at the upload's 2,000-system limit (issue 23): bounded memory, seconds, or refused up front -------------
+BIG = """
+import numpy as np
+from metaeval_core.data.dataset import Dataset, Measure
+from metaeval_core.analyses.chance import chance_baselines
+rng = np.random.default_rng(0)
+n, m = 2000, 2
+ds = Dataset(id="big", systems=tuple(f"s{i}" for i in range(n)), inputs=tuple(f"d{j}" for j in range(m)),
+             measures={"human": Measure("human", "human", np.round(rng.random((n, m)), 3)),
+                       "metric": Measure("metric", "metric", rng.random((n, m)))})
+row = chance_baselines(ds, ["metric"], "human", level="system", coefficient="kendall", n_resamples=1000,
+                       rng=0).rows[0]
+result = {"estimate": row.estimate}
+"""
+
+
+@pytest.mark.slow
+def test_chance_at_the_system_limit_stays_bounded():
+    """2,000 systems x 2 inputs (a 78 KB CSV): 1,000 system-level Kendall permutations took 6.2 GB and 106 s
+    through an unchunked system-pair mask; under a 1.5 GB address-space cap they now finish, well under 1 GB."""
+    from tests.core.capped import run_capped
+
+    result = run_capped(BIG, cap=int(1.5 * 2**30), timeout=300)
+    assert abs(result["estimate"]) < 0.01  # a permuted metric's tau-b averages 0
+    assert result["peak_mb"] < 1000
+
+
+@pytest.mark.parametrize("level", ["system", "input", "global"])
+def test_tie_calibration_on_thousands_of_systems_is_refused_up_front(level):
+    rng = np.random.default_rng(0)
+    n, m = 2000, 2
+    ds = Dataset(id="big", systems=tuple(f"s{i}" for i in range(n)), inputs=("d0", "d1"),
+                 measures={"human": Measure("human", "human", np.round(rng.random((n, m)), 1)),
+                           "metric": Measure("metric", "metric", rng.random((n, m)))})
+    with pytest.raises(ValueError, match="tie-calibrated-accuracy at the .* level .*; use "):
+        chance_baselines(ds, ["metric"], "human", level=level, coefficient="tie-calibrated-accuracy", rng=0)

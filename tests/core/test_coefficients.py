@@ -147,3 +147,61 @@ def test_pearson_spearman_direct_names():
     assert pearson(x, 2 * x) == pytest.approx(1.0)
     assert spearman(x, x**3) == pytest.approx(1.0)
     assert kendall(x, -x) == pytest.approx(-1.0)
+
+
+# -- bounded kernels (issue 23) -------------------------------------------------------------------------------
+@pytest.mark.parametrize("n", [60, 150, 151, 400])
+def test_kendall_pair_kernel_and_scipy_route_agree_with_scipy(n):
+    """Both routes (pair kernel up to 150 points per slice, scipy's O(n log n) beyond), with missing points."""
+    from metaeval_core.stats.coefficients import kendall
+
+    rng = np.random.default_rng(n)
+    x = np.round(rng.random((7, n)), 1)
+    z = np.round(rng.random((7, n)), 1)
+    x[rng.random(x.shape) < 0.1] = np.nan
+    ours = kendall(x, z)
+    for k in range(7):
+        keep = ~np.isnan(x[k])
+        assert ours[k] == pytest.approx(stats.kendalltau(x[k, keep], z[k, keep]).statistic, abs=1e-12)
+
+
+def test_tied_pairs_counts_runs_of_equal_rows():
+    from metaeval_core.stats.coefficients import _tied_pairs
+
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 4, 300).astype(float)
+    z = rng.integers(0, 3, 300).astype(float)
+    x[:5] = [0.0, -0.0, 0.0, -0.0, 1.0]  # -0.0 == 0.0: tied, as scipy's tau-b counts them
+    z[:5] = 0.0
+    loop = sum(x[a] == x[b] and z[a] == z[b] for a in range(300) for b in range(a))
+    assert _tied_pairs(x, z) == loop
+    assert _tied_pairs(x) == sum(x[a] == x[b] for a in range(300) for b in range(a))
+    assert _tied_pairs(np.array([1.0])) == 0
+
+
+KERNELS_AT_THE_LIMIT = """
+import numpy as np
+from metaeval_core.stats.coefficients import kendall, pairwise_accuracy
+rng = np.random.default_rng(0)
+x = rng.random((1000, 2000))
+z = np.round(rng.random(2000), 2)
+result = {"tau": float(np.nanmean(kendall(x, z))), "accuracy": float(np.nanmean(pairwise_accuracy(x[:200], z)))}
+"""
+
+
+@pytest.mark.slow
+def test_kernels_on_thousands_of_points_stay_bounded():
+    """1,000 slices of 2,000 points: the pair mask for all slices at once was 2 GB (x3 with its temporaries)."""
+    from tests.core.capped import run_capped
+
+    result = run_capped(KERNELS_AT_THE_LIMIT, cap=int(1.5 * 2**30), timeout=300)
+    assert abs(result["tau"]) < 0.01 and abs(result["accuracy"] - 0.5) < 0.01
+    assert result["peak_mb"] < 1000
+
+
+def test_tie_calibration_refuses_slices_beyond_its_pair_limit():
+    from metaeval_core.stats.coefficients import TIE_CALIBRATED_MAX_POINTS, tie_calibrated_accuracy
+
+    x = np.arange(TIE_CALIBRATED_MAX_POINTS + 1, dtype=float)
+    with pytest.raises(ValueError, match="compares all .* pairs .*; use the input level"):
+        tie_calibrated_accuracy(x, x)

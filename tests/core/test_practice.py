@@ -591,3 +591,32 @@ def test_recommendation_needs_every_larger_design_to_meet_the_target():
                        if r["n_inputs"] >= rec.n_inputs and r["n_systems"] >= rec.n_systems)
     clear = recommend_design([_plan_row(10, 5, 0.5, 1.0), _plan_row(20, 5, 0.4, 1.0)], target_power=0.8)
     assert clear.reached and not clear.borderline and clear.n_inputs == 10
+
+
+# -- leave-one-system-out plans (issue 23) --------------------------------------------------------------------
+def _random_dataset(n_systems: int, n_inputs: int, seed: int = 0) -> Dataset:
+    rng = np.random.default_rng(seed)
+    return Dataset(id="random", systems=tuple(f"s{i}" for i in range(n_systems)),
+                   inputs=tuple(f"d{j}" for j in range(n_inputs)),
+                   measures={"human": Measure("human", "human", np.round(rng.random((n_systems, n_inputs)), 1)),
+                             "metric": Measure("metric", "metric", rng.random((n_systems, n_inputs)))})
+
+
+@pytest.mark.parametrize("level", ["input", "global"])
+def test_influence_is_the_same_in_any_chunk_of_removals(level, monkeypatch):
+    from metaeval_core.analyses.practice import influence
+
+    data = _random_dataset(9, 6)
+    whole = system_influence(data, "metric", "human", level=level)
+    monkeypatch.setattr(influence, "_STACK_BUDGET", 1)  # one removal at a time
+    np.testing.assert_array_equal(system_influence(data, "metric", "human", level=level).without, whole.without)
+
+
+def test_influence_refuses_runs_beyond_its_budget_up_front():
+    # 2,000 systems x 30 inputs: 2,000 input-level correlations on 1,999 x 30 cells each (1.2e8 values).
+    with pytest.raises(ValueError, match=r"recomputes 2,000 correlations .*; use the system level"):
+        system_influence(_random_dataset(2000, 30), "metric", "human", level="input")
+    with pytest.raises(ValueError, match="leave the intervals out"):
+        system_influence(_random_dataset(100, 100), "metric", "human", with_intervals=True, n_resamples=3000)
+    with pytest.raises(ValueError, match="system level .* on every leave-one-out set"):
+        system_influence(_random_dataset(500, 2), "metric", "human", coefficient="tie-calibrated-accuracy")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -262,3 +263,58 @@ def test_a_sparse_merged_human_measure_is_judged_on_its_own_cells():
         assert correlate(merged, metric, "human.new", level="system").estimate == pytest.approx(expected, abs=1e-12)
     kinds = {w.kind for w in validation_report(merged).warnings}
     assert {"sparse-human-measure", "unrated-systems"} <= kinds
+
+# -- limits on the merged result (issue 23) -------------------------------------------------------------------
+MERGE_AT_THE_LIMITS = """
+import numpy as np
+from metaeval_core.data.dataset import Dataset, Measure
+from metaeval_core.data.whatif import MergeError, describe_merge, merge_datasets
+
+def legal(n_systems, n_inputs, tag):
+    rng = np.random.default_rng(n_inputs)
+    return Dataset(id=tag, systems=tuple(f"s{i}" for i in range(n_systems)),
+                   inputs=tuple(f"{tag}{j}" for j in range(n_inputs)),
+                   measures={"human": Measure("human", "human", rng.random((n_systems, n_inputs))),
+                             "metric": Measure("metric", "metric", rng.random((n_systems, n_inputs)))})
+
+many_systems, many_inputs = legal(2000, 2, "a"), legal(2, 200_000, "b")
+result = {"refusals": []}
+for attempt in (describe_merge, merge_datasets):
+    try:
+        attempt(many_systems, many_inputs)
+    except MergeError as error:
+        result["refusals"].append(str(error))
+"""
+
+
+def test_merging_two_legal_files_beyond_the_cell_limit_is_refused_before_allocating():
+    """2,000 systems x 2 inputs and 2 systems x 200,000 inputs are each legal; their union is 2,000 x 200,002
+    cells per measure (3.2 GB each): the preview allocated it and died with MemoryError at 3.8 GB."""
+    from tests.core.capped import run_capped
+
+    result = run_capped(MERGE_AT_THE_LIMITS, cap=int(1.5 * 2**30))
+    refusals = result["refusals"]
+    assert len(refusals) == 2, refusals
+    assert "2,000 systems x 200,002 inputs x 2 measures = 800,008,000 score cells" in refusals[0]
+    assert "the limit is 40,000,000 (METAEVAL_MAX_UPLOAD_CELLS)" in refusals[0]
+    assert result["seconds"] < 5.0
+    assert result["peak_mb"] < 500
+
+
+def test_merge_limits_count_systems_measures_and_annotators():
+    from metaeval_core.data.upload.limits import UploadLimits
+    from metaeval_core.data.whatif import check_merge_size
+
+    base = make(["a", "b"], ["i1", "i2"], {"h": [[1, 2], [3, 4]]}, kinds={"h": "human"})
+    extra = make(["c", "d"], ["i3"], {"m": [[1], [2]]})
+    check_merge_size(base, extra, limits=UploadLimits(max_systems=4, max_cells=4 * 3 * 2, max_measures=2))
+    with pytest.raises(MergeError, match="4 systems; the limit is 3"):
+        check_merge_size(base, extra, limits=UploadLimits(max_systems=3))
+    with pytest.raises(MergeError, match="2 measures; the limit is 1"):
+        check_merge_size(base, extra, limits=UploadLimits(max_measures=1))
+    with pytest.raises(MergeError, match="4 systems x 3 inputs x 2 measures = 24 score cells"):
+        check_merge_size(base, extra, limits=UploadLimits(max_cells=23))
+    rated = dataclasses.replace(base, measures={"h": Measure.from_annotators(
+        "h", "human", np.array([[[1.0, 2.0], [3.0, 4.0]]] * 3))})
+    with pytest.raises(MergeError, match="= 60 score cells"):  # 4 x 3 x (the mean + 3 annotators + the metric)
+        check_merge_size(rated, extra, limits=UploadLimits(max_cells=59))

@@ -361,3 +361,15 @@ def test_preview_states_each_new_measures_role_and_flags_a_typo_system(store_env
     assert "New measure 'quality' is a metric: it is not named as a human measure" in infos, infos
     warnings = " ".join(w.value for w in at.warning).replace("\\", "")
     assert "new system 'S0l' looks like the existing 'S01'" in warnings, warnings
+
+def test_a_merge_beyond_the_upload_limits_is_refused_before_the_preview(store_env, monkeypatch):
+    """The merged result counts against the upload limits (issue 23): refused with the reason, no preview, no
+    merge button, before any union array is built."""
+    monkeypatch.setenv("METAEVAL_MAX_UPLOAD_CELLS", "1000")  # the 48-cell file is legal, the merged demo is not
+    at = new_app().run()
+    goto(at, "pages/whatif.py")
+    upload_extra(at, judgments_csv())
+    assert not at.exception
+    errors = [e.value for e in at.error]
+    assert any("cannot be merged" in e and "METAEVAL\\_MAX\\_UPLOAD\\_CELLS" in e for e in errors), errors
+    assert not [b for b in at.button if b.key == "whatif_merge"]

@@ -20,7 +20,9 @@ from metaeval_core._checks import (
     check_dataset,
     check_int,
 )
-from metaeval_core.stats.coefficients import Coefficient, coefficient_function, validate_coefficient, require_point_coefficient
+from metaeval_core.stats.coefficients import (
+    Coefficient, check_resampling_size, coefficient_function, require_point_coefficient, validate_coefficient,
+)
 from metaeval_core.stats.correlation import Level, correlate_matrices, correlation_inputs, nanmean_last, validate_level
 from metaeval_core.data.dataset import Dataset, Pool, POOLS
 from metaeval_core.stats.resampling import BOOTSTRAP_METHODS, confidence_interval
@@ -120,7 +122,40 @@ def _influence_iv(dataset, metric, human, level, coefficient, pool, systems, thr
     if subset.n_systems < 3:
         raise ValueError(f"systems must leave at least 3 systems (2 after a removal); got {subset.n_systems}")
     x, z = correlation_inputs(subset, metric, human, level=level, pool=pool)
+    _check_plan(x.shape[0], z.shape[1], level, coefficient, with_intervals, method, n_resamples)
     return subset, x, z, float(threshold), confidence_level, n_resamples, rng
+
+
+# Leave-one-out stacks (rows, N - 1, M) built at once: ~32 MB of float64 whatever N and M.
+_STACK_BUDGET = 4_000_000
+# Values the N leave-one-out correlations recompute in all (N x (N - 1) system means, or N x (N - 1) x M cells
+# at the input and global levels), and, with intervals, resampled cells over the N + 1 intervals: beyond these a
+# run takes minutes here (benchmarks/bench_hostile.py).
+MAX_INFLUENCE_VALUES = 100_000_000
+MAX_INFLUENCE_RESAMPLED_CELLS = 2_000_000_000
+
+
+def _check_plan(n: int, m: int, level: str, coefficient: str, with_intervals: bool, method: str,
+                n_resamples: int) -> None:
+    """Refuse up front, with the reason and what to change, a leave-one-out run that would take minutes."""
+    # N leave-one-out sets cost what N resamples of N - 1 systems cost (tie calibration's search above all).
+    check_resampling_size(coefficient, level, (n - 1, m), n, unit="leave-one-out set")
+    values = n * (n - 1) * (1 if level == "system" else m)
+    if values > MAX_INFLUENCE_VALUES:
+        raise ValueError(
+            f"leave-one-system-out influence at the {level} level recomputes {n:,} correlations on {n - 1:,} "
+            f"systems x {m:,} inputs ({values:,} values in all; more than {MAX_INFLUENCE_VALUES:,} takes minutes "
+            "here); use the system level or a subset of the systems"
+        )
+    if with_intervals and method != "fisher":
+        cells = (n + 1) * n_resamples * n * m
+        if cells > MAX_INFLUENCE_RESAMPLED_CELLS:
+            raise ValueError(
+                f"with intervals, leave-one-system-out influence draws {n + 1:,} {method} intervals of "
+                f"{n_resamples:,} resamples over {n:,} systems x {m:,} inputs ({cells:,} resampled cells; more "
+                f"than {MAX_INFLUENCE_RESAMPLED_CELLS:,} takes minutes here); leave the intervals out, use fewer "
+                "resamples or Fisher intervals, or a subset of the systems"
+            )
 
 
 def system_influence(
@@ -191,7 +226,13 @@ def system_influence(
         xm, zm = nanmean_last(x), nanmean_last(z)
         without = coefficient_function(coefficient)(xm[keep], zm[keep])
     else:
-        without = correlate_matrices(x[keep], z[keep], level=level, coefficient=coefficient).estimate
+        # In chunks of removals: all N stacks at once are N x (N - 1) x M values (GBs at 2,000 systems).
+        without = np.empty(n)
+        step = max(1, _STACK_BUDGET // max(1, (n - 1) * max(x.shape[1], 1)))
+        for start in range(0, n, step):
+            rows = keep[start:start + step]
+            without[start:start + step] = correlate_matrices(x[rows], z[rows], level=level,
+                                                             coefficient=coefficient).estimate
     without = np.asarray(without, dtype=np.float64)
     change = without - full
     low = high = math.nan

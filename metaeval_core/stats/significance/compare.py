@@ -128,7 +128,7 @@ def _compare_metrics_iv(x, y, human, level, coefficient, method, alternative, n_
     if method == "williams":
         require_correlation(coefficient, "method 'williams'")
     else:
-        check_resampling_size(coefficient, level, human.size)
+        check_resampling_size(coefficient, level, human.shape[-2:], n_resamples)
     if method_problem(method, level, coefficient):
         raise ValueError(method_problem(method, level, coefficient))
     if not (isinstance(names, tuple) and len(names) == 2 and all(isinstance(v, str) for v in names)):

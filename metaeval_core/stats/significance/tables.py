@@ -249,7 +249,7 @@ def compare_all_pairs(
     if first_shape[0] != z.shape[0] or (level != "system" and first_shape[1] != z.shape[1]):
         raise ValueError(f"metric matrices {first_shape} do not match human {human!r} of shape {z.shape}")
     if method != "williams":
-        check_resampling_size(coefficient, level, z.size)
+        check_resampling_size(coefficient, level, z.shape[-2:], n_resamples)
     k = len(metrics)
     pairs = list(itertools.combinations(range(k), 2))
     estimates = np.array([
