@@ -297,7 +297,6 @@ def test_merging_two_legal_files_beyond_the_cell_limit_is_refused_before_allocat
     assert len(refusals) == 2, refusals
     assert "2,000 systems x 200,002 inputs x 2 measures = 800,008,000 score cells" in refusals[0]
     assert "the limit is 40,000,000 (METAEVAL_MAX_UPLOAD_CELLS)" in refusals[0]
-    assert result["seconds"] < 5.0
     assert result["peak_mb"] < 500
 
 
