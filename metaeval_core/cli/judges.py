@@ -13,7 +13,8 @@ import argparse
 import math
 from typing import Any, Callable
 
-from metaeval_core.judges._kernel import INVALID_CONVENTIONS, TIE_CONVENTIONS
+from metaeval_core.judges._kernel import INVALID_CONVENTIONS, ORDER_MODES, STATISTICS, TIE_CONVENTIONS
+from metaeval_core.judges.systems import RANKING_METHODS
 
 #: The figures of one record, in table order: (key, statistic, order).
 _FIGURES: tuple[tuple[str, str, str], ...] = (
@@ -85,44 +86,59 @@ def judge_records(data, *, reference: str = "auto", ties: str = "three-class", i
     return records
 
 
-def _cell(record: dict, key: str) -> str:
-    """'83 [76,90]': the value and its interval, x 100, or '-' when undefined."""
-    value, low, high = record.get(key), record.get(f"{key}_low"), record.get(f"{key}_high")
-
+def _fmt(value: Any, low: Any = None, high: Any = None, *, interval: bool = True) -> str:
+    """'83 [76,90]': a share x 100 and its interval; '83' without one; '-' when undefined."""
     def pct(v: Any) -> str:
         return "?" if v is None or not math.isfinite(v) else f"{100 * v:.0f}"
 
     if value is None or not math.isfinite(value):
         return "-"
-    return f"{pct(value)} [{pct(low)},{pct(high)}]"
+    return f"{pct(value)} [{pct(low)},{pct(high)}]" if interval else pct(value)
 
 
-def cmd_judges(args: argparse.Namespace) -> None:
+def _cell(record: dict, key: str) -> str:
+    """:func:`_fmt` of ``record[key]`` with ``record[key_low]`` and ``record[key_high]``."""
+    return _fmt(record.get(key), record.get(f"{key}_low"), record.get(f"{key}_high"))
+
+
+def _pair_sets(args: argparse.Namespace, data) -> list[str]:
     cli = _cli()
-    data = _load(args)
-    pair_sets = None
-    if args.pair_sets:
-        pair_sets = cli.split_list(args.pair_sets, "pair-sets")
-        unknown = [p for p in pair_sets if p not in data.pair_sets]
-        if unknown:
-            raise cli.CLIError(f"--pair-sets: {data.id!r} has no pair set {unknown[0]!r}; pair sets: "
-                               f"{', '.join(data.pair_sets)}")
+    if not args.pair_sets:
+        return list(data.pair_sets)
+    pair_sets = cli.split_list(args.pair_sets, "pair-sets")
+    unknown = [p for p in pair_sets if p not in data.pair_sets]
+    if unknown:
+        raise cli.CLIError(f"--pair-sets: {data.id!r} has no pair set {unknown[0]!r}; pair sets: "
+                           f"{', '.join(data.pair_sets)}")
+    return pair_sets
+
+
+def _say(*lines: str) -> None:
+    import textwrap
+
+    width = max(40, _cli().terminal_width() - 1)
+    for line in lines:
+        print(textwrap.fill(line, width=width))
+
+
+def _interval_note(args: argparse.Namespace, extra: str = "") -> str:
+    return (f"values x 100 with {args.confidence_level:.0%} percentile-bootstrap intervals over items "
+            f"({args.n_resamples} resamples, seed {args.seed}){extra}; '-': undefined")
+
+
+def _view_table(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
+    cli = _cli()
     records = judge_records(data, reference=args.reference, ties=args.ties, invalid=args.invalid,
                             pair_sets=pair_sets, confidence_level=args.confidence_level,
                             n_resamples=args.n_resamples, seed=args.seed)
     if args.json:
         cli.emit(args, records)
         return
-    import textwrap
-
-    width = max(40, cli.terminal_width() - 1)
-    level = f"{args.confidence_level:.0%}"
-    print(textwrap.fill(f"{data.id}: judges against {records[0]['reference'] if records else 'the reference'}; "
-                        f"ties: {args.ties}; invalid verdicts: {args.invalid}", width=width))
-    print(textwrap.fill(f"values x 100 with {level} percentile-bootstrap intervals over items ({args.n_resamples} "
-                        f"resamples, seed {args.seed}); both: right in both orders; consistent: the same verdict in "
-                        "both orders; '-': undefined (e.g. one order only)", width=width))
-    for name in pair_sets or data.pair_sets:
+    _say(f"{data.id}: judges against {records[0]['reference'] if records else 'the reference'}; ties: {args.ties}; "
+         f"invalid verdicts: {args.invalid}",
+         _interval_note(args, "; both: right in both orders; consistent: the same verdict in both orders") +
+         " (e.g. one order only)")
+    for name in pair_sets:
         rows = [r for r in records if r["pair_set"] == name]
         if not rows:
             continue
@@ -131,6 +147,154 @@ def cmd_judges(args: argparse.Namespace) -> None:
                   "swapped": _cell(r, "accuracy_swapped"), "both": _cell(r, "accuracy_both"),
                   "consistent": _cell(r, "consistency"), "kappa": _cell(r, "kappa")} for r in rows]
         cli.print_table(table, ["judge", "n", "original", "swapped", "both", "consistent", "kappa"])
+
+
+def _view_leaderboard(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
+    from metaeval_core.judges import judge_leaderboard
+
+    cli = _cli()
+    records, boards = [], []
+    for name in pair_sets:
+        part = data.select_pair_set(name)
+        if not part.judges_of():
+            continue
+        board = judge_leaderboard(part, statistic=args.statistic, reference=args.reference, order=args.order,
+                                  ties=args.ties, invalid=args.invalid, confidence_level=args.confidence_level,
+                                  n_resamples=args.n_resamples, rng=args.seed)
+        boards.append((name, board))
+        records += [{"dataset": data.id, "pair_set": name, **r} for r in board.to_records()]
+    if args.json:
+        cli.emit(args, records)
+        return
+    if boards:
+        board = boards[0][1]
+        _say(f"{data.id}: {args.statistic} against {board.reference}, order {args.order}; ties: {board.ties}; "
+             f"invalid verdicts: {board.invalid}",
+             _interval_note(args, f"; cluster: judges no {board.correction}-corrected paired permutation test "
+                                  f"separates at {board.alpha:g} share a rank; chance: verdicts permuted over items"))
+    for name, board in boards:
+        print(f"\n{name}")
+        table = [{"name": r.name, "kind": r.kind, "value": _fmt(r.estimate, r.low, r.high), "n": r.n_items,
+                  "cluster": r.cluster, "chance": _fmt(r.chance_mean, r.chance_low, r.chance_high),
+                  "p(chance)": None if not math.isfinite(r.chance_pvalue) else f"{r.chance_pvalue:.3f}"}
+                 for r in board.rows]
+        cli.print_table(table, ["name", "kind", "value", "n", "cluster", "chance", "p(chance)"])
+
+
+def _view_bias(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
+    from metaeval_core.judges import length_preference, positional_bias
+
+    cli = _cli()
+    records = []
+    for name in pair_sets:
+        part = data.select_pair_set(name)
+        judges = part.judges_of()
+        if not judges:
+            continue
+        options = dict(judges=judges, confidence_level=args.confidence_level, n_resamples=args.n_resamples,
+                       rng=args.seed)
+        position = positional_bias(part, invalid=args.invalid, **options)
+        length = (length_preference(part, reference=args.reference, order="average", **options)
+                  if part.has_texts else [None] * len(judges))
+        for p, l in zip(position, length):
+            record = {"dataset": data.id, "pair_set": name, **p.to_dict()}
+            if l is not None:
+                record.update({k: v for k, v in l.to_dict().items() if k not in ("judge", "confidence_level",
+                                                                                 "n_resamples")})
+            records.append(record)
+    if args.json:
+        cli.emit(args, records)
+        return
+    _say(f"{data.id}: position and length biases; invalid verdicts: {args.invalid}",
+         _interval_note(args, "; consistent: the same verdict in both orders; first: share of winners shown first "
+                              "(50 = none); longer: share of winners that are the longer output (words), the "
+                              "judge's (both orders) and the reference's on the same items, and their gap"))
+    for name in pair_sets:
+        rows = [r for r in records if r["pair_set"] == name]
+        if not rows:
+            continue
+        print(f"\n{name}")
+        table = [{"judge": r["judge"], "consistent": _cell(r, "consistency"), "first": _cell(r, "first_position"),
+                  "longer": _cell(r, "judge_longer"), "people": _cell(r, "reference_longer"),
+                  "gap": _cell(r, "difference")} for r in rows]
+        cli.print_table(table, ["judge", "consistent", "first", "longer", "people", "gap"])
+
+
+def _view_systems(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
+    from metaeval_core.judges import close_pair_agreement, ranking_agreement, system_ranking
+
+    cli = _cli()
+    if len(data.systems) < 2:
+        raise cli.CLIError(f"--view systems: dataset {data.id!r} does not name the systems behind its outputs")
+    options = dict(confidence_level=args.confidence_level, n_resamples=args.n_resamples, rng=args.seed)
+    method = args.ranking
+    people = system_ranking(data, args.reference, method=method, **options)
+    judges = list(data.judges_of())
+    tau = ranking_agreement(data, judges=judges, reference=args.reference, method=method, **options)
+    pearson = ranking_agreement(data, judges=judges, reference=args.reference, method=method,
+                                coefficient="pearson", **options)
+    close = close_pair_agreement(data, judges=judges, reference=args.reference, delta=args.delta, **options)
+    records = [{"dataset": data.id, "judge": t.judge, "reference": t.reference, "method": method,
+                "kendall": t.estimate, "kendall_low": t.low, "kendall_high": t.high, "pearson": p.estimate,
+                "pearson_low": p.low, "pearson_high": p.high, "close_pairs": c.estimate, "close_pairs_low": c.low,
+                "close_pairs_high": c.high, "n_close": c.n_close, "delta": c.delta, "all_pairs": c.all_pairs,
+                "n_pairs": c.n_pairs, "n_systems": t.n_systems}
+               for t, p, c in zip(tau, pearson, close)]
+    if args.json:
+        cli.emit(args, {"reference_ranking": people.to_records(), "judges": records})
+        return
+    _say(f"{data.id}: systems ranked by {method} from the verdicts of the {people.rater}"
+         + ("" if method == "win-rate" else f" (Davidson's tie parameter nu = {people.nu:.3f})"),
+         _interval_note(args, f"; scores x 100 for win rates; close pairs: the people's head-to-head win rate within "
+                              f"{args.delta:g} of 50%"))
+    cli.print_table([{"rank": r["rank"], "system": r["system"], "score": _fmt(r["score"], r["low"], r["high"])
+                      if method == "win-rate" else f"{r['score']:.3f} [{r['low']:.2f},{r['high']:.2f}]",
+                      "wins": r["wins"], "losses": r["losses"], "ties": r["ties"]} for r in people.to_records()],
+                    ["rank", "system", "score", "wins", "losses", "ties"])
+    print()
+    cli.print_table([{"judge": r["judge"], "kendall": _cell(r, "kendall"), "pearson": _cell(r, "pearson"),
+                      "close pairs": _cell(r, "close_pairs") + f" of {r['n_close']}",
+                      "all pairs": _fmt(r["all_pairs"], interval=False)} for r in records],
+                    ["judge", "kendall", "pearson", "close pairs", "all pairs"])
+
+
+def _view_scores(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
+    from metaeval_core.judges import score_accuracy, scoring_judges
+
+    cli = _cli()
+    records = []
+    for name in pair_sets:
+        part = data.select_pair_set(name)
+        judges = [j for j in scoring_judges(part) if j in part.judges_of() or data.rater(j).kind == "judge"]
+        if not judges:
+            continue
+        for row in score_accuracy(part, judges=judges, reference=args.reference, confidence_level=args.confidence_level,
+                                  n_resamples=args.n_resamples, rng=args.seed):
+            records.append({"dataset": data.id, "pair_set": name, **row.to_dict()})
+    if not records:
+        raise cli.CLIError(f"--view scores: no judge of {data.id!r} scores the outputs (scores as verdicts need "
+                           "score_a and score_b)")
+    if args.json:
+        cli.emit(args, records)
+        return
+    _say(f"{data.id}: judges' scores read as verdicts (A when score_a - score_b > epsilon), against "
+         f"{records[0]['reference']}",
+         _interval_note(args, "; tie-calibrated: epsilon chosen to maximise the accuracy (re-chosen in every "
+                              "resample); at 0: only equal scores tie"))
+    cli.print_table([{"pair set": r["pair_set"], "judge": r["judge"],
+                      "tie-calibrated": _fmt(r["estimate"], r["low"], r["high"]), "epsilon": r["epsilon"],
+                      "at 0": _fmt(r["accuracy_at_zero"], interval=False), "n": r["n_items"],
+                      "equal": r["n_equal"], "unscored": r["n_unscored"]} for r in records],
+                    ["pair set", "judge", "tie-calibrated", "epsilon", "at 0", "n", "equal", "unscored"])
+
+
+_VIEWS = {"table": _view_table, "leaderboard": _view_leaderboard, "bias": _view_bias, "systems": _view_systems,
+          "scores": _view_scores}
+
+
+def cmd_judges(args: argparse.Namespace) -> None:
+    data = _load(args)
+    _VIEWS[args.view](args, data, _pair_sets(args, data))
 
 
 def describe_pairwise(data) -> dict:
@@ -189,5 +353,17 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
                    help="a tie is a third class (default), or items with a reference tie / any tie are left out")
     p.add_argument("--invalid", choices=INVALID_CONVENTIONS, default="wrong",
                    help="an invalid verdict counts as wrong (default), its item is left out, or it reads as a tie")
+    p.add_argument("--view", choices=tuple(_VIEWS), default="table",
+                   help="table (default): accuracy per order and in both, consistency, kappa; leaderboard: the chosen "
+                        "--statistic with clusters, chance level and the human ceiling; bias: position and length; "
+                        "systems: rankings from verdicts, judge vs people (needs system ids); scores: judges' scores "
+                        "as verdicts (tie-calibrated accuracy)")
+    p.add_argument("--statistic", choices=STATISTICS, default="accuracy", help="for --view leaderboard")
+    p.add_argument("--order", choices=ORDER_MODES, default="original",
+                   help="for --view leaderboard: original, swapped, average (of both orders) or both (right in both)")
+    p.add_argument("--ranking", choices=RANKING_METHODS, default="win-rate",
+                   help="for --view systems: win rates or Bradley-Terry with ties (Davidson)")
+    p.add_argument("--delta", type=float, default=0.1,
+                   help="for --view systems: a close pair's people win rate lies within this of 0.5 (default 0.1)")
     p.add_argument("--confidence-level", type=float, default=0.95)
     cli.add_resampling_args(p)

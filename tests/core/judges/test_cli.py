@@ -62,3 +62,52 @@ def test_pairwise_datasets_are_listed_with_their_kind_and_refused_as_score_data(
     assert code == 2 and "score matrices" in err and len(err.splitlines()) == 1
     code, out, err = run(capsys, "correlate", "--dataset", "pandalm", "--metrics", "x", "--human", "y")
     assert code == 2 and ("pairwise verdicts" in err or "not available" in err)
+
+
+@pytest.fixture
+def verdict_file(tmp_path):
+    from dataclasses import replace
+
+    import numpy as np
+
+    from metaeval_core.judges import pairwise_to_long_frame
+    from tests.core.judges.helpers import random_data
+
+    data = random_data(71, n=60, n_humans=3, n_judges=3)
+    scores = np.full((data.n_items, data.n_raters, 2), np.nan)
+    scores[:, 3, :] = np.random.default_rng(1).integers(0, 10, size=(data.n_items, 2))
+    path = tmp_path / "verdicts.csv"
+    pairwise_to_long_frame(replace(data, scores=scores)).to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize("view", ["table", "leaderboard", "bias", "systems", "scores"])
+def test_every_view_prints_a_fitting_table_and_json(capsys, monkeypatch, verdict_file, view):
+    monkeypatch.setenv("COLUMNS", "100")
+    code, out, err = run(capsys, "judges", "--dataset", str(verdict_file), "--view", view, "--n-resamples", "50")
+    assert code == 0, err
+    assert max(len(line) for line in out.splitlines()) <= 100, out
+    code, out, err = run(capsys, "judges", "--dataset", str(verdict_file), "--view", view, "--n-resamples", "50",
+                         "--json")
+    assert code == 0, err
+    payload = json.loads(out)
+    assert payload
+
+
+def test_leaderboard_view_has_judges_annotators_and_the_ceiling(capsys, verdict_file):
+    code, out, _ = run(capsys, "judges", "--dataset", str(verdict_file), "--view", "leaderboard", "--json",
+                       "--n-resamples", "50", "--statistic", "kappa", "--order", "average")
+    records = json.loads(out)
+    assert [r["kind"] for r in records] == ["judge"] * 3 + ["annotator"] * 3 + ["human-ceiling"]
+    assert {r["statistic"] for r in records} == {"kappa"} and records[0]["order"] == "average"
+
+
+def test_views_that_need_what_a_dataset_lacks_say_so(capsys, tmp_path):
+    path = tmp_path / "v.csv"
+    path.write_text("item,system_a,system_b,rater,verdict\ni1,,,human,A\ni1,,,j,B\ni2,,,human,B\ni2,,,j,B\n")
+    code, _, err = run(capsys, "judges", "--dataset", str(path), "--view", "systems")
+    assert code == 2 and "does not name the systems" in err
+    code, _, err = run(capsys, "judges", "--dataset", str(path), "--view", "scores")
+    assert code == 2 and "scores the outputs" in err
+    code, _, err = run(capsys, "judges", "--dataset", str(path), "--pair-sets", "nope")
+    assert code == 2 and "no pair set 'nope'" in err
