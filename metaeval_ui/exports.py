@@ -37,7 +37,7 @@ import streamlit as st
 from metaeval_core.data.dataset import Dataset
 from metaeval_core.report import Html, Text, provenance, render_html_report
 
-from metaeval_ui import state
+from metaeval_ui import data, state
 
 _COLLECTOR = "_export_collector"
 _SNAPSHOT = "_export_snapshot"  # the last report's inputs (for tests and debugging)
@@ -344,7 +344,23 @@ def report_html(snap: dict) -> str:
     prov = provenance(dataset, snap["params"], url=snap["url"], page=page) if dataset is not None else {
         "page": page, "url": snap["url"], "parameters": snap["params"]}
     return render_html_report(title, sections, prov, plotlyjs=_plotlyjs() if has_figure else None,
-                              subtitle="Open the URL below to reproduce this view in the dashboard.")
+                              subtitle=reproduce_note(dataset.id if dataset is not None else ""))
+
+
+def reproduce_note(dataset_id: str) -> str:
+    """What the report's URL reproduces, for the kind of dataset it names: a built-in dataset anywhere; a modified,
+    stored or uploaded one only where its data are (the URL holds the choices, not the scores)."""
+    if dataset_id.startswith("whatif:"):
+        return ("This view is of a MODIFIED dataset (What if…). The URL below reopens it only on the machine that "
+                "autosaved it, while its draft exists; anywhere else it opens the original dataset's numbers. To "
+                "share it, download the modified dataset (What if…, section 4) and send the file with this report.")
+    if dataset_id.startswith("user:"):
+        return ("This view is of a dataset in the local store of the machine that made this report: the URL below "
+                "reproduces it only there (or where the same stored file is placed).")
+    if dataset_id.startswith(data.UPLOAD_PREFIX):
+        return ("This view is of an uploaded file: the URL below reproduces it only after the same file (same "
+                "content, see the version below) is uploaded again.")
+    return "Open the URL below to reproduce this view in the dashboard."
 
 
 def report_button(container: Any = None) -> None:

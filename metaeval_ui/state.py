@@ -34,6 +34,7 @@ class Field:
 
 FIELDS: dict[str, Field] = {
     "dataset": Field("dataset", "str"),
+    "draft": Field("draft", "str"),  # the autosaved what-if draft the 'whatif:...' dataset is rebuilt from
     "human": Field("human", "str"),
     "metrics": Field("metric", "list"),
     "level": Field("level", "str", "system"),

@@ -11,6 +11,9 @@
 
 from __future__ import annotations
 
+import json
+import secrets
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -44,6 +47,8 @@ class WhatIf:
     excluded_inputs: tuple[str, ...] = ()
     steps: list[str] = field(default_factory=list)
     saved_as: str | None = None  # store key, when saved since the last change
+    token: str = field(default_factory=lambda: secrets.token_hex(6))  # its autosaved draft (URL parameter 'draft')
+    restored: bool = False  # rebuilt from its draft after a reload or from a link
     base: Dataset | None = None  # the unmodified dataset: its data check is what the changes are compared with
     _dataset: Dataset | None = None
 
@@ -90,7 +95,89 @@ def start_whatif(base_id: str, base: Dataset) -> WhatIf:
 
 
 def discard_whatif() -> None:
-    st.session_state.pop(_WHATIF, None)
+    found = st.session_state.pop(_WHATIF, None)
+    if isinstance(found, WhatIf):
+        delete_draft(found.token)
+    state.put("draft", None)
+
+
+# -- autosaved drafts: a reload, or a link on this machine, reopens the unsaved modified dataset ------------------
+DRAFT_MAX_AGE = 14 * 24 * 3600.0  # seconds an untouched draft is kept
+
+
+def _drafts() -> DatasetStore:
+    return DatasetStore(default_store_dir() / "drafts")  # a folder of its own: never listed as stored datasets
+
+
+def autosave(found: WhatIf) -> None:
+    """Save the modified dataset as a draft (its ``full`` data, exclusions and steps) and put its token in the
+    URL, so a reload or a link opened on this machine rebuilds it (:func:`restore_draft`)."""
+    drafts = _drafts()
+    key = f"draft-{found.token}"
+    try:
+        drafts.save(found.full, f"what-if draft {found.token}", key=key, overwrite=True)
+        meta = {"base_id": found.base_id, "base_title": found.base_title, "base_version": found.base_version,
+                "excluded_systems": list(found.excluded_systems), "excluded_inputs": list(found.excluded_inputs),
+                "steps": list(found.steps), "saved_as": found.saved_as}
+        (drafts.root / f"{key}.json").write_text(json.dumps(meta), encoding="utf-8")
+        _prune_drafts(drafts.root)
+    except (OSError, DatasetError) as error:
+        message("warning", f"The modified dataset could not be autosaved ({error}): a reload would lose it. Save "
+                           "it to the store (What if…, section 4) to keep it.")
+        return
+    state.put("draft", found.token)
+
+
+def _prune_drafts(root: Path) -> None:
+    now = time.time()
+    for path in [*root.glob("draft-*.npz"), *root.glob("draft-*.json")]:
+        try:
+            if now - path.stat().st_mtime > DRAFT_MAX_AGE:
+                path.unlink()
+        except OSError:
+            continue
+
+
+def delete_draft(token: str) -> None:
+    root = _drafts().root
+    for suffix in (".npz", ".json"):
+        try:
+            (root / f"draft-{token}{suffix}").unlink(missing_ok=True)
+        except OSError:
+            pass
+
+
+def restore_draft(wanted: str | None, token: str | None) -> bool:
+    """Rebuild the session's modified dataset from its autosaved draft when the URL asks for ``whatif:...`` with a
+    ``draft`` token and the session has none (a reload, or a link opened on this machine); True when restored."""
+    if not is_whatif(wanted) or not token or whatif() is not None:
+        return False
+    drafts = _drafts()
+    key = f"draft-{token}"
+    try:
+        meta = json.loads((drafts.root / f"{key}.json").read_text(encoding="utf-8"))
+        full = drafts.load(key)
+    except (OSError, ValueError, DatasetError):
+        return False
+    if WHATIF_PREFIX + str(meta.get("base_id")) != wanted:
+        return False
+    base = None
+    try:
+        base = data.load_registered(str(meta["base_id"]), data.data_dir_key())
+    except Exception:  # noqa: BLE001 - an upload or stored base: the data check then lists every warning
+        base = None
+    found = WhatIf(base_id=str(meta["base_id"]), base_title=str(meta.get("base_title", meta["base_id"])),
+                   base_version=str(meta.get("base_version", "")), full=with_identity(full, wanted),
+                   steps=[str(s) for s in meta.get("steps", [])], saved_as=meta.get("saved_as"), token=token,
+                   restored=True, base=base if base is not None and base.version == meta.get("base_version")
+                   else None)
+    try:
+        found.update(excluded_systems=meta.get("excluded_systems", ()), excluded_inputs=meta.get("excluded_inputs", ()))
+    except DatasetError:
+        return False
+    found.saved_as = meta.get("saved_as")
+    st.session_state[_WHATIF] = found
+    return True
 
 
 def is_whatif(choice_id: str | None) -> bool:
@@ -202,11 +289,25 @@ def missing_note(wanted: str | None, choices) -> str | None:
     if not wanted or wanted in choices:
         return None
     if is_whatif(wanted):
-        return (f"The link refers to a modified dataset ({wanted}) that existed only in its own session: "
-                "rebuild it on the What if… page, or save it to the store to share it on this machine.")
+        return (f"The link refers to a modified dataset ({wanted}) whose autosaved draft is not on this machine (it "
+                "existed only in its own session): the numbers below are the ORIGINAL dataset's, not the modified "
+                "ones. Rebuild it on the What if… page, or ask for its downloaded CSV and upload that.")
     if wanted.startswith(USER_PREFIX):
-        return f"The link refers to a stored dataset ({wanted}) that is not in this machine's store."
+        return (f"The link refers to a stored dataset ({wanted}) that is not in this machine's store: the numbers "
+                "below are another dataset's.")
     return None
+
+
+def renamed(wanted: str | None, choices) -> str | None:
+    """The picker id a link's stored dataset has now, when it was renamed since (None otherwise)."""
+    if not wanted or wanted in choices or not str(wanted).startswith(USER_PREFIX):
+        return None
+    try:
+        key = store().current_key(wanted[len(USER_PREFIX):])
+    except (OSError, DatasetError):
+        return None
+    now = USER_PREFIX + key if key else None
+    return now if now in choices else None
 
 
 # -- the banner ------------------------------------------------------------------------------------------
@@ -234,7 +335,10 @@ def banner(dataset: Dataset) -> None:
         return
     show_messages()
     steps = "; ".join(found.steps[-3:]) + (" …" if len(found.steps) > 3 else "")
-    saved = f" Saved as stored dataset '{found.saved_as}'." if found.saved_as else " Not saved."
+    saved = f" Saved as stored dataset '{found.saved_as}'." if found.saved_as else (
+        " Not saved: autosaved as a draft on this machine, so a reload keeps it.")
+    if found.restored:
+        saved += " Restored from its autosaved draft."
     st.warning(escape_markdown(f"A modified dataset is active: {found.base_title} with {len(found.steps)} "
                                f"change(s) ({steps}), now {dataset.n_systems} systems and {dataset.n_inputs} inputs "
                                f"({dataset.n_judged} judged).{saved} Every page computes on it."),

@@ -50,6 +50,7 @@ def apply(make_full=None, *, excluded_systems=None, excluded_inputs=None, step: 
         userdata.message("error", f"Not applied: {message_of(error)}")
         return False
     ss[userdata._WHATIF] = target
+    userdata.autosave(target)  # a reload (or a link on this machine) reopens it
     state.put("dataset", target.id)
     bump()
     userdata.message("success", f"Applied: {step}. Every page now computes on the modified dataset.")

@@ -475,7 +475,43 @@ class DatasetStore:
             raise StoreError(f"stored dataset {key!r} was renamed or deleted meanwhile; nothing changed") from None
         claimed.unlink(missing_ok=True)
         _fsync_dir(self.root)
+        self._record_alias(key, entry.key)
         return entry
+
+    # -- aliases: links written with an entry's old key keep working after a rename -------------------------
+    _ALIASES = ".aliases.json"  # hidden, like the lock: not an entry
+
+    def _aliases(self) -> dict[str, str]:
+        try:
+            raw = json.loads((self.root / self._ALIASES).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return {str(k): str(v) for k, v in raw.items()} if isinstance(raw, dict) else {}
+
+    def _record_alias(self, old: str, new: str) -> None:
+        """Remember that ``old`` was renamed to ``new`` (earlier keys of the entry follow it too)."""
+        aliases = {k: (new if v == old else v) for k, v in self._aliases().items() if k != new}
+        aliases[old] = new
+        try:
+            _atomic_write(self.root / self._ALIASES, json.dumps(aliases, sort_keys=True).encode("utf-8"))
+        except OSError:
+            pass  # an alias is a convenience: the rename itself has succeeded
+
+    def current_key(self, key: str) -> str | None:
+        """The key an entry has now: ``key`` when it exists, else the key it was renamed to (following later
+        renames), else None (deleted, or never stored)."""
+        seen = set()
+        while key not in seen:
+            seen.add(key)
+            try:
+                if os.path.lexists(self._path(key)):
+                    return key
+            except StoreError:
+                return None
+            key = self._aliases().get(key, "")
+            if not key:
+                return None
+        return None
 
     def delete(self, key: str) -> None:
         path = self._path(key)

@@ -151,14 +151,21 @@ def dataset_picker() -> tuple[Dataset, data.DatasetKey] | None:
     uploads = _uploads()
     for key, ds in uploads.items():
         choices[key] = data.DatasetChoice(key, f"Uploaded: {ds.title or ds.id}")
+    wanted = state.get("dataset")
+    if userdata.restore_draft(wanted, state.get("draft")):  # a reload, or a link opened on this machine
+        userdata.message("info", f"Reopened the modified dataset {wanted} from its autosaved draft.")
     choices.update(userdata.extra_choices())  # the session's what-if dataset and the local store
     options = [*choices, UPLOAD_OPTION]
-    wanted = state.get("dataset")
-    if wanted and wanted.startswith(data.UPLOAD_PREFIX) and wanted not in choices:
-        state.add_note(f"The link refers to an uploaded file ({wanted}) that is not loaded in this session: "
-                       "upload it again to reproduce the view.")
+    if now := userdata.renamed(wanted, choices):  # a stored dataset renamed since the link was written
+        state.add_note(f"{wanted} was renamed: opened it under its new id {now}.")
+        state.put("dataset", now)
+    elif wanted and wanted.startswith(data.UPLOAD_PREFIX) and wanted not in choices:
+        # At the top of the page, not among the notes at its bottom: every number below is another dataset's.
+        st.warning(escape_markdown(f"The link refers to an uploaded file ({wanted}) that is not loaded in this "
+                                   "session: the numbers below are another dataset's. Upload the file again to "
+                                   "reproduce the view."), icon=":material/link_off:")
     elif userdata.missing_note(wanted, choices):
-        state.add_note(userdata.missing_note(wanted, choices))
+        st.warning(escape_markdown(userdata.missing_note(wanted, choices)), icon=":material/link_off:")
     default = DEFAULT_DATASET if choices.get(DEFAULT_DATASET, None) and choices[DEFAULT_DATASET].available \
         else data.DEMO_ID
     key = state.prepare("dataset", options=options, fallback=default)

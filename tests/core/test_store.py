@@ -247,7 +247,7 @@ def test_concurrent_renames_never_duplicate_an_entry(tmp_path, small):
         entries = DatasetStore(root).list()
         assert outcomes.count("renamed") == 1, outcomes
         assert len(entries) == 1 and entries[0].name in ("left", "right"), [e.name for e in entries]
-        assert not [p for p in root.iterdir() if p.suffix != ".npz" and p.name != ".lock"]
+        assert not [p for p in root.iterdir() if p.suffix != ".npz" and p.name not in (".lock", ".aliases.json")]
 
 
 def test_a_rename_that_died_after_claiming_leaves_a_file_cleanup_removes(tmp_path, small):
@@ -375,3 +375,20 @@ def test_a_rename_racing_an_overwriting_save_loses_nothing(tmp_path, small):
         assert not errors, errors
         found = {e.name: store.load(e.key) for e in store.list()}
         assert "Y" in found and any(d.n_systems == 5 for d in found.values()), sorted(found)
+
+
+def test_a_renamed_entry_keeps_its_old_keys_as_aliases(tmp_path):
+    """Links written with an entry's key keep working after renames (issue 24); a deleted entry has none."""
+    from metaeval_core.data.store import DatasetStore
+    from metaeval_core.data.synthetic import synthetic_dataset
+
+    shop = DatasetStore(tmp_path)
+    first = shop.save(synthetic_dataset(), "first name")
+    second = shop.rename(first.key, "second name")
+    third = shop.rename(second.key, "third name")
+    assert shop.current_key(first.key) == shop.current_key(second.key) == shop.current_key(third.key) == third.key
+    assert shop.load(shop.current_key(first.key)).n_systems == 16
+    assert shop.current_key("never-stored") is None and shop.current_key("../escape") is None
+    shop.delete(third.key)
+    assert shop.current_key(first.key) is None
+    assert [e.key for e in shop.list()] == []  # the alias file is not an entry

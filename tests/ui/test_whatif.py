@@ -196,6 +196,10 @@ def test_exclude_save_restart_load_rename_delete(store_env):
     assert_clean(at2)
     assert (store_env / f"{renamed}.npz").is_file() and not (store_env / f"{saved}.npz").exists()
     assert at2.sidebar.selectbox(key="w:dataset").value == f"user:{renamed}"
+    # A link written before the rename still opens it, under its new id (issue 24: it broke).
+    old_link = new_app({"dataset": f"user:{saved}"}).run()
+    assert_clean(old_link)
+    assert old_link.sidebar.selectbox(key="w:dataset").value == f"user:{renamed}"
 
     assert at2.button(key="store_delete").disabled  # a second confirmation is needed
     at2.checkbox(key="store_delete_confirm").check().run()
@@ -290,10 +294,41 @@ def test_switching_away_keeps_the_modified_dataset_and_replacing_it_asks_first(s
 
 
 def test_a_link_to_a_modified_dataset_explains_itself(store_env):
-    at = new_app({"dataset": "whatif:demo"}).run()
+    """Without its draft on this machine, a link to a modified dataset says so at the top of the page, before any
+    number (issue 24: the notice was ~1,800 px down, under the original's numbers)."""
+    at = new_app({"dataset": "whatif:demo", "draft": "0123456789ab"}).run()
     assert_clean(at)
     assert at.sidebar.selectbox(key="w:dataset").value == "demo"
-    assert any("existed only in its own session" in c.value.replace("\\", "") for c in at.caption)
+    warnings = [w.value.replace("\\", "") for w in at.main.warning]
+    assert any("the numbers below are the ORIGINAL dataset's" in w for w in warnings), warnings
+    assert not any("existed only in its own session" in c.value.replace("\\", "") for c in at.caption)
+
+
+def test_a_reload_or_a_link_on_this_machine_reopens_the_modified_dataset(store_env):
+    """The modified dataset is autosaved as a draft named in the URL: a reload (a fresh session with the same URL)
+    gets the modified numbers back, with the banner, instead of silently the original (issue 24)."""
+    at = merged_app()
+    params = {k: at.query_params[k] for k in at.query_params}
+    assert params["dataset"] == "whatif:demo" and params.get("draft")
+    again = new_app({"dataset": params["dataset"], "draft": params["draft"]}).run()
+    assert_clean(again)
+    assert again.sidebar.selectbox(key="w:dataset").value == "whatif:demo"
+    assert banner(again) and any("Restored from its autosaved draft" in w.value for w in again.warning)
+    assert counts(again)["judged inputs"] == "103"
+    # Reverting deletes the draft: the same link then opens the original, and says so at the top.
+    again.checkbox(key="whatif_revert_confirm").check().run()
+    again.button(key="whatif_revert").click().run()
+    third = new_app({"dataset": params["dataset"], "draft": params["draft"]}).run()
+    assert third.sidebar.selectbox(key="w:dataset").value == "demo"
+    assert any("ORIGINAL dataset's" in w.value.replace("\\", "") for w in third.main.warning)
+
+
+def test_the_report_of_a_modified_dataset_does_not_promise_reproduction():
+    from metaeval_ui.exports import reproduce_note
+
+    assert "MODIFIED dataset" in reproduce_note("whatif:summeval") and "original" in reproduce_note("whatif:x")
+    assert reproduce_note("summeval") == "Open the URL below to reproduce this view in the dashboard."
+    assert "same file" in reproduce_note("upload:abc") and "local store" in reproduce_note("user:k")
 
 
 def test_a_file_whose_kind_column_contradicts_the_dataset_is_merged_with_a_note(store_env):
