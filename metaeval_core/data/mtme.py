@@ -44,6 +44,7 @@ import os
 import re
 import tempfile
 import zipfile
+import zlib
 from collections import defaultdict
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -61,7 +62,8 @@ MTME_LEVELS: tuple[str, ...] = ("seg", "sys")
 FILE_LEVELS: tuple[str, ...] = ("seg", "doc", "domain", "sys")
 SUBDIRS: tuple[str, ...] = ("human-scores", "metric-scores")
 SYSTEM_INPUT = "system"
-MAX_ZIP_BYTES = 1 << 30  # uncompressed; one language pair of a WMT test set is well below
+MAX_ZIP_BYTES = 256 << 20  # uncompressed; one language pair of a WMT test set is well below (WMT22 zh-en: 60 MB)
+MAX_ZIP_MEMBERS = 10_000  # one language pair has ~100 files, a whole WMT test set ~1,000
 NO_SYSTEM_METRICS = ("No system-level metric files (metric-scores/<lp>/*.sys.score) for this language pair: the "
                      "system view holds human measures only. Use the segment view (level seg), where a metric's "
                      "system score is the mean of its segment scores.")
@@ -163,8 +165,23 @@ def _score_files(root: Path, lp: str) -> list[_ScoreFile]:
     return files
 
 
+def _limits():
+    from metaeval_core.data.upload.limits import UploadLimits
+
+    return UploadLimits.from_environment()
+
+
+def _check_size(path: Path, size: int) -> None:
+    """A file this reader parses may be no larger than an upload (its text costs memory per token)."""
+    limit = _limits().max_bytes
+    if size > limit:
+        raise DatasetError(f"{path}: {size:,} bytes; a file read here may have at most {limit:,} (the upload limit, "
+                           "METAEVAL_MAX_UPLOAD_MB)")
+
+
 def _lines(path: Path) -> list[str]:
     try:
+        _check_size(path, path.stat().st_size)
         with open(path, encoding="utf-8") as handle:
             return handle.read().splitlines()
     except (OSError, UnicodeDecodeError) as error:
@@ -177,6 +194,7 @@ def _read_scores(file: _ScoreFile) -> tuple[dict[str, np.ndarray], int]:
         stat = file.path.stat()
     except OSError as error:
         raise DatasetError(f"{file.path}: cannot read the file ({error})") from error
+    _check_size(file.path, stat.st_size)
     return _parsed(str(file.path), stat.st_size, stat.st_mtime_ns)
 
 
@@ -200,7 +218,8 @@ def _parsed(path: str, size: int, mtime_ns: int) -> tuple[dict[str, np.ndarray],
         values = np.fromiter(map(float, texts), dtype=np.float64, count=len(texts))
     except ValueError:
         return _parsed_by_line(Path(path))
-    names = np.array(fields[0::2])
+    _check_values(path, values, lambda k: (k + 1, fields[2 * k + 1]))  # no blank line here: line k + 1
+    names = np.array(fields[0::2], dtype=object)  # not fixed-width text: one long name would widen every row
     starts = np.concatenate(([0], np.flatnonzero(names[1:] != names[:-1]) + 1, [len(names)]))
     runs = [str(names[k]) for k in starts[:-1]]
     if len(set(runs)) == len(runs):  # one block per system, as mt-metrics-eval writes them
@@ -213,6 +232,48 @@ def _parsed(path: str, size: int, mtime_ns: int) -> tuple[dict[str, np.ndarray],
 
 
 _NONE = {"None": "nan"}
+
+
+def _check_values(path: str | Path, values: np.ndarray, place) -> None:
+    """Refuse infinite scores and magnitudes beyond the uploads' MAX_MAGNITUDE (their squares overflow), naming the
+    file and line; ``place(k)`` gives value k's (line number, text)."""
+    from metaeval_core.data.upload.limits import MAX_MAGNITUDE
+
+    with np.errstate(invalid="ignore"):
+        bad = np.isinf(values) | (np.abs(values) > MAX_MAGNITUDE)
+    if bad.any():
+        line, text = place(int(np.argmax(bad)))
+        why = ("is not finite" if np.isinf(values[int(np.argmax(bad))]) else
+               f"is larger in magnitude than {MAX_MAGNITUDE:.0e}: means, variances and correlations of such scores "
+               "overflow")
+        raise DatasetError(f"{path}, line {line}: the score {str(text)[:60]!r} {why}; write None for a missing score")
+
+
+def _normal_names(names, where: str | Path, what: str = "system") -> dict[str, str]:
+    """Each name as written -> its NFC form, after the upload's name rules (no control or invisible character, not
+    too long); two names with one NFC form are refused, since they would look the same on every page."""
+    import unicodedata
+
+    from metaeval_core.data.upload.names import name_problem
+
+    limit = _limits().max_name_length
+    out: dict[str, str] = {}
+    seen: dict[str, str] = {}
+    for name in names:
+        problem = name_problem(name, what, limit)
+        if problem is not None:
+            raise DatasetError(f"{where}: {problem[1]}")
+        normal = unicodedata.normalize("NFC", name)
+        if seen.setdefault(normal, name) != name:
+            raise DatasetError(f"{where}: the {what} names {seen[normal]!r} and {name!r} are one name written in two "
+                               "Unicode forms (NFC and NFD); write it one way")
+        out[name] = normal
+    return out
+
+
+def _normal_scores(scores: Mapping[str, np.ndarray], where: Path) -> dict[str, np.ndarray]:
+    mapping = _normal_names(list(scores), where)
+    return {mapping[name]: values for name, values in scores.items()}
 
 
 def _parsed_by_line(path: Path) -> tuple[dict[str, np.ndarray], int]:
@@ -232,6 +293,7 @@ def _parsed_by_line(path: Path) -> tuple[dict[str, np.ndarray], int]:
                 value = float(text)
             except ValueError:
                 raise DatasetError(f"{path}, line {number}: score {text!r} is neither a number nor None") from None
+        _check_values(path, np.array([value]), lambda k: (number, text))
         if math.isnan(value):
             missing += 1
         scores[system].append(value)
@@ -286,6 +348,17 @@ def read_mtme(directory: str | os.PathLike, *, lp: str | None = None, level: Mtm
     lp = _choose_lp(root, lp)
     files = _score_files(root, lp)
     outputs = _names_in(root / "system-outputs" / lp, "*.*", "")
+    outputs = list(_normal_names(outputs, root / "system-outputs" / lp).values())
+    limits = _limits()
+    if len(outputs) > limits.max_systems:  # before any score file is read
+        raise DatasetError(f"{root / 'system-outputs' / lp}: {len(outputs):,} systems; the limit is "
+                           f"{limits.max_systems:,} (METAEVAL_MAX_UPLOAD_SYSTEMS)")
+    n_measures = len({f.measure for f in files if f.level == level})
+    if n_measures > limits.max_measures:
+        raise DatasetError(f"{root}: {n_measures:,} {level}-level score files for {lp}; the limit is "
+                           f"{limits.max_measures:,} measures (METAEVAL_MAX_UPLOAD_MEASURES)")
+    for file in files:
+        _normal_names([file.measure], file.path, "measure")
     references = _names_in(root / "references", f"{lp}.*.*", f"{lp}.")
     n_segments = _segment_count(root, lp)
     docs = _documents(root, lp)
@@ -304,7 +377,11 @@ def read_mtme(directory: str | os.PathLike, *, lp: str | None = None, level: Mtm
             continue
         if level == "sys" and file.level == "seg":
             continue  # the system view needs none of the (large) segment files
-        read[file], missing[file.path.name] = _read_scores(file)
+        scores, missing[file.path.name] = _read_scores(file)
+        read[file] = _normal_scores(scores, file.path)
+        if len(read[file]) > limits.max_systems:
+            raise DatasetError(f"{file.path}: {len(read[file]):,} systems; the limit is {limits.max_systems:,} "
+                               "(METAEVAL_MAX_UPLOAD_SYSTEMS)")
     ratings = len(list((root / "human-scores").glob(f"{lp}.*.rating")))
 
     systems = _natural(list(set(outputs) or {s for scores in read.values() for s in scores}))
@@ -313,6 +390,9 @@ def read_mtme(directory: str | os.PathLike, *, lp: str | None = None, level: Mtm
         unknown = [s for s in scores if s not in known]
         if unknown:
             raise DatasetError(f"{file.path}: system(s) {', '.join(unknown[:5])} not in system-outputs/{lp}/")
+    if len(systems) > limits.max_systems:
+        raise DatasetError(f"{root}: {len(systems):,} systems for {lp}; the limit is {limits.max_systems:,} "
+                           "(METAEVAL_MAX_UPLOAD_SYSTEMS)")
     seg_files = [f for f in read if f.level == "seg"]
     if n_segments is None and seg_files:
         lengths = {len(v) for f in seg_files for v in read[f].values()}
@@ -325,6 +405,12 @@ def read_mtme(directory: str | os.PathLike, *, lp: str | None = None, level: Mtm
             if len(values) != n_segments:
                 raise DatasetError(f"{file.path}: {len(values)} scores for system {system!r}; expected one per "
                                    f"segment ({n_segments})")
+    in_level = {f.measure for f in read if f.level == level}
+    cells = len(systems) * (n_segments or 1 if level == "seg" else 1) * len(in_level)
+    if cells > limits.max_cells:
+        raise DatasetError(f"{root}: {len(systems):,} systems x {n_segments or 1:,} segments x {len(in_level):,} "
+                           f"measures make {cells:,} score cells; the limit is {limits.max_cells:,} "
+                           "(METAEVAL_MAX_UPLOAD_CELLS)")
     for file in (f for f in read if f.level == "sys"):
         repeated = [s for s, v in read[file].items() if len(v) != 1]
         if repeated:
@@ -545,26 +631,58 @@ def read_mtme_zip(data: bytes, *, lp: str | None = None, level: MtmeLevel = "seg
     except zipfile.BadZipFile as error:
         raise DatasetError(f"{name}: not a zip archive ({error})") from None
     with archive, tempfile.TemporaryDirectory(prefix="metaeval-mtme-") as folder:
+        infos = archive.infolist()
+        if len(infos) > MAX_ZIP_MEMBERS:
+            raise DatasetError(f"{name}: {len(infos):,} members; the limit is {MAX_ZIP_MEMBERS:,}")
         total = 0
-        for info in archive.infolist():
+        seen: set[str] = set()
+        for info in infos:
             parts = Path(info.filename).parts
             if info.filename.startswith(("/", "\\")) or ".." in parts or (parts and ":" in parts[0]):
                 raise DatasetError(f"{name}: member {info.filename!r} would be written outside the archive's folder")
             if (info.external_attr >> 16) & 0o170000 == 0o120000:
                 raise DatasetError(f"{name}: member {info.filename!r} is a symbolic link")
+            key = info.filename.rstrip("/")
+            if key in seen:  # extracting both would silently keep the last one
+                raise DatasetError(f"{name}: the member {info.filename!r} appears twice in the archive; zip it once")
+            seen.add(key)
             total += info.file_size
             if total > max_bytes:
-                raise DatasetError(f"{name}: more than {max_bytes / (1 << 20):.3g} MB once uncompressed")
-        try:
-            archive.extractall(folder)
-        except (OSError, zipfile.BadZipFile, RuntimeError) as error:
-            raise DatasetError(f"{name}: cannot extract the archive ({error})") from error
+                raise DatasetError(f"{name}: more than {max_bytes / (1 << 20):.3g} MB once uncompressed (its "
+                                   "directory says); zip one language pair")
+        _extract(archive, infos, Path(folder), name, max_bytes)
         root = _find_test_set(Path(folder), name)
         dataset = read_mtme(root, lp=lp, level=level, dataset_id=dataset_id)
         notes = tuple(n.replace(str(root), f"{name}:{root.relative_to(folder) or '.'}") for n in dataset.notes)
         from dataclasses import replace
 
         return replace(dataset, notes=notes)
+
+
+def _extract(archive: zipfile.ZipFile, infos: list[zipfile.ZipInfo], folder: Path, name: str, max_bytes: int) -> None:
+    """Write the members under ``folder``, counting the bytes actually inflated (a member whose directory entry
+    understates its size is stopped at the limit, not trusted)."""
+    written = 0
+    try:
+        for info in infos:
+            target = folder.joinpath(*Path(info.filename).parts)
+            if info.is_dir():
+                target.mkdir(parents=True, exist_ok=True)
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with archive.open(info) as source, open(target, "xb") as out:
+                while chunk := source.read(1 << 20):
+                    written += len(chunk)
+                    if written > max_bytes:
+                        raise DatasetError(f"{name}: more than {max_bytes / (1 << 20):.3g} MB once uncompressed; "
+                                           "zip one language pair")
+                    out.write(chunk)
+    except DatasetError:
+        raise
+    except FileExistsError:
+        raise DatasetError(f"{name}: the member {info.filename!r} appears twice in the archive; zip it once") from None
+    except (OSError, zipfile.BadZipFile, RuntimeError, EOFError, zlib.error) as error:
+        raise DatasetError(f"{name}: cannot extract the archive ({error})") from error
 
 
 def _find_test_set(folder: Path, name: str) -> Path:

@@ -283,16 +283,24 @@ def _check_name_bytes(labels: pd.Series, what: str, column: str, ctx: _Context) 
                  f"METAEVAL_MAX_NAME_MB)", column=column)
 
 
+def name_problem(name: str, what: str, max_length: int) -> tuple[str, str] | None:
+    """Why the upload's rules refuse a (stripped) name, as ``(UploadError kind, sentence)``, or None when it passes:
+    empty, longer than ``max_length`` characters, a control or line-separator character, an invisible character.
+    Every reader (files, zips, mt-metrics-eval folders) checks names with it."""
+    if not name:
+        return "missing-value", f"a {what} name is empty"
+    if len(name) > max_length:
+        return "name-too-long", f"the {what} name {_show(name)} has {len(name):,} characters; the limit is {max_length}"
+    if _CONTROL.search(name):
+        return "bad-name", f"the {what} name {_show(name)} contains a control character or a line separator"
+    if _INVISIBLE.search(name):
+        return "bad-name", _invisible_name(what, name)
+    return None
+
+
 def _check_measure_name(name: str, ctx: _Context, *, where: str | None = None, column: str | None = None) -> str:
     name = str(name).strip()
-    if not name:
-        ctx.fail("missing-value", "a measure name is empty", where=where, column=column)
-    if len(name) > ctx.limits.max_name_length:
-        ctx.fail("name-too-long", f"the measure name {_show(name)} has {len(name):,} characters; the limit is "
-                 f"{ctx.limits.max_name_length}", where=where, column=column)
-    if _CONTROL.search(name):
-        ctx.fail("bad-name", f"the measure name {_show(name)} contains a control character or a line separator",
-                 where=where, column=column)
-    if _INVISIBLE.search(name):
-        ctx.fail("bad-name", _invisible_name("measure", name), where=where, column=column)
+    problem = name_problem(name, "measure", ctx.limits.max_name_length)
+    if problem is not None:
+        ctx.fail(*problem, where=where, column=column)
     return _nfc(name, ctx)
