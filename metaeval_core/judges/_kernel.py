@@ -12,7 +12,7 @@ References: docs/methods.md sec. 18.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Literal, Union, get_args
 
 import numpy as np
 
@@ -32,6 +32,9 @@ Invalid = Literal["wrong", "drop", "tie"]
 INVALID_CONVENTIONS: tuple[str, ...] = get_args(Invalid)
 
 K = 4  # verdict categories in a confusion table: A, B, tie, invalid
+# One-hot confusion columns (items x judges x orders x 16) up to this many elements are built once (8M: 64 MB);
+# larger uploads count one category at a time, so memory stays that of the int8 codes.
+_DENSE_ONE_HOT = 8_000_000
 
 
 @dataclass(frozen=True)
@@ -97,10 +100,51 @@ def accuracy_columns(judge: np.ndarray, reference: np.ndarray, mode: str, conv: 
     return np.stack([counted.astype(np.float64), correct], axis=-1)
 
 
-def confusion_columns(judge: np.ndarray, reference: np.ndarray, mode: str, conv: Conventions) -> np.ndarray:
-    """Per-item one-hot confusion cells (judge x reference, 4 x 4) per order the mode reads.
+class CategoryColumns:
+    """One-hot per-item columns held as category codes: ``cells`` (..., n, J, O) in ``0..m-1`` or -1 (counts
+    nowhere). The one-hot array (16 floats per item, judge and order) is never built for all judges at once:
+    sums count each category, resampled sums are one product per category, so memory stays that of the codes.
+    Sums come flattened as (..., J, O * m), order-major.
+    """
 
-    Returns (..., n, J, O, 16) floats (O = 1 or 2); an order of an item that does not count is all zero.
+    def __init__(self, cells: np.ndarray, m: int = K * K) -> None:
+        self.cells = cells
+        self.m = m
+        self._dense: np.ndarray | None = None
+
+    @property
+    def n(self) -> int:
+        return self.cells.shape[-3]
+
+    def sum(self, axis: int = 0) -> np.ndarray:
+        """Counts over the item axis (``axis``): (..., J, O * m)."""
+        counts = np.stack([(self.cells == c).sum(axis=axis) for c in range(self.m)], axis=-1)
+        return counts.reshape(counts.shape[:-2] + (-1,)).astype(np.float64)
+
+    def weighted(self, weights: np.ndarray) -> np.ndarray:
+        """(b, n) item weights -> (b, J, O * m) weighted counts."""
+        flat = self.cells.reshape(self.n, -1)
+        if flat.size * self.m <= _DENSE_ONE_HOT:
+            # Small enough to hold the one-hot columns: one product (faster than one per category).
+            if self._dense is None:
+                self._dense = (flat[..., None] == np.arange(self.m)).reshape(self.n, -1).astype(np.float64)
+            out = weights @ self._dense
+        else:
+            out = np.empty((weights.shape[0], flat.shape[1], self.m))
+            for c in range(self.m):
+                out[..., c] = weights @ (flat == c).astype(np.float64)
+        return out.reshape((weights.shape[0],) + self.cells.shape[1:-1] + (-1,))
+
+    def one_hot(self, j: int) -> np.ndarray:
+        """Judge ``j``'s dense columns (n, O * m)."""
+        cell = self.cells[:, j]
+        return (cell[..., None] == np.arange(self.m)).reshape(cell.shape[0], -1).astype(np.float64)
+
+
+def confusion_cells(judge: np.ndarray, reference: np.ndarray, mode: str, conv: Conventions) -> np.ndarray:
+    """Per item, judge and order read: the confusion cell ``judge * 4 + reference`` (judge x reference over A, B,
+    tie, invalid), or -1 where the cell does not count. Returns (..., n, J, O) int8 (O = 1 or 2).
+
     ``'average'`` reads both orders and requires both to count, as for accuracy; ``'both'`` is refused by the
     caller (agreement in both orders is an accuracy).
     """
@@ -110,8 +154,8 @@ def confusion_columns(judge: np.ndarray, reference: np.ndarray, mode: str, conv:
     slots = order_slots(mode)
     if len(slots) == 2:
         keep = keep & (keep[..., 0] & keep[..., 1])[..., None]
-    cell = np.where(keep, judge.astype(np.int64) * K + np.clip(ref, 0, None), -1)[..., list(slots)]
-    return (cell[..., None] == np.arange(K * K)).astype(np.float64)
+    cell = np.where(keep, judge.astype(np.int16) * K + np.clip(ref, 0, None), -1)[..., list(slots)]
+    return cell.astype(np.int8)
 
 
 def accuracy_from_sums(sums: np.ndarray) -> np.ndarray:
@@ -161,12 +205,20 @@ def alpha_from_confusion(conf: np.ndarray) -> np.ndarray:
     return alpha_from_coincidences(o.reshape(conf.shape), K)
 
 
-def columns_for(statistic: str, judge: np.ndarray, reference: np.ndarray, mode: str, conv: Conventions) -> np.ndarray:
-    """Per-item columns of ``statistic``, flattened to (..., n, J, C)."""
+Columns = Union[np.ndarray, CategoryColumns]
+
+
+def columns_for(statistic: str, judge: np.ndarray, reference: np.ndarray, mode: str, conv: Conventions) -> Columns:
+    """Per-item columns of ``statistic``: (..., n, J, 2) floats for accuracy, :class:`CategoryColumns` of the
+    confusion cells for kappa and alpha."""
     if statistic == "accuracy":
         return accuracy_columns(judge, reference, mode, conv)
-    cols = confusion_columns(judge, reference, mode, conv)
-    return cols.reshape(cols.shape[:-2] + (-1,))
+    return CategoryColumns(confusion_cells(judge, reference, mode, conv))
+
+
+def judge_columns(columns: Columns, j: int) -> np.ndarray:
+    """Judge ``j``'s dense per-item columns (n, C)."""
+    return columns.one_hot(j) if isinstance(columns, CategoryColumns) else columns[:, j]
 
 
 def statistic_from_sums(statistic: str, sums: np.ndarray) -> np.ndarray:
@@ -201,8 +253,12 @@ def draw_items(rng: object, n_resamples: int, n: int) -> np.ndarray:
     return as_generator(rng).integers(0, n, size=(n_resamples, n))
 
 
-def bootstrap_sums(columns: np.ndarray, indices: np.ndarray, batch: int | None) -> np.ndarray:
+def bootstrap_sums(columns: Columns, indices: np.ndarray, batch: int | None) -> np.ndarray:
     """(n, ...) per-item columns, (k, n) indices -> (k, ...) resampled sums (``W @ columns`` in batches)."""
+    if isinstance(columns, CategoryColumns):
+        n, k = columns.n, indices.shape[0]
+        b = _auto_batch(batch, n + columns.cells[0].size * columns.m, k)
+        return np.concatenate([columns.weighted(_counts(indices[sl], n)) for sl in _chunks(k, b)], axis=0)
     n = columns.shape[0]
     flat = columns.reshape(n, -1)
     k = indices.shape[0]
@@ -224,11 +280,12 @@ class Bootstrapped:
     defined: np.ndarray
 
 
-def bootstrap(columns: np.ndarray, statistic, *, n_resamples: int, rng, batch: int | None,
+def bootstrap(columns: Columns, statistic, *, n_resamples: int, rng, batch: int | None,
               confidence_level: float) -> Bootstrapped:
     """``statistic`` (a function of summed columns) on all items and on ``n_resamples`` bootstrap resamples."""
     estimate = statistic(columns.sum(axis=0))
-    indices = draw_items(rng, n_resamples, columns.shape[0])
+    n = columns.n if isinstance(columns, CategoryColumns) else columns.shape[0]
+    indices = draw_items(rng, n_resamples, n)
     resampled = statistic(bootstrap_sums(columns, indices, batch))
     low, high, defined = percentile_bounds(resampled, confidence_level)
     return Bootstrapped(estimate, resampled, low, high, defined)

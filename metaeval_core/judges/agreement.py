@@ -442,7 +442,7 @@ def chance_baseline(
     b = max(1, min(k, (batch or max(1, 2_000_000 // max(1, n * len(names) * 2)))))
     for start in range(0, k, b):
         block = perms[start:start + b]
-        cols = kern.columns_for(statistic, judge[block], refs, order, conv)  # (b, n, J, C)
+        cols = kern.columns_for(statistic, judge[block], refs, order, conv)  # (b, n, J, ...)
         values[start:start + b] = kern.statistic_from_sums(statistic, cols.sum(axis=1))
     low, high, defined = kern.percentile_bounds(values, level)
     finite = ~np.isnan(values)

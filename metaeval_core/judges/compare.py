@@ -144,11 +144,11 @@ def compare_judges(
     pvalue = np.full((J, J), np.nan)
     n_defined = np.zeros((J, J), dtype=np.int64)
     n_common = np.zeros((J, J), dtype=np.int64)
-    b = _auto_batch(s.batch, data.n_items + columns.shape[-1], n_resamples)
+    b = _auto_batch(s.batch, data.n_items + kern.judge_columns(columns, 0).shape[-1], n_resamples)
     for i in range(J):
         for j in range(i + 1, J):
             common = (present[:, i] & present[:, j]).astype(np.float64)[:, None]
-            ci, cj = columns[:, i] * common, columns[:, j] * common
+            ci, cj = kern.judge_columns(columns, i) * common, kern.judge_columns(columns, j) * common
             si, sj, diff = ci.sum(axis=0), cj.sum(axis=0), cj - ci
             observed = float(stat(si) - stat(sj))
             null = np.empty(n_resamples)

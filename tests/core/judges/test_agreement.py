@@ -284,3 +284,13 @@ def test_length_preference_matches_a_loop(order):
         assert row.difference.low <= row.difference.estimate <= row.difference.high
     again = length_preference(data, order=order, n_resamples=60, rng=2, batch=5)
     assert [r.difference.low for r in again] == [r.difference.low for r in rows]
+
+
+def test_large_uploads_count_one_category_at_a_time_with_the_same_numbers(monkeypatch):
+    from metaeval_core.judges import _kernel
+
+    data = random_data(17, n=70)
+    dense = judge_agreement(data, statistic="kappa", order="average", n_resamples=60, rng=1, return_distribution=True)
+    monkeypatch.setattr(_kernel, "_DENSE_ONE_HOT", 0)
+    lean = judge_agreement(data, statistic="kappa", order="average", n_resamples=60, rng=1, return_distribution=True)
+    np.testing.assert_array_equal(lean.distribution, dense.distribution)
