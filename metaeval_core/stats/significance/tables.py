@@ -153,7 +153,9 @@ def _compare_all_pairs_iv(data, metrics, human, level, coefficient, method, alte
             "method 'williams' is defined at the system and global levels only (docs/methods.md sec. 3); got level='input'"
         )
     if isinstance(data, Dataset):
-        subset = data.select_systems(systems).rated_by(human)
+        # One system set for every pair: those the human measure rated and every metric scored (a metric without
+        # a score for the reference it uses would otherwise compare on fewer systems than its neighbours).
+        subset = data.select_systems(systems).scored_by([human, *metrics])
         matrices = {}
         for name in metrics:
             matrices[name], z = correlation_inputs(subset, name, human, level=level, pool=pool)
