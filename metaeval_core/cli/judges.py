@@ -288,8 +288,24 @@ def _view_scores(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
                     ["pair set", "judge", "tie-calibrated", "epsilon", "at 0", "n", "equal", "unscored"])
 
 
+def _view_describe(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
+    from metaeval_core.judges import verdict_report
+
+    info = describe_pairwise(data)
+    report = verdict_report(data)
+    if args.json:
+        info["report"] = {"warnings": list(report.warnings)}
+        _cli().emit(args, info)
+        return
+    _print_description(info)
+    for warning in report.warnings:
+        _say(f"warning: {warning}")
+    if not report.warnings:
+        print("no warnings")
+
+
 _VIEWS = {"table": _view_table, "leaderboard": _view_leaderboard, "bias": _view_bias, "systems": _view_systems,
-          "scores": _view_scores}
+          "scores": _view_scores, "describe": _view_describe}
 
 
 def cmd_judges(args: argparse.Namespace) -> None:
@@ -315,25 +331,26 @@ def describe_pairwise(data) -> dict:
     }
 
 
-def describe_pairwise_command(args: argparse.Namespace) -> None:
-    cli = _cli()
-    info = describe_pairwise(_load(args))
-    if args.json:
-        cli.emit(args, info)
-        return
+def _print_description(info: dict) -> None:
     print(f"{info['id']} ({info['title']}), version {info['version']}")
     print(f"pairwise verdicts: {info['n_items']} items in {len(info['pair_sets'])} pair set(s); "
           f"{len(info['humans'])} human annotator(s), {len(info['golds'])} gold label(s), "
           f"{len(info['judges'])} judge(s)")
-    print("pair sets: " + ", ".join(f"{k} ({v})" for k, v in info["pair_sets"].items()))
+    _say("pair sets: " + ", ".join(f"{k} ({v})" for k, v in info["pair_sets"].items()))
     if info["systems"]:
-        print("systems: " + ", ".join(info["systems"]))
-    import textwrap
-
+        _say("systems: " + ", ".join(info["systems"]))
     for note in info["notes"]:
-        print(textwrap.fill(f"note: {note}", width=max(40, cli.terminal_width() - 1), subsequent_indent="  "))
-    cli.print_table([{**r, "orders": "+".join(r["orders"])} for r in info["raters"]],
-                    ["rater", "kind", "orders", "A", "B", "tie", "invalid", "missing"])
+        _say(f"note: {note}")
+    _cli().print_table([{**r, "orders": "+".join(r["orders"])} for r in info["raters"]],
+                       ["rater", "kind", "orders", "A", "B", "tie", "invalid", "missing"])
+
+
+def describe_pairwise_command(args: argparse.Namespace) -> None:
+    info = describe_pairwise(_load(args))
+    if args.json:
+        _cli().emit(args, info)
+        return
+    _print_description(info)
 
 
 def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
@@ -357,7 +374,8 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
                    help="table (default): accuracy per order and in both, consistency, kappa; leaderboard: the chosen "
                         "--statistic with clusters, chance level and the human ceiling; bias: position and length; "
                         "systems: rankings from verdicts, judge vs people (needs system ids); scores: judges' scores "
-                        "as verdicts (tie-calibrated accuracy)")
+                        "as verdicts (tie-calibrated accuracy); describe: items, raters, verdict counts and warnings "
+                        "(for a verdict file; `metaeval describe` reads score files)")
     p.add_argument("--statistic", choices=STATISTICS, default="accuracy", help="for --view leaderboard")
     p.add_argument("--order", choices=ORDER_MODES, default="original",
                    help="for --view leaderboard: original, swapped, average (of both orders) or both (right in both)")
