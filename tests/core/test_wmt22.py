@@ -55,6 +55,7 @@ def wmt(data_dir):
 
 @pytest.mark.realdata
 def test_loads_with_wmt_conventions(wmt):
+    assert wmt.task == "translation" and wmt.vocabulary.count(2, "input") == "2 segments"  # pages' words
     assert wmt.n_systems == 20 and wmt.n_inputs == 1875 and wmt.human_measures == (
         "mqm", "wmt", "wmt-appraise", "wmt-appraise-z", "wmt-z")
     assert len(wmt.metric_measures) == 52 and sorted(set(wmt.input_attributes["domain"])) == [

@@ -37,4 +37,4 @@ def load_mtme(files: LoaderFiles) -> LoadedData:
     ds = read_mtme(root, lp=lp, level="seg", dataset_id=f"mtme:{test_set}/{lp}")
     return LoadedData(ds.systems, ds.inputs, ds.measures, ds.system_attributes, ds.notes,
                       default_systems=ds.default_systems, input_attributes=ds.input_attributes,
-                      conventions=ds.conventions)
+                      conventions=ds.conventions, task=ds.task, annotator_identity=ds.annotator_identity)
