@@ -103,17 +103,18 @@ def cmd_high_range(args: argparse.Namespace) -> None:
     from metaeval_core.analyses.papers import high_range
 
     cli = _cli()
+    dataset = cli.load(args)  # first: it turns labels into ids in args
     selection = cli.split_list(args.selection_metrics, "selection-metrics") if args.selection_metrics else None
     result = high_range(
-        cli.load(args), cli.split_list(args.metrics, "metrics"), baseline=args.baseline,
+        dataset, cli.split_list(args.metrics, "metrics"), baseline=args.baseline,
         selection_metrics=selection, n_bins=args.bins, normalise=args.normalise, pool=args.pool,
         systems=args.systems,
     )
     if args.json:
         cli.emit(args, result.to_dict())
         return
-    print(f"baseline {result.baseline}: {result.mean_kept:.2f} of {len(result.system_names)} summaries kept per "
-          f"input; mean Kendall tau all {result.mean_tau_all:.3f}, top range {result.mean_tau_top:.3f}")
+    print(f"baseline {result.baseline}: {result.mean_kept:.2f} of {len(result.system_names)} "
+          f"{dataset.vocabulary.outputs} kept per input; mean Kendall tau all {result.mean_tau_all:.3f}, top range {result.mean_tau_top:.3f}")
     cli.print_table(result.to_records())
     print()
     cli.print_table(result.curve_records())
@@ -305,7 +306,7 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--systems", default=None, help=cli.SYSTEMS_HELP)
     p.add_argument("--correlations", action="store_true", help="print the group-mean correlations instead of alpha")
 
-    p = command("high-range", cmd_high_range, "metric-metric Kendall tau on all summaries vs those beating a "
+    p = command("high-range", cmd_high_range, "metric-metric Kendall tau on all outputs vs those beating a "
                 "baseline, and the disagreement curve (Peyrard 2019)")
     cli.add_dataset_args(p)
     p.add_argument("--metrics", required=True, help="comma-separated metric ids (at least two)")
