@@ -41,6 +41,9 @@ PAGES = [  # (file, title, icon, url path)
     ("pages/influence.py", "Leave one system out", ":material/person_remove:", "influence"),
     ("pages/whatif.py", "What if…", ":material/science:", "whatif"),
     ("pages/reproduce.py", "Reproduce the papers", ":material/fact_check:", "reproduce"),
+    ("pages/judges_leaderboard.py", "Judges leaderboard", ":material/gavel:", "judges"),
+    ("pages/judges_bias.py", "Judge biases", ":material/balance:", "judges-bias"),
+    ("pages/judges_systems.py", "Systems from verdicts", ":material/emoji_events:", "judges-systems"),
 ]
 # Navigation sections by url path; pages not listed go to the first section.
 SECTIONS = {
@@ -49,6 +52,7 @@ SECTIONS = {
     "Paper analyses": ("reproduce", "topk", "pairwise", "matrix", "annotators", "highrange", "normality",
                        "simulations"),
     "Practitioner's questions": ("improvement", "planning", "influence"),
+    "LLM judges": ("judges", "judges-bias", "judges-systems"),
     "Your data": ("whatif",),
 }
 sections: dict[str, list] = {name: [] for name in SECTIONS}

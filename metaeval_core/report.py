@@ -88,6 +88,19 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
+def _dataset_facts(dataset: Any) -> dict:
+    """The identity and shape of a score dataset, or of a pairwise-verdict dataset (``PairwiseData``)."""
+    common = {"id": dataset.id, "version": dataset.version}
+    if not isinstance(dataset, Dataset):  # pairwise verdicts (metaeval_core.judges.PairwiseData)
+        return {**common, "title": dataset.title, "citation": dataset.citation, "licence": dataset.licence,
+                "items": dataset.n_items, "pair sets": list(dataset.pair_sets), "humans": list(dataset.humans),
+                "gold": list(dataset.golds), "judges": list(dataset.judges), "notes": list(dataset.notes)}
+    return {**common, "fingerprint": dataset.fingerprint(), "title": dataset.title, "citation": dataset.citation,
+            "licence": dataset.licence, "systems": dataset.n_systems, "inputs": dataset.n_inputs,
+            "judged inputs": dataset.n_judged, "human measures": list(dataset.human_measures),
+            "metric measures": list(dataset.metric_measures), "notes": list(dataset.notes)}
+
+
 def provenance(dataset: Dataset, params: Mapping[str, Any], *, url: str | None = None, page: str | None = None,
                now: _dt.datetime | None = None) -> dict:
     """Everything needed to reproduce a view: dataset identity, parameters, seeds, versions, time, commit.
@@ -109,20 +122,7 @@ def provenance(dataset: Dataset, params: Mapping[str, Any], *, url: str | None =
         "generated": when.isoformat(timespec="seconds"),
         "page": page,
         "url": url,
-        "dataset": {
-            "id": dataset.id,
-            "version": dataset.version,
-            "fingerprint": dataset.fingerprint(),
-            "title": dataset.title,
-            "citation": dataset.citation,
-            "licence": dataset.licence,
-            "systems": dataset.n_systems,
-            "inputs": dataset.n_inputs,
-            "judged inputs": dataset.n_judged,
-            "human measures": list(dataset.human_measures),
-            "metric measures": list(dataset.metric_measures),
-            "notes": list(dataset.notes),
-        },
+        "dataset": _dataset_facts(dataset),
         "parameters": parameters,
         "seeds": {k: v for k, v in parameters.items() if "seed" in k.lower()},
         "packages": package_versions(),

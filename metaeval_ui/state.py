@@ -126,6 +126,28 @@ FIELDS: dict[str, Field] = {
     "avg_rule": Field("avg_rule", "str", "default"),
     "avg_k": Field("avg_k", "int", 1000),
     "avg_seed": Field("avg_seed", "int", 0),
+    # LLM judges (docs/methods.md sec. 18): the pairwise dataset is the judges pages' own choice
+    "j_dataset": Field("jdataset", "str"),
+    "j_set": Field("jset", "str", ""),
+    "j_stat": Field("jstat", "str", "accuracy"),
+    "j_ref": Field("jref", "str", "auto"),
+    "j_order": Field("jorder", "str", "original"),
+    "j_ties": Field("jties", "str", "three-class"),
+    "j_invalid": Field("jinvalid", "str", "wrong"),
+    "j_by": Field("jby", "str", "pair_set"),
+    "j_alt": Field("jalt", "str", "two-sided"),
+    "j_correction": Field("jcorr", "str", "holm"),
+    "j_alpha": Field("jalpha", "float", 0.05),
+    "j_k": Field("jk", "int", 1000),
+    "j_seed": Field("jseed", "int", 0),
+    "j_cons_invalid": Field("jcinvalid", "str", "wrong"),
+    "j_unit": Field("junit", "str", "words"),
+    "j_len_order": Field("jlorder", "str", "average"),
+    "j_method": Field("jmethod", "str", "win-rate"),
+    "j_coef": Field("jcoef", "str", "kendall"),
+    "j_sys_order": Field("jsorder", "str", "original"),
+    "j_delta": Field("jdelta", "float", 0.1),
+    "j_judge": Field("jjudge", "str"),
 }
 
 

@@ -140,6 +140,23 @@ def _short_title(title: str) -> str:
     return head if head and rest.endswith(")") else title
 
 
+def _pairwise_elsewhere(wanted: str | None) -> bool:
+    """A pairwise-verdict dataset in the URL of a score page: say where it is analysed, keep it for the judges pages
+    and fall back to the default dataset here (True when so)."""
+    from metaeval_ui.judges import data as judges_data, widgets as judges_widgets
+
+    if not judges_data.is_pairwise(wanted):
+        return False
+    if not state.is_set("j_dataset"):
+        state.put("j_dataset", wanted)
+    state.put("dataset", None)
+    st.info(escape_markdown(f"{wanted} holds A-or-B verdicts of LLM judges, not scores of metrics: it is analysed on "
+                            "the LLM judges pages (below and in the navigation). This page shows a score dataset "
+                            "instead."), icon=":material/gavel:")
+    judges_widgets.other_pages()
+    return True
+
+
 def dataset_picker() -> tuple[Dataset, data.DatasetKey] | None:
     """Draw the dataset picker; return the chosen dataset, or None (with the reason shown) if there is none."""
     data_dir = data.data_dir_key()
@@ -156,6 +173,8 @@ def dataset_picker() -> tuple[Dataset, data.DatasetKey] | None:
         userdata.message("info", f"Reopened the modified dataset {wanted} from its autosaved draft.")
     choices.update(userdata.extra_choices())  # the session's what-if dataset and the local store
     options = [*choices, UPLOAD_OPTION]
+    if wanted not in choices and _pairwise_elsewhere(wanted):
+        wanted = None
     if now := userdata.renamed(wanted, choices):  # a stored dataset renamed since the link was written
         state.add_note(f"{wanted} was renamed: opened it under its new id {now}.")
         state.put("dataset", now)

@@ -1,0 +1,238 @@
+"""Cached access to pairwise-verdict datasets and the judges statistics (docs/methods.md sec. 18).
+
+Built-in datasets are ``st.cache_resource`` objects keyed on (dataset id, data directory); uploaded verdict files
+live in the session's own state, keyed by the sha256 of their bytes. Every computation is ``st.cache_data`` on the
+small key ``(id, version)``, the pair set and frozen option tuples (:class:`Conventions`, :class:`Resampling`); the
+dataset itself is passed as ``_data`` and never hashed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from metaeval_core import judges as core
+from metaeval_core.data import registry as _registry
+from metaeval_core.judges import PairwiseData
+
+from metaeval_ui.data import DatasetChoice, content_sha256, data_dir_key  # noqa: F401 - re-used by the widgets
+
+DataKey = tuple[str, str]  # (dataset id, version)
+UPLOAD_PREFIX = "verdicts:"
+MAX_UPLOADS = 3
+ALL_SETS = ""  # the pair-set choice meaning every item
+CHANCE_LABEL = "chance (verdicts permuted)"
+
+
+class Conventions(NamedTuple):
+    """How verdicts are scored against the reference (one frozen, hashable cache key)."""
+
+    statistic: str = "accuracy"
+    reference: str = "auto"
+    order: str = "original"
+    ties: str = "three-class"
+    invalid: str = "wrong"
+
+
+class Resampling(NamedTuple):
+    n_resamples: int = 1000
+    seed: int = 0
+    confidence_level: float = 0.95
+
+    def kwargs(self) -> dict:
+        return {"n_resamples": self.n_resamples, "rng": self.seed, "confidence_level": self.confidence_level}
+
+
+# -- datasets -------------------------------------------------------------------------------------------------
+
+
+@st.cache_data(max_entries=8, ttl=300, show_spinner=False)
+def choices(data_dir: str) -> tuple[DatasetChoice, ...]:
+    """The pairwise-verdict datasets of the registry (available or not, with the reason)."""
+    infos = _registry.list_datasets(data_dir=Path(data_dir) if data_dir else None, kind="pairwise")
+    return tuple(DatasetChoice(id=str(i.id), title=str(i.title or i.id), available=bool(i.available),
+                               reason=str(i.reason or ""), description=str(i.description or ""),
+                               citation=str(i.citation or ""), licence=str(i.licence or "")) for i in infos)
+
+
+def is_pairwise(dataset_id: str | None) -> bool:
+    """True for a built-in pairwise dataset id or a verdict upload's id."""
+    if not dataset_id:
+        return False
+    if str(dataset_id).startswith(UPLOAD_PREFIX):
+        return True
+    return any(c.id == dataset_id for c in choices(data_dir_key()))
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def load_registered(dataset_id: str, data_dir: str) -> PairwiseData:
+    return core.load_pairwise(dataset_id, data_dir=Path(data_dir) if data_dir else None)
+
+
+def parse_upload(raw: bytes, name: str) -> PairwiseData:
+    """A verdict file read by the core (raises on a bad file); its id is ``verdicts:<sha256[:12]>``."""
+    return core.read_verdict_file(raw, name=name, dataset_id=UPLOAD_PREFIX + content_sha256(raw)[:12])
+
+
+def key_of(data: PairwiseData) -> DataKey:
+    return (data.id, data.version)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _part(_data: PairwiseData, key: DataKey, pair_set: str) -> PairwiseData:
+    return _data.select_pair_set(pair_set) if pair_set else _data
+
+
+def part(data: PairwiseData, pair_set: str) -> PairwiseData:
+    """The items of one pair set (``''``: every item)."""
+    return _part(data, key_of(data), pair_set)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def report(_data: PairwiseData, key: DataKey) -> core.VerdictReport:
+    return core.verdict_report(_data)
+
+
+# -- agreement ------------------------------------------------------------------------------------------------
+
+
+def _opts(conv: Conventions) -> dict:
+    return dict(conv._asdict())
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def agreement(_data: PairwiseData, key: DataKey, pair_set: str, conv: Conventions,
+              res: Resampling) -> core.AgreementTable:
+    return core.judge_agreement(part(_data, pair_set), **_opts(conv), **res.kwargs())
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def chance(_data: PairwiseData, key: DataKey, pair_set: str, conv: Conventions,
+           res: Resampling) -> tuple[core.ChanceBaseline, ...]:
+    return tuple(core.chance_baseline(part(_data, pair_set), **_opts(conv), **res.kwargs()))
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def ceiling(_data: PairwiseData, key: DataKey, pair_set: str, conv: Conventions,
+            res: Resampling) -> core.AgreementTable | None:
+    """The human ceiling, or None when the items have fewer than three annotators."""
+    data = part(_data, pair_set)
+    if len(data.humans) < 3:
+        return None
+    return core.human_ceiling(data, statistic=conv.statistic, ties=conv.ties, invalid=conv.invalid, **res.kwargs())
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def comparison(_data: PairwiseData, key: DataKey, pair_set: str, conv: Conventions, alternative: str,
+               correction: str, alpha: float, res: Resampling) -> core.JudgeComparison | None:
+    """Paired permutation tests between the judges (None with fewer than two judges)."""
+    data = part(_data, pair_set)
+    if len(data.judges_of()) < 2:
+        return None
+    return core.compare_judges(data, **_opts(conv), alternative=alternative, correction=correction, alpha=alpha,
+                               n_resamples=res.n_resamples, rng=res.seed)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def by_subset(_data: PairwiseData, key: DataKey, pair_set: str, by: str, conv: Conventions,
+              res: Resampling) -> pd.DataFrame:
+    """Agreement per pair set or item attribute, with the chance p-value corrected over subsets and judges."""
+    result = core.agreement_by_subset(part(_data, pair_set), by=by, **_opts(conv), **res.kwargs())
+    return pd.DataFrame(result.to_records())
+
+
+def breakdowns(data: PairwiseData) -> list[str]:
+    """What agreement can be broken down by: the pair sets (when several) and the item attributes."""
+    return (["pair_set"] if len(data.pair_sets) > 1 else []) + [a for a in data.attributes
+                                                                 if 1 < len(data.subsets(a)) <= 60]
+
+
+def references(data: PairwiseData) -> list[str]:
+    """The references a judge can be scored against here: 'auto' first, then the majority, gold and each person."""
+    return ["auto", *(["majority"] if data.humans else []), *(["gold"] if data.golds else []),
+            *(data.humans if len(data.humans) > 1 else [])]
+
+
+# -- biases ---------------------------------------------------------------------------------------------------
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def positional(_data: PairwiseData, key: DataKey, pair_set: str, invalid: str,
+               res: Resampling) -> tuple[core.PositionalBias, ...]:
+    data = part(_data, pair_set)
+    both = tuple(j for j in data.judges_of() if len(data.orders_of(j)) == 2)
+    if not both:
+        return ()
+    return tuple(core.positional_bias(data, judges=both, invalid=invalid, **res.kwargs()))
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def per_order(_data: PairwiseData, key: DataKey, pair_set: str, conv: Conventions, res: Resampling) -> pd.DataFrame:
+    """Agreement in each presentation order and in both (one row per judge and order mode)."""
+    data = part(_data, pair_set)
+    judges = tuple(j for j in data.judges_of() if len(data.orders_of(j)) == 2)
+    rows = []
+    for order in ("original", "swapped", "both"):
+        if judges:
+            table = core.judge_agreement(data, judges=judges, **{**_opts(conv), "order": order}, **res.kwargs())
+            rows += table.to_records()
+    return pd.DataFrame(rows)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def length(_data: PairwiseData, key: DataKey, pair_set: str, reference: str, order: str, unit: str,
+           res: Resampling) -> tuple[core.LengthPreference, ...]:
+    return core.length_preference(part(_data, pair_set), reference=reference, order=order, unit=unit,
+                                  **res.kwargs())
+
+
+# -- systems --------------------------------------------------------------------------------------------------
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def ranking(_data: PairwiseData, key: DataKey, pair_set: str, rater: str, method: str, order: str,
+            res: Resampling) -> core.SystemRanking:
+    return core.system_ranking(part(_data, pair_set), rater=rater, method=method, order=order, **res.kwargs())
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def rank_agreement(_data: PairwiseData, key: DataKey, pair_set: str, reference: str, method: str, coefficient: str,
+                   order: str, res: Resampling) -> tuple[core.RankingAgreement, ...]:
+    return tuple(core.ranking_agreement(part(_data, pair_set), reference=reference, method=method,
+                                        coefficient=coefficient, order=order, **res.kwargs()))
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def close_pairs(_data: PairwiseData, key: DataKey, pair_set: str, reference: str, delta: float, order: str,
+                res: Resampling) -> tuple[core.ClosePairs, ...]:
+    return tuple(core.close_pair_agreement(part(_data, pair_set), reference=reference, delta=delta, order=order,
+                                           **res.kwargs()))
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def scores(_data: PairwiseData, key: DataKey, pair_set: str, reference: str, invalid: str,
+           res: Resampling) -> tuple[core.ScoreAccuracy, ...]:
+    data = part(_data, pair_set)
+    judges = tuple(j for j in core.scoring_judges(data) if j in data.judges_of())
+    if not judges:
+        return ()
+    return tuple(core.score_accuracy(data, judges=judges, reference=reference, invalid=invalid, **res.kwargs()))
+
+
+def scoring(data: PairwiseData) -> tuple[str, ...]:
+    return core.scoring_judges(data)
+
+
+def n_systems(data: PairwiseData) -> int:
+    return len(data.systems)
+
+
+def finite(value: object) -> bool:
+    try:
+        return bool(np.isfinite(float(value)))
+    except (TypeError, ValueError):
+        return False

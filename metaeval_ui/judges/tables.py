@@ -1,0 +1,111 @@
+"""Frames shown (and downloaded) by the LLM-judges pages, built from the core's result objects."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from metaeval_ui.judges.data import CHANCE_LABEL
+
+BOARD_COLUMNS = ["kind", "judge", "cluster", "estimate", "low", "high", "n_items", "n_invalid", "n_ties",
+                 "chance", "chance_low", "chance_high", "chance_p", "n_defined", "n_resamples", "confidence_level"]
+
+
+def leaderboard(table, comparison=None, chance=(), ceiling=None) -> pd.DataFrame:
+    """Judges best first (the order of the significance clusters), then a chance row, then the human-ceiling rows.
+
+    ``cluster`` is the judge's significance cluster (1 = best) when ``comparison`` is given; the chance columns are
+    each judge's permuted-verdicts mean, range and p-value.
+    """
+    rows = pd.DataFrame(table.to_records())
+    if rows.empty:
+        return pd.DataFrame(columns=BOARD_COLUMNS)
+    rows["kind"] = "judge"
+    if comparison is not None:
+        rank = dict(zip(comparison.clusters.metrics, comparison.clusters.rank))
+        rows["cluster"] = rows["judge"].map(rank)
+        order = {j: k for k, j in enumerate(comparison.clusters.metrics)}
+        rows = rows.iloc[np.argsort(rows["judge"].map(order).to_numpy(), kind="stable")]
+    else:
+        rows["cluster"] = np.nan
+        rows = rows.sort_values("estimate", ascending=False, kind="stable", na_position="last")
+    chance_frame = pd.DataFrame([c.to_dict() for c in chance])
+    if not chance_frame.empty:
+        rows = rows.merge(chance_frame[["judge", "mean", "low", "high", "pvalue"]].rename(columns={
+            "mean": "chance", "low": "chance_low", "high": "chance_high", "pvalue": "chance_p"}), on="judge",
+            how="left")
+        extra = [{"kind": "chance", "judge": CHANCE_LABEL, "estimate": float(chance_frame["mean"].mean()),
+                  "low": float(chance_frame["low"].min()), "high": float(chance_frame["high"].max()),
+                  "n_items": table.n_items, "n_resamples": int(chance_frame["n_resamples"].iloc[0]),
+                  "confidence_level": table.confidence_level}]
+        rows = pd.concat([rows, pd.DataFrame(extra)], ignore_index=True)
+    if ceiling is not None:
+        people = pd.DataFrame(ceiling.to_records()).assign(kind="human ceiling")
+        people["judge"] = people["judge"].map(lambda h: f"{h} (vs the others' majority)")
+        rows = pd.concat([rows, people], ignore_index=True)
+    return rows.reindex(columns=BOARD_COLUMNS).reset_index(drop=True)
+
+
+def chance_frame(chance) -> pd.DataFrame:
+    return pd.DataFrame([{"judge": c.judge, "estimate": c.mean, "low": c.low, "high": c.high, "pvalue": c.pvalue}
+                         for c in chance])
+
+
+def comparison_hover(comparison) -> list[list[str]]:
+    table = comparison.table
+    names = table.metrics
+    return [[f"{names[i]} vs {names[j]}<br>delta = {table.delta[i, j]:.3f}<br>p = {table.pvalue[i, j]:.4f}"
+             f"<br>corrected p = {table.pvalue_corrected[i, j]:.4f}<br>common items: {comparison.n_common[i, j]}"
+             if i != j else "" for j in range(len(names))] for i in range(len(names))]
+
+
+def subset_wide(records: pd.DataFrame) -> pd.DataFrame:
+    """Judge x subset estimates (the per-subset table, compact)."""
+    if records.empty:
+        return records
+    return records.pivot_table(index="judge", columns="subset", values="estimate", sort=False).reset_index()
+
+
+# -- biases -------------------------------------------------------------------------------------------------
+
+
+def positional(results) -> pd.DataFrame:
+    return pd.DataFrame([r.to_dict() for r in results])
+
+
+def dots(frame: pd.DataFrame, prefix: str, series: str) -> pd.DataFrame:
+    """``<prefix>``, ``<prefix>_low``, ``<prefix>_high`` of each judge as (label, series, estimate, low, high)."""
+    return pd.DataFrame({"label": frame["judge"], "series": series, "estimate": frame[prefix],
+                         "low": frame[f"{prefix}_low"], "high": frame[f"{prefix}_high"]})
+
+
+def per_order_dots(frame: pd.DataFrame) -> pd.DataFrame:
+    names = {"original": "original order", "swapped": "swapped order", "both": "right in both orders"}
+    return pd.DataFrame({"label": frame["judge"], "series": frame["order"].map(names),
+                         "estimate": frame["estimate"], "low": frame["low"], "high": frame["high"]})
+
+
+def length(results) -> pd.DataFrame:
+    return pd.DataFrame([r.to_dict() for r in results])
+
+
+def length_dots(frame: pd.DataFrame) -> pd.DataFrame:
+    people = frame["reference"].iloc[0] if not frame.empty else "reference"
+    return pd.concat([dots(frame, "judge_longer", "judge"), dots(frame, "reference_longer", f"reference ({people})")],
+                     ignore_index=True)
+
+
+# -- systems ------------------------------------------------------------------------------------------------
+
+
+def rankings(judge_ranking, reference_ranking) -> pd.DataFrame:
+    """Both rankings of the systems, the reference's order, as (label, series, estimate, low, high, ...)."""
+    ref = pd.DataFrame(reference_ranking.to_records()).assign(series=f"reference: {reference_ranking.rater}")
+    own = pd.DataFrame(judge_ranking.to_records()).assign(series=f"judge: {judge_ranking.rater}")
+    both = pd.concat([ref, own], ignore_index=True).rename(columns={"system": "label", "score": "estimate"})
+    order = {s: k for k, s in enumerate(ref["system"])}
+    return both.iloc[np.argsort(both["label"].map(order).to_numpy(), kind="stable")].reset_index(drop=True)
+
+
+def records(results) -> pd.DataFrame:
+    return pd.DataFrame([r.to_dict() for r in results])

@@ -1,0 +1,212 @@
+"""Sentences of the LLM-judges pages, written from the result objects (dataset-neutral: items, judges, people)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from metaeval_ui.errors import escape_markdown as md
+from metaeval_ui.figures import correction_label, fmt, fmt_p
+
+TIES = {"three-class": "a tie is a third verdict (three classes)",
+        "drop-reference-ties": "items the reference calls a tie are left out",
+        "drop-any-tie": "items where the reference or the judge says tie are left out"}
+INVALID = {"wrong": "an invalid (unparsed) verdict counts as wrong", "drop": "items with an invalid verdict are left "
+           "out", "tie": "an invalid verdict counts as a tie", "as-verdict": "two invalid verdicts count as the same "
+           "answer"}
+ORDERS = {"original": "the original order (A shown first)", "swapped": "the swapped order (B shown first)",
+          "average": "the mean over both orders", "both": "both orders (right only when right in both)"}
+STATISTICS = {"accuracy": "Accuracy", "kappa": "Cohen's kappa", "alpha": "Krippendorff's alpha"}
+
+
+def interval(estimate: float, low: float, high: float) -> str:
+    return f"{fmt(estimate)} [{fmt(low)}, {fmt(high)}]"
+
+
+def conventions_caption(result, *, seed: int) -> str:
+    """What every number of an agreement table means, from the table itself (statistic, reference, order, ties,
+    invalid verdicts, interval)."""
+    return (f"{STATISTICS.get(result.statistic, result.statistic)} of each judge's verdicts against the reference "
+            f"**{md(result.reference)}**, in {ORDERS.get(result.order, result.order)}; ties: "
+            f"{TIES.get(result.ties, result.ties)}; {INVALID.get(result.invalid, result.invalid)}. Intervals: "
+            f"{result.confidence_level:.0%} percentile bootstrap over the {result.n_items:,} items, "
+            f"{result.n_resamples:,} resamples, seed {seed}.")
+
+
+def comparison_caption(comparison) -> str:
+    table = comparison.table
+    fam = {"row": "each row judge's tests", "table": "the whole table", "none": "no family"}.get(table.family,
+                                                                                                 table.family)
+    test = ("two-sided: do the two judges' agreements differ?" if table.alternative == "two-sided"
+            else "one-sided: does the row judge agree better than the column judge?")
+    return (f"Paired permutation test ({test}), each item's two verdicts swapped at random, "
+            f"{table.n_resamples:,} permutations. A cell is filled when p < {table.alpha:g} and outlined when "
+            f"still significant after {correction_label(table.correction)} over {fam}. Clusters: a judge opens a "
+            "new cluster when a judge of the cluster above is significantly better after the correction.")
+
+
+def leaderboard_sentence(board: pd.DataFrame, comparison, *, statistic: str) -> str:
+    """The headline: the table's top judge, its interval and whom it is not distinguishable from."""
+    judges = board[board["kind"] == "judge"]
+    if judges.empty or not judges["estimate"].notna().any():
+        return "No judge has a defined agreement on these items."
+    top = judges.iloc[0]
+    name = "accuracy" if statistic == "accuracy" else STATISTICS.get(statistic, statistic)
+    head = (f"Highest {name}: **{md(top['judge'])}**, {interval(top['estimate'], top['low'], top['high'])} on {int(top['n_items']):,} "
+            "items.")
+    if comparison is None:
+        return head
+    table = comparison.table
+    mates = [j for j in judges.loc[judges["cluster"] == top["cluster"], "judge"] if j != top["judge"]]
+    if table.alternative == "two-sided":
+        verb = "do not differ significantly from it"
+    else:
+        verb = "are not significantly worse than it"
+    where = f"(permutation test, {correction_label(table.correction)}-corrected, alpha = {table.alpha:g})"
+    if not mates:
+        rest = "every other judge differs from it significantly" if table.alternative == "two-sided" else \
+            "it is significantly better than every other judge"
+        return f"{head} It is alone in the first cluster: {rest} {where}."
+    shown = ", ".join(f"**{md(m)}**" for m in mates[:5]) + (f" and {len(mates) - 5} more" if len(mates) > 5 else "")
+    return f"{head} {len(mates)} other judge(s) {verb} and share its cluster: {shown} {where}."
+
+
+def ceiling_sentence(ceiling, top_estimate: float) -> str:
+    values = [r.estimate for r in ceiling.rows]
+    mean = sum(values) / len(values)
+    compare = "below" if top_estimate < min(r.low for r in ceiling.rows) else "within reach of"
+    return (f"Human ceiling: each of the {len(values)} annotators against the majority of the others agrees "
+            f"{fmt(min(values))}–{fmt(max(values))} (mean {fmt(mean)}); the best judge is {compare} it. The ceiling "
+            "uses the other annotators' majority, so it is a slightly different reference from the judges' one.")
+
+
+def chance_sentence(chance: pd.DataFrame) -> str:
+    beaten = int((chance["pvalue"] < 0.05).sum())
+    return (f"Chance: the same verdicts permuted over the items (each judge's and the reference's verdict shares "
+            f"kept) give {fmt(chance['estimate'].min())}–{fmt(chance['estimate'].max())}; {beaten} of "
+            f"{len(chance)} judge(s) are above their chance range at p < 0.05 "
+            f"(smallest p = {fmt_p(chance['pvalue'].min())}).")
+
+
+# -- biases -------------------------------------------------------------------------------------------------
+
+
+def _excludes(frame: pd.DataFrame, prefix: str, value: float) -> pd.DataFrame:
+    return frame[(frame[f"{prefix}_low"] > value) | (frame[f"{prefix}_high"] < value)]
+
+
+def position_sentence(frame: pd.DataFrame) -> str:
+    """The most consistent judge and the first-position preferences whose interval excludes 0.5."""
+    defined = frame[frame["consistency"].notna()]
+    if defined.empty:
+        return "No judge has a defined positional consistency here."
+    best = defined.loc[defined["consistency"].idxmax()]
+    head = (f"Most consistent across the two orders: **{md(best['judge'])}**, the same winner in "
+            f"{interval(best['consistency'], best['consistency_low'], best['consistency_high'])} of the items.")
+    biased = _excludes(frame[frame["first_position"].notna()], "first_position", 0.5)
+    if biased.empty:
+        return head + f" No judge's first-position share differs from 0.5 (interval excludes it) among {len(frame)}."
+    worst = biased.loc[(biased["first_position"] - 0.5).abs().idxmax()]
+    side = "first" if worst["first_position"] > 0.5 else "second"
+    return (head + f" {len(biased)} of {len(frame)} judge(s) prefer a position (interval excludes 0.5); the "
+            f"strongest: **{md(worst['judge'])}** picks the {side}-shown output in "
+            f"{interval(worst['first_position'], worst['first_position_low'], worst['first_position_high'])} of "
+            "its A/B verdicts.")
+
+
+def position_caption(result, *, seed: int) -> str:
+    return (f"Consistency: share of items with the same winner (or tie) in both orders; "
+            f"{INVALID.get(result.invalid, result.invalid)}. First position: share of A-or-B verdicts naming the "
+            f"output shown first (ties and invalid verdicts not counted). {result.confidence_level:.0%} percentile "
+            f"bootstrap over items, {result.n_resamples:,} resamples, seed {seed}.")
+
+
+def order_sentence(frame: pd.DataFrame) -> str:
+    """The judge whose accuracy moves most between the two presentation orders."""
+    wide = frame.pivot_table(index="judge", columns="order", values="estimate", sort=False)
+    if not {"original", "swapped"} <= set(wide.columns) or wide[["original", "swapped"]].isna().all().all():
+        return "Accuracy per order is undefined here."
+    gap = (wide["original"] - wide["swapped"]).abs()
+    judge = gap.idxmax()
+    both = f"; right in both orders {fmt(wide.loc[judge, 'both'])}" if "both" in wide else ""
+    return (f"Largest change between orders: **{md(judge)}**, {fmt(wide.loc[judge, 'original'])} with A shown first "
+            f"vs {fmt(wide.loc[judge, 'swapped'])} with B shown first{both}.")
+
+
+def length_sentence(frame: pd.DataFrame) -> str:
+    """How many judges choose the longer output more (or less) often than the reference does."""
+    more = frame[frame["difference_low"] > 0]
+    less = frame[frame["difference_high"] < 0]
+    reference = frame["reference"].iloc[0]
+    parts = [f"{len(more)} of {len(frame)} judge(s) choose the longer output more often than the reference "
+             f"({md(reference)}) and {len(less)} less often (interval of the difference excludes 0)."]
+    if not frame["difference"].isna().all():
+        top = frame.loc[frame["difference"].abs().idxmax()]
+        parts.append(f"Largest gap: **{md(top['judge'])}**, {fmt(top['judge_longer'])} vs the reference's "
+                     f"{fmt(top['reference_longer'])} (difference "
+                     f"{interval(top['difference'], top['difference_low'], top['difference_high'])}).")
+    return " ".join(parts)
+
+
+def length_caption(result, *, seed: int) -> str:
+    return (f"Share of A-or-B verdicts choosing the longer output (in {result.unit}), judge vs reference on the same "
+            f"items; items whose outputs have equal length are left out; the judge's verdicts: "
+            f"{ORDERS.get(result.order, result.order)}. {result.confidence_level:.0%} percentile bootstrap over "
+            f"items (both shares from the same resamples), {result.n_resamples:,} resamples, seed {seed}.")
+
+
+# -- systems ------------------------------------------------------------------------------------------------
+
+METHODS = {"win-rate": "win rate (ties count half)", "davidson": "Bradley-Terry log-strength (Davidson's ties)"}
+
+
+def ranking_sentence(own, ref) -> str:
+    """Who ranks first for the judge and for the reference (from the two rankings)."""
+    same = own.systems[0] == ref.systems[0]
+    return (f"The reference ({md(ref.rater)}) ranks **{md(ref.systems[0])}** first; **{md(own.rater)}** ranks "
+            f"**{md(own.systems[0])}** first" + (" too." if same else ".")
+            + f" {len(ref.systems)} systems, scored by {METHODS.get(own.method, own.method)}.")
+
+
+def rank_agreement_sentence(frame: pd.DataFrame) -> str:
+    """The table's top judge (closest to the reference's ranking) and its interval."""
+    if frame.empty or not frame["estimate"].notna().any():
+        return "No judge's ranking agreement is defined here."
+    top = frame.iloc[0]
+    return (f"Closest to the reference's system ranking: **{md(top['judge'])}**, {top['coefficient']} "
+            f"{interval(top['estimate'], top['low'], top['high'])} over {int(top['n_systems'])} systems.")
+
+
+def rank_caption(result, *, seed: int) -> str:
+    return (f"Each judge's system scores ({METHODS.get(result.method, result.method)}) correlated with the "
+            f"reference's ({md(result.reference)}); the judge's verdicts: {ORDERS.get(result.order, result.order)}. "
+            f"{result.confidence_level:.0%} percentile bootstrap over items (both rankings recomputed in each "
+            f"resample), {result.n_resamples:,} resamples, seed {seed}. With few systems the interval is coarse.")
+
+
+def close_sentence(frame: pd.DataFrame) -> str:
+    if frame.empty:
+        return "No close pairs."
+    top = frame.iloc[0]
+    n_close = int(top["n_close"])
+    if n_close == 0:
+        return (f"No system pair is close for the reference (its win rate within {fmt(top['delta'])} of 50%): widen "
+                "the band to compare judges on close pairs.")
+    return (f"On the {n_close} of {int(top['n_pairs'])} system pairs the reference finds close (win rate within "
+            f"{fmt(top['delta'])} of 50%), **{md(top['judge'])}** names the reference's winner most often: "
+            f"{interval(top['estimate'], top['low'], top['high'])} (on all pairs {fmt(top['all_pairs'])}).")
+
+
+def score_sentence(frame: pd.DataFrame) -> str:
+    top = frame.iloc[0]
+    return (f"Highest tie-calibrated accuracy: **{md(top['judge'])}**, "
+            f"{interval(top['estimate'], top['low'], top['high'])} with ties declared when the two scores differ by "
+            f"at most epsilon = {fmt(top['epsilon'])} (resamples' range {fmt(top['epsilon_low'])}–"
+            f"{fmt(top['epsilon_high'])}); {fmt(top['accuracy_at_zero'])} when only equal scores tie.")
+
+
+def score_caption(result, *, seed: int) -> str:
+    return (f"Scores as verdicts: A wins when its score exceeds B's by more than epsilon, a tie otherwise; epsilon "
+            f"is chosen to maximise accuracy against the reference ({md(result.reference)}) and re-chosen in every "
+            f"resample. Items without both scores: {'counted wrong' if result.invalid == 'wrong' else 'left out'}. "
+            f"{result.confidence_level:.0%} percentile bootstrap over items, {result.n_resamples:,} resamples, "
+            f"seed {seed}.")

@@ -1,0 +1,206 @@
+"""The LLM-judges pages' own sidebar: a pairwise dataset (built-in or an uploaded verdict file), its pair set and the
+agreement conventions, every choice kept in the URL through :mod:`metaeval_ui.state`."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from metaeval_core.judges import INVALID_CONVENTIONS, ORDER_MODES, STATISTICS, TIE_CONVENTIONS, PairwiseData
+
+from metaeval_ui import exports, state
+from metaeval_ui.errors import EXPECTED, escape_markdown, guard, message_of
+from metaeval_ui.judges import data as jd
+from metaeval_ui.judges.text import INVALID, ORDERS, STATISTICS as STAT_NAMES, TIES
+from metaeval_ui.navigation import ensure_navigation_mode, page_links
+
+UPLOAD_OPTION = "__upload__"
+_UPLOADS = "_judges_uploads"  # session-only: dataset id -> PairwiseData
+_REJECTED = "_judges_upload_rejected"  # (file name, the core's message)
+MAX_UPLOAD_MB = 50
+PAGES = (("pages/judges_leaderboard.py", "agreement with people, intervals, significance clusters"),
+         ("pages/judges_bias.py", "position and length preferences"),
+         ("pages/judges_systems.py", "system rankings from verdicts, scores as verdicts"))
+FORMAT_HELP = ("Long CSV/TSV or JSON Lines, one verdict per row: item, system_a, system_b, rater, verdict (A, B or "
+               "tie; anything else is kept as invalid), optionally order (original/swapped), score_a, score_b, kind "
+               "(human/gold/judge), pair_set, input, output_a, output_b.")
+
+
+def _uploads() -> dict[str, PairwiseData]:
+    return st.session_state.setdefault(_UPLOADS, {})
+
+
+def _on_upload() -> None:
+    file = st.session_state.get(state.widget_key("j_upload"))
+    st.session_state.pop(_REJECTED, None)
+    if file is None:
+        return
+    raw = file.getvalue()
+    try:
+        if len(raw) > MAX_UPLOAD_MB * 1024 * 1024:
+            raise ValueError(f"larger than {MAX_UPLOAD_MB} MB")
+        loaded = jd.parse_upload(raw, file.name)
+    except EXPECTED as error:
+        st.session_state[_REJECTED] = (file.name, message_of(error))
+        return
+    uploads = _uploads()
+    while len(uploads) >= jd.MAX_UPLOADS:
+        uploads.pop(next(iter(uploads)))
+    uploads[loaded.id] = loaded
+    state.put("j_dataset", loaded.id)
+
+
+def _label(choices: dict, uploads: dict, key: str) -> str:
+    if key == UPLOAD_OPTION:
+        return "Upload verdicts (CSV / JSONL)…"
+    if key in uploads:
+        return f"Uploaded: {uploads[key].title or key}"
+    choice = choices.get(key)
+    return key if choice is None else f"{choice.title} [{key}]" + ("" if choice.available else " — unavailable")
+
+
+def rejected_sentence(name: str, message: str) -> str:
+    """One sentence: the file and the first clause of the core's message."""
+    head, _, problem = message.partition(": ")
+    problem = (problem or head).split("; ", 1)[0].strip().rstrip(". ")
+    return f"{name} was not loaded: {problem}."
+
+
+def dataset_picker() -> PairwiseData | None:
+    """The pairwise dataset of the judges pages, or None (with the reason shown)."""
+    data_dir = jd.data_dir_key()
+    choices = {}
+    with guard("Could not list the pairwise datasets"):
+        choices = {c.id: c for c in jd.choices(data_dir)}
+    uploads = _uploads()
+    options = [*choices, *uploads, UPLOAD_OPTION]
+    if not state.is_set("j_dataset") and jd.is_pairwise(state.get("dataset")):
+        state.put("j_dataset", state.get("dataset"))  # a link made with ?dataset=pandalm
+    wanted = state.get("j_dataset")
+    if wanted and str(wanted).startswith(jd.UPLOAD_PREFIX) and wanted not in uploads:
+        state.add_note(f"The link refers to an uploaded verdict file ({wanted}) that is not loaded in this session: "
+                       "upload it again to reproduce the view.")
+    default = next((c.id for c in choices.values() if c.available), UPLOAD_OPTION)
+    key = state.prepare("j_dataset", options=options, fallback=default)
+    labels = {k: _label(choices, uploads, k) for k in options}  # fixed now: a format_func reads no session state
+    chosen = st.sidebar.selectbox("Pairwise dataset", options, key=key, format_func=labels.__getitem__,
+                                  help="Datasets of A-or-B verdicts by LLM judges and by people, or your own file. "
+                                       "The score pages' dataset is chosen separately.")
+    if chosen != UPLOAD_OPTION:
+        state.commit("j_dataset", chosen)
+    with st.sidebar.expander("Upload verdicts", expanded=chosen == UPLOAD_OPTION):
+        st.file_uploader("Verdicts file (CSV, TSV or JSON Lines; .gz allowed)", key=state.widget_key("j_upload"),
+                         on_change=_on_upload, help=FORMAT_HELP)
+    rejected = st.session_state.get(_REJECTED)
+    if rejected is not None:
+        st.error(escape_markdown(rejected_sentence(*rejected)), icon=":material/block:")
+        st.sidebar.caption(escape_markdown(f"{rejected[0]}: {rejected[1]}"))
+        return None
+    if chosen == UPLOAD_OPTION:
+        st.info("Upload a verdicts file in the sidebar to meta-evaluate your own judges. " + FORMAT_HELP,
+                icon=":material/upload:")
+        return None
+    if chosen in uploads:
+        return uploads[chosen]
+    choice = choices[chosen]
+    if not choice.available:
+        st.warning(escape_markdown(f"{choice.title} is not available here: {choice.reason or 'files missing'}. "
+                                   "Point METAEVAL_DATA_DIR at a folder holding its files (`metaeval fetch`)."),
+                   icon=":material/cloud_off:")
+        return None
+    with guard(f"Could not load {chosen}"):
+        return jd.load_registered(chosen, data_dir)
+    return None
+
+
+def report_panel(data: PairwiseData) -> None:
+    """An uploaded file's data check (per-rater counts, invalid verdicts, one-order judges) before any number."""
+    if not data.id.startswith(jd.UPLOAD_PREFIX):
+        return
+    report = jd.report(data, jd.key_of(data))
+    n = len(report.warnings)
+    with st.expander(f"Data check: {n} warning(s) to read before the numbers" if n else "Data check: no warnings",
+                     expanded=bool(n), icon=":material/fact_check:"):
+        st.markdown(escape_markdown(report.lines()[0] + "."))
+        for warning in report.warnings:
+            st.warning(escape_markdown(warning), icon=":material/warning:")
+        for note in report.notes:
+            st.caption(escape_markdown(f"Note: {note}"))
+        st.dataframe(report.rows, hide_index=True, width="stretch")
+
+
+def begin(title: str) -> PairwiseData | None:
+    """The page's title and sidebar; the dataset, or None (the reason is shown)."""
+    ensure_navigation_mode()
+    state.init()
+    exports.begin()
+    st.title(title)
+    picked = dataset_picker()
+    if picked is not None:
+        exports.set_dataset(picked)
+        st.caption(escape_markdown(f"{picked.title or picked.id}: {picked.n_items:,} items, {len(picked.judges)} "
+                                   f"judges, {len(picked.humans)} human annotator(s)"
+                                   + (", a gold label" if picked.golds else "") + "."))
+        report_panel(picked)
+    return picked
+
+
+def pair_set(data: PairwiseData) -> str:
+    """The pair set analysed ('' = every item); a picker only when the dataset has several."""
+    if len(data.pair_sets) < 2:
+        return jd.ALL_SETS
+    counts = {name: int((data.pair_set == k).sum()) for k, name in enumerate(data.pair_sets)}
+    options = [jd.ALL_SETS, *data.pair_sets]
+    key = state.prepare("j_set", options=options, fallback=jd.ALL_SETS)
+    return state.commit("j_set", st.sidebar.selectbox(
+        "Pair set", options, key=key, help="Analyse one set of pairs, or all items together.",
+        format_func=lambda s: f"{s} ({counts[s]})" if s else f"All items ({data.n_items})"))
+
+
+def _radio(name: str, label: str, options, names: dict, box, help: str | None = None) -> str:
+    key = state.prepare(name, options=list(options), fallback=list(options)[0])
+    return state.commit(name, box.radio(label, list(options), key=key, format_func=lambda v: names.get(v, v),
+                                        help=help))
+
+
+def reference(data: PairwiseData, box) -> str:
+    options = jd.references(data)
+    auto = "gold label" if data.golds else "human majority"
+    key = state.prepare("j_ref", options=options, fallback="auto")
+    return state.commit("j_ref", box.selectbox(
+        "Reference", options, key=key, format_func=lambda r: f"auto ({auto})" if r == "auto" else r,
+        help="What the judges are scored against: the gold label, the majority of the human annotators, or one "
+             "annotator."))
+
+
+def conventions(data: PairwiseData, *, statistic: bool = True) -> jd.Conventions:
+    """Statistic, reference, presentation order, ties and invalid verdicts (sidebar expander)."""
+    two_orders = any(len(data.orders_of(j)) == 2 for j in data.judges)
+    with st.sidebar.expander("Agreement conventions", expanded=True):
+        stat = _radio("j_stat", "Statistic", STATISTICS, STAT_NAMES, st) if statistic else "accuracy"
+        ref = reference(data, st)
+        order = _radio("j_order", "Presentation order", ORDER_MODES if two_orders else ("original",), ORDERS, st,
+                       help=None if two_orders else "The judges saw each pair in one order only.")
+        ties = _radio("j_ties", "Ties", TIE_CONVENTIONS, TIES, st)
+        invalid = _radio("j_invalid", "Invalid verdicts", INVALID_CONVENTIONS, INVALID, st)
+    return jd.Conventions(stat, ref, order, ties, invalid)
+
+
+def resampling() -> jd.Resampling:
+    from metaeval_ui.widgets import resamples_and_seed
+
+    with st.sidebar.expander("Bootstrap", expanded=False):
+        k, seed = resamples_and_seed("j_k", "j_seed", container=st)
+    return jd.Resampling(k, seed)
+
+
+def stop(message: str, icon: str = ":material/info:") -> None:
+    """An empty state: say why in the main pane and end the page run."""
+    from metaeval_ui.widgets import finish
+
+    st.info(escape_markdown(message), icon=icon)
+    finish()
+    st.stop()
+
+
+def other_pages() -> None:
+    page_links(PAGES)

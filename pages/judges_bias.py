@@ -1,0 +1,73 @@
+"""Judge biases: does a judge's verdict depend on the order of the two outputs, or on their length?
+(docs/methods.md sec. 18.5-18.6)"""
+
+import pandas as pd
+import streamlit as st
+
+from metaeval_ui import exports, widgets
+from metaeval_ui.errors import guard
+from metaeval_ui.judges import data as jd, figures as jf, tables as jt, text as jx, widgets as jw
+
+data = jw.begin("Judge biases")
+if data is None:
+    widgets.finish()
+    st.stop()
+pair_set = jw.pair_set(data)
+conv = jw.conventions(data, statistic=False)
+with st.sidebar.expander("Bias settings", expanded=True):
+    cons_invalid = jw._radio("j_cons_invalid", "Invalid verdicts in the consistency", ("wrong", "drop", "tie",
+                             "as-verdict"), jx.INVALID, st)
+    unit = jw._radio("j_unit", "Length unit", ("words", "characters"), {}, st)
+    len_order = jw._radio("j_len_order", "Judge's verdicts for length", ("average", "original", "swapped"),
+                          jx.ORDERS, st)
+res = jw.resampling()
+key = jd.key_of(data)
+part = jd.part(data, pair_set)
+where = exports.file_name(data.id, pair_set)
+
+st.subheader("Position")
+positional = per_order = None
+with guard("Could not compute the positional bias"), st.spinner("Positional consistency…"):
+    positional = jd.positional(data, key, pair_set, cons_invalid, res)
+    per_order = jd.per_order(data, key, pair_set, conv, res)
+if not positional:
+    st.info("The judges of these items saw each pair in one presentation order only: positional consistency, the "
+            "first-position preference and accuracy per order need verdicts in both orders.", icon=":material/info:")
+else:
+    frame = jt.positional(positional)
+    st.markdown(jx.position_sentence(frame))
+    st.caption(jx.position_caption(positional[0], seed=res.seed))
+    dots = pd.concat([jt.dots(frame, "consistency", "same winner in both orders"),
+                      jt.dots(frame, "first_position", "chose the output shown first")], ignore_index=True)
+    exports.chart(jf.interval_dots(dots, x_title="share", reference=0.5, reference_label="0.5: no preference",
+                                   x_range=(0, 1)), key="judges_position", name=f"judges-position_{where}",
+                  title="Positional consistency and first-position preference")
+    st.dataframe(frame, hide_index=True, width="stretch")
+    exports.table_download(frame, f"judges-position_{where}", label="Download position (CSV)",
+                           title="Positional consistency and first-position preference")
+    if per_order is not None and not per_order.empty:
+        st.markdown(jx.order_sentence(per_order))
+        exports.chart(jf.interval_dots(jt.per_order_dots(per_order), x_title=jx.STATISTICS[conv.statistic]),
+                      key="judges_orders", name=f"judges-orders_{where}", title="Accuracy per presentation order")
+        exports.table_download(per_order, f"judges-orders_{where}", label="Download per order (CSV)",
+                               title="Agreement per presentation order")
+
+st.subheader("Length")
+lengths = None
+if not part.has_texts:
+    st.info("These items carry no output texts: the length preference needs them.", icon=":material/info:")
+else:
+    with guard("Could not compute the length preference"), st.spinner("Length preference…"):
+        lengths = jd.length(data, key, pair_set, conv.reference, len_order, unit, res)
+if lengths:
+    frame = jt.length(lengths)
+    st.markdown(jx.length_sentence(frame))
+    st.caption(jx.length_caption(lengths[0], seed=res.seed))
+    exports.chart(jf.interval_dots(jt.length_dots(frame), x_title="share choosing the longer output", reference=0.5,
+                                   reference_label="0.5: length-neutral", x_range=(0, 1)),
+                  key="judges_length", name=f"judges-length_{where}", title="Preference for the longer output")
+    st.dataframe(frame, hide_index=True, width="stretch")
+    exports.table_download(frame, f"judges-length_{where}", label="Download length preference (CSV)",
+                           title="Length preference of judges and people")
+jw.other_pages()
+widgets.finish()

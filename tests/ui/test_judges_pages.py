@@ -1,0 +1,178 @@
+"""AppTest of the LLM-judges pages (docs/methods.md sec. 18): a generated verdict upload (always runs) and PandaLM /
+LLMBar from the mirror (skip cleanly when absent). The pages' sentences must say what their tables show."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ui_helpers import assert_clean, new_app, plotly_specs
+
+LEADERBOARD, BIAS, SYSTEMS = "pages/judges_leaderboard.py", "pages/judges_bias.py", "pages/judges_systems.py"
+PAGES = (LEADERBOARD, BIAS, SYSTEMS)
+SYSTEM_NAMES = ("alpha-7b", "beta-13b", "gamma-70b", "delta-1b")
+
+
+def verdict_csv(n_items: int = 80, seed: int = 3) -> bytes:
+    """Three annotators, a gold label, a good judge, a first-position judge, a coin-flip judge and a scoring judge,
+    the judges in both orders, four systems and output texts of different lengths."""
+    rng = np.random.default_rng(seed)
+    strength = dict(zip(SYSTEM_NAMES, (1.0, 0.4, 1.6, -0.6)))
+    rows = []
+    for i in range(n_items):
+        a, b = rng.choice(SYSTEM_NAMES, 2, replace=False)
+        p_a = 1 / (1 + np.exp(strength[b] - strength[a]))
+        truth = "A" if rng.random() < p_a else "B"
+        other = "B" if truth == "A" else "A"
+        item = {"item": f"q{i}", "system_a": a, "system_b": b, "pair_set": "easy" if i % 2 else "hard",
+                "input": f"question {i}", "output_a": "word " * int(rng.integers(3, 30)),
+                "output_b": "word " * int(rng.integers(3, 30))}
+        rows.append({**item, "rater": "gold", "kind": "gold", "verdict": truth})
+        for h in range(3):
+            rows.append({**item, "rater": f"annotator{h + 1}", "kind": "human",
+                         "verdict": truth if rng.random() < 0.85 else other})
+        for order in ("original", "swapped"):
+            first = "A" if order == "original" else "B"
+            rows.append({**item, "rater": "careful-judge", "kind": "judge", "order": order,
+                         "verdict": truth if rng.random() < 0.9 else other})
+            rows.append({**item, "rater": "first-judge", "kind": "judge", "order": order,
+                         "verdict": first if rng.random() < 0.8 else ("tie" if rng.random() < 0.5 else "garbage")})
+            rows.append({**item, "rater": "coin-judge", "kind": "judge", "order": order,
+                         "verdict": rng.choice(["A", "B"])})
+        score = 5 + (1 if truth == "A" else -1) * rng.integers(0, 3)
+        for order in ("original", "swapped"):
+            rows.append({**item, "rater": "scoring-judge", "kind": "judge", "order": order,
+                         "verdict": "A" if score > 5 else "B" if score < 5 else "tie", "score_a": score,
+                         "score_b": 5})
+    return pd.DataFrame(rows).to_csv(index=False).encode()
+
+
+def plain(text: str) -> str:
+    return text.replace("\\", "")
+
+
+def sentences(at) -> str:
+    return plain(" ".join(m.value for m in at.markdown))
+
+
+def bold(text: str) -> list[str]:
+    return re.findall(r"\*\*(.+?)\*\*", plain(text))
+
+
+def table(at, *columns: str) -> pd.DataFrame:
+    """The first table on the page holding these columns."""
+    return next(d.value for d in at.dataframe if set(columns) <= set(d.value.columns))
+
+
+def upload(at, name: str = "my_verdicts.csv", content: bytes | None = None):
+    at.file_uploader(key="w:j_upload").upload(name, verdict_csv() if content is None else content, "text/csv").run()
+    return at
+
+
+def open_upload(query: dict | None = None):
+    at = new_app({"jk": "300", **(query or {})}).run()
+    at.switch_page(LEADERBOARD).run()
+    upload(at)
+    assert_clean(at)
+    return at
+
+
+def leaderboard_checks(at) -> pd.DataFrame:
+    """The headline's judge is the table's top judge; its cluster mates are those of the table's first cluster."""
+    board = table(at, "kind", "cluster")
+    judges = board[board["kind"] == "judge"]
+    headline = next(m.value for m in at.markdown if plain(m.value).startswith("Highest"))
+    named = bold(headline)
+    assert named[0] == judges["judge"].iloc[0]
+    assert f"{judges['estimate'].iloc[0]:.3f}" in plain(headline)
+    first = judges[judges["cluster"] == judges["cluster"].iloc[0]]["judge"].tolist()
+    if len(first) > 1:
+        assert set(named[1:]) <= set(first[1:]) and f"{len(first) - 1} other judge(s)" in plain(headline)
+    return board
+
+
+def test_a_verdict_upload_runs_every_judges_page(demo_env):
+    at = open_upload()
+    assert at.selectbox(key="w:j_dataset").value.startswith("verdicts:")
+    assert at.query_params["jdataset"].startswith("verdicts:")
+    assert any(e.label.startswith("Data check") for e in at.expander)
+    board = leaderboard_checks(at)
+    assert list(board["kind"].unique()) == ["judge", "chance", "human ceiling"]
+    assert board["judge"].iloc[0] == "careful-judge"
+    assert "do not differ significantly" in sentences(at) or "differs from it significantly" in sentences(at)
+    assert "better" not in sentences(at)  # two-sided by default: "differ", never "better"
+    assert "Human ceiling" in plain(" ".join(c.value for c in at.caption))
+    assert {"judges_forest", "judges_pvalues"} <= set(plotly_specs(at))
+
+    at.switch_page(BIAS).run()
+    assert_clean(at)
+    position = table(at, "consistency")
+    said = sentences(at)
+    most = position.loc[position["consistency"].idxmax(), "judge"]
+    assert f"Most consistent across the two orders: **{most}**" in said.replace("\\", "")
+    assert "first-judge" in bold(said), "the strongest first-position preference is named"
+    assert {"judges_position", "judges_orders", "judges_length"} <= set(plotly_specs(at))
+
+    at.switch_page(SYSTEMS).run()
+    assert_clean(at)
+    said = sentences(at)
+    agreement = table(at, "coefficient")
+    assert f"Closest to the reference's system ranking: **{agreement['judge'].iloc[0]}**" in said
+    scores = table(at, "epsilon")
+    assert list(scores["judge"]) == ["scoring-judge"]
+    assert f"epsilon = {scores['epsilon'].iloc[0]:.3f}" in said
+
+
+def test_one_sided_wording_says_better(demo_env):
+    at = open_upload({"jalt": "greater", "jset": "hard"})  # one pair set of the file, from the URL
+    assert at.query_params["jset"] == "hard"
+    assert table(at, "kind", "n_items")["n_items"].iloc[0] == 40
+    said = sentences(at)
+    assert "not significantly worse" in said or "significantly better than every other judge" in said
+    assert "differ" not in said
+
+
+def test_a_bad_verdict_file_is_one_sentence(demo_env):
+    at = new_app().run()
+    at.switch_page(LEADERBOARD).run()
+    upload(at, "broken.csv", b"item,rater\nq1,gold\n")
+    assert not at.exception
+    assert len(at.error) == 1
+    message = plain(at.error[0].value)
+    assert message.startswith("broken.csv was not loaded:") and message.count(". ") == 0
+
+
+def test_the_report_of_a_judges_page_names_the_dataset(demo_env):
+    from metaeval_ui import exports
+
+    at = open_upload()
+    html = exports.report_html(at.session_state["_export_snapshot"])
+    assert "Judges leaderboard" in html or "careful-judge" in html
+    assert "verdicts:" in html and "careful-judge" in html
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("dataset", ["pandalm", "llmbar"])
+def test_real_pairwise_datasets_on_every_judges_page(real_env, dataset):
+    at = new_app({"jdataset": dataset, "jk": "200"}).run()
+    for page in PAGES:
+        at.switch_page(page).run()
+        assert_clean(at)
+        assert at.selectbox(key="w:j_dataset").value == dataset
+        if page == LEADERBOARD:
+            board = leaderboard_checks(at)
+            assert ("human ceiling" in set(board["kind"])) == (dataset == "pandalm")
+        assert "summar" not in sentences(at).lower()
+
+
+@pytest.mark.realdata
+def test_a_pairwise_id_on_a_score_page_says_where_to_go(real_env):
+    at = new_app({"dataset": "pandalm"}).run()
+    assert_clean(at)
+    assert any("LLM judges pages" in plain(i.value) for i in at.info)
+    assert at.query_params["dataset"] != "pandalm" and at.query_params["jdataset"] == "pandalm"
+    at.switch_page(LEADERBOARD).run()
+    assert at.selectbox(key="w:j_dataset").value == "pandalm"
