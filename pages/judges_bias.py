@@ -35,16 +35,12 @@ if not positional:
             "first-position preference and accuracy per order need verdicts in both orders.", icon=":material/info:")
 else:
     frame = jt.positional(positional)
-    st.markdown(jx.position_sentence(frame))
-    st.caption(jx.position_caption(positional[0], seed=res.seed))
     dots = pd.concat([jt.dots(frame, "consistency", "same winner in both orders"),
                       jt.dots(frame, "first_position", "chose the output shown first")], ignore_index=True)
-    exports.chart(jf.interval_dots(dots, x_title="share", reference=0.5, reference_label="0.5: no preference",
-                                   x_range=(0, 1)), key="judges_position", name=f"judges-position_{where}",
-                  title="Positional consistency and first-position preference")
-    st.dataframe(frame, hide_index=True, width="stretch")
-    exports.table_download(frame, f"judges-position_{where}", label="Download position (CSV)",
-                           title="Positional consistency and first-position preference")
+    jw.section(jx.position_sentence(frame), jx.position_caption(positional[0], seed=res.seed),
+               jf.interval_dots(dots, x_title="share", reference=0.5, reference_label="0.5: no preference",
+                                x_range=(0, 1)), frame, key="judges_position", name=f"judges-position_{where}",
+               title="Positional consistency and first-position preference", what="position")
     if per_order is not None and not per_order.empty:
         st.markdown(jx.order_sentence(per_order))
         exports.chart(jf.interval_dots(jt.per_order_dots(per_order), x_title=jx.STATISTICS[conv.statistic]),
@@ -61,13 +57,10 @@ else:
         lengths = jd.length(data, key, pair_set, conv.reference, len_order, unit, res)
 if lengths:
     frame = jt.length(lengths)
-    st.markdown(jx.length_sentence(frame))
-    st.caption(jx.length_caption(lengths[0], seed=res.seed))
-    exports.chart(jf.interval_dots(jt.length_dots(frame), x_title="share choosing the longer output", reference=0.5,
-                                   reference_label="0.5: length-neutral", x_range=(0, 1)),
-                  key="judges_length", name=f"judges-length_{where}", title="Preference for the longer output")
-    st.dataframe(frame, hide_index=True, width="stretch")
-    exports.table_download(frame, f"judges-length_{where}", label="Download length preference (CSV)",
-                           title="Length preference of judges and people")
+    jw.section(jx.length_sentence(frame), jx.length_caption(lengths[0], seed=res.seed),
+               jf.interval_dots(jt.length_dots(frame), x_title="share choosing the longer output", reference=0.5,
+                                reference_label="0.5: length-neutral", x_range=(0, 1)),
+               frame, key="judges_length", name=f"judges-length_{where}", title="Preference for the longer output",
+               what="length preference")
 jw.other_pages()
 widgets.finish()

@@ -77,6 +77,8 @@ else:
     two = comparison.table.alternative == "two-sided"
     title = "Do the row and column judges differ?" if two else "Is the row judge better than the column judge?"
     st.caption(escape_markdown(jx.comparison_caption(comparison)))
+    if jx.resolution_warning(comparison):
+        st.warning(escape_markdown(jx.resolution_warning(comparison)), icon=":material/warning:")
     exports.chart(jf.judge_heatmap(comparison, title=title, row_axis="row judge (X)" if two else
                                    "row judge (X): better than Y?", hover=jt.comparison_hover(comparison)),
                   key="judges_pvalues", name=exports.file_name("judges-pvalues", data.id, pair_set), title=title)

@@ -54,15 +54,11 @@ else:
         exports.table_download(both, f"judges-ranking_{where}_{method}", label="Download rankings (CSV)",
                                title="System rankings")
         frame = jt.records(agreement).sort_values("estimate", ascending=False, kind="stable")
-        st.markdown(jx.rank_agreement_sentence(frame))
-        st.caption(jx.rank_caption(agreement[0], seed=res.seed))
-        exports.chart(jf.interval_dots(frame.assign(label=frame["judge"], series=coefficient),
-                                       x_title=f"{coefficient} with the reference's ranking", x_range=(-1, 1)),
-                      key="judges_rank_agreement", name=f"judges-rank-agreement_{where}",
-                      title="Ranking agreement with the reference")
-        st.dataframe(frame, hide_index=True, width="stretch")
-        exports.table_download(frame, f"judges-rank-agreement_{where}", label="Download ranking agreement (CSV)",
-                               title="Ranking agreement")
+        jw.section(jx.rank_agreement_sentence(frame), jx.rank_caption(agreement[0], seed=res.seed),
+                   jf.interval_dots(frame.assign(label=frame["judge"], series=coefficient),
+                                    x_title=f"{coefficient} with the reference's ranking", x_range=(-1, 1)),
+                   frame, key="judges_rank_agreement", name=f"judges-rank-agreement_{where}",
+                   title="Ranking agreement with the reference", what="ranking agreement")
         pairs = jt.records(close).sort_values("estimate", ascending=False, kind="stable")
         st.markdown(jx.close_sentence(pairs))
         st.dataframe(pairs, hide_index=True, width="stretch")
@@ -78,13 +74,10 @@ if not scored:
             "(score_a / score_b in an upload).", icon=":material/info:")
 else:
     frame = jt.records(scored).sort_values("estimate", ascending=False, kind="stable")
-    st.markdown(jx.score_sentence(frame))
-    st.caption(jx.score_caption(scored[0], seed=res.seed))
-    exports.chart(jf.interval_dots(frame.assign(label=frame["judge"], series="tie-calibrated accuracy"),
-                                   x_title="accuracy", x_range=(0, 1)),
-                  key="judges_scores", name=f"judges-scores_{where}", title="Tie-calibrated pairwise accuracy")
-    st.dataframe(frame, hide_index=True, width="stretch")
-    exports.table_download(frame, f"judges-scores_{where}", label="Download score accuracy (CSV)",
-                           title="Tie-calibrated pairwise accuracy")
+    jw.section(jx.score_sentence(frame), jx.score_caption(scored[0], seed=res.seed),
+               jf.interval_dots(frame.assign(label=frame["judge"], series="tie-calibrated accuracy"),
+                                x_title="accuracy", x_range=(0, 1)),
+               frame, key="judges_scores", name=f"judges-scores_{where}", title="Tie-calibrated pairwise accuracy",
+               what="score accuracy")
 jw.other_pages()
 widgets.finish()

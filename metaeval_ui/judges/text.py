@@ -18,6 +18,12 @@ ORDERS = {"original": "the original order (A shown first)", "swapped": "the swap
 STATISTICS = {"accuracy": "Accuracy", "kappa": "Cohen's kappa", "alpha": "Krippendorff's alpha"}
 
 
+def bootstrap(result, *, seed: int, detail: str = "") -> str:
+    """The interval's description: level, method, resamples and seed (from the result)."""
+    return (f"{result.confidence_level:.0%} percentile bootstrap over items{detail}, {result.n_resamples:,} "
+            f"resamples, seed {seed}.")
+
+
 def interval(estimate: float, low: float, high: float) -> str:
     return f"{fmt(estimate)} [{fmt(low)}, {fmt(high)}]"
 
@@ -28,8 +34,7 @@ def conventions_caption(result, *, seed: int) -> str:
     return (f"{STATISTICS.get(result.statistic, result.statistic)} of each judge's verdicts against the reference "
             f"**{md(result.reference)}**, in {ORDERS.get(result.order, result.order)}; ties: "
             f"{TIES.get(result.ties, result.ties)}; {INVALID.get(result.invalid, result.invalid)}. Intervals: "
-            f"{result.confidence_level:.0%} percentile bootstrap over the {result.n_items:,} items, "
-            f"{result.n_resamples:,} resamples, seed {seed}.")
+            + bootstrap(result, seed=seed, detail=f" ({result.n_items:,})"))
 
 
 def comparison_caption(comparison) -> str:
@@ -116,8 +121,7 @@ def position_sentence(frame: pd.DataFrame) -> str:
 def position_caption(result, *, seed: int) -> str:
     return (f"Consistency: share of items with the same winner (or tie) in both orders; "
             f"{INVALID.get(result.invalid, result.invalid)}. First position: share of A-or-B verdicts naming the "
-            f"output shown first (ties and invalid verdicts not counted). {result.confidence_level:.0%} percentile "
-            f"bootstrap over items, {result.n_resamples:,} resamples, seed {seed}.")
+            f"output shown first (ties and invalid verdicts not counted). " + bootstrap(result, seed=seed))
 
 
 def order_sentence(frame: pd.DataFrame) -> str:
@@ -150,12 +154,13 @@ def length_sentence(frame: pd.DataFrame) -> str:
 def length_caption(result, *, seed: int) -> str:
     return (f"Share of A-or-B verdicts choosing the longer output (in {result.unit}), judge vs reference on the same "
             f"items; items whose outputs have equal length are left out; the judge's verdicts: "
-            f"{ORDERS.get(result.order, result.order)}. {result.confidence_level:.0%} percentile bootstrap over "
-            f"items (both shares from the same resamples), {result.n_resamples:,} resamples, seed {seed}.")
+            f"{ORDERS.get(result.order, result.order)}. "
+            + bootstrap(result, seed=seed, detail=" (both shares from the same resamples)"))
 
 
 # -- systems ------------------------------------------------------------------------------------------------
 
+COEFFICIENTS = {"kendall": "Kendall tau-b", "pearson": "Pearson r"}
 METHODS = {"win-rate": "win rate (ties count half)", "davidson": "Bradley-Terry log-strength (Davidson's ties)"}
 
 
@@ -172,15 +177,15 @@ def rank_agreement_sentence(frame: pd.DataFrame) -> str:
     if frame.empty or not frame["estimate"].notna().any():
         return "No judge's ranking agreement is defined here."
     top = frame.iloc[0]
-    return (f"Closest to the reference's system ranking: **{md(top['judge'])}**, {top['coefficient']} "
+    return (f"Closest to the reference's system ranking: **{md(top['judge'])}**, {COEFFICIENTS.get(top['coefficient'], top['coefficient'])} "
             f"{interval(top['estimate'], top['low'], top['high'])} over {int(top['n_systems'])} systems.")
 
 
 def rank_caption(result, *, seed: int) -> str:
     return (f"Each judge's system scores ({METHODS.get(result.method, result.method)}) correlated with the "
             f"reference's ({md(result.reference)}); the judge's verdicts: {ORDERS.get(result.order, result.order)}. "
-            f"{result.confidence_level:.0%} percentile bootstrap over items (both rankings recomputed in each "
-            f"resample), {result.n_resamples:,} resamples, seed {seed}. With few systems the interval is coarse.")
+            + bootstrap(result, seed=seed, detail=" (both rankings recomputed in each resample)")
+            + " With few systems the interval is coarse.")
 
 
 def close_sentence(frame: pd.DataFrame) -> str:
@@ -208,5 +213,20 @@ def score_caption(result, *, seed: int) -> str:
     return (f"Scores as verdicts: A wins when its score exceeds B's by more than epsilon, a tie otherwise; epsilon "
             f"is chosen to maximise accuracy against the reference ({md(result.reference)}) and re-chosen in every "
             f"resample. Items without both scores: {'counted wrong' if result.invalid == 'wrong' else 'left out'}. "
-            f"{result.confidence_level:.0%} percentile bootstrap over items, {result.n_resamples:,} resamples, "
-            f"seed {seed}.")
+            + bootstrap(result, seed=seed))
+
+
+def resolution_warning(comparison) -> str | None:
+    """When too few permutations leave nothing able to pass the correction (the smallest p is 1 / (k + 1))."""
+    table = comparison.table
+    n = len(table.metrics)
+    if table.correction == "none" or table.family == "none" or n < 2:
+        return None
+    family = n - 1 if table.family == "row" else n * (n - 1) // (2 if table.alternative == "two-sided" else 1)
+    smallest = family / (table.n_resamples + 1)
+    if table.correction == "bh" or smallest < table.alpha:
+        return None
+    return (f"With {table.n_resamples:,} permutations the smallest p-value is 1/{table.n_resamples + 1:,}, so after "
+            f"{correction_label(table.correction)} over {family} tests no difference can reach alpha = "
+            f"{table.alpha:g}: every judge lands in one cluster. Raise the resamples to at least "
+            f"{int(family / table.alpha):,} (sidebar: Bootstrap).")

@@ -189,7 +189,8 @@ def resampling() -> jd.Resampling:
     from metaeval_ui.widgets import resamples_and_seed
 
     with st.sidebar.expander("Bootstrap", expanded=False):
-        k, seed = resamples_and_seed("j_k", "j_seed", container=st)
+        # 40: a 95% percentile interval needs a resample in each 2.5% tail
+        k, seed = resamples_and_seed("j_k", "j_seed", container=st, low=40)
     return jd.Resampling(k, seed)
 
 
@@ -200,6 +201,15 @@ def stop(message: str, icon: str = ":material/info:") -> None:
     st.info(escape_markdown(message), icon=icon)
     finish()
     st.stop()
+
+
+def section(sentence: str, caption: str, fig, frame, *, key: str, name: str, title: str, what: str) -> None:
+    """A result's headline and conventions (both written from the result), its chart, table and CSV download."""
+    st.markdown(sentence)
+    st.caption(caption)
+    exports.chart(fig, key=key, name=name, title=title)
+    st.dataframe(frame, hide_index=True, width="stretch")
+    exports.table_download(frame, name, label=f"Download {what} (CSV)", title=title)
 
 
 def other_pages() -> None:

@@ -176,3 +176,12 @@ def test_a_pairwise_id_on_a_score_page_says_where_to_go(real_env):
     assert at.query_params["dataset"] != "pandalm" and at.query_params["jdataset"] == "pandalm"
     at.switch_page(LEADERBOARD).run()
     assert at.selectbox(key="w:j_dataset").value == "pandalm"
+
+
+def test_too_few_permutations_for_the_correction_is_said(demo_env):
+    at = open_upload({"jk": "10"})  # raised to the smallest the bootstrap takes, 40: 3 / 41 > 0.05
+    assert at.query_params["jk"] == "40"
+    warning = plain(" ".join(w.value for w in at.warning))
+    assert "no difference can reach alpha" in warning and "at least 60" in warning  # 3 tests per row / 0.05
+    board = table(at, "kind", "cluster")
+    assert set(board.loc[board["kind"] == "judge", "cluster"]) == {1}
