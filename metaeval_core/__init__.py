@@ -48,6 +48,22 @@ from metaeval_core.analyses.simulations import ci_coverage, power_curve
 from metaeval_core.analyses.chance import ChanceBaseline, chance_baseline, chance_baselines
 from metaeval_core.stats.stability import dataset_ranking_stability, default_sizes, ranking_stability
 from metaeval_core.data.synthetic import SyntheticSpec, synthetic_dataset
+from metaeval_core import judges  # noqa: F401 - pairwise judges: the subpackage holds the rest (its chance/ceiling)
+from metaeval_core.judges import (
+    agreement_by_subset,
+    close_pair_agreement,
+    compare_judges,
+    judge_agreement,
+    judge_leaderboard,
+    length_preference,
+    load_pairwise,
+    positional_bias,
+    ranking_agreement,
+    rater_alpha,
+    read_verdict_file,
+    score_accuracy,
+    system_ranking,
+)
 
 __all__ = [
     # data
@@ -71,6 +87,10 @@ __all__ = [
     "ci_coverage", "power_curve",
     # chance baselines
     "ChanceBaseline", "chance_baseline", "chance_baselines",
+    # pairwise ("A or B?") judges (metaeval_core.judges: its chance baseline and human ceiling too)
+    "judges", "load_pairwise", "read_verdict_file", "judge_agreement", "judge_leaderboard", "agreement_by_subset",
+    "rater_alpha", "compare_judges", "positional_bias", "length_preference", "system_ranking", "ranking_agreement",
+    "close_pair_agreement", "score_accuracy",
     # results as pandas tables
     "to_frame",
 ]
