@@ -382,7 +382,7 @@ def measure_pickers(dataset: Dataset, *, human: bool = True, metrics: bool = Tru
         if dataset.conventions is not None:
             state.put("pool", None)  # WMT data: the convention's pool (all) unless chosen here
     ss[_LAST_DATASET] = current
-    for name in ("human", "metrics"):
+    for name in MEASURE_FIELDS:
         canonical_choice(dataset, name)
     chosen_human = None
     if human:
@@ -405,6 +405,11 @@ def measure_pickers(dataset: Dataset, *, human: bool = True, metrics: bool = Tru
             "Metrics", options, key=key, format_func=lambda m: measure_label(dataset, m),
             help="Automatic metrics to meta-evaluate. LLM judges are marked as such.")))
     return chosen_human, chosen_metrics
+
+
+# Every choice that names measures (state.FIELDS): a link may name them by label or upstream name.
+MEASURE_FIELDS = ("human", "metrics", "delta_metric", "f1_metric", "mx_humans", "sim_metric", "imp_metric",
+                  "plan_metric", "plan_versus", "infl_metric")
 
 
 def canonical_choice(dataset: Dataset, name: str) -> None:

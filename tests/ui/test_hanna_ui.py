@@ -64,7 +64,10 @@ def test_links_may_name_measures_by_label_or_upstream_column(real_env):
     """A link written with HANNA's glyph column (before ids dropped the glyphs) or a label in any case opens the
     same metrics, with no 'dropped' note (issue 24)."""
     at = open_hanna("pages/correlations.py", {"metric": ["BLEU Ξ§", "chatgpt · relevance (prompt 1)"],
-                                              "human": "relevance"})
+                                              "human": "relevance", "dmetric": "METEOR Ξ§"})
+    from metaeval_ui import state
+
+    assert at.session_state[state.perm_key("delta_metric")] == "METEOR"
     assert at.sidebar.multiselect(key="w:metrics").value == ["BLEU", "ChatGPT RE 1"]
     assert at.sidebar.selectbox(key="w:human").value == "Relevance"
     assert not any("dropped" in c.value for c in at.caption)
