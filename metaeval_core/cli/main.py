@@ -207,7 +207,8 @@ def _caption(args: argparse.Namespace, dataset: Dataset, chosen: str, everything
 def print_conventions(args: argparse.Namespace) -> None:
     """The conventions and system set of the tables just printed, on stderr (stdout stays the table or JSON)."""
     caption = getattr(args, "conventions_caption", "")
-    if caption:
+    if caption and not getattr(args, "conventions_printed", False):
+        args.conventions_printed = True
         print(caption, file=sys.stderr)
 
 
@@ -684,6 +685,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "metaeval") -> int:
     try:
         args.func(args)
         sys.stdout.flush()
+        print_conventions(args)  # commands that print their tables themselves: once, after them
     except BrokenPipeError:  # the reader went away (`... | head`): stop quietly, as other command-line tools do
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
