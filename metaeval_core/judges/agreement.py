@@ -27,6 +27,7 @@ from metaeval_core.judges._kernel import (
     INVALID_CONVENTIONS, ORDER_MODES, STATISTICS, TIE_CONVENTIONS, Conventions, Invalid, OrderMode, Statistic, Ties,
 )
 from metaeval_core.judges.model import INVALID, MISSING, NO_MAJORITY, TIE, NoMajority, PairwiseData, majority_verdict
+from metaeval_core.stats.significance import CORRECTIONS, Correction, correct_pvalues
 
 BOOTSTRAP_METHOD = "percentile bootstrap over items"
 
@@ -571,7 +572,7 @@ def agreement_by_subset(
     ties: Ties = "three-class",
     invalid: Invalid = "wrong",
     no_majority: NoMajority = "tie",
-    correction: Literal["bonferroni", "holm", "bh", "none"] = "holm",
+    correction: Correction = "holm",
     confidence_level: float = 0.95,
     n_resamples: int = 1000,
     rng: np.random.Generator | int | None = None,
@@ -587,8 +588,6 @@ def agreement_by_subset(
     ----------
     docs/methods.md sec. 18.2, 18.4 and sec. 3 (corrections).
     """
-    from metaeval_core.stats.significance import CORRECTIONS, correct_pvalues
-
     check_choice(correction, "correction", CORRECTIONS)
     if not isinstance(data, PairwiseData):
         raise TypeError(f"data must be a PairwiseData (from load_pairwise); got {type(data).__name__}")

@@ -19,6 +19,7 @@ from metaeval_core.judges.agreement import AgreementTable, chance_baseline, huma
 from metaeval_core.judges.biases import Estimate
 from metaeval_core.judges.compare import JudgeComparison, compare_judges
 from metaeval_core.judges.model import NoMajority, PairwiseData
+from metaeval_core.stats.significance import Correction, Family
 
 RowKind = Literal["judge", "annotator", "human-ceiling"]
 
@@ -95,8 +96,8 @@ def judge_leaderboard(
     ties: Ties = "three-class",
     invalid: Invalid = "wrong",
     no_majority: NoMajority = "tie",
-    correction: Literal["bonferroni", "holm", "bh", "none"] = "holm",
-    family: Literal["row", "table", "none"] = "row",
+    correction: Correction = "holm",
+    family: Family = "row",
     alpha: float = 0.05,
     confidence_level: float = 0.95,
     n_resamples: int = 1000,
