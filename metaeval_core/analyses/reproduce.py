@@ -6,7 +6,8 @@ rounds to the published one), the dataset it needs and a ``compute`` function of
 cannot reproduce is listed too, with ``reason`` saying why; it is computed on what the data has and shown, but
 never ticked.
 
-References: docs/methods.md sec. 1-8; the papers in ``../shared/papers/`` (see each entry's ``paper``).
+References: docs/methods.md sec. 1-8 and its References section, which gives the full citation of each paper an
+entry's ``paper`` field names (the table, figure or section is in ``where``).
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ import numpy as np
 
 from metaeval_core._checks import MAX_RESAMPLES, MIN_RESAMPLES, min_resamples_for
 from metaeval_core._missing import missing_dependency_message
+from metaeval_core._text import PrintableStream
 from metaeval_core.stats.coefficients import COEFFICIENTS
 from metaeval_core.stats.correlation import LEVELS, correlate
 from metaeval_core.data.dataset import POOLS, Dataset, DatasetError
@@ -682,6 +683,17 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "metaeval") -> int:
     if args.command == "app":
         args.streamlit_args = [*extra, *args.streamlit_args]
     check_resampling_args(parser, args)
+    if args.command == "app":  # Streamlit's own output, not ours
+        return _run(args)
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = PrintableStream(sys.stdout), PrintableStream(sys.stderr)  # names are data
+    try:
+        return _run(args)
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         args.func(args)
         sys.stdout.flush()

@@ -101,3 +101,32 @@ def test_influence_json(capsys):
                              "human.quality", "--intervals", "--n-resamples", "50", "--level", "input")
     assert code == 0, err
     assert "low_without" in out.splitlines()[0] and "most influential" in out
+
+
+def test_influence_prints_names_with_terminal_escapes_escaped(capsys, monkeypatch):
+    """A stored or hand-built dataset may hold any name: the CLI never writes its control characters raw."""
+    from dataclasses import replace
+
+    import metaeval_core.cli.main as cli_main
+
+    real_load = cli_main.load
+
+    def hostile(args):
+        ds = real_load(args)
+        return replace(ds, systems=("\x1b]0;pwned\x07\x1b[2J" + ds.systems[0], *ds.systems[1:]))
+
+    monkeypatch.setattr(cli_main, "load", hostile)
+    code, out, err = run_cli(capsys, "influence", "--dataset", "demo", "--metric", "metric.good", "--human",
+                             "human.quality")
+    assert code == 0, err
+    assert "\x1b" not in out and "\x07" not in out and "\\x1b]0;pwned\\x07\\x1b[2J" in out
+
+
+def test_printable_keeps_text_and_line_ends():
+    from metaeval_core._text import printable, redact_url
+
+    assert printable("a\tb\r\nc\n") == "a\tb\r\nc\n"
+    assert printable("x\ry\u202ez") == "x\\ry\\u202ez"
+    assert printable("l1\nl2", keep_newlines=False) == "l1\\nl2"
+    assert redact_url("https://u:pw@h.org/x") == "https://u:***@h.org/x"
+    assert redact_url("https://token@h.org/x") == "https://***@h.org/x"
