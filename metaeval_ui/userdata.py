@@ -112,20 +112,26 @@ def _drafts() -> DatasetStore:
 def autosave(found: WhatIf) -> None:
     """Save the modified dataset as a draft (its ``full`` data, exclusions and steps) and put its token in the
     URL, so a reload or a link opened on this machine rebuilds it (:func:`restore_draft`)."""
-    drafts = _drafts()
-    key = f"draft-{found.token}"
     try:
-        drafts.save(found.full, f"what-if draft {found.token}", key=key, overwrite=True)
-        meta = {"base_id": found.base_id, "base_title": found.base_title, "base_version": found.base_version,
-                "excluded_systems": list(found.excluded_systems), "excluded_inputs": list(found.excluded_inputs),
-                "steps": list(found.steps), "saved_as": found.saved_as}
-        (drafts.root / f"{key}.json").write_text(json.dumps(meta), encoding="utf-8")
-        _prune_drafts(drafts.root)
+        save_draft(found)
     except (OSError, DatasetError) as error:
         message("warning", f"The modified dataset could not be autosaved ({error}): a reload would lose it. Save "
                            "it to the store (What if…, section 4) to keep it.")
         return
     state.put("draft", found.token)
+
+
+def save_draft(found: WhatIf) -> None:
+    """Write ``found``'s draft: its ``full`` dataset (``draft-<token>.npz``) and what rebuilds the rest
+    (``draft-<token>.json``: base, exclusions, steps); older drafts untouched for two weeks are removed."""
+    drafts = _drafts()
+    key = f"draft-{found.token}"
+    drafts.save(found.full, f"what-if draft {found.token}", key=key, overwrite=True)
+    meta = {"base_id": found.base_id, "base_title": found.base_title, "base_version": found.base_version,
+            "excluded_systems": list(found.excluded_systems), "excluded_inputs": list(found.excluded_inputs),
+            "steps": list(found.steps), "saved_as": found.saved_as}
+    (drafts.root / f"{key}.json").write_text(json.dumps(meta), encoding="utf-8")
+    _prune_drafts(drafts.root)
 
 
 def _prune_drafts(root: Path) -> None:
