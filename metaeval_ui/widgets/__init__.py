@@ -35,6 +35,7 @@ _UPLOADS = "_uploads"  # session-only: sha256 -> Dataset
 _UPLOAD_ERROR = "_upload_error"
 _UPLOAD_REJECTED = "_upload_rejected"  # (file name, core message, dataset chosen when it was rejected)
 _LAST_DATASET = "_last_dataset"
+_LAST_CONVENTIONS = "_last_dataset_has_conventions"
 
 NO_METRICS = ("This dataset has no automatic-metric scores (only human judgments), so there is nothing to "
               "meta-evaluate here. The Overview and Dataset pages still describe it.")
@@ -379,9 +380,10 @@ def measure_pickers(dataset: Dataset, *, human: bool = True, metrics: bool = Tru
         for name in ("human", "metrics", "systems"):
             state.put(name, None)
         ss.pop(state.widget_key("systems_expr"), None)  # the system picker's expression box (system_subset)
-        if dataset.conventions is not None:
-            state.put("pool", None)  # WMT data: the convention's pool (all) unless chosen here
+        if dataset.conventions is not None or ss.get(_LAST_CONVENTIONS):
+            state.put("pool", None)  # to or from WMT data: the new dataset's own default pool
     ss[_LAST_DATASET] = current
+    ss[_LAST_CONVENTIONS] = dataset.conventions is not None
     for name in MEASURE_FIELDS:
         canonical_choice(dataset, name)
     chosen_human = None

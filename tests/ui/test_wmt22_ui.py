@@ -64,3 +64,13 @@ def test_a_url_expression_is_restored(real_env):
     assert at.sidebar.selectbox(key="w:systems").value == "expression…"
     assert at.sidebar.text_input(key="w:systems_expr").value == "kind=mt,-Online-A"
     assert at.dataframe[0].value.set_index("metric").loc["SEScore-refA", "n"] == 13
+
+
+@pytest.mark.realdata
+def test_leaving_wmt_data_restores_the_next_datasets_pool(real_env):
+    at = open_wmt("pages/correlations.py")
+    assert at.sidebar.radio(key="w:pool").value == "all"
+    at.sidebar.selectbox(key="w:dataset").set_value("summeval").run()
+    assert_clean(at)
+    assert at.sidebar.radio(key="w:pool").value == "judged"
+    assert not any("pool=all" in c.value for c in at.caption)
