@@ -142,3 +142,5 @@ def test_summeval_says_summaries_and_which_annotators_are_persons(data_dir):
     ds = load_dataset("summeval", data_dir=data_dir)
     assert ds.task == "summarization" and ds.vocabulary.count(1600) == "1,600 summaries"
     assert ds.annotators_are("expert.relevance") == "persons" and ds.annotators_are("turker.relevance") == "positions"
+    naacl = load_dataset("summeval-naacl2022", data_dir=data_dir)
+    assert naacl.measure("ground-truth").annotators is not None and naacl.annotators_are("ground-truth") == "persons"

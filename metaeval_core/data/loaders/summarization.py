@@ -255,8 +255,9 @@ def load_deutsch2022(files: LoaderFiles) -> LoadedData:
         "REALSumm: LitePyramid recall). Metrics are x100 (SummEval: ROUGE F1; REALSumm: ROUGE recall; both: "
         "BERTScore recall, QAEval F1)."
     )
-    return LoadedData(systems, inputs, measures, {}, tuple(notes),
-                      task="summarization")
+    # SummEval's ground-truth keeps its 3 experts, the same persons on every summary (REALSumm keeps no annotators).
+    return LoadedData(systems, inputs, measures, {}, tuple(notes), task="summarization",
+                      annotator_identity="persons")
 
 
 # ---------------------------------------------------------------------------
