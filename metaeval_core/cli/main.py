@@ -453,6 +453,7 @@ def describe_dataset(ds: Dataset) -> dict:
         "metric_measures": list(ds.metric_measures),
         "attributes": {k: sorted(set(v)) for k, v in ds.system_attributes.items()},
         "default_systems": ds.default_systems,
+        "conventions": None if ds.conventions is None else ds.conventions.to_dict(),
         "measures": measures,
         "notes": list(ds.notes),
     }

@@ -145,6 +145,7 @@ def test_compare_uses_one_system_set(data_dir, capsys):
 def test_describe_names_every_unrated_system(data_dir, capsys):
     assert main(["describe", "--dataset", ID, "--data-dir", str(data_dir), "--json"]) == 0
     info = json.loads(capsys.readouterr().out)
+    assert info["conventions"]["gold"] == "mqm" and info["conventions"]["primary_metrics"] == list(PRIMARY)
     unrated = [w for w in info["report"]["warnings"] if w["kind"] == "unrated-systems"]
     assert {w["message"].split("'")[1]: tuple(w["names"]) for w in unrated}["mqm"] == UNRATED_MQM
     assert info["report"]["human_reasons"]["mqm"].startswith("an mt-metrics-eval human-scores file")
