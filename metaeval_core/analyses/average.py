@@ -326,7 +326,9 @@ def _prepare(datasets: Mapping[str, Dataset], tasks: tuple[Task, ...], metrics: 
         check_resampling_size(task.coefficient, task.level, z.shape[-2:])
         width = next(iter(matrices.values())).shape[1] if matrices else z.shape[1]
         separate = task.level == "system" and width != z.shape[1]
-        key = (task.dataset, task.systems or None, separate)
+        # Tasks share draws only over the same systems: human measures of one dataset may rate different ones
+        # (systems a measure never scored are removed first, docs/methods.md sec. 0.2).
+        key = (task.dataset, task.systems or None, separate, subset.systems)
         group = groups.setdefault(key, len(groups))
         prepared.append(_PreparedTask(task, group, matrices, np.asarray(z, dtype=np.float64), separate))
     return prepared, len(groups)

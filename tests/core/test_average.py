@@ -348,7 +348,9 @@ def test_wmt_data_defaults_to_the_rescaled_average_and_wmt_test(tmp_path, two_da
     from metaeval_core.stats.significance import wmt_pair_nulls
 
     seed = _shared_seed(np.random.default_rng(6).spawn(1)[0])
-    nulls, thresholds = wmt_pair_nulls([wmt.matrix(m) for m in metrics], wmt.matrix("mqm"), coefficient="pearson",
+    # Pool judged: each metric over the cells mqm scored (docs/methods.md sec. 0.2).
+    judged = [np.where(np.isnan(wmt.matrix("mqm")), np.nan, wmt.matrix(m)) for m in metrics]
+    nulls, thresholds = wmt_pair_nulls(judged, wmt.matrix("mqm"), coefficient="pearson",
                                        n_resamples=100, rng=np.random.default_rng(seed))
     for u, (a, b) in enumerate(((0, 1), (0, 2), (1, 2))):
         assert result.table.pvalue[a, b] == pytest.approx(count_pvalue(nulls[u], thresholds[u], "greater"), abs=1e-12)

@@ -107,3 +107,13 @@ def test_judged_pool_is_the_human_measures_cells(replica):
 
     expected = stats.pearsonr(means, np.nanmean(z[both], axis=1))[0]
     assert correlate(ds, "BLEU-refA", "mqm", coefficient="pearson", pool="judged").estimate == pytest.approx(expected)
+
+
+def test_an_average_over_human_measures_rating_different_systems(replica):
+    from metaeval_core.analyses.average import Task, average_over_tasks
+
+    ds = read_mtme(replica.test_set, lp="en-de")
+    tasks = [Task("wmt", "mqm", pool="judged"), Task("wmt", "wmt-raw", pool="judged")]  # 4 vs 3 rated systems
+    result = average_over_tasks({"wmt": ds}, tasks, ["BLEU-refA", "Prism-src"], n_resamples=50, rng=0)
+    assert result.draw_groups == (0, 1)  # different systems: separate draws
+    assert np.isfinite(result.values).all()
