@@ -39,7 +39,7 @@ with st.sidebar.expander("Bootstrap band", expanded=False):
                        container=st)
     seed = wa.seed("imp_seed", container=st)
 
-n_sys = dp.n_systems(ds, systems)
+n_sys = dp.n_systems(ds, systems, ctx.human)
 if not wpr.gate(ds, metric, ctx.human, min_systems=3, n_systems=n_sys, why="the curve is fitted to system pairs"):
     widgets.finish()
     st.stop()

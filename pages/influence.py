@@ -34,7 +34,7 @@ with st.sidebar.expander("Flags and intervals", expanded=False):
                        reason="there are N + 1 intervals to bootstrap", container=st) if intervals else 500
     seed = wa.seed("infl_seed", container=st) if intervals else 0
 
-n_sys = dp.n_systems(ds, systems)
+n_sys = dp.n_systems(ds, systems, ctx.human)
 if not wpr.gate(ds, metric, ctx.human, min_systems=3, n_systems=n_sys,
                 why="two must remain after leaving one out"):
     widgets.finish()

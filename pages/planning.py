@@ -50,7 +50,7 @@ with st.sidebar.expander("Trials", expanded=False):
                        reason="planning needs rough widths, not precise ones", container=st)
     seed = wa.seed("plan_seed", container=st)
 
-n_sys, n_in = dp.n_systems(ds, systems), dp.n_judged(ds, systems)
+n_sys, n_in = dp.n_systems(ds, systems, ctx.human), dp.n_judged(ds, systems)
 if not wpr.gate(ds, metric, ctx.human, min_systems=3, n_systems=n_sys, why="a system-level correlation"):
     widgets.finish()
     st.stop()

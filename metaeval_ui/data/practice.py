@@ -37,8 +37,10 @@ def _subset(systems: str) -> str | None:
     return systems or None
 
 
-def n_systems(dataset: Dataset, systems: str) -> int:
-    return dataset.select_systems(_subset(systems)).n_systems if systems else dataset.n_systems
+def n_systems(dataset: Dataset, systems: str, human: str | None = None) -> int:
+    """The systems a statistic against ``human`` uses: the selection, without those ``human`` never scored."""
+    subset = dataset.select_systems(_subset(systems))
+    return (subset.rated_by(human) if human else subset).n_systems
 
 
 def n_judged(dataset: Dataset, systems: str) -> int:
