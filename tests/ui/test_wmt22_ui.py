@@ -3,11 +3,18 @@ human-translations toggle and system expressions in the sidebar and the URL (doc
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from tests.ui.ui_helpers import assert_clean, new_app
+from tests.ui.ui_helpers import REPO, assert_clean, new_app
 
 SMALL = {"ci_k": "100", "sig_k": "100"}
+PAGE_FILES = sorted(p for p in re.findall(r'\("(pages/[a-z_]+\.py)"', (REPO / "app.py").read_text(encoding="utf-8"))
+                    if (REPO / p).is_file())
+TINY = {"f1_k": "100", "stab_k": "20", "pools_k": "100", "trials": "5", "sim_k": "20", "imp_k": "100",
+        "plan_trials": "5", "plan_k": "20", "infl_k": "100", "dk": "100", "avg_k": "100",
+        "metric": "COMET-22-refA,BLEU-refA,COMETKiwi-src"}
 
 
 def open_wmt(page: str, query: dict | None = None):
@@ -74,3 +81,10 @@ def test_leaving_wmt_data_restores_the_next_datasets_pool(real_env):
     assert_clean(at)
     assert at.sidebar.radio(key="w:pool").value == "judged"
     assert not any("pool=all" in c.value for c in at.caption)
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("page", PAGE_FILES)
+def test_every_page_opens_on_wmt22(real_env, page):
+    # A smoke test of the wiring with WMT's conventions (systems MQM never scored removed, pool all): small counts.
+    open_wmt(page, TINY)
