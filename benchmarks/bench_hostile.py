@@ -9,8 +9,9 @@ Cases: 10,000 systems x 2 inputs (the quadratic pair blow-up) through the CLI's 
 through the pair functions the Overview's headline calls; the same at the pair-system limit (1,000 systems);
 a 200,000-column wide CSV; scores near 1e308; ``--n-resamples`` 10^9 and 1; the hostile pickles of
 tests/core/test_safe_pickle.py. Issue 23: chance baselines and leave-one-system-out influence at the upload's
-2,000-system limit (each level; tie calibration refused up front), and the What-if merge of two legal files
-(2,000 systems x 2 inputs and 2 systems x 200,000 inputs) through the upload reader, refused before allocating.
+2,000-system limit (each level; tie calibration refused up front), Kendall tests at that limit, and the What-if
+merge of two legal files (2,000 systems x 2 inputs and 2 systems x 200,000 inputs) through the upload reader,
+refused before allocating.
 """
 
 from __future__ import annotations
@@ -89,6 +90,17 @@ else:
     print("loaded:", report.summary())
 """
 
+TESTS_CHILD = """
+import sys
+import numpy as np
+from metaeval_core.stats.significance import compare_metrics
+rng = np.random.default_rng(0)
+z = np.round(rng.random((2000, int(sys.argv[3]))), 1)
+x, y = z + rng.random(z.shape), rng.random(z.shape)
+r = compare_metrics(x, y, z, level=sys.argv[1], coefficient="kendall", method=sys.argv[2], n_resamples=1000, rng=0)
+print(f"loaded: p = {r.pvalue:.4f}")
+"""
+
 PICKLE_CHILD = """
 import sys
 from metaeval_core.data.dataset import DatasetError
@@ -157,6 +169,10 @@ def cases(tmp: Path) -> dict[str, tuple[list[str], bytes | None, dict]]:
             [*cli, *influence, "--level", level], None, {})
     out["systems-2000x2 (the limit): cli correlate soft-pairwise-accuracy"] = (
         [*cli, *correlate, "--dataset", str(limit), "--coefficient", "soft-pairwise-accuracy"], None, {})
+    for level, method, width in (("system", "perm-both", 2), ("system", "boot-both", 2), ("input", "perm-both", 2),
+                                 ("input", "boot-both", 2), ("input", "perm-both", 20)):
+        out[f"systems-2000x{width}: compare_metrics {level} kendall {method}, k=1000"] = (
+            [py, "-c", TESTS_CHILD, level, method, str(width)], None, {})
     out["what-if merge 2000x2 + 2x200000 (both legal): describe_merge"] = (
         [py, "-c", MERGE_CHILD, str(limit), str(long_inputs)], None, {})
     from tests.core.test_safe_pickle import hostile_pickles

@@ -51,6 +51,15 @@ _ACCURACY_PAIR_BUDGET = 2_000_000
 TIE_CALIBRATED_MAX_POINTS = 3_000
 
 
+def pair_kernel_fits(n_points: int) -> bool:
+    """Whether Kendall's tau-b on ``n_points`` per slice uses the O(n^2) pair kernel (else scipy per slice).
+
+    Resampling fast paths that hold (pairs x resamples) sign arrays follow the same rule, so their memory is
+    bounded by ``_KENDALL_PAIRWISE_MAX_N`` (~11,000 pairs) times their batch.
+    """
+    return n_points <= _KENDALL_PAIRWISE_MAX_N
+
+
 def _prepare(x: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     x = np.asarray(x, dtype=np.float64)
     z = np.asarray(z, dtype=np.float64)
@@ -181,7 +190,7 @@ def kendall(x: np.ndarray, z: np.ndarray) -> np.ndarray:
     z2 = z.reshape(-1, n)
     v2 = valid.reshape(-1, n)
     out = np.full(x2.shape[0], np.nan)
-    if n > _KENDALL_PAIRWISE_MAX_N:
+    if not pair_kernel_fits(n):
         for k in range(x2.shape[0]):
             xs, zs = x2[k, v2[k]], z2[k, v2[k]]
             if xs.size >= 2:

@@ -42,6 +42,7 @@ from metaeval_core.stats.coefficients import (
     Coefficient,
     check_resampling_size,
     coefficient_function,
+    pair_kernel_fits,
     pair_signs,
     require_correlation,
     require_level_for,
@@ -374,7 +375,10 @@ def _bootstrap_correlations(
         return out
 
     if level == "input":
-        kendall_tables = _kendall_pair_tables(metrics, human) if coefficient == "kendall" else None
+        # The pair tables hold (pairs x inputs) entries and each batch a (resamples x pairs) weight matrix: GBs
+        # beyond the pair kernel's size (2,000 systems: 2M pairs), where scipy's tau-b per slice takes over.
+        kendall_tables = (_kendall_pair_tables(metrics, human)
+                          if coefficient == "kendall" and pair_kernel_fits(n) else None)
         corr = coefficient_function(coefficient)
         per_input_fixed = None
         if S is None:
@@ -382,7 +386,10 @@ def _bootstrap_correlations(
             per_input_fixed = np.stack(
                 [corr(x.T, human.T) for x in metrics], axis=0
             )  # (q, M)
-        b = _auto_batch(batch, n * m_metric * max(q, 1) * (1 if kendall_tables is not None else 2), k)
+        per_resample = n * m_metric * max(q, 1) * (1 if kendall_tables is not None else 2)
+        if kendall_tables is not None:
+            per_resample = max(per_resample, kendall_tables.first.size)  # the (b, P) weights
+        b = _auto_batch(batch, per_resample, k)
         for sl in _chunks(k, b):
             bsz = sl.stop - sl.start
             if per_input_fixed is not None:

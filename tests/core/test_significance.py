@@ -404,3 +404,44 @@ def test_result_dataclass_is_frozen():
     with pytest.raises(AttributeError):
         result.pvalue = 0.5
     assert result.to_dict()["x"] == "A"
+
+
+# -- at the upload's 2,000-system limit (issue 23): pair arrays bounded by the batch, never systems^2 x batch ----
+TESTS_AT_THE_LIMIT = """
+import numpy as np
+from metaeval_core.stats.resampling import confidence_interval
+from metaeval_core.stats.significance import compare_metrics
+rng = np.random.default_rng(0)
+z = np.round(rng.random((2000, 2)), 1)
+x, y = z + rng.random((2000, 2)), rng.random((2000, 2))
+result = {}
+for level, method in (("system", "perm-both"), ("system", "boot-both"), ("input", "perm-both"),
+                      ("input", "boot-both")):
+    r = compare_metrics(x, y, z, level=level, coefficient="kendall", method=method, n_resamples=200, rng=0)
+    result[level + " " + method] = r.pvalue
+result["interval"] = confidence_interval(x, z, level="input", coefficient="kendall", method="boot-both",
+                                         n_resamples=200, rng=0).low
+"""
+
+
+@pytest.mark.slow
+def test_kendall_tests_and_intervals_at_the_system_limit_stay_bounded():
+    """2,000 systems x 2 inputs: system-level permutations held (2M pairs x 125 resamples) float64 sign arrays
+    (MemoryError at 1.86 GiB each), input-level bootstraps a (250 x 2M) weight matrix (3.7 GiB)."""
+    from tests.core.capped import run_capped
+
+    result = run_capped(TESTS_AT_THE_LIMIT, cap=int(1.5 * 2**30), timeout=600)
+    assert result["system perm-both"] < 0.05 and result["input boot-both"] < 0.05  # x follows z, y does not
+    assert -1 < result["interval"] < 1
+    assert result["peak_mb"] < 1000
+
+
+def test_large_input_level_permutations_leave_the_linear_engine_and_are_priced_per_slice():
+    from metaeval_core.stats.significance import estimated_table_seconds
+    from metaeval_core.stats.significance.linear import linear_fits
+
+    assert linear_fits(16, 100) and linear_fits(1000, 10) and not linear_fits(2000, 20)
+    options = dict(level="input", coefficient="kendall", method="perm-both", n_resamples=1000)
+    # 2,000 systems x 20 inputs: 40,000 scipy tau-b slices per metric pair side, not the linear engine's price.
+    assert estimated_table_seconds(2000, 20, 2, **options) > 60
+    assert estimated_table_seconds(16, 100, 6, **options) < 1

@@ -110,6 +110,17 @@ class ColumnSwaps:
                 _kendall_from_counts(counts[..., 3], counts[..., 4], counts[..., 5]))
 
 
+# The linear engine holds several (N, N, M) arrays (pair signs, ties, twins): beyond this many entries (80 MB of
+# int8 each; 2,000 systems x 20 inputs are 80M) the permutation tests take the per-resample path instead, whose
+# memory is bounded by its batch.
+LINEAR_MAX_ENTRIES = 10_000_000
+
+
+def linear_fits(n_systems: int, n_inputs: int) -> bool:
+    """Whether :class:`InputLinearPermutation` may be built for ``n_systems x n_inputs`` (its memory is ~N^2 M)."""
+    return n_systems * n_systems * n_inputs <= LINEAR_MAX_ENTRIES
+
+
 class InputLinearPermutation:
     """The shared linear part of ``delta_s`` for several metric pairs at the input level.
 

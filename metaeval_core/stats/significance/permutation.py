@@ -23,12 +23,14 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-from metaeval_core.stats.coefficients import coefficient_function
+from metaeval_core.stats.coefficients import coefficient_function, kendall, pair_kernel_fits
 from metaeval_core.stats.correlation import system_means
 from metaeval_core.stats.tiecal import SwappedInputCalibration
 from metaeval_core.stats.significance._common import _TOLERANCE
 from metaeval_core.stats.spa import SwapDeltas
-from metaeval_core.stats.significance.linear import LINEAR_COEFFICIENTS, InputLinearPermutation, input_permutation_nulls
+from metaeval_core.stats.significance.linear import (
+    LINEAR_COEFFICIENTS, InputLinearPermutation, input_permutation_nulls, linear_fits,
+)
 from metaeval_core.stats.paircounts import WEIGHTED_PAIR_COEFFICIENTS, PairCounter, weighted_coefficient
 from metaeval_core.stats.resampling import (
     _auto_batch,
@@ -120,8 +122,11 @@ class _SystemPermutation:
         self.counts = self.valid.sum(axis=-1)
         self.z_means = system_means(z)
         n = raw.shape[1]
-        self.first, self.second = np.triu_indices(n, 1)
-        if coefficient == "kendall":
+        # Beyond the pair kernel's size the (pairs x resamples) sign arrays would take GBs (2,000 systems: 2M pairs
+        # x 125 resamples x 8 bytes per array): tau-b of each resample's means by scipy's O(n log n) instead.
+        self.pairwise = pair_kernel_fits(n)
+        self.first, self.second = np.triu_indices(n if self.pairwise else 0, 1)
+        if coefficient == "kendall" and self.pairwise:
             zm = self.z_means
             self.sz = (zm[self.first] > zm[self.second]).astype(np.int8) - (zm[self.first] < zm[self.second])
             self.z_pair_valid = ~(np.isnan(zm[self.first]) | np.isnan(zm[self.second]))
@@ -161,6 +166,8 @@ class _SystemPermutation:
         if self.coefficient != "kendall":
             # Contiguous rows, so every resample is reduced by the same summation whatever b.
             return _rows_correlation(np.ascontiguousarray(means.T), self.z_means[None, :], self.coefficient)
+        if not self.pairwise:
+            return kendall(np.ascontiguousarray(means.T), self.z_means[None, :])
         # Kendall against the fixed human means: their pair signs are computed once; gathering
         # whole system rows of the (N, b) layout is several times faster than gathering columns.
         f, s = self.first, self.second
@@ -201,7 +208,7 @@ class _PermutationEngine:
             corr = coefficient_function(coefficient)
             self.tau_x = corr(self.x.T, z.T)
             self.tau_y = corr(self.y.T, z.T)
-            if coefficient in LINEAR_COEFFICIENTS and method != "perm-inputs":
+            if coefficient in LINEAR_COEFFICIENTS and method != "perm-inputs" and linear_fits(n, m):
                 self.linear = InputLinearPermutation([self.x, self.y], z, coefficient, [(0, 1)])
         elif coefficient in WEIGHTED_PAIR_COEFFICIENTS:
             # Global level: a swapped X picks, per cell, X's point or Y's point of a fixed set of 2NM
