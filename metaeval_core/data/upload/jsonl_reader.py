@@ -59,6 +59,20 @@ def _json_number(value: Any, ctx: _Context, line: int, key: str) -> float:
     return number
 
 
+def _json_numbers(elements: list, ctx: _Context, line: int, key: str) -> array:
+    """A list of JSON scores as float64 in one step when every element is a plain number (the usual case: a list
+    of ratings), else one by one with :func:`_json_number`'s checks."""
+    if set(map(type, elements)) <= {float, int}:  # bool, None, text: the careful path
+        try:
+            numbers = array("d", elements)
+        except OverflowError:  # an integer beyond float64
+            pass
+        else:
+            if not np.isinf(np.frombuffer(numbers, dtype=np.float64)).any():
+                return numbers
+    return array("d", (_json_number(e, ctx, line, key) for e in elements))
+
+
 def _json_id(record: Mapping[str, Any], keys: Sequence[str], what: str, ctx: _Context, line: int) -> str:
     for key in keys:
         if key in record:
@@ -190,13 +204,13 @@ def _parse_jsonl(text: str, ctx: _Context) -> _Parsed:
             name = shared.setdefault(name, name)
             if isinstance(value, list):
                 listed.add(name)
-                for position, element in enumerate(value):
-                    systems.append(system)
-                    inputs.append(item)
-                    measures.append(name)
-                    annotators.append(position)
-                    values.append(_json_number(element, ctx, number, name))
-                    rows.append(number)
+                size = len(value)
+                systems.extend([system] * size)
+                inputs.extend([item] * size)
+                measures.extend([name] * size)
+                annotators.extend(range(size))
+                rows.extend([number] * size)
+                values.extend(_json_numbers(value, ctx, number, name))
             else:
                 systems.append(system)
                 inputs.append(item)
@@ -220,9 +234,9 @@ def _parse_jsonl(text: str, ctx: _Context) -> _Parsed:
     value_array = np.frombuffer(values, dtype=np.float64)
     _check_magnitude(value_array, lambda k: (f"line {row_array[k]}", measures[k]), ctx,
                      lambda k: repr(float(value_array[k])))
-    system_series = _names(pd.Series(systems, dtype="str"), "summarizer_id", "system", row_array, ctx)
-    input_series = _names(pd.Series(inputs, dtype="str"), "instance_id", "input", row_array, ctx)
-    measure_series = _names(pd.Series(measures, dtype="str"), "metrics", "measure", row_array, ctx)
+    system_series = _names(pd.Series(systems, dtype=object), "summarizer_id", "system", row_array, ctx)
+    input_series = _names(pd.Series(inputs, dtype=object), "instance_id", "input", row_array, ctx)
+    measure_series = _names(pd.Series(measures, dtype=object), "metrics", "measure", row_array, ctx)
     annotator_codes = np.frombuffer(annotators, dtype=np.int64)
     if listed:
         # a scalar for a measure that is a list elsewhere is that cell's only annotator

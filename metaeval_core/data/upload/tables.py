@@ -183,7 +183,8 @@ def _from_cells(
     annotated_measures = np.unique(m_codes[annotator_codes >= 0])
     n_annotators = {}
     for code in annotated_measures:
-        n_annotators[int(code)] = len(np.unique(annotator_codes[(m_codes == code) & (annotator_codes >= 0)]))
+        n_annotators[int(code)] = int(np.count_nonzero(
+            np.bincount(annotator_codes[(m_codes == code) & (annotator_codes >= 0)])))
     # the size first: a file over the cell limit is refused before anything per cell is built
     _check_cells((k + sum(n_annotators.values())) * n * m, ctx,
                  f"{n:,} systems x {m:,} inputs x {k:,} measures (with annotators)")
@@ -213,7 +214,7 @@ def _from_cells(
                 ctx.fail("missing-value",
                          f"measure {label!r} has annotator names on other rows but none here; give every score of "
                          f"a per-annotator measure its annotator", where=ctx.at(rows[bad]))
-            local = np.unique(annotator_codes[chosen], return_inverse=True)[1]
+            local = _dense_ranks(annotator_codes[chosen])
             tensor = np.full((n_annotators[code], n, m), np.nan)
             tensor[local, s_codes[chosen], i_codes[chosen]] = values[chosen]
             annotators[label] = tensor
@@ -222,6 +223,13 @@ def _from_cells(
     parsed = _Parsed(layout, [str(s) for s in s_labels], [str(i) for i in i_labels], matrices, annotators, {},
                      [str(label) for label in m_labels])
     return parsed, s_codes
+
+
+def _dense_ranks(codes: np.ndarray) -> np.ndarray:
+    """Each non-negative code's rank among the distinct codes (``np.unique(codes, return_inverse=True)[1]``, by
+    counting: codes are list positions or factorize codes, below the number of cells)."""
+    present = np.bincount(codes) > 0
+    return (np.cumsum(present) - 1)[codes]
 
 
 def _first_repeat(s_codes: np.ndarray, i_codes: np.ndarray, m_codes: np.ndarray, annotator_codes: np.ndarray,
