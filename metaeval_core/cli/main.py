@@ -533,12 +533,10 @@ def cmd_compare(args: argparse.Namespace) -> None:
 
 
 def cmd_delta(args: argparse.Namespace) -> None:
-    from metaeval_core.stats.correlation import system_means
-    from metaeval_core.stats.pairs import decile_grid, rsys_delta
+    from metaeval_core.stats.pairs import dataset_means, decile_grid, rsys_delta
 
-    ds = load(args).select_systems(args.systems)
-    x = system_means(ds.matrix(args.metric, pool=args.pool))
-    z = system_means(ds.matrix(args.human))
+    # The core's means: systems the human measure rated, the metric over its pool (judged: the human's cells).
+    x, z, _ = dataset_means(load(args), args.metric, args.human, pool=args.pool, systems=args.systems)
     if args.grid:
         grid = decile_grid(x, z, min_pairs=args.min_pairs)
         payload = {"metric": args.metric, "human": args.human, "pool": args.pool, "lower": grid.lower,
