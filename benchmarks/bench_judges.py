@@ -15,6 +15,10 @@ LLMBar from METAEVAL_DATA_DIR (else data/cache/):
 
 Prints one JSON line per measurement: seconds (median, min), resamples, judge x set cells, the target where one
 applies. Loading the dataset is not timed.
+
+``--synthetic-items N`` adds one run on a synthetic upload-sized dataset (N items, 3 annotators, 5 judges, both
+orders): accuracy and kappa intervals, all judge-pair tests and the chance baselines, with the peak RSS (the
+draws come in blocks, so memory stays far below ``n_resamples x N`` numbers).
 """
 
 from __future__ import annotations
@@ -48,7 +52,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n-resamples", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--synthetic-items", type=int, default=0)
     args = parser.parse_args()
+    if args.synthetic_items:
+        _synthetic(args.synthetic_items, args.n_resamples)
     configured = os.environ.get("METAEVAL_DATA_DIR")
     data = load_pairwise("llmbar", data_dir=Path(configured) if configured else DEFAULT_DATA_DIR)
     parts = [(name, data.select_pair_set(name)) for name in data.pair_sets]
@@ -84,6 +91,26 @@ def main() -> None:
         if target is not None:
             record.update(target_seconds=target, meets_target=median < target)
         print(json.dumps(record), flush=True)
+
+
+def _synthetic(n: int, k: int) -> None:
+    import resource
+
+    from metaeval_core.judges import chance_baseline
+    from tests.core.judges.helpers import random_data
+
+    data = random_data(0, n=n, n_humans=3, n_judges=5)
+    for label, func in (("large-accuracy-kappa", lambda: [judge_agreement(data, statistic=s, order="average",
+                                                                           n_resamples=k, rng=0)
+                                                          for s in ("accuracy", "kappa")]),
+                        ("large-compare", lambda: compare_judges(data, n_resamples=k, rng=0)),
+                        ("large-chance", lambda: chance_baseline(data, n_resamples=k, rng=0))):
+        start = time.perf_counter()
+        func()
+        print(json.dumps({"bench": "judges", "what": label, "seconds": round(time.perf_counter() - start, 2),
+                          "items": n, "judges": 5, "n_resamples": k,
+                          "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}),
+              flush=True)
 
 
 if __name__ == "__main__":

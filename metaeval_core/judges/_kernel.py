@@ -20,7 +20,7 @@ from metaeval_core._checks import (
     as_generator, check_choice, check_confidence_level, check_int, check_interval_resamples,
 )
 from metaeval_core.judges.model import INVALID, MISSING, ORDERS, TIE
-from metaeval_core.stats.resampling import _auto_batch, _chunks, _counts
+from metaeval_core.stats.resampling import _auto_batch, _counts
 
 Statistic = Literal["accuracy", "kappa", "alpha"]
 STATISTICS: tuple[str, ...] = get_args(Statistic)
@@ -248,25 +248,69 @@ def seed_of(rng: object) -> int:
     return int(as_generator(rng).integers(0, 2**63 - 1))
 
 
+# Resamples are drawn in fixed blocks of BLOCK, block b from its own stream (``SeedSequence(seed).spawn``),
+# so a resample's draws never depend on ``batch`` and only the blocks being evaluated are held in memory
+# (1,000 resamples of 100,000 items drawn up front would be 800 MB of indices).
+BLOCK = 64
+
+
+def _draw(kind: str, gen: np.random.Generator, rows: int, n: int) -> np.ndarray:
+    if kind == "items":
+        return gen.integers(0, n, size=(rows, n))
+    if kind == "swaps":
+        return (gen.random((rows, n)) < 0.5).astype(np.float64)
+    return gen.permuted(np.tile(np.arange(n), (rows, 1)), axis=1)
+
+
+def draw_chunks(kind: str, rng: object, n_resamples: int, n: int, per_resample: int, batch: int | None):
+    """Yield (slice, draws) chunks of ``n_resamples`` resamples of ``n`` items, about ``batch`` resamples at a
+    time (default: a memory budget of ``per_resample`` numbers per resample):
+
+    * ``'items'``: bootstrap indices, (b, n) ``integers(0, n)``;
+    * ``'swaps'``: swap bits, (b, n) floats, 1 where ``random() < 1/2``;
+    * ``'permutations'``: (b, n) permutations of ``range(n)`` (``permuted`` along each row).
+
+    Draws come in blocks of BLOCK resamples, block ``g`` from child stream ``g`` of ``SeedSequence(seed)``
+    (``seed`` the int given, or the next integer of the Generator given), so they do not depend on ``batch``;
+    a chunk is several whole blocks, or a part of one when a resample is large.
+    """
+    streams = np.random.SeedSequence(seed_of(rng)).spawn(-(-n_resamples // BLOCK))
+    rows = [min(BLOCK, n_resamples - g * BLOCK) for g in range(len(streams))]
+    b = _auto_batch(batch, per_resample, n_resamples)
+    if b >= BLOCK:
+        per_step = b // BLOCK
+        for first in range(0, len(streams), per_step):
+            group = range(first, min(first + per_step, len(streams)))
+            draws = np.concatenate([_draw(kind, np.random.default_rng(streams[g]), rows[g], n) for g in group])
+            yield slice(first * BLOCK, first * BLOCK + len(draws)), draws
+        return
+    for g, stream in enumerate(streams):
+        draws = _draw(kind, np.random.default_rng(stream), rows[g], n)
+        for start in range(0, rows[g], b):
+            part = draws[start:start + b]
+            yield slice(g * BLOCK + start, g * BLOCK + start + len(part)), part
+
+
 def draw_items(rng: object, n_resamples: int, n: int) -> np.ndarray:
-    """Bootstrap indices (k, n), all drawn up front from ``rng`` (so ``batch`` never changes them)."""
-    return as_generator(rng).integers(0, n, size=(n_resamples, n))
+    """All bootstrap indices (k, n) at once, as :func:`draw_chunks` draws them (for tests and small data)."""
+    return np.concatenate([d for _, d in draw_chunks("items", rng, n_resamples, n, n, None)], axis=0)
 
 
-def bootstrap_sums(columns: Columns, indices: np.ndarray, batch: int | None) -> np.ndarray:
-    """(n, ...) per-item columns, (k, n) indices -> (k, ...) resampled sums (``W @ columns`` in batches)."""
+def bootstrap_sums(columns: Columns, rng: object, n_resamples: int, batch: int | None) -> np.ndarray:
+    """(n, ...) per-item columns -> (k, ...) sums over ``n_resamples`` bootstrap resamples of the items
+    (``W @ columns`` with ``W`` the resamples' item multiplicities), block by block."""
     if isinstance(columns, CategoryColumns):
-        n, k = columns.n, indices.shape[0]
-        b = _auto_batch(batch, n + columns.cells[0].size * columns.m, k)
-        return np.concatenate([columns.weighted(_counts(indices[sl], n)) for sl in _chunks(k, b)], axis=0)
+        n = columns.n
+        width = columns.cells[0].size * columns.m
+        parts = [columns.weighted(_counts(idx, n))
+                 for _, idx in draw_chunks("items", rng, n_resamples, n, n + width, batch)]
+        return np.concatenate(parts, axis=0)
     n = columns.shape[0]
     flat = columns.reshape(n, -1)
-    k = indices.shape[0]
-    out = np.empty((k, flat.shape[1]))
-    b = _auto_batch(batch, n + flat.shape[1], k)
-    for sl in _chunks(k, b):
-        out[sl] = _counts(indices[sl], n) @ flat
-    return out.reshape((k,) + columns.shape[1:])
+    out = np.empty((n_resamples, flat.shape[1]))
+    for sl, idx in draw_chunks("items", rng, n_resamples, n, n + flat.shape[1], batch):
+        out[sl] = _counts(idx, n) @ flat
+    return out.reshape((n_resamples,) + columns.shape[1:])
 
 
 @dataclass(frozen=True)
@@ -284,9 +328,7 @@ def bootstrap(columns: Columns, statistic, *, n_resamples: int, rng, batch: int 
               confidence_level: float) -> Bootstrapped:
     """``statistic`` (a function of summed columns) on all items and on ``n_resamples`` bootstrap resamples."""
     estimate = statistic(columns.sum(axis=0))
-    n = columns.n if isinstance(columns, CategoryColumns) else columns.shape[0]
-    indices = draw_items(rng, n_resamples, n)
-    resampled = statistic(bootstrap_sums(columns, indices, batch))
+    resampled = statistic(bootstrap_sums(columns, rng, n_resamples, batch))
     low, high, defined = percentile_bounds(resampled, confidence_level)
     return Bootstrapped(estimate, resampled, low, high, defined)
 

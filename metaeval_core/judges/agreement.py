@@ -19,7 +19,7 @@ from typing import Literal, Sequence
 
 import numpy as np
 
-from metaeval_core._checks import as_generator, check_choice, check_int
+from metaeval_core._checks import check_choice, check_int
 from metaeval_core._frames import ToFrame
 from metaeval_core.data.dataset import DatasetError
 from metaeval_core.judges import _kernel as kern
@@ -317,7 +317,7 @@ def judge_agreement(
     s = _setup(data, judges, statistic, reference, order, ties, invalid, no_majority, confidence_level, n_resamples,
                batch)
     return _table(data, s.names, s.judge, s.refs, [s.what] * len(s.names), statistic=statistic, order=order,
-                  conv=s.conv, confidence_level=s.level, n_resamples=s.k, rng=as_generator(rng), batch=s.batch,
+                  conv=s.conv, confidence_level=s.level, n_resamples=s.k, rng=kern.seed_of(rng), batch=s.batch,
                   return_distribution=bool(return_distribution))
 
 
@@ -365,7 +365,7 @@ def human_ceiling(
     judge = data.verdicts[:, [data.rater_index(h) for h in humans], :].copy()
     judge[:, :, 1] = MISSING  # people judged one order
     return _table(data, humans, judge, np.stack(refs, axis=1), whats, statistic=statistic, order="original",
-                  conv=conv, confidence_level=level, n_resamples=k, rng=as_generator(rng), batch=batch,
+                  conv=conv, confidence_level=level, n_resamples=k, rng=kern.seed_of(rng), batch=batch,
                   return_distribution=bool(return_distribution))
 
 
@@ -437,14 +437,11 @@ def chance_baseline(
                                                        s.what)
     n = data.n_items
     observed = kern.statistic_from_sums(statistic, kern.columns_for(statistic, judge, refs, order, conv).sum(axis=0))
-    generator = as_generator(rng)
-    perms = generator.permuted(np.broadcast_to(np.arange(n), (k, n)), axis=1)  # drawn up front: batch-invariant
     values = np.empty((k, len(names)))
-    b = max(1, min(k, (batch or max(1, 2_000_000 // max(1, n * len(names) * 2)))))
-    for start in range(0, k, b):
-        block = perms[start:start + b]
-        cols = kern.columns_for(statistic, judge[block], refs, order, conv)  # (b, n, J, ...)
-        values[start:start + b] = kern.statistic_from_sums(statistic, cols.sum(axis=1))
+    # Permutations in blocks from fixed streams (kern.draw_chunks): the same for any batch.
+    for sl, perms in kern.draw_chunks("permutations", rng, k, n, n * len(names) * 2, batch):
+        cols = kern.columns_for(statistic, judge[perms], refs, order, conv)  # (b, n, J, ...)
+        values[sl] = kern.statistic_from_sums(statistic, cols.sum(axis=1))
     low, high, defined = kern.percentile_bounds(values, level)
     finite = ~np.isnan(values)
     mean = np.full(len(names), np.nan)
@@ -531,7 +528,7 @@ def rater_alpha(
         codes = np.where(codes == INVALID, MISSING, codes)
     columns = _coincidences(codes, n_categories)
     boot = kern.bootstrap(columns, lambda sums: kern.alpha_from_coincidences(sums, n_categories), n_resamples=k,
-                          rng=as_generator(rng), batch=batch, confidence_level=level)
+                          rng=kern.seed_of(rng), batch=batch, confidence_level=level)
     values = (codes != MISSING).sum(axis=1)
     return RaterAlpha(raters=tuple(names), estimate=float(boot.estimate), low=float(boot.low), high=float(boot.high),
                       n_items=int((values >= 2).sum()), n_values=int(values[values >= 2].sum()), invalid=invalid,

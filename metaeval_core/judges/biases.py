@@ -16,7 +16,7 @@ from typing import Literal, Sequence, get_args
 
 import numpy as np
 
-from metaeval_core._checks import as_generator, check_choice
+from metaeval_core._checks import check_choice
 from metaeval_core._frames import ToFrame
 from metaeval_core.data.dataset import DatasetError
 from metaeval_core.judges import _kernel as kern
@@ -135,7 +135,7 @@ def positional_bias(
     first = np.stack([(v[..., 0] == A), (v[..., 1] == B)], axis=-1) & named
     columns = np.stack([np.stack([counted, same], axis=-1).astype(float),
                         np.stack([named.sum(axis=2), first.sum(axis=2)], axis=-1).astype(float)], axis=2)
-    estimates = _ratios(columns, confidence_level=level, n_resamples=k, rng=as_generator(rng), batch=batch)
+    estimates = _ratios(columns, confidence_level=level, n_resamples=k, rng=kern.seed_of(rng), batch=batch)
     n_invalid = ((v == INVALID) & both[..., None]).sum(axis=(0, 2))
     return tuple(PositionalBias(judge=name, consistency=estimates[j][0], first_position=estimates[j][1],
                                 n_items=int(both[:, j].sum()), n_invalid=int(n_invalid[j]), invalid=invalid,
@@ -227,7 +227,7 @@ def length_preference(
     rn = (scope & ref_named[:, None]).astype(float)
     rl = (scope & ref_long[:, None]).astype(float)
     columns = np.stack([np.stack([jn, jl], -1), np.stack([rn, rl], -1)], axis=2)  # (n, J, 2, 2)
-    boot = kern.bootstrap(columns, kern.accuracy_from_sums, n_resamples=k, rng=as_generator(rng), batch=batch,
+    boot = kern.bootstrap(columns, kern.accuracy_from_sums, n_resamples=k, rng=kern.seed_of(rng), batch=batch,
                           confidence_level=level)
     estimate, low, high, defined = boot.estimate, boot.low, boot.high, boot.defined
     diff = boot.resampled[..., 0] - boot.resampled[..., 1]  # (k, J): the same resampled items for both shares

@@ -4,8 +4,8 @@ For a pair of judges on the items both judged, ``delta = s(X) - s(Y)`` (accuracy
 same reference, under the same conventions). Under H0 the two judges are exchangeable on every item, so a
 permutation swaps their verdicts (both orders together) on each item with probability 1/2. Every statistic is a
 function of sums of per-item columns, so the swapped sums are ``S_X + M @ (c_Y - c_X)`` with ``M`` the
-resamples' swap bits: one matrix product per pair, the same swaps for every pair (drawn up front from one
-generator: ``batch`` does not change them). ``p = (1 + #{delta_s >= delta}) / (1 + k)`` (``|.|`` two-sided).
+resamples' swap bits: one matrix product per pair, the same swaps for every pair (drawn in fixed blocks from
+child streams of one seed: ``batch`` does not change them). ``p = (1 + #{delta_s >= delta}) / (1 + k)`` (``|.|`` two-sided).
 The p-values of all ordered pairs are corrected with the project's Bonferroni/Holm/BH
 (:func:`metaeval_core.stats.significance.correct_table`) and the judges grouped into WMT-style significance
 clusters (:func:`metaeval_core.analyses.practice.significance_clusters`).
@@ -21,7 +21,7 @@ from typing import Sequence
 
 import numpy as np
 
-from metaeval_core._checks import as_generator, check_choice, check_probability
+from metaeval_core._checks import check_choice, check_probability
 from metaeval_core._frames import ToFrame
 from metaeval_core.analyses.practice.clusters import SignificanceClusters, significance_clusters
 from metaeval_core.judges import _kernel as kern
@@ -31,7 +31,6 @@ from metaeval_core.judges.model import MISSING, NoMajority, PairwiseData
 from metaeval_core.stats.significance import (
     ALTERNATIVES, CORRECTIONS, FAMILIES, Alternative, Correction, Family, PairwiseTable, _count_pvalue, correct_pvalues, correct_table,
 )
-from metaeval_core.stats.resampling import _auto_batch, _chunks
 
 PERMUTATION_METHOD = "paired permutation over items"
 
@@ -76,9 +75,30 @@ class JudgeComparison(ToFrame):
                 "clusters": self.clusters.to_dict()}
 
 
-def draw_swaps(rng: np.random.Generator, n_resamples: int, n: int) -> np.ndarray:
-    """(k, n) swap bits (1: the two judges' verdicts on the item trade places), drawn up front."""
-    return (rng.random((n_resamples, n)) < 0.5).astype(np.float64)
+def draw_swaps(rng: np.random.Generator | int | None, n_resamples: int, n: int) -> np.ndarray:
+    """All (k, n) swap bits (1: the two judges' verdicts on the item trade places), as :func:`compare_judges`
+    draws them (block by block from fixed streams, :func:`metaeval_core.judges._kernel.draw_chunks`)."""
+    return np.concatenate([d for _, d in kern.draw_chunks("swaps", rng, n_resamples, n, n, None)], axis=0)
+
+
+class _Swaps:
+    """The permutations' swap bits, chunk by chunk, the same for every judge pair: kept in memory when they are
+    few (as bytes), drawn again from the same seed for each pair otherwise."""
+
+    _KEEP = 64_000_000  # swap bits kept (1 byte each)
+
+    def __init__(self, seed: int, n_resamples: int, n: int, per_resample: int, batch: int | None) -> None:
+        self.args = ("swaps", seed, n_resamples, n, per_resample, batch)
+        self.kept = None
+        if n_resamples * n <= self._KEEP:
+            self.kept = [(sl, d.astype(np.uint8)) for sl, d in kern.draw_chunks(*self.args)]
+
+    def chunks(self):
+        if self.kept is None:
+            yield from kern.draw_chunks(*self.args)
+        else:
+            for sl, bits in self.kept:
+                yield sl, bits.astype(np.float64)
 
 
 def compare_judges(
@@ -138,13 +158,13 @@ def compare_judges(
     columns = kern.columns_for(statistic, s.judge, s.refs, order, s.conv)  # (n, J, C)
     slots = list(kern.order_slots(order))
     present = (s.judge[:, :, slots] != MISSING).all(axis=2) & (s.refs != MISSING)  # (n, J)
-    swaps = draw_swaps(as_generator(rng), n_resamples, data.n_items)
     J = len(s.names)
+    swaps = _Swaps(kern.seed_of(rng), n_resamples, data.n_items,
+                   data.n_items + kern.judge_columns(columns, 0).shape[-1], s.batch)
     delta = np.full((J, J), np.nan)
     pvalue = np.full((J, J), np.nan)
     n_defined = np.zeros((J, J), dtype=np.int64)
     n_common = np.zeros((J, J), dtype=np.int64)
-    b = _auto_batch(s.batch, data.n_items + kern.judge_columns(columns, 0).shape[-1], n_resamples)
     for i in range(J):
         for j in range(i + 1, J):
             common = (present[:, i] & present[:, j]).astype(np.float64)[:, None]
@@ -152,8 +172,8 @@ def compare_judges(
             si, sj, diff = ci.sum(axis=0), cj.sum(axis=0), cj - ci
             observed = float(stat(si) - stat(sj))
             null = np.empty(n_resamples)
-            for sl in _chunks(n_resamples, b):
-                moved = swaps[sl] @ diff  # (b, C)
+            for sl, bits in swaps.chunks():
+                moved = bits @ diff  # (b, C)
                 null[sl] = stat(si + moved) - stat(sj - moved)
             n_common[i, j] = n_common[j, i] = int(common.sum())
             delta[i, j], delta[j, i] = observed, -observed

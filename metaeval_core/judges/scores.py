@@ -17,13 +17,13 @@ from typing import Literal, Sequence, get_args
 
 import numpy as np
 
-from metaeval_core._checks import as_generator, check_choice
+from metaeval_core._checks import check_choice
 from metaeval_core._frames import ToFrame
 from metaeval_core.data.dataset import DatasetError
 from metaeval_core.judges import _kernel as kern
 from metaeval_core.judges.agreement import _judges, resolve_reference
 from metaeval_core.judges.model import A, B, MISSING, NO_MAJORITY, TIE, NoMajority, PairwiseData
-from metaeval_core.stats.resampling import _auto_batch, _chunks, _counts
+from metaeval_core.stats.resampling import _counts
 from metaeval_core.stats.tiecal import _entry_tables, _search
 
 ScoreInvalid = Literal["wrong", "drop"]
@@ -125,8 +125,7 @@ def score_accuracy(
     ref, what = resolve_reference(data, reference, no_majority=no_majority)
     za = np.where(ref == A, 1.0, np.where(ref == MISSING, np.nan, 0.0))
     zb = np.where(ref == B, 1.0, np.where(ref == MISSING, np.nan, 0.0))
-    generator = as_generator(rng)
-    indices = kern.draw_items(generator, k, data.n_items)
+    seed = kern.seed_of(rng)  # every judge sees the same resampled items
     out = []
     for name in names:
         r = data.rater_index(name)
@@ -146,10 +145,8 @@ def score_accuracy(
         at_zero = float(correct.sum() / zero_total) if zero_total else float("nan")
         resampled = np.empty(k)
         epsilons = np.empty(k)
-        b = _auto_batch(batch, 2 * data.n_items, k)
-        for sl in _chunks(k, b):
-            acc, eps = _calibrate(_counts(indices[sl], data.n_items), order, key, valid, correct_f, gain_f,
-                                  unscored)
+        for sl, idx in kern.draw_chunks("items", seed, k, data.n_items, 2 * data.n_items, batch):
+            acc, eps = _calibrate(_counts(idx, data.n_items), order, key, valid, correct_f, gain_f, unscored)
             resampled[sl], epsilons[sl] = acc, eps
         low, high, defined = kern.percentile_bounds(resampled[:, None], level)
         elow, ehigh, _ = kern.percentile_bounds(epsilons[:, None], level)

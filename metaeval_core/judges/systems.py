@@ -22,7 +22,7 @@ from typing import Literal, Sequence, get_args
 
 import numpy as np
 
-from metaeval_core._checks import as_generator, check_choice
+from metaeval_core._checks import check_choice
 from metaeval_core._frames import ToFrame
 from metaeval_core.data.dataset import DatasetError
 from metaeval_core.judges import _kernel as kern
@@ -257,7 +257,7 @@ def system_ranking(
     verdicts, what = _rater_verdicts(data, rater, order, no_majority)
     outcomes = _outcome_columns(verdicts, sa, sb, len(systems))
     boot = kern.bootstrap(outcomes, lambda sums: _scores(sums, len(systems), method), n_resamples=k,
-                          rng=as_generator(rng), batch=batch, confidence_level=level)
+                          rng=kern.seed_of(rng), batch=batch, confidence_level=level)
     total = outcomes.sum(axis=0)
     first, second = np.triu_indices(len(systems), 1)
     wins, losses, ties = (np.zeros(len(systems)) for _ in range(3))
@@ -373,7 +373,7 @@ def ranking_agreement(
         return _correlation(scores[..., 1:, :], np.broadcast_to(scores[..., :1, :], scores[..., 1:, :].shape),
                             coefficient)
 
-    boot = kern.bootstrap(stacked, statistic, n_resamples=k, rng=as_generator(rng), batch=batch,
+    boot = kern.bootstrap(stacked, statistic, n_resamples=k, rng=kern.seed_of(rng), batch=batch,
                           confidence_level=level)
     return tuple(RankingAgreement(judge=name, reference=what, method=method, coefficient=coefficient, order=order,
                                   estimate=float(boot.estimate[j]), low=float(boot.low[j]), high=float(boot.high[j]),
@@ -471,7 +471,7 @@ def close_pair_agreement(
             out = same[..., close].mean(axis=-1)
         return out
 
-    boot = kern.bootstrap(stacked, statistic, n_resamples=k, rng=as_generator(rng), batch=batch,
+    boot = kern.bootstrap(stacked, statistic, n_resamples=k, rng=kern.seed_of(rng), batch=batch,
                           confidence_level=level)
     first, second = np.triu_indices(s, 1)
     results = []

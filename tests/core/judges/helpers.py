@@ -103,3 +103,21 @@ def loaded(data_dir, dataset_id):
     if not any(info.id == dataset_id and info.available for info in list_datasets(data_dir=data_dir)):
         pytest.skip(f"{dataset_id} is not in the data directory {data_dir}: `metaeval fetch --dataset {dataset_id}`")
     return load_pairwise(dataset_id, data_dir=data_dir)
+
+
+def block_draws(kind: str, seed: int, k: int, n: int) -> np.ndarray:
+    """The documented resampling scheme, written out: blocks of 64 resamples, block b from child stream b of
+    ``SeedSequence(seed)``; 'items' are ``integers(0, n)``, 'swaps' ``random() < 1/2``, 'permutations'
+    ``permuted`` rows of ``range(n)``."""
+    children = np.random.SeedSequence(seed).spawn(-(-k // 64))
+    parts = []
+    for b, child in enumerate(children):
+        rows = min(64, k - 64 * b)
+        gen = np.random.default_rng(child)
+        if kind == "items":
+            parts.append(gen.integers(0, n, size=(rows, n)))
+        elif kind == "swaps":
+            parts.append((gen.random((rows, n)) < 0.5).astype(float))
+        else:
+            parts.append(gen.permuted(np.tile(np.arange(n), (rows, 1)), axis=1))
+    return np.concatenate(parts)

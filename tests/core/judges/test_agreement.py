@@ -12,7 +12,7 @@ from sklearn.metrics import cohen_kappa_score
 from metaeval_core.judges import (
     MISSING, TIE, chance_baseline, human_ceiling, judge_agreement, majority_verdict, resolve_reference,
 )
-from tests.core.judges.helpers import accuracy_oracle, cell_counts, majority_oracle, random_data
+from tests.core.judges.helpers import accuracy_oracle, block_draws, cell_counts, majority_oracle, random_data
 
 ORDERS = ("original", "swapped", "average", "both")
 TIES = ("three-class", "drop-reference-ties", "drop-any-tie")
@@ -80,7 +80,7 @@ def test_bootstrap_matches_a_loop_over_the_same_resamples_and_ignores_batch():
     ref = majority_verdict(data.verdicts[:, :3, 0])
     k = 60
     full = judge_agreement(data, order="average", n_resamples=k, rng=11, return_distribution=True)
-    indices = np.random.default_rng(11).integers(0, data.n_items, size=(k, data.n_items))
+    indices = block_draws("items", 11, k, data.n_items)
     for j, judge in enumerate(full.judges):
         pairs = _pairs(data, judge)
         loop = [accuracy_oracle([pairs[i] for i in idx], [ref[i] for i in idx], "average", "three-class", "wrong")
@@ -294,3 +294,15 @@ def test_large_uploads_count_one_category_at_a_time_with_the_same_numbers(monkey
     monkeypatch.setattr(_kernel, "_DENSE_ONE_HOT", 0)
     lean = judge_agreement(data, statistic="kappa", order="average", n_resamples=60, rng=1, return_distribution=True)
     np.testing.assert_array_equal(lean.distribution, dense.distribution)
+
+
+def test_chance_permutations_follow_the_documented_blocks():
+    data = random_data(18, n=30, n_judges=2)
+    ref = majority_verdict(data.verdicts[:, :3, 0])
+    rows = chance_baseline(data, order="average", n_resamples=150, rng=6, batch=10)
+    perms = block_draws("permutations", 6, 150, data.n_items)
+    for row in rows:
+        pairs = _pairs(data, row.judge)
+        loop = [accuracy_oracle([pairs[i] for i in perm], ref, "average", "three-class", "wrong") for perm in perms]
+        assert row.mean == pytest.approx(np.mean(loop))
+        assert (row.low, row.high) == pytest.approx(tuple(np.percentile(loop, [2.5, 97.5])))

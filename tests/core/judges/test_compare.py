@@ -8,12 +8,13 @@ from sklearn.metrics import cohen_kappa_score
 
 from metaeval_core.judges import compare_judges, draw_swaps, judge_agreement, majority_verdict
 from metaeval_core.stats.significance import correct_pvalues
-from tests.core.judges.helpers import accuracy_oracle, random_data
+from tests.core.judges.helpers import accuracy_oracle, block_draws, random_data
 
 
 def _loop_null(data, a, b, k, seed, score):
     """delta_s by physically swapping the two judges' verdicts on the items whose swap bit is set."""
-    swaps = draw_swaps(np.random.default_rng(seed), k, data.n_items).astype(bool)
+    swaps = block_draws("swaps", seed, k, data.n_items).astype(bool)
+    np.testing.assert_array_equal(swaps, draw_swaps(seed, k, data.n_items).astype(bool))
     va = data.verdicts[:, data.rater_index(a), :]
     vb = data.verdicts[:, data.rater_index(b), :]
     null = []

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from metaeval_core.judges import A, B, TIE, majority_verdict, score_accuracy, scoring_judges, verdicts_from_scores
-from tests.core.judges.helpers import loaded, random_data
+from tests.core.judges.helpers import block_draws, loaded, random_data
 
 
 def _with_scores(seed, n=60):
@@ -46,7 +46,7 @@ def test_tie_calibrated_accuracy_matches_brute_force_and_the_bootstrap_a_loop():
         assert row.estimate == pytest.approx(acc) and row.epsilon == eps
         assert row.n_unscored == int(np.isnan(xa).sum())
     row = score_accuracy(data, n_resamples=50, rng=3)[0]
-    idx = np.random.default_rng(3).integers(0, data.n_items, size=(50, data.n_items))
+    idx = block_draws("items", 3, 50, data.n_items)
     loop = [_brute(xa[i], xb[i], ref[i])[0] for i in idx]
     assert (row.low, row.high) == pytest.approx(tuple(np.percentile(loop, [2.5, 97.5])))
     again = score_accuracy(data, n_resamples=50, rng=3, batch=4)[0]

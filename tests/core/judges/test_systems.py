@@ -10,7 +10,7 @@ from metaeval_core.judges import (
     A, B, TIE, close_pair_agreement, davidson_fit, majority_verdict, ranking_agreement, system_ranking,
 )
 from metaeval_core.judges.systems import _outcome_columns
-from tests.core.judges.helpers import loaded, random_data
+from tests.core.judges.helpers import block_draws, loaded, random_data
 
 
 def _davidson_scipy(outcomes, s):
@@ -99,7 +99,7 @@ def test_win_rates_and_ranking_agreement_match_loops():
     r = stats.pearsonr([judge.score[list(judge.systems).index(s)] for s in systems], [expected[s] for s in systems])
     assert pearson.estimate == pytest.approx(r.statistic)
     # the bootstrap: the same resampled items for both rankings
-    idx = np.random.default_rng(4).integers(0, data.n_items, size=(60, data.n_items))
+    idx = block_draws("items", 4, 60, data.n_items)
     loop = []
     for rows_ in idx:
         h = _win_rates_loop(data, ref, rows_)
