@@ -43,6 +43,8 @@ _WMT22: Mapping[str, tuple[str, str]] = {
 KNOWN: Mapping[tuple[str, str], tuple[str, str, frozenset[str]]] = {
     ("wmt22", lp): (ref, gold, WMT22_PRIMARIES) for lp, (ref, gold) in _WMT22.items()
 }
+# mt-metrics-eval meta_info.py: outlier_systems, left out unless include_outliers.
+OUTLIERS: Mapping[tuple[str, str], frozenset[str]] = {("wmt22", "en-de"): frozenset({"M2M100_1.2B-B4"})}
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,8 @@ class Conventions:
         reference is left out of WMT's tables.
     pool : str
         The metrics' input pool at the system level: ``'all'`` (WMT averages a metric over every segment).
+    outliers : tuple of str
+        Systems mt-metrics-eval marks as outliers for this language pair (left out, as WMT does by default).
     """
 
     name: str
@@ -79,12 +83,13 @@ class Conventions:
     primary_metrics: tuple[str, ...] = ()
     eligible_metrics: tuple[str, ...] = ()
     pool: str = "all"
+    outliers: tuple[str, ...] = ()
 
     def systems(self, *, human_translations: bool = False) -> str:
         """The system selection of WMT's tables: without the references scored as systems, or (with
         ``human_translations``) every system but the standard reference. Syntax: docs/methods.md sec. 0.3."""
         excluded = [self.std_ref] if human_translations else [self.std_ref, *self.human_translations]
-        return ",".join(f"-{name}" for name in excluded if name)
+        return ",".join(f"-{name}" for name in (*excluded, *self.outliers) if name)
 
     def caption(self, *, human_translations: bool = False, pool: str | None = None, human: str | None = None,
                 systems: str | None = None) -> str:
@@ -101,6 +106,8 @@ class Conventions:
         else:
             refs = ", ".join(r for r in (self.std_ref, *self.human_translations) if r)
             parts.append(f"references ({refs}) not systems")
+        if self.outliers and (systems is None or systems == self.systems(human_translations=human_translations)):
+            parts.append(f"outlier systems left out ({', '.join(self.outliers)})")
         gold = human or self.gold
         if gold:
             parts.append(f"human {gold}" + (" (WMT's gold)" if gold == self.gold else f" (WMT's gold is "
@@ -115,14 +122,15 @@ class Conventions:
         return {"name": self.name, "source": self.source, "std_ref": self.std_ref,
                 "human_translations": list(self.human_translations), "gold": self.gold,
                 "primary_metrics": list(self.primary_metrics), "eligible_metrics": list(self.eligible_metrics),
-                "pool": self.pool}
+                "pool": self.pool, "outliers": list(self.outliers)}
 
     @classmethod
     def from_dict(cls, raw: Mapping) -> "Conventions":
         return cls(name=str(raw["name"]), source=str(raw["source"]), std_ref=str(raw["std_ref"]),
                    human_translations=tuple(raw.get("human_translations", ())), gold=str(raw.get("gold", "")),
                    primary_metrics=tuple(raw.get("primary_metrics", ())),
-                   eligible_metrics=tuple(raw.get("eligible_metrics", ())), pool=str(raw.get("pool", "all")))
+                   eligible_metrics=tuple(raw.get("eligible_metrics", ())), pool=str(raw.get("pool", "all")),
+                   outliers=tuple(raw.get("outliers", ())))
 
 
 def mtme_conventions(test_set: str, lp: str, *, references: Sequence[str], systems: Sequence[str],
@@ -156,4 +164,5 @@ def mtme_conventions(test_set: str, lp: str, *, references: Sequence[str], syste
     primary = tuple(m for m in eligible if metrics[m][0] in primaries)
     return Conventions(name=WMT, source=source, std_ref=std_ref,
                        human_translations=tuple(s for s in systems if s in set(refs) and s != std_ref),
-                       gold=gold, primary_metrics=primary, eligible_metrics=eligible, pool="all")
+                       gold=gold, primary_metrics=primary, eligible_metrics=eligible, pool="all",
+                       outliers=tuple(s for s in systems if s in OUTLIERS.get((test_set, lp), ())))

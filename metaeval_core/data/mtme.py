@@ -478,7 +478,8 @@ def _self_scored(read: Mapping[_ScoreFile, Mapping[str, np.ndarray]], systems: t
 def _conventions_note(conventions: Conventions) -> str:
     return (f"WMT conventions (from {conventions.source}): standard reference {conventions.std_ref or 'none'} "
             f"is never a system; human translations ({', '.join(conventions.human_translations) or 'none'}) only "
-            f"when asked; gold (default human measure) {conventions.gold or 'none'}; systems without a score for the "
+            f"when asked; {'outlier systems ' + ', '.join(conventions.outliers) + ' left out; ' if conventions.outliers else ''}"
+            f"gold (default human measure) {conventions.gold or 'none'}; systems without a score for the "
             f"chosen human measure removed before any statistic; {len(conventions.primary_metrics)} primary "
             f"metrics (attribute primary=yes) among {len(conventions.eligible_metrics)} that use only the standard "
             f"reference or the source; metrics over every segment (pool all). Keep every system with --all-systems "

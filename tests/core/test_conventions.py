@@ -117,3 +117,12 @@ def test_an_average_over_human_measures_rating_different_systems(replica):
     result = average_over_tasks({"wmt": ds}, tasks, ["BLEU-refA", "Prism-src"], n_resamples=50, rng=0)
     assert result.draw_groups == (0, 1)  # different systems: separate draws
     assert np.isfinite(result.values).all()
+
+
+def test_outlier_systems_of_the_meta_info_are_left_out():
+    c = mtme_conventions("wmt22", "en-de", references=["refA", "refB"], systems=["a", "M2M100_1.2B-B4", "refB"],
+                         humans=["mqm"], metrics={})
+    assert c.outliers == ("M2M100_1.2B-B4",) and c.systems() == "-refA,-refB,-M2M100_1.2B-B4"
+    assert "outlier systems left out (M2M100_1.2B-B4)" in c.caption()
+    assert mtme_conventions("wmt22", "zh-en", references=["refA"], systems=["M2M100_1.2B-B4"], humans=["mqm"],
+                            metrics={}).outliers == ()
