@@ -2,68 +2,68 @@
 
 Pure numpy/scipy/pandas; never imports streamlit or plotly. The main entry points of every
 analysis module are re-exported here; the modules hold the rest (result types, helpers).
+
+The re-exports are resolved on first use (PEP 562 module ``__getattr__``), so importing the package, or
+running ``metaeval --help``, does not import numpy, scipy or pandas (the command line starts in < 0.5 s;
+benchmarks/bench_cli_startup.py).
 """
 
-try:  # the core's dependencies first: run as a command without them, one line (metaeval_core._missing)
-    import numpy, pandas, scipy  # noqa: E401, F401
-except ImportError as _error:
-    from metaeval_core._missing import exit_when_run_as_a_command
+from __future__ import annotations
 
-    exit_when_run_as_a_command(_error)
-    raise
+import importlib
+from typing import Any
 
-from metaeval_core._frames import to_frame
-from metaeval_core.analyses.papers import (
-    annotator_agreement,
-    correlation_matrix,
-    high_range,
-    normality_table,
-    pairwise_f1,
-    topk_correlations,
-)
-from metaeval_core.stats.coefficients import COEFFICIENTS, kendall, pearson, spearman
-from metaeval_core.stats.correlation import LEVELS, CorrelationResult, correlate, correlate_many, correlate_matrices
-from metaeval_core.data.dataset import POOLS, Dataset, DatasetError, Measure
-from metaeval_core.stats.pairs import (
-    dataset_delta_confidence_interval,
-    dataset_rsys_delta,
-    decile_grid,
-    delta_confidence_interval,
-    delta_curve,
-    rsys_delta,
-)
-from metaeval_core.stats.pools import rsys_width_comparison, simulate_labelled_subset, system_score_intervals, variance_reduction
-from metaeval_core.analyses.practice import improvement_probability, plan_judgments, significance_clusters, system_influence
-from metaeval_core.data.registry import dataset_info, fetch_dataset, list_datasets, load_dataset
-from metaeval_core.stats.resampling import CI_METHODS, ConfidenceInterval, confidence_interval, dataset_confidence_interval
-from metaeval_core.stats.significance import (
-    TEST_METHODS,
-    PairwiseTable,
-    compare_all_pairs,
-    compare_metrics,
-    correct_pvalues,
-    correct_table,
-)
-from metaeval_core.analyses.simulations import ci_coverage, power_curve
-from metaeval_core.analyses.chance import ChanceBaseline, chance_baseline, chance_baselines
-from metaeval_core.stats.stability import dataset_ranking_stability, default_sizes, ranking_stability
-from metaeval_core.data.synthetic import SyntheticSpec, synthetic_dataset
-from metaeval_core import judges  # noqa: F401 - pairwise judges: the subpackage holds the rest (its chance/ceiling)
-from metaeval_core.judges import (
-    agreement_by_subset,
-    close_pair_agreement,
-    compare_judges,
-    judge_agreement,
-    judge_leaderboard,
-    length_preference,
-    load_pairwise,
-    positional_bias,
-    ranking_agreement,
-    rater_alpha,
-    read_verdict_file,
-    score_accuracy,
-    system_ranking,
-)
+# name -> the module that defines it
+_EXPORTS: dict[str, str] = {
+    name: module
+    for module, names in {
+        "metaeval_core._frames": ("to_frame",),
+        "metaeval_core.analyses.papers": ("annotator_agreement", "correlation_matrix", "high_range",
+                                          "normality_table", "pairwise_f1", "topk_correlations"),
+        "metaeval_core.stats.coefficients": ("COEFFICIENTS", "kendall", "pearson", "spearman"),
+        "metaeval_core.stats.correlation": ("LEVELS", "CorrelationResult", "correlate", "correlate_many",
+                                            "correlate_matrices"),
+        "metaeval_core.data.dataset": ("POOLS", "Dataset", "DatasetError", "Measure"),
+        "metaeval_core.stats.pairs": ("dataset_delta_confidence_interval", "dataset_rsys_delta", "decile_grid",
+                                      "delta_confidence_interval", "delta_curve", "rsys_delta"),
+        "metaeval_core.stats.pools": ("rsys_width_comparison", "simulate_labelled_subset", "system_score_intervals",
+                                      "variance_reduction"),
+        "metaeval_core.analyses.practice": ("improvement_probability", "plan_judgments", "significance_clusters",
+                                            "system_influence"),
+        "metaeval_core.data.registry": ("dataset_info", "fetch_dataset", "list_datasets", "load_dataset"),
+        "metaeval_core.stats.resampling": ("CI_METHODS", "ConfidenceInterval", "confidence_interval",
+                                           "dataset_confidence_interval"),
+        "metaeval_core.stats.significance": ("TEST_METHODS", "PairwiseTable", "compare_all_pairs", "compare_metrics",
+                                             "correct_pvalues", "correct_table"),
+        "metaeval_core.analyses.simulations": ("ci_coverage", "power_curve"),
+        "metaeval_core.analyses.chance": ("ChanceBaseline", "chance_baseline", "chance_baselines"),
+        "metaeval_core.stats.stability": ("dataset_ranking_stability", "default_sizes", "ranking_stability"),
+        "metaeval_core.data.synthetic": ("SyntheticSpec", "synthetic_dataset"),
+        # pairwise ("A or B?") judges: the subpackage holds the rest (its chance baseline and human ceiling)
+        "metaeval_core.judges": ("agreement_by_subset", "close_pair_agreement", "compare_judges", "judge_agreement",
+                                 "judge_leaderboard", "length_preference", "load_pairwise", "positional_bias",
+                                 "ranking_agreement", "rater_alpha", "read_verdict_file", "score_accuracy",
+                                 "system_ranking"),
+    }.items()
+    for name in names
+}
+_SUBPACKAGES = ("judges",)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f"{__name__}.{name}")
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # once: later lookups skip __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __all__ = [
     # data

@@ -11,10 +11,9 @@ from __future__ import annotations
 import argparse
 from typing import Callable
 
-from metaeval_core.stats.coefficients import COEFFICIENTS as ALL_COEFFICIENTS
-from metaeval_core.stats.coefficients import POINT_COEFFICIENTS as COEFFICIENTS
-from metaeval_core.stats.correlation import LEVELS
-from metaeval_core.data.dataset import POOLS
+from metaeval_core.cli.options import COEFFICIENTS as ALL_COEFFICIENTS
+from metaeval_core.cli.options import LEVELS, POOLS
+from metaeval_core.cli.options import POINT_COEFFICIENTS as COEFFICIENTS
 
 
 def _cli():
@@ -311,7 +310,7 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     cli.add_dataset_args(p)
     p.add_argument("--metrics", required=True, help="comma-separated metric ids (at least two)")
     p.add_argument("--baseline", required=True, help="the baseline system, e.g. M0 (Lead-3) on SummEval")
-    p.add_argument("--selection-metrics", default=None, help="metrics that select the high range (default: --metrics)")
+    p.add_argument("--selection-metrics", default=None, metavar="NAMES", help="metrics that select the high range (default: --metrics)")
     p.add_argument("--bins", type=int, default=10, help="bins of the normalised pair score")
     p.add_argument("--normalise", choices=["input", "global"], default="input")
     p.add_argument("--pool", choices=POOLS, default=None, help=cli.POOL_HELP)

@@ -13,8 +13,8 @@ import argparse
 import math
 from typing import Any, Callable
 
-from metaeval_core.judges._kernel import INVALID_CONVENTIONS, ORDER_MODES, STATISTICS, TIE_CONVENTIONS
-from metaeval_core.judges.systems import RANKING_METHODS
+from metaeval_core.cli.options import (INVALID_CONVENTIONS, ORDER_MODES, RANKING_METHODS, STATISTICS,
+                                       TIE_CONVENTIONS)
 
 #: The figures of one record, in table order: (key, statistic, order).
 _FIGURES: tuple[tuple[str, str, str], ...] = (

@@ -14,16 +14,19 @@ import math
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-import numpy as np
-
-from metaeval_core._checks import MAX_RESAMPLES, MIN_RESAMPLES, min_resamples_for
+# Light imports only (standard library and metaeval_core.cli.options): `metaeval --help` builds the parser
+# without numpy, scipy or pandas; each command imports what it needs when it runs.
 from metaeval_core._missing import missing_dependency_message
 from metaeval_core._text import PrintableStream
-from metaeval_core.stats.coefficients import COEFFICIENTS
-from metaeval_core.stats.correlation import LEVELS, correlate
-from metaeval_core.data.dataset import POOLS, Dataset, DatasetError
+from metaeval_core.cli.options import (
+    ALIASES, CI_METHODS, COEFFICIENTS, LEVELS, MAX_RESAMPLES, MIN_RESAMPLES, POOLS, HelpFormatter, choice,
+    did_you_mean, terminal_width,
+)
+
+if TYPE_CHECKING:
+    from metaeval_core.data.dataset import Dataset
 
 # Modules exposing ``add_commands(command)``; ``command(name, func, help)`` returns a subparser
 # that already has ``--json``; helpers ``add_dataset_args``/``add_selection_args``/``add_resampling_args``/``emit``
@@ -42,6 +45,8 @@ class CLIError(Exception):
 # -- output -------------------------------------------------------------
 def to_jsonable(value: Any) -> Any:
     """Plain JSON types; NaN and infinities become null (JSON has no NaN)."""
+    import numpy as np
+
     if isinstance(value, dict):
         return {str(k): to_jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -281,8 +286,10 @@ def add_selection_args(p: argparse.ArgumentParser, *, several_metrics: bool = Tr
                        help="comma-separated metric ids (default on WMT data: the primary metrics)")
     p.add_argument("--human", default=None,
                    help="the human measure id (required unless the dataset has a standard one: WMT's gold)")
-    p.add_argument("--level", choices=LEVELS, default="system")
-    p.add_argument("--coefficient", choices=COEFFICIENTS, default="kendall")
+    p.add_argument("--level", choices=LEVELS, default="system",
+                   help="system (per-system means), input (per input, averaged; the papers' 'summary' level) or "
+                        "global (all cells pooled)")
+    p.add_argument("--coefficient", choices=COEFFICIENTS, default="kendall", help="tau is kendall")
     p.add_argument("--pool", choices=POOLS, default=None, help=POOL_HELP)
     p.add_argument("--systems", default=None, help=SYSTEMS_HELP)
 
@@ -323,7 +330,7 @@ def resample_count(text: str) -> int:
 def add_resampling_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n-resamples", type=resample_count, default=1000,
                    help=f"resamples, {MIN_RESAMPLES}..{MAX_RESAMPLES:,} (default 1000)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="random seed: the same seed gives the same numbers")
 
 
 def check_resampling_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -332,6 +339,8 @@ def check_resampling_args(parser: argparse.ArgumentParser, args: argparse.Namesp
     k, level = getattr(args, "n_resamples", None), getattr(args, "confidence_level", None)
     if not isinstance(k, int) or not isinstance(level, float) or not 0.0 < level < 1.0:
         return  # the core's own validation names a bad confidence level
+    from metaeval_core._checks import min_resamples_for
+
     needed = min_resamples_for(level)
     if k < needed:
         parser.error(f"argument --n-resamples: a {level:.4g} interval needs at least {needed} resamples "
@@ -392,12 +401,6 @@ def cmd_datasets(args: argparse.Namespace) -> None:
                             "reasons", width=max(40, width - 1)))
 
 
-def terminal_width() -> int:
-    import shutil
-
-    return shutil.get_terminal_size((100, 24)).columns
-
-
 def fit_to_terminal(rows: list[dict], columns: Sequence[str], *, shrink: Sequence[str],
                     width: int | None = None, narrowest: int = 8) -> tuple[list[dict], list[str]]:
     """Shorten the ``shrink`` columns' text (with '…') so the table's lines fit the terminal; a column that would
@@ -426,6 +429,8 @@ def fit_to_terminal(rows: list[dict], columns: Sequence[str], *, shrink: Sequenc
 
 
 def describe_dataset(ds: Dataset) -> dict:
+    import numpy as np
+
     measures = []
     for name, m in ds.measures.items():
         judged = m.scores[:, ds.judged]
@@ -489,6 +494,8 @@ def cmd_describe(args: argparse.Namespace) -> None:
 
 
 def cmd_correlate(args: argparse.Namespace) -> None:
+    from metaeval_core.stats.correlation import correlate
+
     ds = load(args)
     metrics = split_list(args.metrics, "metrics")
     options = dict(level=args.level, coefficient=args.coefficient, pool=args.pool, systems=args.systems)
@@ -535,6 +542,8 @@ def cmd_compare(args: argparse.Namespace) -> None:
 def cmd_delta(args: argparse.Namespace) -> None:
     from metaeval_core.stats.pairs import dataset_means, decile_grid, rsys_delta
 
+    import numpy as np
+
     # The core's means: systems the human measure rated, the metric over its pool (judged: the human's cells).
     x, z, _ = dataset_means(load(args), args.metric, args.human, pool=args.pool, systems=args.systems)
     if args.grid:
@@ -565,6 +574,8 @@ def cmd_delta(args: argparse.Namespace) -> None:
 def cmd_stability(args: argparse.Namespace) -> None:
     from metaeval_core.stats.stability import ranking_stability
 
+    import numpy as np
+
     ds = load(args).select_systems(args.systems)
     measures = split_list(args.measures, "measures")
     sizes = number_list(args.sizes, "sizes", integers=True)
@@ -584,6 +595,14 @@ class OneLineErrorParser(argparse.ArgumentParser):
     """argparse, but a usage error is one line on stderr (exit 2), pointing at --help."""
 
     def error(self, message: str):  # noqa: D401 - argparse API
+        import re
+
+        # A mistyped subcommand: the nearest names (argparse lists all of them, without a suggestion).
+        wrong = re.match(r"argument COMMAND: invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+        if wrong:
+            names = re.findall(r"'([^']*)'", wrong.group(2))
+            message = (f"unknown command {wrong.group(1)!r}{did_you_mean(wrong.group(1), names)}; "
+                       f"commands: {', '.join(names)}")
         self.exit(EXIT_USAGE, f"error: {self.prog}: {message} (see --help)\n")
 
 
@@ -597,22 +616,52 @@ def cmd_app(args: argparse.Namespace) -> None:
     raise SystemExit(serve.main(list(args.streamlit_args)))
 
 
+def version() -> str:
+    """The installed distribution's version, else pyproject.toml's (a checkout run with PYTHONPATH)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("metaeval")
+    except metadata.PackageNotFoundError:
+        import re
+
+        pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+        found = re.search(r'^version\s*=\s*"([^"]+)"', pyproject.read_text(encoding="utf-8"), re.M) \
+            if pyproject.is_file() else None
+        return found.group(1) if found else "unknown"
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: read only when asked (importlib.metadata is not free at startup)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"metaeval {version()}")
+        parser.exit(0)
+
+
 def build_parser(prog: str = "metaeval") -> argparse.ArgumentParser:
     parser = OneLineErrorParser(
-        prog=prog,
+        prog=prog, formatter_class=HelpFormatter,
         description="Meta-evaluate automatic evaluation metrics against human judgments.",
+        epilog="Start with `metaeval datasets`, then `metaeval correlate --dataset demo --human relevance "
+               "--metrics rouge1`; every command has --help and --json. The dashboard: `metaeval app`.",
     )
+    parser.add_argument("--version", action=_VersionAction, help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
     app = sub.add_parser("app", help="start the dashboard (http://localhost:8501); Streamlit options may follow",
+                         formatter_class=HelpFormatter,
                          description="Start the dashboard. Options after `app` go to Streamlit, e.g. "
                                      "`metaeval app --server.port 8600`.")
     app.add_argument("streamlit_args", nargs=argparse.REMAINDER, help="Streamlit options")
     app.set_defaults(func=cmd_app)
 
     def command(name: str, func: Callable, help: str) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=help, description=help)
+        p = sub.add_parser(name, help=help, description=help, formatter_class=HelpFormatter)
         p.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
         p.set_defaults(func=func)
         return p
@@ -637,8 +686,9 @@ def build_parser(prog: str = "metaeval") -> argparse.ArgumentParser:
     p = command("correlate", cmd_correlate, "metric-human correlations (optionally with confidence intervals)")
     add_dataset_args(p)
     add_selection_args(p)
-    p.add_argument("--ci", choices=["fisher", "boot-systems", "boot-inputs", "boot-both"], default=None)
-    p.add_argument("--confidence-level", type=float, default=0.95)
+    p.add_argument("--ci", choices=CI_METHODS, default=None,
+                   help="a confidence interval: fisher, or a bootstrap over systems, inputs or both (default: none)")
+    p.add_argument("--confidence-level", type=float, default=0.95, help="the interval's level, a fraction")
     add_resampling_args(p)
 
     p = command("compare", cmd_compare, "test whether one metric correlates better than another, for all pairs")
@@ -670,7 +720,34 @@ def build_parser(prog: str = "metaeval") -> argparse.ArgumentParser:
     for module_name in _COMMAND_MODULES:
         module = importlib.import_module(module_name)
         module.add_commands(command)
+    for subparser in sub.choices.values():
+        _polish(subparser)
     return parser
+
+
+def _polish(parser: argparse.ArgumentParser) -> None:
+    """One place for what every subcommand shares: choices in any case, with their aliases (``--coefficient tau``,
+    ``--level summary``) and the nearest names when wrong; one spelling ``--metrics`` (``--metric`` kept as a
+    hidden alias of a one-metric option)."""
+    for action in parser._actions:
+        if action.choices and action.type is None and action.option_strings:
+            dest = action.dest
+            action.type = choice(action.choices, aliases=ALIASES.get(dest), name=action.option_strings[0])
+            if len(",".join(action.choices)) > 24:  # a long {a,b,...} would overflow the usage line
+                action.metavar = dest.upper()
+                action.help = f"{action.help + '; ' if action.help else ''}one of: {', '.join(action.choices)}"
+        if action.option_strings == ["--metric"]:
+            action.option_strings = ["--metrics", "--metric"]
+            parser._option_string_actions["--metrics"] = action
+            action.type = _one_metric
+            action.metavar = action.metavar or "METRIC"
+            action.help = action.help or "a metric id (one)"
+
+
+def _one_metric(text: str) -> str:
+    if "," in text:
+        raise argparse.ArgumentTypeError(f"this command takes one metric; got {text!r} (run it once per metric)")
+    return text
 
 
 def main(argv: Sequence[str] | None = None, *, prog: str = "metaeval") -> int:
@@ -700,7 +777,7 @@ def _run(args: argparse.Namespace) -> int:
     except BrokenPipeError:  # the reader went away (`... | head`): stop quietly, as other command-line tools do
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except (CLIError, DatasetError, ValueError, TypeError, FileNotFoundError, OSError) as error:
+    except (CLIError, ValueError, TypeError, FileNotFoundError, OSError) as error:
         if os.environ.get("METAEVAL_DEBUG"):
             raise
         message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__

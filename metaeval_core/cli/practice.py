@@ -9,9 +9,8 @@ from __future__ import annotations
 import argparse
 from typing import Callable
 
-from metaeval_core.stats.coefficients import POINT_COEFFICIENTS as COEFFICIENTS
-from metaeval_core.stats.correlation import LEVELS
-from metaeval_core.data.dataset import POOLS
+from metaeval_core.cli.options import LEVELS, POOLS
+from metaeval_core.cli.options import POINT_COEFFICIENTS as COEFFICIENTS
 
 _DEFAULT_SIZES = (10, 20, 50, 100)
 
@@ -148,8 +147,8 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
                         "and the size itself)")
     p.add_argument("--system-sizes", default=None, help="comma-separated numbers of systems (default: all)")
     target = p.add_mutually_exclusive_group()
-    target.add_argument("--target-width", type=float, default=None, help="wanted interval width")
-    target.add_argument("--target-power", type=float, default=None, help="wanted power, in (0, 1)")
+    target.add_argument("--target-width", type=float, default=None, metavar="WIDTH", help="wanted interval width")
+    target.add_argument("--target-power", type=float, default=None, metavar="POWER", help="wanted power, in (0, 1)")
     p.add_argument("--versus", default=None, help="a second metric for the power analysis (default: a degraded "
                    "copy of --metric)")
     p.add_argument("--noise", type=float, default=1.0, help="per-system offset sd of the degraded copy, in sds "

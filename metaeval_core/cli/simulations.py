@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 from typing import Callable
 
-from metaeval_core.stats.coefficients import POINT_COEFFICIENTS as COEFFICIENTS
-from metaeval_core.stats.correlation import LEVELS
+from metaeval_core.cli.options import LEVELS
+from metaeval_core.cli.options import POINT_COEFFICIENTS as COEFFICIENTS
 
 # Default trials per level, bounded so that a run on SummEval (16 x 100) takes well under a minute
 # of CPU on two cores: input- and global-level tests and intervals cost 10-50x more per trial
@@ -94,7 +94,7 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--metric", required=True, help="the metric id")
     p.add_argument("--human", required=True, help="the human measure id")
     p.add_argument("--level", choices=LEVELS, default="system")
-    p.add_argument("--coefficient", choices=COEFFICIENTS, default="pearson", help="TACL Table 1 uses Pearson")
+    p.add_argument("--coefficient", choices=COEFFICIENTS, default="pearson", help="default pearson, as TACL 2021 Table 1 (correlate's default is kendall)")
     p.add_argument("--methods", default="fisher,boot-systems,boot-inputs,boot-both",
                    help="comma-separated interval methods")
     p.add_argument("--confidence-level", type=float, default=0.95)
@@ -110,7 +110,7 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
                    help="X: a ROUGE-1 variant such as rouge-1.f1 (tokens) or any metric id (noise)")
     p.add_argument("--human", required=True, help="the human measure id")
     p.add_argument("--level", choices=LEVELS, default="system")
-    p.add_argument("--coefficient", choices=COEFFICIENTS, default="pearson", help="TACL Fig. 3 uses Pearson")
+    p.add_argument("--coefficient", choices=COEFFICIENTS, default="pearson", help="default pearson, as TACL 2021 Fig. 3 (correlate's default is kendall)")
     p.add_argument("--tests", default=None,
                    help="comma-separated tests (default perm-both,boot-both,williams; no williams at input level)")
     p.add_argument("--k", default=None, help=f"comma-separated k: percent of tokens kept (default {TOKEN_KS}) or "
