@@ -96,6 +96,10 @@ key = dp.plan_key(ctx.key, metric, ctx.human, inputs, sys_sizes, None if target 
                   None if target == "width" else float(power), versus, noise, coefficient, ci_method, k, trials, seed,
                   systems)
 cost = dp.plan_cost(n_designs, trials, k)
+try:
+    seconds = dp.plan_seconds(inputs, sys_sizes, trials, k, coefficient)
+except ValueError as error:
+    wa.stop(str(error), icon=":material/block:")
 result = None
 if dp.plan_is_cached(key) or cost <= dp.AUTO_RUN_BUDGET or st.session_state.get(REQUESTED) == key:
     with guard("Could not plan"):
@@ -106,8 +110,8 @@ if dp.plan_is_cached(key) or cost <= dp.AUTO_RUN_BUDGET or st.session_state.get(
 else:  # the request is kept in the session (a callback), so a rerun before the plan starts does not lose it
     st.button(f"Run {n_designs} designs x {trials} trials", type="primary", icon=":material/play_arrow:",
               key="plan_run", on_click=lambda: st.session_state.__setitem__(REQUESTED, key))
-    st.info(f"This plan runs {n_designs * trials:,} subsampled bootstraps and permutation tests (a few seconds): "
-            "press Run.", icon=":material/hourglass_empty:")
+    st.info(f"This plan runs {n_designs * trials:,} subsampled bootstraps and permutation tests (about "
+            f"{max(1, round(seconds)):,} s here): press Run.", icon=":material/hourglass_empty:")
 if result is None:
     widgets.finish()
     st.stop()

@@ -112,6 +112,24 @@ def plan_cost(n_designs: int, n_trials: int, n_resamples: int) -> int:
     return n_designs * n_trials * n_resamples
 
 
+# A plan estimated to take longer than this is refused with the reason and what to change (the command line
+# `metaeval plan` runs it).
+MAX_PLAN_SECONDS = 300.0
+
+
+def plan_seconds(inputs: Sequence[int], sys_sizes: Sequence[int], trials: int, k: int, coefficient: str) -> float:
+    """The plan's estimated seconds; ValueError naming the size and what to change beyond ``MAX_PLAN_SECONDS``."""
+    designs = [(m, n) for n in sys_sizes for m in inputs]
+    seconds = practice.estimated_plan_seconds(designs, n_trials=trials, n_resamples=k, coefficient=coefficient)
+    if seconds > MAX_PLAN_SECONDS:
+        raise ValueError(
+            f"{len(designs)} designs (up to {max(sys_sizes):,} systems x {max(inputs):,} inputs) x {trials} trials "
+            f"x {k} resamples would take about {seconds / 60:.0f} min here (the page stops at "
+            f"{MAX_PLAN_SECONDS / 60:.0f} min): pick fewer or smaller designs, fewer trials or resamples, or run "
+            "metaeval plan on the command line")
+    return seconds
+
+
 @st.cache_resource
 def _plan_store() -> _ResultStore:
     return _ResultStore(max_entries=16)

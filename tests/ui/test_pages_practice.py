@@ -99,6 +99,21 @@ def test_planning_large_plans_wait_for_run_with_progress(demo_env):
     assert "plan" in plotly_specs(at)
 
 
+def test_planning_says_how_long_and_refuses_plans_beyond_its_budget(demo_env, monkeypatch):
+    """The Run prompt gives the estimate (it said "a few seconds" for any size); beyond the budget the plan is
+    refused with what to change (issue 23: 1,000 systems x 10 inputs took 5 s per design x 5 trials)."""
+    from metaeval_ui.data import practice as dp
+
+    query = {"plan_trials": "10", "plan_k": "300", "sizes": "10,20,50,100", "nsys": "8,12,16"}  # not cached yet
+    at = open_page("pages/planning.py", query)
+    assert re.search(r"about \d+ s here\): press Run", texts(at.info))
+    monkeypatch.setattr(dp, "MAX_PLAN_SECONDS", 1e-3)
+    at = open_page("pages/planning.py", query)
+    assert_clean(at)
+    assert "the page stops at" in texts(at.info) and "fewer or smaller designs" in texts(at.info)
+    assert not [b for b in at.button if b.key == "plan_run"] and not plotly_specs(at)
+
+
 def test_planning_needs_sizes(demo_env):
     at = open_page("pages/planning.py", {**FAST_PLAN, "sizes": ""})
     assert "Pick at least one number of inputs" in texts(at.info)

@@ -31,12 +31,13 @@ from metaeval_core.analyses.practice.planning import (
     PlanRecommendation,
     PlanResult,
     _recommend,
+    estimated_plan_seconds,
     plan_judgments,
     recommend_design,
 )
 
 __all__ = [
     "HUMAN_TIES", "PLAN_METHODS", "AgreementCurve", "ImprovementResult", "InfluenceResult", "PlanRecommendation",
-    "PlanResult", "SignificanceClusters", "fit_agreement_curve", "improvement_probability", "pair_agreement",
+    "PlanResult", "SignificanceClusters", "estimated_plan_seconds", "fit_agreement_curve", "improvement_probability", "pair_agreement",
     "plan_judgments", "recommend_design", "significance_clusters", "system_influence",
 ]

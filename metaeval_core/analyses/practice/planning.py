@@ -22,7 +22,7 @@ from metaeval_core._checks import (
     check_int,
     check_probability,
 )
-from metaeval_core.stats.coefficients import Coefficient, validate_coefficient, require_point_coefficient
+from metaeval_core.stats.coefficients import Coefficient, pair_kernel_fits, validate_coefficient, require_point_coefficient
 from metaeval_core.stats.correlation import nanmean_last
 from metaeval_core.data.dataset import Dataset
 from metaeval_core.stats.resampling import confidence_interval
@@ -321,6 +321,34 @@ def _near(row: dict, target_width, target_power) -> bool:
         if abs(p - target_power) < 2 * se:
             return True
     return False
+
+
+# Rough seconds on the shared 2-core machine, per resampled cell of a trial's interval and test, and per resample
+# whose system-level coefficient goes slice by slice to scipy (Kendall beyond 150 systems, pairwise accuracy beyond
+# 300): 1,000 systems x 10 inputs, 5 trials of 200 resamples with power took 5.2 s (5.3 s estimated), 100 x 1,000
+# 1.8 s (2.0 s). Used to refuse or announce long plans, not a promise.
+_PLAN_SECONDS_PER_CELL = 1e-8
+_PLAN_SECONDS_PER_SLICE = 1.7e-3
+
+
+def estimated_plan_seconds(designs: Sequence[tuple[int, int]], *, n_trials: int, n_resamples: int,
+                           coefficient: str = "kendall", power: bool = True) -> float:
+    """Rough seconds :func:`plan_judgments` takes for ``designs`` ``(n_inputs, n_systems)`` on this project's machine.
+
+    Each trial draws ``n_resamples`` bootstrap resamples of the design (and as many permutations with ``power``);
+    their cost grows with the design's cells, and with the number of systems where the coefficient is computed
+    per resample by scipy (Kendall beyond 150 systems: about 1.7 ms each).
+
+    References: docs/methods.md sec. 10.2.
+    """
+    total = 0.0
+    for n_inputs, n_systems in designs:
+        per_slice = ((coefficient == "kendall" and not pair_kernel_fits(n_systems))
+                     or (coefficient == "pairwise-accuracy" and n_systems > 300))
+        per_resample = (n_inputs * n_systems * (2 if power else 1) * _PLAN_SECONDS_PER_CELL
+                        + (3 if power else 1) * per_slice * _PLAN_SECONDS_PER_SLICE)
+        total += n_trials * n_resamples * per_resample
+    return total
 
 
 def recommend_design(table: Sequence[dict], *, target_width: float | None = None,
