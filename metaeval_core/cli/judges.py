@@ -241,10 +241,12 @@ def _view_systems(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
                 "n_pairs": c.n_pairs, "n_systems": t.n_systems}
                for t, p, c in zip(tau, pearson, close)]
     if args.json:
-        cli.emit(args, {"reference_ranking": people.to_records(), "judges": records})
+        cli.emit(args, {"reference_ranking": people.to_records(), "converged": people.converged, "judges": records})
         return
     _say(f"{data.id}: systems ranked by {method} from the verdicts of the {people.rater}"
-         + ("" if method == "win-rate" else f" (Davidson's tie parameter nu = {people.nu:.3f})"),
+         + ("" if method == "win-rate" else f" (Davidson's tie parameter nu = {people.nu:.3f})")
+         + ("" if people.converged else "; the fit has no finite maximum (a system only ever wins, or never "
+            "wins nor ties): its strengths are unbounded, the order still holds"),
          _interval_note(args, f"; scores x 100 for win rates; close pairs: the people's head-to-head win rate within "
                               f"{args.delta:g} of 50%"))
     cli.print_table([{"rank": r["rank"], "system": r["system"], "score": _fmt(r["score"], r["low"], r["high"])

@@ -185,7 +185,9 @@ class SystemRanking(ToFrame):
     """Systems scored from one rater's verdicts (or the reference), best first, with bootstrap intervals.
 
     ``score`` is the win rate or the Davidson log-strength (``method``); ``wins``, ``losses``, ``ties`` and
-    ``n_invalid`` count the verdicts on items naming the system; ``nu`` is Davidson's tie parameter (NaN for
+    ``n_invalid`` count the verdicts on items naming the system; ``converged`` is False when Davidson's
+    iteration did not settle (no finite maximum: e.g. a system that only ever wins, or one that never
+    wins nor ties, has an infinite strength; its rank is still right); ``nu`` is Davidson's tie parameter (NaN for
     win rates).
     """
 
@@ -203,6 +205,7 @@ class SystemRanking(ToFrame):
     nu: float
     confidence_level: float
     n_resamples: int
+    converged: bool = True
 
     def to_records(self) -> list[dict]:
         return [{"rater": self.rater, "method": self.method, "order": self.order, "rank": k + 1, "system": s,
@@ -270,10 +273,13 @@ def system_ranking(
         ties[v] += total[p, 2]
     rank = sorted(range(len(systems)), key=lambda s: (not np.isfinite(boot.estimate[s]), -np.nan_to_num(
         boot.estimate[s], nan=-np.inf, neginf=-1e300), s))
-    nu = float(davidson_fit(total, len(systems)).nu) if method == "davidson" else float("nan")
+    fit = davidson_fit(total, len(systems)) if method == "davidson" else None
+    nu = float(fit.nu) if fit is not None else float("nan")
+    converged = bool(fit.converged) if fit is not None else True
     return SystemRanking(rater=what, method=method, order=order, systems=tuple(systems[s] for s in rank),
                          score=boot.estimate[rank], low=boot.low[rank], high=boot.high[rank], wins=wins[rank],
                          losses=losses[rank], ties=ties[rank], n_invalid=int((verdicts == INVALID).sum()), nu=nu,
+                         converged=converged,
                          confidence_level=level, n_resamples=k)
 
 

@@ -156,3 +156,9 @@ def test_pandalm_system_rankings(data_dir):
     assert davidson.nu == pytest.approx(nu, rel=1e-5)
     close = close_pair_agreement(data, n_resamples=100, rng=0)
     assert close[0].n_pairs == 10
+
+
+def test_davidson_says_when_no_finite_maximum_exists():
+    outcomes = np.array([[5, 0, 0], [4, 0, 0], [3, 3, 2]], dtype=float)  # system 0 never loses nor ties
+    fit = davidson_fit(outcomes, 3, max_iter=300)
+    assert not bool(fit.converged) and np.argmax(fit.strength) == 0
