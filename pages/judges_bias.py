@@ -40,7 +40,7 @@ else:
     jw.section(jx.position_sentence(frame), jx.position_caption(positional[0], seed=res.seed),
                jf.interval_dots(dots, x_title="share", reference=0.5, reference_label="0.5: no preference",
                                 x_range=(0, 1)), frame, key="judges_position", name=f"judges-position_{where}",
-               title="Positional consistency and first-position preference", what="position")
+               title="Positional consistency and first-position preference", what="position", view="position")
     if per_order is not None and not per_order.empty:
         st.markdown(jx.order_sentence(per_order))
         exports.chart(jf.interval_dots(jt.per_order_dots(per_order), x_title=jx.STATISTICS[conv.statistic]),
@@ -61,6 +61,6 @@ if lengths:
                jf.interval_dots(jt.length_dots(frame), x_title="share choosing the longer output", reference=0.5,
                                 reference_label="0.5: length-neutral", x_range=(0, 1)),
                frame, key="judges_length", name=f"judges-length_{where}", title="Preference for the longer output",
-               what="length preference")
+               what="length preference", view="length")
 jw.other_pages()
 widgets.finish()

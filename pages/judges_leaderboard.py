@@ -56,18 +56,7 @@ if not chance_frame.empty:
 name = exports.file_name("judges", data.id, pair_set, conv.statistic, conv.order)
 exports.chart(jf.leaderboard_forest(board[board["kind"] != "chance"], statistic=conv.statistic, chance=chance_frame),
               key="judges_forest", name=name, title=f"{jx.STATISTICS[conv.statistic]} with people, {where}")
-pct = {"format": "%.3f"}
-st.dataframe(board, hide_index=True, width="stretch", column_config={
-    "cluster": st.column_config.NumberColumn("cluster", help="significance cluster (1 = best)"),
-    "estimate": st.column_config.NumberColumn(conv.statistic, **pct),
-    "low": st.column_config.NumberColumn("low", **pct), "high": st.column_config.NumberColumn("high", **pct),
-    "n_items": "items", "n_invalid": "invalid", "n_ties": "ties",
-    "chance": st.column_config.NumberColumn("chance", help="mean over permuted verdicts", **pct),
-    "chance_low": st.column_config.NumberColumn("chance low", **pct),
-    "chance_high": st.column_config.NumberColumn("chance high", **pct),
-    "chance_p": st.column_config.NumberColumn("p vs chance", format="%.4f"),
-    "n_defined": "defined resamples", "n_resamples": "resamples",
-    "confidence_level": st.column_config.NumberColumn("level", format="%.2f")})
+st.dataframe(jt.board_view(board, conv.statistic), hide_index=True, width="stretch")
 exports.table_download(board, name, label="Download leaderboard (CSV)", title="Judges leaderboard")
 
 st.subheader("Which judges differ?")
@@ -98,8 +87,9 @@ if options:
         correction_name = subsets["correction"].iloc[0]
         st.caption(escape_markdown(
             f"{jx.STATISTICS[conv.statistic]} per {by.replace('_', ' ')} (rows: judges); the p-values against chance "
-            f"are {correction_label(correction_name)}-corrected over all {len(subsets):,} subset x judge cells."))
-        st.dataframe(jt.subset_wide(subsets), hide_index=True, width="stretch")
+            f"are {correction_label(correction_name)}-corrected over all {len(subsets):,} subset x judge cells"
+            + jx.subset_resolution(len(subsets), res.n_resamples, correction_name) + "."))
+        st.dataframe(jt.compact(subsets, jt.VIEWS["subsets"]), hide_index=True, width="stretch", height=min(420, 38 + 35 * len(subsets)))
         exports.table_download(subsets, exports.file_name("judges-subsets", data.id, pair_set, by),
                                label="Download per subset (CSV)", title=f"Agreement per {by}")
 jw.other_pages()

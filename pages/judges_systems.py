@@ -58,10 +58,10 @@ else:
                    jf.interval_dots(frame.assign(label=frame["judge"], series=coefficient),
                                     x_title=f"{coefficient} with the reference's ranking", x_range=(-1, 1)),
                    frame, key="judges_rank_agreement", name=f"judges-rank-agreement_{where}",
-                   title="Ranking agreement with the reference", what="ranking agreement")
+                   title="Ranking agreement with the reference", what="ranking agreement", view="ranking")
         pairs = jt.records(close).sort_values("estimate", ascending=False, kind="stable")
         st.markdown(jx.close_sentence(pairs))
-        st.dataframe(pairs, hide_index=True, width="stretch")
+        st.dataframe(jt.compact(pairs, jt.VIEWS["close"]), hide_index=True, width="stretch")
         exports.table_download(pairs, f"judges-close-pairs_{where}", label="Download close pairs (CSV)",
                                title="Agreement on close system pairs")
 
@@ -78,6 +78,6 @@ else:
                jf.interval_dots(frame.assign(label=frame["judge"], series="tie-calibrated accuracy"),
                                 x_title="accuracy", x_range=(0, 1)),
                frame, key="judges_scores", name=f"judges-scores_{where}", title="Tie-calibrated pairwise accuracy",
-               what="score accuracy")
+               what="score accuracy", view="scores")
 jw.other_pages()
 widgets.finish()

@@ -450,12 +450,12 @@ def pvalue_heatmap(
         text=[text[i, j] for i in range(n) for j in range(n)], mode="text", hoverinfo="skip", showlegend=False,
         textfont={"color": [text_colour[i][j] for i in range(n) for j in range(n)], "size": 11},
     )
-    for i in range(n):
-        for j in range(n):
-            if cor[i, j] and i != j:
-                fig.add_shape(type="rect", x0=j - 0.5, x1=j + 0.5, y0=i - 0.5, y1=i + 0.5,
-                              line={"color": "black", "width": 3}, fillcolor="rgba(0,0,0,0)", layer="above")
+    # One layout update with every outline: add_shape per cell re-validates all shapes so far (quadratic: 26 judges
+    # took 54 s, now 0.1 s).
+    outlines = [dict(type="rect", x0=j - 0.5, x1=j + 0.5, y0=i - 0.5, y1=i + 0.5, line={"color": "black", "width": 3},
+                     fillcolor="rgba(0,0,0,0)", layer="above") for i in range(n) for j in range(n) if cor[i, j] and i != j]
     fig.update_layout(
+        shapes=outlines,
         title=esc(title) if title else None,
         xaxis={"tickvals": list(range(n)), "ticktext": names, "title": "column metric (Y)", "side": "bottom",
                "showgrid": False, "zeroline": False, "range": [-0.5, n - 0.5]},

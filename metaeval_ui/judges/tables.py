@@ -59,13 +59,6 @@ def comparison_hover(comparison) -> list[list[str]]:
              if i != j else "" for j in range(len(names))] for i in range(len(names))]
 
 
-def subset_wide(records: pd.DataFrame) -> pd.DataFrame:
-    """Judge x subset estimates (the per-subset table, compact)."""
-    if records.empty:
-        return records
-    return records.pivot_table(index="judge", columns="subset", values="estimate", sort=False).reset_index()
-
-
 # -- biases -------------------------------------------------------------------------------------------------
 
 
@@ -109,3 +102,76 @@ def rankings(judge_ranking, reference_ranking) -> pd.DataFrame:
 
 def records(results) -> pd.DataFrame:
     return pd.DataFrame([r.to_dict() for r in results])
+
+
+# -- what the pages show --------------------------------------------------------------------------------------
+
+DASH = "—"  # a cell with nothing to show (never None / nan on screen)
+
+
+def _cell(value: object, column: str, digits: int) -> object:
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, str):
+        return value
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return DASH if value is None else str(value)
+    if not np.isfinite(number):
+        return DASH
+    if column.startswith("n_") or column.endswith("_n") or column in ("cluster", "rank", "wins", "losses", "ties"):
+        return f"{int(round(number)):,}"
+    if column.endswith("pvalue") or column.endswith("_p") or column.startswith("chance_pvalue"):
+        from metaeval_ui.figures import fmt_p
+
+        return fmt_p(number)
+    return f"{number:.{digits}f}"
+
+
+def _span(estimate: object, low: object, high: object, *, digits: int = 3) -> str:
+    values = [float(v) if v is not None else np.nan for v in (estimate, low, high)]
+    if not np.isfinite(values[0]):
+        return DASH
+    bounds = f" [{values[1]:.{digits}f}, {values[2]:.{digits}f}]" if np.isfinite(values[1:]).all() else ""
+    return f"{values[0]:.{digits}f}{bounds}"
+
+
+def compact(frame: pd.DataFrame, columns: dict) -> pd.DataFrame:
+    """A narrow table for the screen: ``columns`` maps each shown title to a column, or to (estimate, low, high)
+    shown as "0.698 [0.668, 0.721]". The full frame is the CSV download."""
+    out = {}
+    for title, source in columns.items():
+        if isinstance(source, tuple):
+            out[title] = [_span(*values) for values in zip(*(frame[c] for c in source))]
+        else:
+            out[title] = [_cell(v, source, 3) for v in frame[source]]
+    return pd.DataFrame(out, index=frame.index)
+
+
+def board_view(board: pd.DataFrame, statistic: str) -> pd.DataFrame:
+    """The leaderboard as read: judge, cluster, estimate with its interval, counts and the chance comparison."""
+    return compact(board, {"judge": "judge", "kind": "kind", "cluster": "cluster",
+                           f"{statistic} [interval]": ("estimate", "low", "high"), "items": "n_items",
+                           "invalid": "n_invalid", "ties": "n_ties",
+                           "chance [range]": ("chance", "chance_low", "chance_high"), "p vs chance": "chance_p"})
+
+
+VIEWS = {  # the columns each judges table shows on screen
+    "position": {"judge": "judge", "same winner in both orders": ("consistency", "consistency_low",
+                                                                  "consistency_high"),
+                 "chose the first-shown": ("first_position", "first_position_low", "first_position_high"),
+                 "items": "n_items", "invalid": "n_invalid"},
+    "length": {"judge": "judge", "judge: longer chosen": ("judge_longer", "judge_longer_low", "judge_longer_high"),
+               "reference: longer chosen": ("reference_longer", "reference_longer_low", "reference_longer_high"),
+               "difference": ("difference", "difference_low", "difference_high"), "items": "n_items"},
+    "ranking": {"judge": "judge", "coefficient": "coefficient", "estimate [interval]": ("estimate", "low", "high"),
+                "systems": "n_systems"},
+    "close": {"judge": "judge", "close pairs": "n_close", "same winner [interval]": ("estimate", "low", "high"),
+              "on all pairs": "all_pairs", "pairs": "n_pairs"},
+    "scores": {"judge": "judge", "accuracy [interval]": ("estimate", "low", "high"),
+               "epsilon [range]": ("epsilon", "epsilon_low", "epsilon_high"), "at epsilon 0": "accuracy_at_zero",
+               "items": "n_items", "unscored": "n_unscored", "equal scores": "n_equal"},
+    "subsets": {"subset": "subset", "judge": "judge", "estimate [interval]": ("estimate", "low", "high"),
+                "items": "n_items", "p vs chance (corrected)": "chance_pvalue_corrected"},
+}

@@ -230,3 +230,12 @@ def resolution_warning(comparison) -> str | None:
             f"{correction_label(table.correction)} over {family} tests no difference can reach alpha = "
             f"{table.alpha:g}: every judge lands in one cluster. Raise the resamples to at least "
             f"{int(family / table.alpha):,} (sidebar: Bootstrap).")
+
+
+def subset_resolution(n_tests: int, n_resamples: int, correction: str) -> str:
+    """A clause for the per-subset table when its permutations cannot show significance after the correction."""
+    smallest = n_tests / (n_resamples + 1)
+    if correction in ("none", "bh") or smallest < 0.05:
+        return ""
+    return (f"; with {n_resamples:,} permutations the smallest corrected p-value is {n_tests}/{n_resamples + 1:,} = "
+            f"{fmt(smallest)}, so none can fall below 0.05 (more resamples in the sidebar's Bootstrap)")

@@ -9,9 +9,10 @@ from metaeval_core.judges import INVALID_CONVENTIONS, ORDER_MODES, STATISTICS, T
 
 from metaeval_ui import exports, state
 from metaeval_ui.errors import EXPECTED, escape_markdown, guard, message_of
-from metaeval_ui.judges import data as jd
+from metaeval_ui.judges import data as jd, tables as jt
 from metaeval_ui.judges.text import INVALID, ORDERS, STATISTICS as STAT_NAMES, TIES
 from metaeval_ui.navigation import ensure_navigation_mode, page_links
+from metaeval_ui.widgets import _short_title
 
 UPLOAD_OPTION = "__upload__"
 _UPLOADS = "_judges_uploads"  # session-only: dataset id -> PairwiseData
@@ -55,7 +56,8 @@ def _label(choices: dict, uploads: dict, key: str) -> str:
     if key in uploads:
         return f"Uploaded: {uploads[key].title or key}"
     choice = choices.get(key)
-    return key if choice is None else f"{choice.title} [{key}]" + ("" if choice.available else " — unavailable")
+    return key if choice is None else f"{_short_title(choice.title)} [{key}]" + ("" if choice.available else
+                                                                              " — unavailable")
 
 
 def rejected_sentence(name: str, message: str) -> str:
@@ -137,7 +139,7 @@ def begin(title: str) -> PairwiseData | None:
     picked = dataset_picker()
     if picked is not None:
         exports.set_dataset(picked)
-        st.caption(escape_markdown(f"{picked.title or picked.id}: {picked.n_items:,} items, {len(picked.judges)} "
+        st.caption(escape_markdown(f"{picked.title or picked.id}. {picked.n_items:,} items, {len(picked.judges)} "
                                    f"judges, {len(picked.humans)} human annotator(s)"
                                    + (", a gold label" if picked.golds else "") + "."))
         report_panel(picked)
@@ -203,12 +205,14 @@ def stop(message: str, icon: str = ":material/info:") -> None:
     st.stop()
 
 
-def section(sentence: str, caption: str, fig, frame, *, key: str, name: str, title: str, what: str) -> None:
-    """A result's headline and conventions (both written from the result), its chart, table and CSV download."""
+def section(sentence: str, caption: str, fig, frame, *, key: str, name: str, title: str, what: str,
+            view: str) -> None:
+    """A result's headline and conventions (both written from the result), its chart, narrow table (``view``: one of
+    :data:`tables.VIEWS`) and the full table as a CSV download."""
     st.markdown(sentence)
     st.caption(caption)
     exports.chart(fig, key=key, name=name, title=title)
-    st.dataframe(frame, hide_index=True, width="stretch")
+    st.dataframe(jt.compact(frame, jt.VIEWS[view]), hide_index=True, width="stretch")
     exports.table_download(frame, name, label=f"Download {what} (CSV)", title=title)
 
 
