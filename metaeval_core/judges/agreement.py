@@ -138,6 +138,10 @@ def resolve_reference(data: PairwiseData, reference: str, *, no_majority: NoMajo
     :func:`~metaeval_core.judges.model.majority_verdict`), leaving out ``exclude`` (the human ceiling);
     ``'gold'`` the dataset's gold label; any rater id that rater's verdicts in the original order. An invalid
     reference verdict is no reference: the item is out of scope.
+
+    References
+    ----------
+    docs/methods.md sec. 18.1.
     """
     if not isinstance(reference, str):
         raise TypeError(f"reference must be a string ('auto', 'majority', 'gold' or a rater id); got {reference!r}")

@@ -172,7 +172,12 @@ class LengthPreference(ToFrame):
 
 
 def output_lengths(data: PairwiseData, *, unit: LengthUnit = "words") -> tuple[np.ndarray, np.ndarray]:
-    """Lengths of outputs A and B per item, in whitespace-separated words or characters."""
+    """Lengths of outputs A and B per item, in whitespace-separated words or characters.
+
+    References
+    ----------
+    docs/methods.md sec. 18.6.
+    """
     check_choice(unit, "unit", LENGTH_UNITS)
     if not data.has_texts:
         raise DatasetError(f"dataset {data.id!r} does not carry the outputs' texts: length preference needs them")

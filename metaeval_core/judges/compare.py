@@ -77,7 +77,12 @@ class JudgeComparison(ToFrame):
 
 def draw_swaps(rng: np.random.Generator | int | None, n_resamples: int, n: int) -> np.ndarray:
     """All (k, n) swap bits (1: the two judges' verdicts on the item trade places), as :func:`compare_judges`
-    draws them (block by block from fixed streams, :func:`metaeval_core.judges._kernel.draw_chunks`)."""
+    draws them (block by block from fixed streams, :func:`metaeval_core.judges._kernel.draw_chunks`).
+
+    References
+    ----------
+    docs/methods.md sec. 18.2 and 18.7.
+    """
     return np.concatenate([d for _, d in kern.draw_chunks("swaps", rng, n_resamples, n, n, None)], axis=0)
 
 

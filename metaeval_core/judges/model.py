@@ -105,6 +105,10 @@ class PairwiseData:
         Item attributes (e.g. ``system_pair``, ``task``), one value per item, for subsets.
     notes : tuple of str
         Caveats a reader should see (how invalid verdicts arose, what a label means).
+
+    References
+    ----------
+    docs/methods.md sec. 18.1.
     """
 
     id: str

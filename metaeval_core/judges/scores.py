@@ -69,7 +69,12 @@ class ScoreAccuracy(ToFrame):
 
 
 def scoring_judges(data: PairwiseData) -> tuple[str, ...]:
-    """The raters that scored at least one output."""
+    """The raters that scored at least one output.
+
+    References
+    ----------
+    docs/methods.md sec. 18.9.
+    """
     if data.scores is None:
         return ()
     scored = np.isfinite(data.scores).any(axis=(0, 2))
@@ -161,7 +166,12 @@ def score_accuracy(
 
 def verdicts_from_scores(score_a: np.ndarray, score_b: np.ndarray, *, epsilon: float = 0.0) -> np.ndarray:
     """Verdict codes from two score arrays: A when ``a - b > epsilon``, B when ``b - a > epsilon``, else a tie;
-    :data:`~metaeval_core.judges.model.MISSING` where a score is NaN."""
+    :data:`~metaeval_core.judges.model.MISSING` where a score is NaN.
+
+    References
+    ----------
+    docs/methods.md sec. 18.9.
+    """
     a, b = np.asarray(score_a, dtype=float), np.asarray(score_b, dtype=float)
     with np.errstate(invalid="ignore"):
         d = a - b
