@@ -80,19 +80,14 @@ class _ScoreFile:
     references: str = ""
 
 
-_DESCRIPTION_PREFIX = "A local copy of mt-metrics-eval data"
-
-
 def follows_wmt(dataset: Dataset) -> bool:
-    """True when the dataset's defaults are WMT's (mt-metrics-eval data): its ``conventions`` flag says ``'wmt'``,
-    or, for datasets without the flag, it was read from mt-metrics-eval's layout by this module.
+    """True when the dataset carries WMT's conventions (mt-metrics-eval data: the built-in wmt22-zhen, or a test set
+    read from mt-metrics-eval's layout), so WMT's test and WMT's average are its defaults.
 
-    References: docs/methods.md sec. 3.6 and 13.3.
+    References: docs/methods.md sec. 0.6, 3.6 and 13.3.
     """
-    flag = getattr(dataset, "conventions", None)
-    if isinstance(flag, str) and flag:
-        return flag == "wmt"
-    return isinstance(dataset, Dataset) and dataset.description.startswith(_DESCRIPTION_PREFIX)
+    conventions = getattr(dataset, "conventions", None)
+    return conventions is not None and getattr(conventions, "name", "") == "wmt"
 
 
 def _is_test_set(directory: Path) -> bool:
@@ -590,7 +585,7 @@ def _segment_view(read, systems, n_segments, docs, attributes, notes, missing, d
                      "level='sys' (--mtme-level sys).")
     return Dataset(id=dataset_id, systems=systems, inputs=inputs, measures=measures, system_attributes=attributes,
                    title=title, notes=tuple(notes), input_attributes=input_attributes, task="translation",
-                   description=f"{_DESCRIPTION_PREFIX} (systems x segments).")
+                   description="A local copy of mt-metrics-eval data (systems x segments).")
 
 
 def _system_view(read, systems, attributes, notes, missing, dataset_id, title, conventions) -> Dataset:
@@ -609,7 +604,7 @@ def _system_view(read, systems, attributes, notes, missing, dataset_id, title, c
         notes.insert(0, NO_SYSTEM_METRICS)
     return Dataset(id=dataset_id, systems=systems, inputs=(SYSTEM_INPUT,), measures=measures,
                    system_attributes=attributes, title=title, notes=tuple(notes), task="translation",
-                   description=f"{_DESCRIPTION_PREFIX} (system-level scores).")
+                   description="A local copy of mt-metrics-eval data (system-level scores).")
 
 
 # -- zip archives ----------------------------------------------------------------------------------------

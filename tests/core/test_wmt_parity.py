@@ -166,3 +166,21 @@ def test_wmt_average_rescaled_like_average_corrs(wmt22, mt_only, reference):
     for m in metrics:
         assert got[m] == pytest.approx(spec["averages"][m], abs=GAPS["acc23_item"] / 4), m
     assert [m for m, _ in sorted(got.items(), key=lambda kv: -kv[1])][:5] == list(spec["averages"])[:5]
+
+
+def test_the_built_in_dataset_with_its_defaults_gives_wmts_numbers(data_dir, reference):
+    """The built-in wmt22-zhen as it loads (WMT's conventions: refA never a system, refB only when asked): the
+    system-level Pearson of every metric WMT scores equals mt-metrics-eval's, and the default test is WMT's."""
+    from metaeval_core.data.registry import load_dataset
+    from metaeval_core.stats.correlation import correlate
+    from metaeval_core.stats.significance import default_test
+
+    try:
+        ds = load_dataset("wmt22-zhen", data_dir=data_dir).with_default_systems()
+    except Exception as error:  # noqa: BLE001 - a partial mirror without the dataset
+        pytest.skip(f"wmt22-zhen not loadable from {data_dir}: {error}")
+    assert "refA" not in ds.systems and "refB" not in ds.systems
+    assert default_test(ds, "system", "pearson") == "wmt-perm-sys"
+    for metric, expected in reference["system"]["without_human"].items():
+        got = correlate(ds, metric, "mqm", level="system", coefficient="pearson")
+        assert got.estimate == pytest.approx(expected["pearson"], abs=EXACT) and got.n == expected["n"], metric
