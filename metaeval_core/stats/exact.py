@@ -188,9 +188,19 @@ def exact_system_means(dataset: Dataset, name: str, *, pool: str = "judged", jud
     values = matrix if grid is None else _pool_columns(dataset, name, grid.integers, pool)
     if judged_by is not None and pool == "judged":
         values = np.where(np.isnan(dataset.matrix(judged_by)), np.nan, values)
+    return units_means(values, denominator)
+
+
+def units_means(values: np.ndarray, denominator: float = 1.0) -> np.ndarray:
+    """Means over the last axis (NaN ignored) of scores, or of a grid ``L * scores`` in the measure's units.
+
+    On a grid the sum of integers is exact (below 2**53) and one division by the exact integer ``count * L``
+    gives the correctly rounded mean, equal for equal rationals; with ``denominator`` 1 this is the plain mean.
+
+    References: docs/methods.md sec. 15.2.
+    """
     valid = ~np.isnan(values)
     count = valid.sum(axis=-1)
-    total = np.where(valid, values, 0.0).sum(axis=-1)  # exact: a sum of integers below 2**53
-    # One division by the exact integer count * L: the correctly rounded mean, equal for equal rationals.
+    total = np.where(valid, values, 0.0).sum(axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(count > 0, total / np.maximum(count * denominator, 1), np.nan)

@@ -257,3 +257,38 @@ def test_rounding_to_the_grid_merges_only_float_spellings():
     assert integer_grid(Measure("h", "human", np.array([[1.0, 1.0 + 1e-12], [2.0, 3.0]]))) is None
     assert integer_grid(Measure("h", "human", np.array([[0.0, 1e-300], [2.0, 3.0]]))) is None
     assert integer_grid(Measure("h", "human", np.array([[2.0**41, 1.0], [2.0, 3.0]]))) is None  # not small
+
+
+# -- metrics on a grid in analyses that work in the metric's units (rSYS-Delta intervals, improvement) ---------
+def judged_metric_dataset() -> Dataset:
+    """A human measure and an LLM-judge-like metric (means of 3 integer ratings), with two systems whose metric
+    means are equal rationals (5, 13/3) and (14/3, 14/3) but differ as float sums."""
+    data = rated_dataset(5, n_systems=8, n_inputs=2)
+    judge = np.random.default_rng(9).integers(1, 6, (3, 8, 2)).mean(axis=0)
+    judge[0], judge[1] = [5.0, 13 / 3], [14 / 3, 14 / 3]
+    measures = {**data.measures, "judge": Measure("judge", "metric", judge)}
+    return Dataset(id="judged", systems=data.systems, inputs=data.inputs, measures=measures)
+
+
+def test_delta_interval_and_improvement_take_a_grid_metric_in_its_units():
+    from metaeval_core.analyses.practice import improvement_probability
+    from metaeval_core.stats.pairs import dataset_delta_confidence_interval, dataset_means, dataset_rsys_delta
+
+    data = judged_metric_dataset()
+    assert integer_grid(data.measure("judge")).denominator == 3
+    x, _, _ = dataset_means(data, "judge", "human")
+    assert x[0] == x[1]  # 28/6 both: the exact tie, in the metric's units
+    gaps = np.abs(x[:, None] - x[None, :])
+    upper = float(gaps.max())
+    ci = dataset_delta_confidence_interval(data, "judge", "human", upper=upper, method="boot-systems",
+                                           n_resamples=50, rng=0)
+    # Thresholds are in the metric's units: the largest gap selects every pair (on L x scores it would not).
+    assert ci.point.n_pairs == ci.point.total_pairs == 28
+    assert ci.estimate == dataset_rsys_delta(data, "judge", "human", upper=upper).estimate
+    closest = float(np.sort(gaps[np.triu_indices(8, 1)])[5])
+    assert dataset_delta_confidence_interval(data, "judge", "human", upper=closest, n_resamples=50, rng=0
+                                             ).point.n_pairs == dataset_rsys_delta(data, "judge", "human",
+                                                                                   upper=closest).n_pairs
+    improvement = improvement_probability(data, "judge", "human", delta=upper / 2, n_resamples=50, rng=0)
+    # The exact metric tie says nothing about which system is better: 27 usable pairs (float means split it: 28).
+    assert improvement.total_pairs == 27 and 0 <= improvement.probability <= 1

@@ -23,6 +23,7 @@ from metaeval_core._checks import (
     check_int,
 )
 from metaeval_core.stats.correlation import correlation_inputs, nanmean_last
+from metaeval_core.stats.exact import grid_scale, units_means
 from metaeval_core.data.dataset import Dataset, Pool, POOLS
 from metaeval_core.stats.pairs import DELTA_METHODS, DeltaMethod, draw_delta_resamples, percentile_interval, resampled_system_means
 from metaeval_core.analyses.practice._common import finite_or_none
@@ -314,7 +315,10 @@ def improvement_probability(
     subset, x_mat, z_mat, delta, n_resamples, confidence_level, batch, rng = _improvement_iv(
         dataset, metric, human, delta, pool, systems, method, human_ties, n_resamples, confidence_level, rng, batch)
     target = abs(delta)
-    x = nanmean_last(x_mat)
+    # A metric on an integer grid comes as L * scores (docs/methods.md sec. 15): its means, full and resampled, in
+    # its units (delta is), with exact ties.
+    x_denominator = grid_scale(subset, metric)
+    x = units_means(x_mat, x_denominator)
     z = nanmean_last(z_mat)
     first, second = np.triu_indices(x.size, 1)
     adx, agr, usable = pair_agreement(x[first] - x[second], z[first] - z[second], human_ties=human_ties)
@@ -334,7 +338,7 @@ def improvement_probability(
     values = np.empty((n_resamples, points.size))
     for start in range(0, n_resamples, batch):
         stop = min(n_resamples, start + batch)
-        xb, zb = resampled_system_means(x_mat, z_mat, draws, start, stop, x, z)
+        xb, zb = resampled_system_means(x_mat, z_mat, draws, start, stop, x, z, x_denominator=x_denominator)
         values[start:stop] = _curve_values(xb, zb, points, human_ties)
     at_delta = values[:, 0]
     defined = ~np.isnan(at_delta)

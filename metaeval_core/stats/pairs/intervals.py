@@ -15,6 +15,7 @@ from metaeval_core._checks import (
 from metaeval_core.data.dataset import Dataset, Pool
 from metaeval_core.stats.coefficients import kendall_counts_from_signs
 from metaeval_core.stats.correlation import system_means
+from metaeval_core.stats.exact import grid_scale, units_means
 from metaeval_core.stats.pairs._delta import (
     _GATHER_BUDGET, _PAIR_BUDGET, DELTA_METHODS, DeltaMethod, DeltaResult, _dataset_matrices, _validate_bounds,
     _validate_matrices, check_pair_systems, rsys_delta,
@@ -74,8 +75,12 @@ def draw_delta_resamples(
     return DeltaResamples(metric_inputs, human_inputs, systems, k)
 
 
-def resampled_means(matrix: np.ndarray, indices: np.ndarray) -> np.ndarray:
+def resampled_means(matrix: np.ndarray, indices: np.ndarray, *, denominator: float = 1.0) -> np.ndarray:
     """Per-system means of ``matrix`` (N, M) over the input indices of each resample.
+
+    With ``denominator`` L, ``matrix`` holds a measure's integer grid ``L * scores`` (docs/methods.md sec. 15)
+    and the means are in the measure's units: the exact sum over ``count * L``, one correctly rounded division,
+    so means equal as rationals are equal floats.
 
     ``indices`` has shape (b, m); the result has shape (b, N) and ignores NaN (NaN when a
     system has no valid resampled input). Each value is a sum over the gathered row, so it
@@ -91,19 +96,20 @@ def resampled_means(matrix: np.ndarray, indices: np.ndarray) -> np.ndarray:
     else:
         count = np.take(valid, indices, axis=1).sum(axis=-1).astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
-        means = np.where(count > 0, total / np.maximum(count, 1.0), np.nan)
+        means = np.where(count > 0, total / np.maximum(count * denominator, 1.0), np.nan)
     return means.T
 
 
 def resampled_system_means(x_mat: np.ndarray, z_mat: np.ndarray, draws: DeltaResamples, start: int, stop: int,
-                           x_means: np.ndarray, z_means: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                           x_means: np.ndarray, z_means: np.ndarray, *, x_denominator: float = 1.0
+                           ) -> tuple[np.ndarray, np.ndarray]:
     """Metric and human system means, each (stop - start, N), for resamples ``start:stop`` of ``draws``.
 
     ``x_means``/``z_means`` are the system means of ``x_mat``/``z_mat`` on the full data, used as
     they are when inputs are not resampled; resampled systems reorder the rows of both alike.
     """
     if draws.metric_inputs is not None:
-        xb = resampled_means(x_mat, draws.metric_inputs[start:stop])
+        xb = resampled_means(x_mat, draws.metric_inputs[start:stop], denominator=x_denominator)
         zb = resampled_means(z_mat, draws.human_inputs[start:stop])
     else:
         xb = np.broadcast_to(x_means, (stop - start, x_means.size))
@@ -238,6 +244,14 @@ def delta_confidence_interval(
     docs/methods.md sec. 2 and 4; Deutsch, Dror & Roth (NAACL 2022) sec. 3.2, 4.2;
     Deutsch, Dror & Roth (TACL 2021) sec. 3 (Algorithm 1).
     """
+    return _delta_interval(metric, human, 1.0, lower=lower, upper=upper, method=method, pool=pool,
+                           confidence_level=confidence_level, n_resamples=n_resamples, rng=rng, batch=batch)
+
+
+def _delta_interval(metric, human, x_denominator: float, *, lower, upper, method, pool, confidence_level,
+                    n_resamples, rng, batch) -> DeltaInterval:
+    """:func:`delta_confidence_interval`; ``metric`` may hold a grid ``L * scores`` (``x_denominator`` L), whose
+    system means, full and resampled, are then exact in the metric's units (docs/methods.md sec. 15)."""
     x_mat, z_mat = _validate_matrices(metric, human, pool)
     lower, upper = _validate_bounds(lower, upper)
     check_choice(method, "method", DELTA_METHODS)
@@ -247,7 +261,7 @@ def delta_confidence_interval(
     gen = as_generator(rng)
     n_sys = x_mat.shape[0]
     check_pair_systems(n_sys)
-    point = rsys_delta(system_means(x_mat), system_means(z_mat), lower=lower, upper=upper)
+    point = rsys_delta(units_means(x_mat, x_denominator), system_means(z_mat), lower=lower, upper=upper)
     draws = draw_delta_resamples(
         gen,
         method=method,
@@ -257,7 +271,7 @@ def delta_confidence_interval(
         paired_inputs=(pool == "judged"),
         n_resamples=n_resamples,
     )
-    distribution, n_sel = _delta_resample_values(x_mat, z_mat, draws, lower, upper, batch)
+    distribution, n_sel = _delta_resample_values(x_mat, z_mat, draws, lower, upper, batch, x_denominator)
     low, high, n_defined = percentile_interval(distribution, confidence_level)
     return DeltaInterval(
         estimate=point.estimate,
@@ -276,7 +290,7 @@ def delta_confidence_interval(
     )
 
 
-def _delta_resample_values(x_mat, z_mat, draws: DeltaResamples, lower, upper, batch):
+def _delta_resample_values(x_mat, z_mat, draws: DeltaResamples, lower, upper, batch, x_denominator: float = 1.0):
     k = draws.n_resamples
     n_sys = x_mat.shape[0]
     if batch is None:
@@ -285,11 +299,12 @@ def _delta_resample_values(x_mat, z_mat, draws: DeltaResamples, lower, upper, ba
     batch = max(1, min(batch, _PAIR_BUDGET // max(1, n_sys * (n_sys - 1) // 2)))
     values = np.empty(k)
     n_sel = np.empty(k, dtype=np.int64)
-    x_fixed = system_means(x_mat)
+    x_fixed = units_means(x_mat, x_denominator)
     z_fixed = system_means(z_mat)
     for start in range(0, k, batch):
         stop = min(k, start + batch)
-        xb, zb = resampled_system_means(x_mat, z_mat, draws, start, stop, x_fixed, z_fixed)
+        xb, zb = resampled_system_means(x_mat, z_mat, draws, start, stop, x_fixed, z_fixed,
+                                        x_denominator=x_denominator)
         values[start:stop], n_sel[start:stop] = delta_taus_from_means(xb, zb, lower, upper)
     return values, n_sel
 
@@ -315,18 +330,12 @@ def dataset_delta_confidence_interval(
     ----------
     docs/methods.md sec. 2 and 4; NAACL 2022 sec. 3.2, 4.2.
     """
-    _, x, z = _dataset_matrices(dataset, metric, human, pool=pool, systems=systems)
-    return delta_confidence_interval(
-        x,
-        z,
-        lower=lower,
-        upper=upper,
-        method=method,
-        pool=pool,
-        confidence_level=confidence_level,
-        n_resamples=n_resamples,
-        rng=rng,
-        batch=batch,
-    )
+    subset, x, z = _dataset_matrices(dataset, metric, human, pool=pool, systems=systems)
+    # A metric on an integer grid (an LLM judge's means of ratings) comes as L * scores: its means are taken in
+    # its units with exact ties in every resample, and the point equals dataset_rsys_delta's (docs/methods.md
+    # sec. 15).
+    return _delta_interval(x, z, grid_scale(subset, metric), lower=lower,
+                           upper=upper, method=method, pool=pool, confidence_level=confidence_level,
+                           n_resamples=n_resamples, rng=rng, batch=batch)
 
 
