@@ -53,31 +53,29 @@ class IntegerGrid:
     integers: np.ndarray
 
 
+# Cells checked at a time: the check's temporaries stay ~40 MB whatever the measure's size (40M cells at the limit).
+_CHECK_CHUNK = 1_000_000
+
+
 def _on_grid(values: np.ndarray, denominator: int) -> bool:
-    scaled = values * denominator
-    integers = np.rint(scaled)
-    # np.spacing(0) is the smallest subnormal: only an exact 0 lies on the grid at 0.
-    return bool(np.all(np.abs(integers) <= _MAX_INTEGER)
-                and np.all(np.abs(scaled - integers) <= _GRID_ULPS * np.spacing(np.abs(integers))))
+    """Whether every non-NaN value ``v`` has ``L v`` within ``_GRID_ULPS`` ulps of an integer of at most 2**40.
 
-
-def _keeps_order_and_ties(values: np.ndarray, integers: np.ndarray, denominator: int) -> bool:
-    """Whether rounding to the grid merges only floats that are one rational spelled two ways.
-
-    Rounding ``L * v`` is monotone, so the order of distinct integers follows the floats'; two distinct floats
-    may share an integer only when both lie within the grid tolerance of it (a "float-spelling" tie). Checked
-    on the sorted distinct values, independently of :func:`_on_grid`, because it is the property every
-    coefficient's invariance rests on.
+    This also keeps the floats' order and ties except for float spellings: ``v -> round(L v)`` is monotone
+    (rounding a product and rounding to an integer both are), so no two values swap; and two distinct values
+    that share an integer ``n`` both lie within the tolerance of ``n``, so they differ by at most twice it,
+    one rational spelled two ways. Only an exact 0 lies on the grid at 0 (``np.spacing(0)`` is the smallest
+    subnormal), so tiny scores are never merged with 0 or with each other.
     """
-    distinct, first = np.unique(values, return_index=True)
-    ints = integers[first]
-    if np.any(np.diff(ints) < 0):
-        return False
-    merged = np.diff(ints) == 0
-    if not merged.any():
-        return True
-    gaps = np.diff(distinct)[merged] * denominator
-    return bool(np.all(gaps <= 2 * _GRID_ULPS * np.spacing(np.abs(ints[1:][merged]))))
+    for start in range(0, values.size, _CHECK_CHUNK):
+        chunk = values[start:start + _CHECK_CHUNK]
+        scaled = chunk * denominator
+        integers = np.rint(scaled)
+        with np.errstate(invalid="ignore"):
+            ok = (np.abs(integers) <= _MAX_INTEGER) & (
+                np.abs(scaled - integers) <= _GRID_ULPS * np.spacing(np.abs(integers)))
+        if not (ok | np.isnan(chunk)).all():
+            return False
+    return True
 
 
 def _annotator_denominator(annotators: np.ndarray) -> int | None:
@@ -117,8 +115,8 @@ _PROBE = 256
 
 def _find_grid(measure: Measure) -> IntegerGrid | None:
     scores = np.asarray(measure.scores, dtype=np.float64)
-    finite = scores[np.isfinite(scores)]
-    if finite.size == 0:
+    flat = scores.reshape(-1)
+    if not np.isfinite(flat).any():
         return None
     candidates: list[int] = []
     if measure.annotators is not None:
@@ -126,13 +124,13 @@ def _find_grid(measure: Measure) -> IntegerGrid | None:
         if from_annotators is not None:
             candidates.append(from_annotators)
     candidates.extend(range(1, _MAX_DENOMINATOR + 1))
-    probe = finite[:_PROBE]
+    head = flat[:16 * _PROBE]
+    probe = head[~np.isnan(head)][:_PROBE]
     for denominator in candidates:
-        if _on_grid(probe, denominator) and _on_grid(finite, denominator):
-            if not _keeps_order_and_ties(finite, np.rint(finite * denominator), denominator):
-                return None
-            integers = np.rint(scores * denominator)
-            if np.nanmax(np.abs(integers)) * max(scores.size, 1) >= _EXACT_SUM_LIMIT:
+        if _on_grid(probe, denominator) and _on_grid(flat, denominator):
+            integers = scores * denominator
+            np.rint(integers, out=integers)  # in place: one matrix-sized array, not three
+            if max(np.nanmax(integers), -np.nanmin(integers)) * max(scores.size, 1) >= _EXACT_SUM_LIMIT:
                 return None
             integers.setflags(write=False)
             return IntegerGrid(denominator, integers)
