@@ -109,6 +109,18 @@ def mtme_zip_bomb(folder: Path) -> Path:
     return path
 
 
+def mtme_zip_two_45mb_files(folder: Path) -> Path:
+    """A zip within every limit: two score files of 45 MB (4 systems x 1.25M segments)."""
+    import zipfile
+
+    path = folder / "within.zip"
+    body = b"".join(b"sys%d\t0.5\n" % s * 1_250_000 for s in range(4))
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("wmt99/human-scores/en-de.mqm.seg.score", body)
+        archive.writestr("wmt99/metric-scores/en-de/BLEU-refA.seg.score", body)
+    return path
+
+
 def mtme_3000_systems(folder: Path) -> Path:
     """An mt-metrics-eval folder naming 3,000 systems (about 76 KB of score lines)."""
     root = folder / "wmt99"
@@ -187,7 +199,7 @@ def read_mtme_case(path: Path) -> str:
 
     try:
         ds = read_mtme_zip(path.read_bytes(), name=path.name) if path.suffix == ".zip" else read_mtme(path)
-        return f"accepted: {ds.n_systems} systems"
+        return f"accepted: {ds.n_systems} systems x {ds.n_inputs} segments"
     except DatasetError as error:
         return f"refused: {str(error)[-150:]}"
 
@@ -251,6 +263,7 @@ CASES = {
     "parquet-2000x1000-200-char-names": (parquet_2m_repeated_long_names, read_upload),
     "parquet-1.9M-rows-one-system": (parquet_1_9m_one_system, read_upload),
     "mtme-zip-inflating-to-1GiB": (mtme_zip_bomb, read_mtme_case),
+    "mtme-zip-two-45MB-score-files": (mtme_zip_two_45mb_files, read_mtme_case),
     "mtme-folder-3000-systems": (mtme_3000_systems, read_mtme_case),
     "store-entry-inflating-to-2GiB": (store_2gib_entry, list_store),
     "store-fifo-named-x.npz": (store_fifo, list_store),

@@ -137,3 +137,24 @@ def test_the_cell_limit_applies(replica, monkeypatch):
     monkeypatch.setenv("METAEVAL_MAX_UPLOAD_CELLS", "100")
     with pytest.raises(DatasetError, match=r"4 systems x 7 segments x 7 measures make 196 score cells; the limit is 100"):
         read_mtme(replica.test_set, lp="en-de")
+
+
+WITHIN = """
+import io, zipfile
+from metaeval_core.data.mtme import read_mtme_zip
+buffer = io.BytesIO()
+with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+    body = b"".join(b"sys%d\\t0.5\\n" % s * 1_250_000 for s in range(4))  # 45 MB, under the 50 MB file limit
+    archive.writestr("wmt99/human-scores/en-de.mqm.seg.score", body)
+    archive.writestr("wmt99/metric-scores/en-de/BLEU-refA.seg.score", body)
+    del body
+data = buffer.getvalue()
+ds = read_mtme_zip(data, name="within.zip")
+result = {"systems": ds.n_systems, "inputs": ds.n_inputs}
+"""
+
+
+def test_score_files_at_the_file_limit_are_read_under_1gb():
+    out = run_capped(WITHIN, timeout=300)  # the token-per-string parser took 1.1 GB here
+    assert out["systems"] == 4 and out["inputs"] == 1_250_000
+    assert out["peak_mb"] < 700
