@@ -2,7 +2,10 @@
 
 ``metaeval judges --dataset ID`` prints, for every judge on every pair set, the items, the accuracy in each
 presentation order and in both, the positional consistency and Cohen's kappa with bootstrap intervals;
-``--json`` gives one record per judge and pair set. ``metaeval describe --dataset ID`` on a pairwise dataset
+``--json`` gives one record per judge and pair set (``--by ATTRIBUTE``: per value of an item attribute).
+``--view leaderboard|bias|systems|scores|describe`` prints the other statistics (clusters, chance and human
+ceiling; position and length biases; system rankings; scores as verdicts; the data and its warnings).
+``metaeval describe --dataset ID`` on a pairwise dataset
 lands in :func:`describe_pairwise_command`. Registered by :mod:`metaeval_core.cli.main` through
 ``add_commands(command)``.
 """
@@ -45,16 +48,33 @@ def _load(args: argparse.Namespace):
         raise cli.CLIError(cli.unavailable_message(error.info)) from None
 
 
+def subsets(data, pair_sets: list[str] | None = None, by: str = "pair_set") -> list[tuple[str, Any]]:
+    """(name, items) parts: each pair set (of ``pair_sets``, default all), or, with ``by`` an item attribute,
+    each of its values among the items of those pair sets."""
+    import numpy as np
+
+    chosen = list(pair_sets or data.pair_sets)
+    if by == "pair_set":
+        return [(name, data.select_pair_set(name)) for name in chosen]
+    if by not in data.attributes:
+        raise ValueError(f"--by: dataset {data.id!r} has no item attribute {by!r}; attributes: "
+                         f"{', '.join(data.attributes) or '(none)'}, or pair_set")
+    if len(chosen) < len(data.pair_sets):
+        data = data.select_items(np.isin(data.pair_set, [data.pair_sets.index(p) for p in chosen]),
+                                 label="sets=" + ",".join(chosen))
+    return [(value, data.select_subset(by, value)) for value in data.subsets(by)]
+
+
 def judge_records(data, *, reference: str = "auto", ties: str = "three-class", invalid: str = "wrong",
-                  pair_sets: list[str] | None = None, confidence_level: float = 0.95, n_resamples: int = 1000,
-                  seed: int = 0) -> list[dict]:
-    """One record per judge and pair set: items, accuracy per order and in both, consistency, kappa."""
+                  pair_sets: list[str] | None = None, by: str = "pair_set", confidence_level: float = 0.95,
+                  n_resamples: int = 1000, seed: int = 0) -> list[dict]:
+    """One record per judge and pair set (or value of the item attribute ``by``): items, accuracy per order and
+    in both, consistency, kappa."""
     from metaeval_core.judges import judge_agreement, positional_bias
 
     records = []
-    for name in pair_sets or data.pair_sets:
-        part = data.select_pair_set(name)
-        judges = part.judges_of(name)
+    for name, part in subsets(data, pair_sets, by):
+        judges = part.judges_of()
         if not judges:
             continue
         options = dict(judges=judges, reference=reference, ties=ties, confidence_level=confidence_level,
@@ -67,7 +87,8 @@ def judge_records(data, *, reference: str = "auto", ties: str = "three-class", i
             rater = part.rater(judge)
             first = tables["accuracy_original"].rows[j]
             record: dict[str, Any] = {
-                "dataset": data.id, "pair_set": name, "judge": judge,
+                "dataset": data.id, "pair_set": name if by == "pair_set" else ",".join(part.pair_sets),
+                "by": by, "subset": name, "judge": judge,
                 "evaluator": rater.attributes.get("evaluator", judge),
                 "strategy": rater.attributes.get("strategy", ""),
                 "reference": first.reference, "n_items": int(part.covered(judge).sum()),
@@ -129,7 +150,7 @@ def _interval_note(args: argparse.Namespace, extra: str = "") -> str:
 def _view_table(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
     cli = _cli()
     records = judge_records(data, reference=args.reference, ties=args.ties, invalid=args.invalid,
-                            pair_sets=pair_sets, confidence_level=args.confidence_level,
+                            pair_sets=pair_sets, by=args.by, confidence_level=args.confidence_level,
                             n_resamples=args.n_resamples, seed=args.seed)
     if args.json:
         cli.emit(args, records)
@@ -138,11 +159,11 @@ def _view_table(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
          f"invalid verdicts: {args.invalid}",
          _interval_note(args, "; both: right in both orders; consistent: the same verdict in both orders") +
          " (e.g. one order only)")
-    for name in pair_sets:
-        rows = [r for r in records if r["pair_set"] == name]
+    for name, part in subsets(data, pair_sets, args.by):
+        rows = [r for r in records if r["subset"] == name]
         if not rows:
             continue
-        print(f"\n{name} ({int((data.pair_set == data.pair_sets.index(name)).sum())} pairs)")
+        print(f"\n{name} ({part.n_items} pairs)")
         table = [{"judge": r["judge"], "n": r["n_items"], "original": _cell(r, "accuracy_original"),
                   "swapped": _cell(r, "accuracy_swapped"), "both": _cell(r, "accuracy_both"),
                   "consistent": _cell(r, "consistency"), "kappa": _cell(r, "kappa")} for r in rows]
@@ -154,15 +175,14 @@ def _view_leaderboard(args: argparse.Namespace, data, pair_sets: list[str]) -> N
 
     cli = _cli()
     records, boards = [], []
-    for name in pair_sets:
-        part = data.select_pair_set(name)
+    for name, part in subsets(data, pair_sets, args.by):
         if not part.judges_of():
             continue
         board = judge_leaderboard(part, statistic=args.statistic, reference=args.reference, order=args.order,
                                   ties=args.ties, invalid=args.invalid, confidence_level=args.confidence_level,
                                   n_resamples=args.n_resamples, rng=args.seed)
         boards.append((name, board))
-        records += [{"dataset": data.id, "pair_set": name, **r} for r in board.to_records()]
+        records += [{"dataset": data.id, "by": args.by, "subset": name, **r} for r in board.to_records()]
     if args.json:
         cli.emit(args, records)
         return
@@ -186,8 +206,7 @@ def _view_bias(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
 
     cli = _cli()
     records = []
-    for name in pair_sets:
-        part = data.select_pair_set(name)
+    for name, part in subsets(data, pair_sets, args.by):
         judges = part.judges_of()
         if not judges:
             continue
@@ -197,7 +216,7 @@ def _view_bias(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
         length = (length_preference(part, reference=args.reference, order="average", **options)
                   if part.has_texts else [None] * len(judges))
         for p, l in zip(position, length):
-            record = {"dataset": data.id, "pair_set": name, **p.to_dict()}
+            record = {"dataset": data.id, "by": args.by, "subset": name, **p.to_dict()}
             if l is not None:
                 record.update({k: v for k, v in l.to_dict().items() if k not in ("judge", "confidence_level",
                                                                                  "n_resamples")})
@@ -209,10 +228,8 @@ def _view_bias(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
          _interval_note(args, "; consistent: the same verdict in both orders; first: share of winners shown first "
                               "(50 = none); longer: share of winners that are the longer output (words), the "
                               "judge's (both orders) and the reference's on the same items, and their gap"))
-    for name in pair_sets:
-        rows = [r for r in records if r["pair_set"] == name]
-        if not rows:
-            continue
+    for name in dict.fromkeys(r["subset"] for r in records):
+        rows = [r for r in records if r["subset"] == name]
         print(f"\n{name}")
         table = [{"judge": r["judge"], "consistent": _cell(r, "consistency"), "first": _cell(r, "first_position"),
                   "longer": _cell(r, "judge_longer"), "people": _cell(r, "reference_longer"),
@@ -224,6 +241,9 @@ def _view_systems(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
     from metaeval_core.judges import close_pair_agreement, ranking_agreement, system_ranking
 
     cli = _cli()
+    if len(pair_sets) < len(data.pair_sets):
+        data = data.select_items([k for k, p in enumerate(data.pair_set) if data.pair_sets[p] in pair_sets],
+                                 label="sets=" + ",".join(pair_sets))
     if len(data.systems) < 2:
         raise cli.CLIError(f"--view systems: dataset {data.id!r} does not name the systems behind its outputs")
     options = dict(confidence_level=args.confidence_level, n_resamples=args.n_resamples, rng=args.seed)
@@ -265,14 +285,13 @@ def _view_scores(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
 
     cli = _cli()
     records = []
-    for name in pair_sets:
-        part = data.select_pair_set(name)
+    for name, part in subsets(data, pair_sets, args.by):
         judges = [j for j in scoring_judges(part) if j in part.judges_of() or data.rater(j).kind == "judge"]
         if not judges:
             continue
         for row in score_accuracy(part, judges=judges, reference=args.reference, confidence_level=args.confidence_level,
                                   n_resamples=args.n_resamples, rng=args.seed):
-            records.append({"dataset": data.id, "pair_set": name, **row.to_dict()})
+            records.append({"dataset": data.id, "by": args.by, "subset": name, **row.to_dict()})
     if not records:
         raise cli.CLIError(f"--view scores: no judge of {data.id!r} scores the outputs (scores as verdicts need "
                            "score_a and score_b)")
@@ -283,11 +302,11 @@ def _view_scores(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
          f"{records[0]['reference']}",
          _interval_note(args, "; tie-calibrated: epsilon chosen to maximise the accuracy (re-chosen in every "
                               "resample); at 0: only equal scores tie"))
-    cli.print_table([{"pair set": r["pair_set"], "judge": r["judge"],
+    cli.print_table([{"subset": r["subset"], "judge": r["judge"],
                       "tie-calibrated": _fmt(r["estimate"], r["low"], r["high"]), "epsilon": r["epsilon"],
                       "at 0": _fmt(r["accuracy_at_zero"], interval=False), "n": r["n_items"],
                       "equal": r["n_equal"], "unscored": r["n_unscored"]} for r in records],
-                    ["pair set", "judge", "tie-calibrated", "epsilon", "at 0", "n", "equal", "unscored"])
+                    ["subset", "judge", "tie-calibrated", "epsilon", "at 0", "n", "equal", "unscored"])
 
 
 def _view_describe(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
@@ -365,6 +384,9 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--data-dir", help="data directory (default: $METAEVAL_DATA_DIR or data/cache)")
     p.add_argument("--download", action="store_true", help="download missing files of a built-in dataset first")
     p.add_argument("--pair-sets", metavar="NAME[,NAME...]", help="only these pair sets (default: all)")
+    p.add_argument("--by", default="pair_set", metavar="ATTRIBUTE",
+                   help="one block per pair set (default), or per value of an item attribute, e.g. system_pair or "
+                        "task on PandaLM, group on LLMBar (each resampled on its own items)")
     p.add_argument("--reference", default="auto",
                    help="auto (the gold label when there is one, else the human majority), majority, gold, or a "
                         "rater id")

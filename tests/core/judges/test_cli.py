@@ -111,3 +111,19 @@ def test_views_that_need_what_a_dataset_lacks_say_so(capsys, tmp_path):
     assert code == 2 and "scores the outputs" in err
     code, _, err = run(capsys, "judges", "--dataset", str(path), "--pair-sets", "nope")
     assert code == 2 and "no pair set 'nope'" in err
+
+
+def test_by_an_item_attribute(capsys, verdict_file, tmp_path):
+    import pandas as pd
+
+    frame = pd.read_csv(verdict_file)
+    frame["attr.task"] = frame["item"].map(lambda item: "even" if int(item[1:]) % 2 == 0 else "odd")
+    path = tmp_path / "with_task.csv"
+    frame.to_csv(path, index=False)
+    code, out, err = run(capsys, "judges", "--dataset", str(path), "--by", "task", "--json", "--n-resamples", "50")
+    assert code == 0, err
+    records = json.loads(out)
+    assert {r["subset"] for r in records} == {"even", "odd"} and {r["by"] for r in records} == {"task"}
+    assert {r["n_items"] for r in records} == {30}
+    code, _, err = run(capsys, "judges", "--dataset", str(path), "--by", "colour")
+    assert code == 2 and "no item attribute 'colour'" in err
