@@ -16,6 +16,8 @@ said in every line as ``data``), then measures
 * ``warm:<page>`` — the same navigation a second time (the caches are filled);
 * ``pairs-slider-u``, ``pairs-slider-l`` — the band slider of /pairs moved by one step with the keyboard, until
   the plotly figures have changed (``median_ms``) and until the script run has finished (``idle_median_ms``);
+* ``judges-set-selectbox`` — the Judges leaderboard's pair set changed on LLMBar (26 judges: agreement, chance,
+  permutation tests, clusters; the first visit of each set computes, the later ones are warm);
 * ``pairs-metric-selectbox``, ``corr-human-selectbox``, ``corr-dataset-selectbox`` — a selectbox changed (the
   option's name typed into its search field, then Enter: the clock starts at the key press) until the figures
   have changed.
@@ -237,7 +239,7 @@ def main(argv=None) -> int:
     parser.add_argument("--n", type=int, default=20, help="interactions per control")
     parser.add_argument("--pages", help="comma-separated url paths for the navigation cases (default: all)")
     parser.add_argument("--skip-cold", action="store_true")
-    parser.add_argument("--only", help="comma-separated control cases: slider,pairs-metric,human,dataset")
+    parser.add_argument("--only", help="comma-separated control cases: slider,pairs-metric,human,dataset,judges")
     parser.add_argument("--streamlit-option", action="append", default=[], metavar="NAME=VALUE",
                         help="extra `streamlit run --NAME VALUE` for an experiment, e.g. runner.postScriptGC=false")
     args = parser.parse_args(argv)
@@ -250,7 +252,7 @@ def main(argv=None) -> int:
     print(json.dumps({"case": "_meta", "data": data, "server_pid": server.pid, "loadavg": os.getloadavg(),
                       "streamlit_options": args.streamlit_option,
                       "cpus": os.cpu_count(), "chromium": h.chromium_path()}), flush=True)
-    only = set(args.only.split(",")) if args.only else {"slider", "pairs-metric", "human", "dataset"}
+    only = set(args.only.split(",")) if args.only else {"slider", "pairs-metric", "human", "dataset", "judges"}
     try:
         with sync_playwright() as p:
             browser = h.launch_browser(p)
@@ -267,6 +269,10 @@ def main(argv=None) -> int:
                     bench_selectbox(page, server, data, args.n, path="/pairs?dataset=summeval", label="Metric",
                                     options=["rouge-1.f1", "rouge-2.f1", "rouge-l.f1", "bertscore.recall",
                                              "qa-eval.f1"], case="pairs-metric-selectbox")
+                if "judges" in only:  # LLM judges leaderboard: LLMBar's 26 judges, one pair set after another
+                    bench_selectbox(page, server, data, args.n, path="/judges?jdataset=llmbar", label="Pair set",
+                                    options=["Natural (100)", "Neighbor (134)", "GPTInst (92)", "GPTOut (47)",
+                                             "Manual (46)"], case="judges-set-selectbox")
                 if "human" in only:
                     bench_selectbox(page, server, data, args.n, path="/correlations?dataset=summeval",
                                     label="Human dimension", options=["expert.relevance", "expert.coherence",

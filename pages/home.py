@@ -26,6 +26,7 @@ NEXT = (  # (page file, what it answers); pages this build does not register are
     ("pages/average.py", "which metric is best overall, averaged over several human dimensions or datasets"),
     ("pages/pairs.py", "agreement on the close system pairs researchers actually compare"),
     ("pages/improvement.py", "how likely people agree with a metric gain of a given size"),
+    ("pages/judges_leaderboard.py", "LLM judges' A-or-B verdicts against people's: agreement, biases, rankings"),
 )
 
 st.title("metaeval — can I trust this evaluation metric?")

@@ -6,7 +6,7 @@ import streamlit as st
 from metaeval_ui import exports, state, widgets
 from metaeval_ui.errors import escape_markdown, guard
 from metaeval_ui.figures import correction_label
-from metaeval_ui.judges import data as jd, figures as jf, tables as jt, text as jx, widgets as jw
+from metaeval_ui.judges import data as jd, tables as jt, text as jx, widgets as jw
 
 data = jw.begin("Judges leaderboard")
 if data is None:
@@ -31,15 +31,15 @@ if not part.judges_of():
 found = None
 with guard("Could not compute the agreement"), st.spinner(f"Bootstrap and permutation tests, {res.n_resamples:,}…"):
     table = jd.agreement(data, key, pair_set, conv, res)
-    chance = jd.chance(data, key, pair_set, conv, res)
     ceiling = jd.ceiling(data, key, pair_set, conv, res)
     comparison = jd.comparison(data, key, pair_set, conv, alternative, correction, alpha, res)
+    board, chance_frame, forest, heatmap = jd.leaderboard_view(data, key, pair_set, conv, alternative, correction,
+                                                               alpha, res)
     found = table
 if found is None:
     widgets.finish()
     st.stop()
 
-board = jt.leaderboard(table, comparison, chance, ceiling)
 judges = board[board["kind"] == "judge"]
 where = f"{pair_set} ({part.n_items:,} items)" if pair_set else f"all {part.n_items:,} items"
 st.markdown(jx.leaderboard_sentence(board, comparison, statistic=conv.statistic))
@@ -49,13 +49,11 @@ if ceiling is not None and judges["estimate"].notna().any():
 elif part.humans:
     st.caption(escape_markdown(f"No human ceiling: it needs at least three annotators per item; these items have "
                                f"{len(part.humans)}."))
-chance_frame = jt.chance_frame(chance)
 if not chance_frame.empty:
     st.caption(escape_markdown(jx.chance_sentence(chance_frame)))
 
 name = exports.file_name("judges", data.id, pair_set, conv.statistic, conv.order)
-exports.chart(jf.leaderboard_forest(board[board["kind"] != "chance"], statistic=conv.statistic, chance=chance_frame),
-              key="judges_forest", name=name, title=f"{jx.STATISTICS[conv.statistic]} with people, {where}")
+exports.chart(forest, key="judges_forest", name=name, title=f"{jx.STATISTICS[conv.statistic]} with people, {where}")
 st.dataframe(jt.board_view(board, conv.statistic), hide_index=True, width="stretch")
 exports.table_download(board, name, label="Download leaderboard (CSV)", title="Judges leaderboard")
 
@@ -63,14 +61,12 @@ st.subheader("Which judges differ?")
 if comparison is None:
     st.info("One judge on these items: there is no other judge to compare it with.", icon=":material/info:")
 else:
-    two = comparison.table.alternative == "two-sided"
-    title = "Do the row and column judges differ?" if two else "Is the row judge better than the column judge?"
+    title = heatmap.layout.title.text
     st.caption(escape_markdown(jx.comparison_caption(comparison)))
     if jx.resolution_warning(comparison):
         st.warning(escape_markdown(jx.resolution_warning(comparison)), icon=":material/warning:")
-    exports.chart(jf.judge_heatmap(comparison, title=title, row_axis="row judge (X)" if two else
-                                   "row judge (X): better than Y?", hover=jt.comparison_hover(comparison)),
-                  key="judges_pvalues", name=exports.file_name("judges-pvalues", data.id, pair_set), title=title)
+    exports.chart(heatmap, key="judges_pvalues", name=exports.file_name("judges-pvalues", data.id, pair_set),
+                  title=title)
     exports.table_download(comparison.to_frame(), exports.file_name("judges-tests", data.id, pair_set),
                            label="Download tests (CSV)", title="Judge vs judge tests")
 
@@ -89,7 +85,8 @@ if options:
             f"{jx.STATISTICS[conv.statistic]} per {by.replace('_', ' ')} (rows: judges); the p-values against chance "
             f"are {correction_label(correction_name)}-corrected over all {len(subsets):,} subset x judge cells"
             + jx.subset_resolution(len(subsets), res.n_resamples, correction_name) + "."))
-        st.dataframe(jt.compact(subsets, jt.VIEWS["subsets"]), hide_index=True, width="stretch", height=min(420, 38 + 35 * len(subsets)))
+        st.dataframe(jt.compact(subsets, jt.VIEWS["subsets"]), hide_index=True, width="stretch",
+                     height=min(420, 38 + 35 * len(subsets)))
         exports.table_download(subsets, exports.file_name("judges-subsets", data.id, pair_set, by),
                                label="Download per subset (CSV)", title=f"Agreement per {by}")
 jw.other_pages()

@@ -56,7 +56,7 @@ else:
         frame = jt.records(agreement).sort_values("estimate", ascending=False, kind="stable")
         jw.section(jx.rank_agreement_sentence(frame), jx.rank_caption(agreement[0], seed=res.seed),
                    jf.interval_dots(frame.assign(label=frame["judge"], series=coefficient),
-                                    x_title=f"{coefficient} with the reference's ranking", x_range=(-1, 1)),
+                                    x_title=f"{jx.COEFFICIENTS[coefficient]} with the reference's ranking", x_range=(-1, 1)),
                    frame, key="judges_rank_agreement", name=f"judges-rank-agreement_{where}",
                    title="Ranking agreement with the reference", what="ranking agreement", view="ranking")
         pairs = jt.records(close).sort_values("estimate", ascending=False, kind="stable")

@@ -236,3 +236,30 @@ def finite(value: object) -> bool:
         return bool(np.isfinite(float(value)))
     except (TypeError, ValueError):
         return False
+
+
+# -- figures of the heaviest page, cached like its numbers (pure builders from metaeval_ui.judges.figures) ---------
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def leaderboard_view(_data: PairwiseData, key: DataKey, pair_set: str, conv: Conventions, alternative: str,
+                     correction: str, alpha: float, res: Resampling) -> tuple:
+    """(board, chance frame, forest figure, heatmap figure or None) of the Judges leaderboard: building the figures
+    of LLMBar's 26 judges took ~1 s per run, now once per view. Shared and read-only: callers never mutate them."""
+    from metaeval_ui.judges import figures as jf, tables as jt
+
+    table = agreement(_data, key, pair_set, conv, res)
+    chances = chance(_data, key, pair_set, conv, res)
+    people = ceiling(_data, key, pair_set, conv, res)
+    compared = comparison(_data, key, pair_set, conv, alternative, correction, alpha, res)
+    board = jt.leaderboard(table, compared, chances, people)
+    chance_frame = jt.chance_frame(chances)
+    forest = jf.leaderboard_forest(board[board["kind"] != "chance"], statistic=conv.statistic, chance=chance_frame)
+    heatmap = None
+    if compared is not None:
+        two = compared.table.alternative == "two-sided"
+        heatmap = jf.judge_heatmap(compared, title="Do the row and column judges differ?" if two else
+                                   "Is the row judge better than the column judge?",
+                                   row_axis="row judge (X)" if two else "row judge (X): better than Y?",
+                                   hover=jt.comparison_hover(compared))
+    return board, chance_frame, forest, heatmap

@@ -56,7 +56,7 @@ def leaderboard_sentence(board: pd.DataFrame, comparison, *, statistic: str) -> 
         return "No judge has a defined agreement on these items."
     top = judges.iloc[0]
     name = "accuracy" if statistic == "accuracy" else STATISTICS.get(statistic, statistic)
-    head = (f"Highest {name}: **{md(top['judge'])}**, {interval(top['estimate'], top['low'], top['high'])} on {int(top['n_items']):,} "
+    head = (f"Highest {name}: {leaders(judges)}, {interval(top['estimate'], top['low'], top['high'])} on {int(top['n_items']):,} "
             "items.")
     if comparison is None:
         return head
@@ -172,12 +172,21 @@ def ranking_sentence(own, ref) -> str:
             + f" {len(ref.systems)} systems, scored by {METHODS.get(own.method, own.method)}.")
 
 
+def leaders(frame: pd.DataFrame, column: str = "estimate") -> str:
+    """The top row's judge in bold, with every judge tied with it ("**A** and **B** (tied)")."""
+    top = frame[column].iloc[0]
+    tied = [str(j) for j, v in zip(frame["judge"], frame[column]) if v == top]
+    names = [f"**{md(j)}**" for j in tied]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]} (tied)"
+
+
 def rank_agreement_sentence(frame: pd.DataFrame) -> str:
-    """The table's top judge (closest to the reference's ranking) and its interval."""
+    """The table's top judge (closest to the reference's ranking, with those tied) and its interval."""
     if frame.empty or not frame["estimate"].notna().any():
         return "No judge's ranking agreement is defined here."
     top = frame.iloc[0]
-    return (f"Closest to the reference's system ranking: **{md(top['judge'])}**, {COEFFICIENTS.get(top['coefficient'], top['coefficient'])} "
+    return (f"Closest to the reference's system ranking: {leaders(frame)}, "
+            f"{COEFFICIENTS.get(top['coefficient'], top['coefficient'])} "
             f"{interval(top['estimate'], top['low'], top['high'])} over {int(top['n_systems'])} systems.")
 
 
@@ -197,13 +206,13 @@ def close_sentence(frame: pd.DataFrame) -> str:
         return (f"No system pair is close for the reference (its win rate within {fmt(top['delta'])} of 50%): widen "
                 "the band to compare judges on close pairs.")
     return (f"On the {n_close} of {int(top['n_pairs'])} system pairs the reference finds close (win rate within "
-            f"{fmt(top['delta'])} of 50%), **{md(top['judge'])}** names the reference's winner most often: "
+            f"{fmt(top['delta'])} of 50%), {leaders(frame)} name(s) the reference's winner most often: "
             f"{interval(top['estimate'], top['low'], top['high'])} (on all pairs {fmt(top['all_pairs'])}).")
 
 
 def score_sentence(frame: pd.DataFrame) -> str:
     top = frame.iloc[0]
-    return (f"Highest tie-calibrated accuracy: **{md(top['judge'])}**, "
+    return (f"Highest tie-calibrated accuracy: {leaders(frame)}, "
             f"{interval(top['estimate'], top['low'], top['high'])} with ties declared when the two scores differ by "
             f"at most epsilon = {fmt(top['epsilon'])} (resamples' range {fmt(top['epsilon_low'])}–"
             f"{fmt(top['epsilon_high'])}); {fmt(top['accuracy_at_zero'])} when only equal scores tie.")

@@ -194,3 +194,18 @@ def test_too_few_permutations_for_the_correction_is_said(demo_env):
     assert "no difference can reach alpha" in warning and "at least 60" in warning  # 3 tests per row / 0.05
     board = table(at, "kind", "cluster")
     assert set(board.loc[board["kind"] == "judge", "cluster"]) == {1}
+
+
+def test_tied_top_rows_are_named_together_and_outlines_follow_the_correction():
+    from metaeval_core.judges import compare_judges, read_verdict_file
+    from metaeval_ui.judges import figures as jf, text as jx
+
+    frame = pd.DataFrame({"judge": ["b", "a", "c"], "estimate": [0.8, 0.8, 0.5]})
+    assert jx.leaders(frame) == "**b** and **a** (tied)"
+    assert jx.leaders(frame.iloc[1:]) == "**a**"
+    data = read_verdict_file(verdict_csv(), name="v.csv")
+    comparison = compare_judges(data, n_resamples=999, rng=0)
+    fig = jf.judge_heatmap(comparison, title="t", row_axis="row judge (X)")
+    outlined = int(comparison.table.significant_corrected.sum())
+    assert len(fig.layout.shapes) == outlined > 0
+    assert list(fig.layout.yaxis.ticktext) == list(comparison.clusters.metrics)  # best first, as the leaderboard
