@@ -34,7 +34,7 @@ Leaderboard (``leaderboard``)
     :func:`judge_leaderboard` -> :class:`JudgeLeaderboard`: in one call, each judge's agreement with interval,
     significance cluster and chance level (:class:`LeaderboardRow` of kind ``'judge'``), then the annotators and
     the human ceiling (kinds ``'annotator'``, ``'human-ceiling'``) when the reference is the human majority of at
-    least three annotators; keeps the underlying ``agreement``, ``comparison`` (clusters) and ``ceiling``.
+    least two annotators; keeps the underlying ``agreement``, ``comparison`` (clusters) and ``ceiling``.
 Biases (``biases``)
     :func:`positional_bias` -> :class:`PositionalBias` (consistency across orders, first-position preference,
     each an :class:`Estimate` with interval); :func:`length_preference` -> :class:`LengthPreference` (judge vs

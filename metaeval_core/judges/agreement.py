@@ -343,7 +343,8 @@ def human_ceiling(
     A judge that agrees with the majority as often as an annotator does is at the human ceiling. With two
     other annotators their "majority" is their common verdict; where they differ, ``no_majority='drop'``
     (default) leaves the item out, ``'tie'`` makes it a tie. Same conventions and bootstrap as
-    :func:`judge_agreement`, in the original order (people see one order). Needs at least three annotators.
+    :func:`judge_agreement`, in the original order (people see one order). Needs at least two annotators (with two, each is scored
+    against the other: their agreement).
 
     Returns
     -------
@@ -358,9 +359,9 @@ def human_ceiling(
     conv = _check(data, statistic, "original", ties, invalid, no_majority)
     level, k, batch = kern.check_resampling(confidence_level, n_resamples, batch)
     humans = list(data.humans)
-    if len(humans) < 3:
+    if len(humans) < 2:
         raise DatasetError(f"dataset {data.id!r} has {len(humans)} human annotator(s): a human ceiling needs at "
-                           "least three (each against the majority of at least two others)")
+                           "least two (each against the majority of the others)")
     refs, whats = [], []
     for h in humans:
         ref, what = resolve_reference(data, "majority", no_majority=no_majority, exclude=h)

@@ -55,7 +55,7 @@ class JudgeLeaderboard(ToFrame):
     """Judges best first (by estimate, undefined last), then the annotators and the human ceiling.
 
     ``agreement`` is the judges' :class:`~metaeval_core.judges.agreement.AgreementTable`, ``comparison`` the
-    tests and clusters (None with one judge), ``ceiling`` the annotators' table (None without three
+    tests and clusters (None with one judge), ``ceiling`` the annotators' table (None without two
     annotators or when the reference is not the human majority) and ``ceiling_mean`` their mean with the
     interval of the mean over the same resamples. The conventions are the agreement table's.
     """
@@ -108,7 +108,7 @@ def judge_leaderboard(
 
     Every part uses one seed (``rng``): the agreement bootstrap, the judge-vs-judge permutations (two-sided,
     ``correction`` within ``family``), the chance permutations and the ceiling's bootstrap. The human ceiling
-    (sec. 18.3) is added when the reference is the human majority and there are at least three annotators; it
+    (sec. 18.3) is added when the reference is the human majority and there are at least two annotators; it
     uses the same statistic and conventions in the original order (people see one order) and leaves out items
     where the other annotators have no majority.
 
@@ -137,7 +137,7 @@ def judge_leaderboard(
     ceiling = mean = None
     nan = float("nan")
     wants_majority = reference == "majority" or (reference == "auto" and not data.golds)
-    if wants_majority and len(data.humans) >= 3:
+    if wants_majority and len(data.humans) >= 2:
         ceiling = human_ceiling(data, statistic=statistic, ties=ties, invalid=invalid,
                                 confidence_level=confidence_level, return_distribution=True, **resampling)
         for row in ceiling.rows:

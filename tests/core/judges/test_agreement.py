@@ -143,8 +143,12 @@ def test_human_ceiling_is_each_annotator_against_the_others():
             pairs = [(int(data.verdicts[i, h, 0]), MISSING) for i in range(data.n_items)]
             assert row.estimate == pytest.approx(accuracy_oracle(pairs, ref, "original", "three-class", "wrong"))
             assert "other than" in row.reference
-    with pytest.raises(Exception, match="at least three"):
-        human_ceiling(random_data(1, n_humans=2), n_resamples=40)
+    with pytest.raises(Exception, match="at least two"):
+        human_ceiling(random_data(1, n_humans=1), n_resamples=40)
+    pair = random_data(19, n=60, n_humans=2)
+    two = human_ceiling(pair, n_resamples=40, rng=0)  # with two annotators: each against the other
+    alone = judge_agreement(pair, judges=["h1"], reference="h2", n_resamples=40, rng=0).rows[0]
+    assert two.rows[0].estimate == pytest.approx(alone.estimate)
 
 
 def test_chance_baseline_keeps_marginals():

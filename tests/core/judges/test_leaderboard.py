@@ -32,10 +32,12 @@ def test_leaderboard_rows_are_the_separate_results():
     assert {"kind", "cluster", "chance_pvalue", "statistic", "ties"} <= set(records[0])
 
 
-def test_no_ceiling_against_a_gold_label_or_with_two_annotators():
+def test_no_ceiling_against_a_gold_label_or_with_one_annotator():
     assert judge_leaderboard(random_data(62, gold=True), n_resamples=50, rng=0).ceiling is None
-    board = judge_leaderboard(random_data(63, n_humans=2), n_resamples=50, rng=0)
+    board = judge_leaderboard(random_data(63, n_humans=1), n_resamples=50, rng=0)
     assert board.ceiling is None and all(r.kind == "judge" for r in board.rows)
+    two = judge_leaderboard(random_data(63, n_humans=2), n_resamples=50, rng=0)
+    assert [r.kind for r in two.rows][-3:] == ["annotator", "annotator", "human-ceiling"]
 
 
 @pytest.mark.realdata
