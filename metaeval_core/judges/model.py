@@ -261,6 +261,9 @@ class PairwiseData:
             raise DatasetError(f"dataset {self.id!r}: the selection {label or '(items)'} holds no item")
         if index.min() < 0 or index.max() >= self.n_items:
             raise ValueError(f"item indices must lie in 0..{self.n_items - 1}")
+        if np.unique(index).size != index.size:
+            raise ValueError("select_items: each item may be selected once (item ids stay unique); resampling "
+                             "with repeats is the statistics' job")
         used = np.unique(self.pair_set[index])
         remap = np.full(len(self.pair_sets), -1)
         remap[used] = np.arange(used.size)

@@ -55,6 +55,8 @@ def test_selections_keep_items_aligned():
     assert part.items == tuple(data.items[k] for k in keep) and part.pair_sets == ("set1",)
     assert np.array_equal(part.verdicts, data.verdicts[keep]) and part.version != data.version
     assert part.output_a == tuple(data.output_a[k] for k in keep)
+    with pytest.raises(ValueError, match="selected once"):
+        data.select_items([0, 0, 1])
     with pytest.raises(DatasetError, match="no pair set"):
         data.select_pair_set("nope")
     with pytest.raises(DatasetError, match="no rater"):
