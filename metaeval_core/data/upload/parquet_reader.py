@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from metaeval_core.data.upload.limits import _Context, _list_names, _show
+from metaeval_core.data.upload.limits import UploadError, _Context, _list_names, _show
 from metaeval_core.data.upload.csv_reader import _ID_COLUMNS
 from metaeval_core.data.upload.names import _check_duplicate_columns, _roles
 
@@ -97,7 +97,9 @@ def _parse_parquet(raw: bytes, ctx: _Context) -> tuple[pd.DataFrame, np.ndarray]
                 except Exception as error:
                     ctx.fail("bad-parquet", f"cannot be read as float64: {_show(error)}", column=name)
                 numbers[name] = np.asarray(values, dtype=np.float64)
-    except pa.lib.ArrowException as error:  # a column whose pages are corrupt decodes only here
+    except UploadError:
+        raise
+    except Exception as error:  # a column whose pages are corrupt decodes only here (ArrowException, OSError, ...)
         ctx.fail("bad-parquet", f"the Parquet data cannot be decoded: {_show(error)}")
     n_rows = parquet.metadata.num_rows
     # the scores as one float block (a frame of thousands of separate columns costs ~0.1 ms per column)
