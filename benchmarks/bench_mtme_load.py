@@ -1,0 +1,66 @@
+"""Load time of the built-in WMT22 zh-en dataset (mt-metrics-eval's layout, 62 MB in 90 files).
+
+Run:  .venv/bin/python benchmarks/bench_mtme_load.py [--repeat 3]   (METAEVAL_DATA_DIR: a folder holding it)
+
+Prints one JSON line per measurement, CPU seconds (``process_time``: the machine's load does not count) and wall
+seconds: ``cold`` loads in a fresh process (sha256 of every file + parsing), ``cached`` a second load in the same
+process (the parsed score files are cached per path, size and modification time; sha256 is checked again), and
+``parse`` the reader's vectorised parse of the 62 seg/sys score files alone (its line-by-line path, which names a
+malformed line, runs only on a file that is not one 'SYSTEM SCORE' pair per line).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from metaeval_core.data.registry import dataset_info, load_dataset  # noqa: E402
+
+ID = "wmt22-zhen"
+_COLD = """
+import json, sys, time
+sys.path.insert(0, {repo!r})
+from metaeval_core.data.registry import load_dataset
+c, w = time.process_time(), time.perf_counter()
+load_dataset({id!r})
+c1, w1 = time.process_time(), time.perf_counter()
+load_dataset({id!r})
+print(json.dumps({{"cold_cpu": c1 - c, "cold_wall": w1 - w, "cached_cpu": time.process_time() - c1,
+                  "cached_wall": time.perf_counter() - w1}}))
+"""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    info = dataset_info(ID)
+    if not info.available:
+        print(json.dumps({"skipped": info.reason}))
+        return
+    for _ in range(args.repeat):
+        run = subprocess.run([sys.executable, "-c", _COLD.format(repo=str(REPO), id=ID)], capture_output=True,
+                             text=True, check=True)
+        print(json.dumps({"what": "load", **{k: round(v, 3) for k, v in json.loads(run.stdout).items()}}))
+    from metaeval_core.data import mtme
+
+    root = info.data_dir / "wmt22-zhen/wmt22"
+    files = sorted(p for level in ("seg", "sys") for p in root.glob(f"*/**/*.{level}.score"))  # what the reader reads
+    start = time.process_time()
+    for path in files:
+        mtme._parsed.__wrapped__(str(path), 0, 0)  # uncached
+    print(json.dumps({"what": "parse", "files": len(files), "cpu": round(time.process_time() - start, 3)}))
+    ds = load_dataset(ID)
+    print(json.dumps({"what": "dataset", "systems": ds.n_systems, "inputs": ds.n_inputs,
+                      "measures": len(ds.measures)}))
+
+
+if __name__ == "__main__":
+    main()
