@@ -273,16 +273,28 @@ def system_influence(
 
 def _pair_resolution(x: np.ndarray, z: np.ndarray, keep: np.ndarray) -> float:
     """The change in Kendall's tau-b one pair flip makes on the leave-one-out sets (the largest of them): the
-    numerator P - Q moves by 2, the denominator sqrt((n0 - n1)(n0 - n2)) stays."""
+    numerator P - Q moves by 2, the denominator sqrt((n0 - n1)(n0 - n2)) stays.
+
+    The untied pairs of each leave-one-out set follow from the full set's tie groups in O(N log N) (removing
+    system i, in a group of g tied values among k, removes k - g untied pairs); enumerating the pairs of every
+    set was O(N^3) (2,000 systems: minutes). ``keep`` holds the N sets (each system left out once).
+    """
     xm, zm = nanmean_last(x), nanmean_last(z)
+    ok = np.isfinite(xm) & np.isfinite(zm)
+    k = int(ok.sum())
+    untied, group = [], []
+    for means in (xm, zm):
+        values = means[ok]
+        _, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
+        untied.append(k * (k - 1) // 2 - int((counts * (counts - 1) // 2).sum()))
+        size = np.zeros(means.size, dtype=np.int64)
+        size[ok] = counts[inverse]
+        group.append(size)
     steps = []
-    for rows in keep:
-        a, b = xm[rows], zm[rows]
-        ok = np.isfinite(a) & np.isfinite(b)
-        a, b = a[ok], b[ok]
-        i, j = np.triu_indices(a.size, 1)
-        sx, sz = np.sign(a[i] - a[j]), np.sign(b[i] - b[j])
-        denominator = math.sqrt(float(np.count_nonzero(sx)) * float(np.count_nonzero(sz)))
+    for left_out in range(keep.shape[0]):
+        # keep[i] lists every system but i: the one left out is i.
+        lost = [(k - g[left_out]) if ok[left_out] else 0 for g in group]
+        denominator = math.sqrt(float(untied[0] - lost[0]) * float(untied[1] - lost[1]))
         if denominator > 0:
             steps.append(2.0 / denominator)
     return max(steps) if steps else math.nan
