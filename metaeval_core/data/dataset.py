@@ -459,8 +459,11 @@ class Dataset:
             digest.update(f"\x1e{attr}\x1f".encode() + "\x1f".join(values).encode())
         # Labels, measure attributes and the default subset enter only when set, so that the fingerprints
         # of datasets without them are unchanged.
-        described = [(n, m.label, sorted(m.attributes.items())) for n, m in self.measures.items()
-                     if m.label or m.attributes]
+        # A measure's ``annotators`` attribute (persons or positions) changes words, never a number, like the
+        # dataset's annotator identity below.
+        described = [(n, m.label, attributes) for n, m in self.measures.items()
+                     for attributes in [sorted((k, v) for k, v in m.attributes.items() if k != "annotators")]
+                     if m.label or attributes]
         if described or self.default_systems:
             digest.update(repr((described, self.default_systems)).encode())
         if self.input_attributes:
