@@ -483,9 +483,6 @@ class Dataset:
         return [position[c] for c in chosen]
 
 
-ALL_SYSTEMS = "all"
-
-
 def _fold(text: str) -> str:
     """A name for matching: case-folded, runs of spaces collapsed."""
     return " ".join(str(text).split()).casefold()
@@ -501,29 +498,3 @@ def _resolve(selection: str, names: Sequence[str], attributes: Mapping[str, Sequ
     from metaeval_core.data.selection import resolve_selection
 
     return resolve_selection(selection, names, attributes, strict=strict)
-
-
-def matching_systems(criteria: Mapping[str, str], attributes: Mapping[str, Sequence[str]], n: int) -> list[int]:
-    """Indices of the ``n`` systems (or inputs) whose attributes equal every criterion (an unknown attribute
-    matches none)."""
-    if any(attr not in attributes for attr in criteria):
-        return []
-    return [i for i in range(n) if all(attributes[attr][i] == value for attr, value in criteria.items())]
-
-
-def parse_system_selection(selection: str | Mapping[str, str] | None) -> dict[str, str]:
-    """Parse ``"type=abs"`` or ``"type=abs,size=large"`` into a dict; ``None``, ``""`` and ``"all"`` mean all."""
-    if selection is None or selection == "" or (isinstance(selection, str) and selection.strip() == ALL_SYSTEMS):
-        return {}
-    if isinstance(selection, Mapping):
-        return {str(k): str(v) for k, v in selection.items()}
-    criteria = {}
-    for part in str(selection).split(","):
-        part = part.strip()
-        if not part:
-            continue
-        if "=" not in part:
-            raise DatasetError(f"systems selection must look like ATTR=VALUE, got {part!r}")
-        key, value = part.split("=", 1)
-        criteria[key.strip()] = value.strip()
-    return criteria

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from metaeval_core.stats.correlation import correlate
-from metaeval_core.data.dataset import Dataset, DatasetError, Measure, parse_system_selection
+from metaeval_core.data.dataset import Dataset, DatasetError, Measure
+from metaeval_core.data.selection import parse_selection
 from metaeval_core.data.synthetic import SyntheticSpec, synthetic_dataset
 
 
@@ -57,9 +58,10 @@ def test_subset_and_selection(demo):
     assert sub.systems == ("S03", "S01") and sub.n_inputs == 5
     np.testing.assert_array_equal(sub.measure("metric.good").scores[1], demo.measure("metric.good").scores[0, :5])
     assert demo.select_systems("type=ext").n_systems == 4
-    assert parse_system_selection("type=abs, size = big") == {"type": "abs", "size": "big"}
+    assert parse_selection("type=abs, size = big").attribute_only == {"type": "abs", "size": "big"}
+    assert parse_selection("abs").names == ("abs",)  # a system name (docs/methods.md sec. 0.3)
     with pytest.raises(DatasetError, match="ATTR=VALUE"):
-        parse_system_selection("abs")
+        parse_selection("type=")
     with pytest.raises(DatasetError, match="unknown system"):
         demo.subset(systems=["nobody"])
 
