@@ -25,7 +25,7 @@ DataKey = tuple[str, str]  # (dataset id, version)
 UPLOAD_PREFIX = "verdicts:"
 MAX_UPLOADS = 3
 ALL_SETS = ""  # the pair-set choice meaning every item
-CHANCE_LABEL = "chance (verdicts permuted)"
+CHANCE_LABEL = "chance (permuted)"
 
 
 class Conventions(NamedTuple):

@@ -41,7 +41,7 @@ def leaderboard(table, comparison=None, chance=(), ceiling=None) -> pd.DataFrame
         rows = pd.concat([rows, pd.DataFrame(extra)], ignore_index=True)
     if ceiling is not None:
         people = pd.DataFrame(ceiling.to_records()).assign(kind="human ceiling")
-        people["judge"] = people["judge"].map(lambda h: f"{h} (vs the others' majority)")
+        people["judge"] = people["judge"].map(lambda h: f"{h} vs the others")
         rows = pd.concat([rows, people], ignore_index=True)
     return rows.reindex(columns=BOARD_COLUMNS).reset_index(drop=True)
 

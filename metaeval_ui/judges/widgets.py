@@ -180,7 +180,9 @@ def conventions(data: PairwiseData, *, statistic: bool = True) -> jd.Conventions
     with st.sidebar.expander("Agreement conventions", expanded=True):
         stat = _radio("j_stat", "Statistic", STATISTICS, STAT_NAMES, st) if statistic else "accuracy"
         ref = reference(data, st)
-        order = _radio("j_order", "Presentation order", ORDER_MODES if two_orders else ("original",), ORDERS, st,
+        # 'both' (right in both orders) is an accuracy; kappa and alpha are per order or their average.
+        orders = [o for o in (ORDER_MODES if two_orders else ("original",)) if stat == "accuracy" or o != "both"]
+        order = _radio("j_order", "Presentation order", orders, ORDERS, st,
                        help=None if two_orders else "The judges saw each pair in one order only.")
         ties = _radio("j_ties", "Ties", TIE_CONVENTIONS, TIES, st)
         invalid = _radio("j_invalid", "Invalid verdicts", INVALID_CONVENTIONS, INVALID, st)

@@ -209,3 +209,36 @@ def test_tied_top_rows_are_named_together_and_outlines_follow_the_correction():
     outlined = int(comparison.table.significant_corrected.sum())
     assert len(fig.layout.shapes) == outlined > 0
     assert list(fig.layout.yaxis.ticktext) == list(comparison.clusters.metrics)  # best first, as the leaderboard
+
+
+def test_a_pairwise_link_without_its_files_says_so_on_both_sides(demo_env):
+    at = new_app({"dataset": "llmbar"}).run()
+    assert_clean(at)
+    assert any("LLM judges pages" in plain(i.value) for i in at.info)
+    assert at.query_params["dataset"] == "demo"
+    at.switch_page(LEADERBOARD).run()
+    assert_clean(at)
+    assert at.selectbox(key="w:j_dataset").value == "llmbar"
+    assert any("not available here" in plain(w.value) for w in at.warning)
+
+
+def test_the_conventions_caption_comes_from_the_result(demo_env):
+    at = open_upload({"jstat": "kappa", "jref": "majority", "jorder": "average", "jties": "drop-any-tie",
+                      "jinvalid": "drop"})
+    caption = next(plain(c.value) for c in at.caption if "of each judge's verdicts" in plain(c.value))
+    assert caption.startswith("Cohen's kappa of each judge's verdicts against the reference **majority of 3 humans")
+    assert "the mean over both orders" in caption
+    assert "items where the reference or the judge says tie are left out" in caption
+    assert "items with an invalid verdict are left out" in caption
+    assert "kappa [interval]" in table(at, "cluster").columns
+    assert "Highest Cohen's kappa" in sentences(at)
+
+
+def test_right_in_both_orders_is_offered_for_accuracy_only(demo_env):
+    at = open_upload({"jstat": "kappa", "jorder": "both"})
+    assert at.query_params["jorder"] == "original"
+    from metaeval_ui.judges.text import ORDERS
+
+    shown = at.sidebar.radio(key="w:j_order").options
+    assert ORDERS["average"] in shown and ORDERS["both"] not in shown
+    assert any("jorder=both is not available here" in plain(c.value) for c in at.caption)
