@@ -76,7 +76,7 @@ def cmd_matrix(args: argparse.Namespace) -> None:
         for j, other in enumerate(result.measures):
             row[str(j + 1)] = float(result.matrix[i, j])
         rows.append(row)
-    print(f"{result.level}-level {result.coefficient} ({result.order} order); columns follow the rows' numbering")
+    cli.say(f"{result.level}-level {result.coefficient} ({result.order} order); columns follow the rows' numbering")
     cli.print_table([{"#": i + 1, **row} for i, row in enumerate(rows)])
 
 
@@ -95,7 +95,7 @@ def cmd_annotators(args: argparse.Namespace) -> None:
         return
     cli.emit(args, result.to_records(), columns=["group", "dimension", "alpha", "n_units", "n_values", "n_annotators"])
     if not args.json:
-        print(f"note: {result.note}")
+        cli.say(f"note: {result.note}")
 
 
 def cmd_high_range(args: argparse.Namespace) -> None:
@@ -112,7 +112,7 @@ def cmd_high_range(args: argparse.Namespace) -> None:
     if args.json:
         cli.emit(args, result.to_dict())
         return
-    print(f"baseline {result.baseline}: {result.mean_kept:.2f} of {len(result.system_names)} "
+    cli.say(f"baseline {result.baseline}: {result.mean_kept:.2f} of {len(result.system_names)} "
           f"{dataset.vocabulary.outputs} kept per input; mean Kendall tau all {result.mean_tau_all:.3f}, top range {result.mean_tau_top:.3f}")
     cli.print_table(result.to_records())
     print()
@@ -129,7 +129,10 @@ def cmd_normality(args: argparse.Namespace) -> None:
                                                  "input_tested", "input_skipped"])
 
 
-def cmd_reproduce(args: argparse.Namespace) -> None:
+MARKS = {"reproduced": "✓", "differs": "✗", "not reproducible": "~", "not computed": "?"}
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
     from metaeval_core.analyses.reproduce import reproduce, reproduction_records, verdict_counts
     from metaeval_core.data.registry import load_dataset
 
@@ -137,10 +140,50 @@ def cmd_reproduce(args: argparse.Namespace) -> None:
     directory = cli.data_dir(args)
     wanted = cli.split_list(args.datasets, "datasets") if args.datasets else None
     rows = reproduce(lambda dataset_id: load_dataset(dataset_id, data_dir=directory), datasets=wanted)
-    records = reproduction_records(rows)
-    cli.emit(args, records, columns=["paper", "what", "dataset", "published", "metaeval", "verdict", "note"])
-    if not args.json:  # one count per verdict, as the page's headline: 'reproduced' never reads as 'all agree'
-        print("; ".join(f"{verdict}: {n}" for verdict, n in verdict_counts(rows).items()))
+    counts = verdict_counts(rows)
+    if args.json:
+        cli.emit(args, reproduction_records(rows))
+    else:
+        print_reproduction(rows, counts)
+    # A real mismatch fails the command (scripts, CI); numbers the data cannot give, or data not here, do not.
+    return 1 if counts["differs"] else 0
+
+
+def print_reproduction(rows, counts: dict[str, int]) -> None:
+    """The summary first; per paper and table one line per number (✓ / ✗ / ~ not reproducible from these
+    data), each distinct note once as a footnote; numbers not computed (data missing) one line per dataset."""
+    cli = _cli()
+    cli.say(f"{len(rows)} published numbers: {counts['reproduced']} reproduced ✓, {counts['differs']} differ ✗, "
+            f"{counts['not reproducible']} not reproducible from these data ~, {counts['not computed']} not "
+            "computed ?")
+    notes: dict[str, int] = {}
+
+    def mark(note: str) -> str:
+        return f"[{notes.setdefault(note, len(notes) + 1)}]" if note else ""
+
+    computed = [r for r in rows if r.verdict != "not computed" or not r.note.startswith("data not available")]
+    for source in dict.fromkeys((r.paper, r.table) for r in computed):
+        section = [r for r in computed if (r.paper, r.table) == source]
+        datasets = sorted({r.dataset for r in section})
+        print()
+        cli.say(f"{source[0]}, {source[1]}" + (f" (dataset {datasets[0]})" if len(datasets) == 1 else ""))
+        cli.print_table(cli.to_jsonable([
+            {" ": MARKS[r.verdict], "what": r.description, **({"dataset": r.dataset} if len(datasets) > 1 else {}),
+             "published": r.published, "metaeval": r.value, "note": mark(r.note)} for r in section]))
+    absent: dict[str, int] = {}
+    for r in rows:
+        if r not in computed:
+            absent[r.dataset] = absent.get(r.dataset, 0) + 1
+    if absent:  # one line, not the loader's message once per number
+        print()
+        cli.say(f"? not computed, data not available: {', '.join(f'{d} ({n})' for d, n in absent.items())}; "
+                f"download with `metaeval fetch --dataset {','.join(absent)}`, or set METAEVAL_DATA_DIR (or "
+                "--data-dir) to a folder holding them (`metaeval datasets` says what is missing)")
+    if notes:
+        print()
+        cli.say(*(f"[{k}] {note}" for note, k in notes.items()), indent="")
+    cli.say("", "✓ within the published value's tolerance; ✗ outside it; ~ the data cannot reproduce it (the value "
+                "is shown for comparison); --json gives every record")
 
 
 def cmd_ceiling(args: argparse.Namespace) -> None:
@@ -163,10 +206,13 @@ def cmd_chance(args: argparse.Namespace) -> None:
         coefficient=args.coefficient, pool=args.pool, systems=args.systems, n_resamples=args.n_resamples,
         confidence_level=args.confidence_level, rng=args.seed,
     )
-    cli.emit(args, result.to_records(), columns=["metric", "human", "level", "coefficient", "observed", "estimate",
-                                                 "low", "high", "mc_se", "n_defined"])
+    if not args.json:  # what every row shares in a heading line: the table fits 80 columns
+        cli.say(f"{args.human} vs each metric: {args.level}-level {args.coefficient}, chance level by permutation")
+    cli.emit(args, result.to_records(), columns=["metric", "observed", "estimate", "low", "high", "mc_se",
+                                                 "n_defined"])
     if not args.json:
-        print(f"\nestimate: mean over {args.n_resamples:,} permutations of each metric's scores (humans fixed, seed "
+        print()
+        cli.say(f"estimate: mean over {args.n_resamples:,} permutations of each metric's scores (humans fixed, seed "
               f"{args.seed}); low/high: their central {100 * args.confidence_level:g}%; observed: the metric's own "
               "value (docs/methods.md sec. 12)")
 def cmd_average(args: argparse.Namespace) -> None:
@@ -196,10 +242,11 @@ def cmd_average(args: argparse.Namespace) -> None:
 
     rows = result.to_records()
     cli.print_table(rows, ["cluster", "metric", "average", "low", "high", "n_defined", "reason"])
-    print(f"\naverage: {RULE_LABELS[result.rule]} (--rule {result.rule}); interval {result.method.upper()}; "
+    print()
+    cli.say(f"average: {RULE_LABELS[result.rule]} (--rule {result.rule}); interval {result.method.upper()}; "
           f"clusters: {method_label(result.test)}, {result.correction} per {result.family}, alpha {result.alpha:g}")
     print()
-    print("per task (draw group in brackets: tasks of one group share their resamples):")
+    cli.say("per task (draw group in brackets: tasks of one group share their resamples):")
     labels = [f"{i + 1}" for i in range(len(tasks))]
     for label, task, group in zip(labels, tasks, result.draw_groups):
         print(f"  {label}: {task.label} [{group}]")

@@ -135,11 +135,7 @@ def _pair_sets(args: argparse.Namespace, data) -> list[str]:
 
 
 def _say(*lines: str) -> None:
-    import textwrap
-
-    width = max(40, _cli().terminal_width() - 1)
-    for line in lines:
-        print(textwrap.fill(line, width=width))
+    _cli().say(*lines)
 
 
 def _interval_note(args: argparse.Namespace, extra: str = "") -> str:
@@ -353,8 +349,8 @@ def describe_pairwise(data) -> dict:
 
 
 def _print_description(info: dict) -> None:
-    print(f"{info['id']} ({info['title']}), version {info['version']}")
-    print(f"pairwise verdicts: {info['n_items']} items in {len(info['pair_sets'])} pair set(s); "
+    _say(f"{info['id']} ({info['title']}), version {info['version']}")
+    _say(f"pairwise verdicts: {info['n_items']} items in {len(info['pair_sets'])} pair set(s); "
           f"{len(info['humans'])} human annotator(s), {len(info['golds'])} gold label(s), "
           f"{len(info['judges'])} judge(s)")
     _say("pair sets: " + ", ".join(f"{k} ({v})" for k, v in info["pair_sets"].items()))

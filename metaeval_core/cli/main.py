@@ -22,7 +22,7 @@ from metaeval_core._missing import missing_dependency_message
 from metaeval_core._text import PrintableStream
 from metaeval_core.cli.options import (
     ALIASES, CI_METHODS, COEFFICIENTS, LEVELS, MAX_RESAMPLES, MIN_RESAMPLES, POOLS, HelpFormatter, choice,
-    did_you_mean, terminal_width,
+    did_you_mean, flag_message, terminal_width,
 )
 
 if TYPE_CHECKING:
@@ -63,8 +63,54 @@ def to_jsonable(value: Any) -> Any:
     return value
 
 
-def print_table(rows: list[dict], columns: Sequence[str] | None = None, stream=None) -> None:
-    """A plain aligned text table (the default, human-readable output)."""
+def say(*paragraphs: str, stream=None, indent: str = "") -> None:
+    """Notes and footnotes wrapped at the terminal's width (COLUMNS honoured); a paragraph's own line breaks kept."""
+    import textwrap
+
+    width = max(40, terminal_width() - 1)
+    for paragraph in paragraphs:
+        for line in str(paragraph).splitlines() or [""]:
+            print(textwrap.fill(line, width=width, subsequent_indent=indent + "  ", initial_indent=indent,
+                                break_on_hyphens=False, break_long_words=False) if line else "", file=stream)
+
+
+def _elide(cells: list[list[str]], columns: list[str], width: int, narrowest: int = 8) -> None:
+    """Fit each line within ``width``: first shorten headers wider than their values ('significant_corrected'
+    over True/False), then the widest text columns' cells, with '…'; numbers are never cut. The full names are
+    in --json."""
+    def numeric(text: str) -> bool:
+        return text.replace(".", "", 1).replace("-", "", 1).replace("e", "", 1).replace("+", "", 1).isdigit() \
+            or text in ("-", "nan")
+
+    def excess() -> int:
+        widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
+        return sum(widths) + 2 * (len(columns) - 1) - width
+
+    values = [max(len(row[i]) for row in cells) for i in range(len(columns))]
+    for k in sorted(range(len(columns)), key=lambda k: values[k] - len(columns[k])):
+        over = excess()
+        if over <= 0:
+            return
+        if len(columns[k]) > max(values[k], 6):
+            keep = max(values[k], 6, len(columns[k]) - over)
+            columns[k] = columns[k][:keep - 1] + "…"
+    while (over := excess()) > 0:
+        widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
+        text_columns = [i for i in range(len(columns)) if widths[i] > max(narrowest, len(columns[i]))
+                        and not all(numeric(row[i]) for row in cells)]
+        if not text_columns:
+            return
+        i = max(text_columns, key=lambda k: widths[k])
+        keep = max(narrowest, len(columns[i]), widths[i] - over)
+        for row in cells:
+            if len(row[i]) > keep:
+                row[i] = row[i][:keep - 1].rstrip() + "…"
+
+
+def print_table(rows: list[dict], columns: Sequence[str] | None = None, stream=None,
+                width: int | None = None) -> None:
+    """A plain aligned text table (the default, human-readable output), its text cells elided with '…' to fit
+    the terminal (``width``, default the terminal's)."""
     stream = stream or sys.stdout
     if not rows:
         print("(no rows)", file=stream)
@@ -81,10 +127,19 @@ def print_table(rows: list[dict], columns: Sequence[str] | None = None, stream=N
         return str(v)
 
     cells = [[fmt(r.get(c)) for c in columns] for r in rows]
+    columns = [str(c) for c in columns]  # headers may be elided too: the rows were read by the full names
+    width = width or terminal_width()
+    if len(cells) == 1 and sum(max(len(c), len(v)) + 2 for c, v in zip(columns, cells[0])) - 2 > width:
+        # One record wider than the terminal: one 'name  value' line each, nothing cut.
+        pad = max(map(len, columns))
+        for column, value in zip(columns, cells[0]):
+            print(f"{column.ljust(pad)}  {value}", file=stream)
+        return
+    _elide(cells, columns, width)
     widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
-    print("  ".join(c.ljust(w) for c, w in zip(columns, widths)), file=stream)
+    print("  ".join(c.ljust(w) for c, w in zip(columns, widths)).rstrip(), file=stream)
     for row in cells:
-        print("  ".join(v.ljust(w) for v, w in zip(row, widths)), file=stream)
+        print("  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip(), file=stream)
 
 
 def emit(args: argparse.Namespace, payload: Any, rows: list[dict] | None = None, columns=None) -> None:
@@ -215,7 +270,7 @@ def print_conventions(args: argparse.Namespace) -> None:
     caption = getattr(args, "conventions_caption", "")
     if caption and not getattr(args, "conventions_printed", False):
         args.conventions_printed = True
-        print(caption, file=sys.stderr)
+        say(caption, stream=sys.stderr)
 
 
 _NAME_ARGS = ("metric", "human", "versus")  # one measure each
@@ -239,6 +294,10 @@ def unavailable_message(info) -> str:
     """'dataset X is not available: what is missing; the command-line remedies' (no Python function names)."""
     from metaeval_core.data.registry import DATA_DIR_ENV, missing_files_text
 
+    if info.data_dir is not None and not Path(info.data_dir).is_dir():  # not '9 of 9 files missing'
+        return (f"dataset {info.id!r} is not available: its data folder {info.data_dir} does not exist (set by "
+                f"--data-dir, else {DATA_DIR_ENV}); check the spelling, or download the files into it with "
+                f"`metaeval fetch --dataset {info.id}`")
     what = missing_files_text(info.files, info.missing, info.data_dir)
     if info.downloadable:
         fix = (f"download them with `metaeval fetch --dataset {info.id}` (or add --download to this command), "
@@ -351,13 +410,19 @@ def check_resampling_args(parser: argparse.ArgumentParser, args: argparse.Namesp
 def cmd_fetch(args: argparse.Namespace) -> None:
     from metaeval_core.data.registry import fetch_dataset, verify_files
 
+    from metaeval_core.data.registry import dataset_info
+
     ids = split_list(args.dataset, "dataset")
     rows = []
     for dataset_id in ids:
+        if not dataset_info(dataset_id, data_dir=data_dir(args)).files:  # the demo: generated, nothing to fetch
+            print(f"{dataset_id}: built in (generated when loaded); nothing to download", file=sys.stderr)
+            continue
         fetch_dataset(dataset_id, data_dir=data_dir(args), base_url=args.base_url, deadline=args.deadline)
         for check in verify_files(dataset_id, data_dir=data_dir(args)):
             rows.append({"dataset": dataset_id, "path": str(check.path), "status": check.status})
-    emit(args, rows, columns=["dataset", "path", "status"])
+    if rows or args.json:
+        emit(args, rows, columns=["dataset", "path", "status"])
 
 
 def cmd_datasets(args: argparse.Namespace) -> None:
@@ -378,14 +443,19 @@ def cmd_datasets(args: argparse.Namespace) -> None:
                        measures=pairs.n_raters)
         elif info.available and args.counts:
             ds = load_dataset(info.id, data_dir=directory)
-            row.update(systems=ds.n_systems, inputs=ds.n_inputs, judged=ds.n_judged,
+            # The systems the commands use by default, as `describe` counts them; the others apart (HANNA: 10
+            # models + Human, shown '10 + 1'; --json: systems and systems_all).
+            default = ds.with_default_systems().n_systems
+            row.update(systems=default, systems_all=ds.n_systems, inputs=ds.n_inputs, judged=ds.n_judged,
                        measures=len(ds.measures))
         rows.append(row)
     if args.json:  # the full reasons
         emit(args, rows)
         return
     short = {info.id: info.short_reason for info in list_datasets(data_dir=directory)}
-    table = [{**row, "status": "available" if row["available"] else short[row["id"]]} for row in rows]
+    table = [{**row, "status": "available" if row["available"] else short[row["id"]],
+              "systems": row["systems"] if row.get("systems_all", row["systems"]) == row["systems"]
+              else f"{row['systems']} + {row['systems_all'] - row['systems']}"} for row in rows]
     # kind: 'scores' or 'pairwise' (for pairwise verdicts, inputs are the pairs and measures the raters)
     table, columns = fit_to_terminal(to_jsonable(table), ["id", "status", "systems", "inputs", "judged", "measures",
                                                           "kind", "licence"], shrink=("licence", "kind"))
@@ -399,6 +469,9 @@ def cmd_datasets(args: argparse.Namespace) -> None:
         print(textwrap.fill(f"not available: download with `metaeval fetch --dataset ID` (or add --download to a "
                             f"command), or set {DATA_DIR_ENV} to a folder holding the files; --json gives the full "
                             "reasons", width=max(40, width - 1)))
+    if any(row.get("systems_all", row["systems"]) != row["systems"] for row in rows):
+        say("\nsystems 'N + K': N used by default, K more with --all-systems (HANNA: the human-written stories; "
+            "WMT data: the references)")
 
 
 def fit_to_terminal(rows: list[dict], columns: Sequence[str], *, shrink: Sequence[str],
@@ -483,14 +556,17 @@ def cmd_describe(args: argparse.Namespace) -> None:
                                        for w in report.warnings]}
         emit(args, info)
         return
-    print(f"{info['id']} ({info['title']}), version {info['version']}")
-    print(f"systems: {info['n_systems']}; inputs: {info['n_inputs']} ({info['n_judged']} judged, "
-          f"{info['n_unjudged']} unjudged)")
-    for attr, values in info["attributes"].items():
-        print(f"attribute {attr}: {', '.join(values)}")
-    for line in report.lines()[1:]:  # the first line repeats the counts above
-        print(line)
-    print_table(info["measures"])
+    say(f"{info['id']} ({info['title']}), version {info['version']}",
+        f"systems: {info['n_systems']}; inputs: {info['n_inputs']} ({info['n_judged']} judged, "
+        f"{info['n_unjudged']} unjudged)",
+        *(f"attribute {attr}: {', '.join(values)}" for attr, values in info["attributes"].items()),
+        *report.lines()[1:])  # the first line repeats the counts above
+    # Short headers and no label column where labels are the ids: the table fits 80 columns (--json: all).
+    same_labels = all(m["label"] == m["measure"] for m in info["measures"])
+    print_table([{"measure": m["measure"], **({} if same_labels else {"label": m["label"]}), "kind": m["kind"],
+                  "annotators": m["annotators"], "missing": m["missing_judged_cells"],
+                  "unjudged": m["unjudged_cells"], "min": m["min"], "max": m["max"]} for m in info["measures"]])
+    say("missing: cells of judged inputs without a score; unjudged: scored cells of inputs no human judged")
 
 
 def cmd_correlate(args: argparse.Namespace) -> None:
@@ -513,10 +589,19 @@ def cmd_correlate(args: argparse.Namespace) -> None:
             row.update(ci_method=args.ci, low=ci.low, high=ci.high, n_defined=ci.n_defined,
                        confidence_level=args.confidence_level)
         rows.append(row)
-    columns = ["metric", "human", "level", "coefficient", "pool", "estimate", "n", "n_undefined"]
+    if args.json:
+        emit(args, rows)
+        return
+    # Text: what every row shares in one heading line, the table only what differs (fits 80 columns).
+    say(f"{args.human} vs each metric: {args.level}-level {args.coefficient}, pool {args.pool}"
+        + (f"; {args.confidence_level:g} {args.ci} interval ({args.n_resamples} resamples, seed {args.seed})"
+           if args.ci and args.ci != "fisher" else f"; {args.confidence_level:g} fisher interval" if args.ci else ""))
+    columns = ["metric", "estimate", "n"]
     if args.coefficient == "tie-calibrated-accuracy":
         # The tie threshold is part of the value (docs/methods.md sec. 11.2): one for the whole level.
-        columns.insert(columns.index("estimate") + 1, "epsilon")
+        columns.append("epsilon")
+    if any(row.get("n_undefined") for row in rows):
+        columns.append("n_undefined")
     if args.ci:
         columns += ["low", "high", "n_defined"]
     emit(args, rows, columns=columns)
@@ -729,6 +814,8 @@ def _polish(parser: argparse.ArgumentParser) -> None:
     """One place for what every subcommand shares: choices in any case, with their aliases (``--coefficient tau``,
     ``--level summary``) and the nearest names when wrong; one spelling ``--metrics`` (``--metric`` kept as a
     hidden alias of a one-metric option)."""
+    # The flags by parameter name, for errors raised by the core in its parameters' names (flag_message).
+    parser.set_defaults(cli_flags={a.dest: a.option_strings[0] for a in parser._actions if a.option_strings})
     for action in parser._actions:
         if action.choices and action.type is None and action.option_strings:
             dest = action.dest
@@ -769,11 +856,43 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "metaeval") -> int:
         sys.stdout, sys.stderr = saved
 
 
+def _check_dataset_args(args: argparse.Namespace) -> None:
+    """--data-dir must be a folder; a built-in dataset id in any case is that dataset (SummEval -> summeval), and
+    a name that is neither an id nor a file gets the nearest ids."""
+    if getattr(args, "data_dir", None) and args.command != "fetch" and not Path(args.data_dir).is_dir():
+        raise CLIError(f"--data-dir {args.data_dir}: no such folder (check the spelling; `metaeval fetch "
+                       "--data-dir FOLDER` creates one and downloads into it)")
+    for attr in ("dataset", "datasets"):
+        value = getattr(args, attr, None)
+        if not isinstance(value, str) or not value.strip():
+            continue
+        from metaeval_core.data.registry import dataset_ids
+
+        ids = dataset_ids()
+        by_case = {i.lower(): i for i in ids}
+        several = args.command == "fetch" or attr == "datasets"
+        names = split_list(value, attr) if several else [value.strip()]
+        fixed = []
+        for name in names:
+            if name in ids or Path(name).exists():
+                fixed.append(name)
+            elif name.lower() in by_case:
+                fixed.append(by_case[name.lower()])
+            else:
+                raise CLIError(f"--{attr} {name!r} is neither a built-in dataset nor an existing file or folder"
+                               f"{did_you_mean(name, ids)}; built-in datasets: {', '.join(ids)} "
+                               "(`metaeval datasets` lists them)")
+        setattr(args, attr, ",".join(fixed))
+
+
 def _run(args: argparse.Namespace) -> int:
     try:
-        args.func(args)
+        _check_dataset_args(args)
+        code = args.func(args)  # None, or a command's own exit code (reproduce: 1 on a real mismatch)
         sys.stdout.flush()
         print_conventions(args)  # commands that print their tables themselves: once, after them
+        if code:
+            return int(code)
     except BrokenPipeError:  # the reader went away (`... | head`): stop quietly, as other command-line tools do
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
@@ -781,6 +900,8 @@ def _run(args: argparse.Namespace) -> int:
         if os.environ.get("METAEVAL_DEBUG"):
             raise
         message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        if not isinstance(error, CLIError):  # the core names its parameters; say the flags
+            message = flag_message(message, getattr(args, "cli_flags", {}))
         print(f"error: {message}", file=sys.stderr)
         return EXIT_USAGE
     except ImportError as error:  # run outside the environment the README sets up

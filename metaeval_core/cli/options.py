@@ -103,3 +103,41 @@ class HelpFormatter(argparse.HelpFormatter):
 
 
 HIDDEN_ALIASES = frozenset({"--metric"})
+
+
+# -- errors in the command line's words -------------------------------------------------------------------
+# Core parameters that are not spelled as their flag (rng is --seed) or that an environment variable also sets.
+_PARAMETER_FLAGS = {"rng": "--seed", "method": "--ci", "n_trials": "--trials"}
+_ENVIRONMENT = {"base_url": "METAEVAL_DATA_BASE_URL", "data_dir": "METAEVAL_DATA_DIR"}
+
+
+def flag_message(message: str, flags: Mapping[str, str]) -> str:
+    """A core error message (parameter names of the Python API: ``confidence_level``, ``human_measures=[...]``)
+    in the command's words: the flag, the environment variable that also sets it, and the fix where one is known.
+
+    ``flags`` maps the running command's argparse ``dest`` names to their option strings."""
+    import re
+
+    def flag(name: str) -> str | None:
+        return flags.get(name) or (_PARAMETER_FLAGS.get(name) if _PARAMETER_FLAGS.get(name) in flags.values()
+                                   else None)
+
+    def replace(match: re.Match) -> str:
+        name = match.group(1)
+        option = flag(name)
+        env = _ENVIRONMENT.get(name)
+        if option and env:
+            return f"{option} (or {env})"
+        return option or (env if env else match.group(0))
+
+    # name=[...] (the Python call's spelling) and snake_case identifiers anywhere; a one-word parameter only
+    # where the message starts with it ('alpha must ...'), since words such as 'level' are also English.
+    text = re.sub(r"\b([a-z]+(?:_[a-z]+)+)=\[\.\.\.\]", lambda m: f"{flag(m.group(1)) or m.group(1)} NAME[,NAME...]"
+                  if flag(m.group(1)) else m.group(0), message)
+    text = re.sub(r"\b([a-z]+(?:_[a-z]+)+)\b", replace, text)
+    text = re.sub(r"^([a-z]+)\b(?= must| should| is not| needs)", replace, text)
+    text = text.replace(" URL or None;", " URL;")  # None is the Python default, not something to type
+    got = re.search(r"confidence.level.*must lie strictly between 0 and 1; got ([0-9.]+)", message)
+    if got and 1 < float(got.group(1)) < 100:
+        text += f" (a fraction: use {float(got.group(1)) / 100:g} for {float(got.group(1)):g}%)"
+    return text

@@ -37,7 +37,7 @@ def cmd_improvement(args: argparse.Namespace) -> None:
         return
     cli.print_table([payload], ["metric", "human", "delta", "probability", "low", "high", "n_pairs",
                                 "window_pairs", "total_pairs", "extrapolated"])
-    print(f"P(humans agree with a {args.metric} gain of {abs(args.delta):g}) = {result.probability:.3f} "
+    cli.say(f"P(humans agree with a {args.metric} gain of {abs(args.delta):g}) = {result.probability:.3f} "
           f"[{result.low:.3f}, {result.high:.3f}] ({result.confidence_level:.0%} {result.method} band); "
           f"{result.n_pairs} pairs support it")
     if args.curve:
@@ -68,9 +68,9 @@ def cmd_plan(args: argparse.Namespace) -> None:
         return
     cli.print_table(list(result.table), ["n_inputs", "n_systems", "width_mean", "width_sd", "power",
                                          "estimate_mean"])
-    print(f"power against: {result.versus}; {result.ci_method} {result.confidence_level:.0%} interval of "
+    cli.say(f"power against: {result.versus}; {result.ci_method} {result.confidence_level:.0%} interval of "
           f"system-level {result.coefficient}; {result.n_trials} trials of {result.n_resamples} resamples")
-    print(f"recommendation: {result.recommendation.message}")
+    cli.say(f"recommendation: {result.recommendation.message}")
 
 
 def cmd_clusters(args: argparse.Namespace) -> None:
@@ -93,7 +93,7 @@ def cmd_clusters(args: argparse.Namespace) -> None:
         return
     cli.print_table(result.to_records(), ["rank", "metric", "estimate"])
     which = "uncorrected" if args.uncorrected else f"{result.correction}-corrected"
-    print(f"clusters from {result.method} at alpha {result.alpha:g} ({which}): a metric joins the current cluster "
+    cli.say(f"clusters from {result.method} at alpha {result.alpha:g} ({which}): a metric joins the current cluster "
           "unless a metric in it significantly beats it")
 
 
@@ -114,7 +114,7 @@ def cmd_influence(args: argparse.Namespace) -> None:
         columns[2:2] = ["low_without", "high_without"]
     cli.print_table(result.to_records(), columns)
     interval = f" [{result.low:.3f}, {result.high:.3f}]" if args.intervals else ""
-    print(f"all systems: {result.estimate:.3f}{interval}; most influential: {result.most_influential}")
+    cli.say(f"all systems: {result.estimate:.3f}{interval}; most influential: {result.most_influential}")
 
 
 def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:

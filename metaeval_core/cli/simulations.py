@@ -43,7 +43,7 @@ def cmd_coverage(args: argparse.Namespace) -> None:
     )
     rows = result.to_records()
     if not args.json:
-        print(f"{args.level}-level {args.coefficient}: {args.metric} vs {args.human}; {result.n_completed} splits "
+        _cli().say(f"{args.level}-level {args.coefficient}: {args.metric} vs {args.human}; {result.n_completed} splits "
               f"into halves of {result.half_systems} systems x {result.half_inputs} inputs; "
               f"nominal {args.confidence_level:g}")
     cli.emit(args, rows, columns=["method", "coverage", "se", "n_valid", "n_undefined", "mean_width"])
@@ -79,7 +79,7 @@ def cmd_power(args: argparse.Namespace) -> None:
     if not args.json:
         what = (f"ROUGE-1 {result.variant} on k% of the tokens" if degrade == "tokens"
                 else "X + noise of sd k x sd(X)")
-        print(f"{args.level}-level {args.coefficient}: X = {args.metric} (r = {result.estimate_x:.3f}) vs Y_k = "
+        _cli().say(f"{args.level}-level {args.coefficient}: X = {args.metric} (r = {result.estimate_x:.3f}) vs Y_k = "
               f"{what}; {result.n_completed} trials, alpha {args.alpha:g}")
     cli.emit(args, rows, columns=["test", "k", "power", "se", "mean_estimate_y", "mean_pvalue"])
 

@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 
 from metaeval_core.data.upload.csv_reader import _parse_csv
-from metaeval_core.data.upload.jsonl_reader import _DuplicateKey, _no_duplicate_keys
+from metaeval_core.data.upload.jsonl_reader import _DuplicateKey, _fail_broken_line, _no_duplicate_keys
 from metaeval_core.data.upload.limits import UploadLimits, _Context, _list_names, _show
 from metaeval_core.data.upload.names import _names
 from metaeval_core.data.upload.reader import _dataset_id
@@ -88,8 +88,7 @@ def _parse_jsonl_table(text: str, ctx: _Context) -> tuple[pd.DataFrame, np.ndarr
             ctx.fail("duplicate-column", f"the key {error.key!r} appears twice in one object; give each key once",
                      where=f"line {number}", column=error.key)
         except (ValueError, RecursionError) as error:
-            detail = f" at character {error.colno}" if isinstance(error, json.JSONDecodeError) else ""
-            ctx.fail("broken-jsonl", f"not valid JSON{detail}: {_show(line)}", where=f"line {number}")
+            _fail_broken_line(line, number, not records, error, ctx)
         if not isinstance(record, dict):
             ctx.fail("broken-jsonl", f"each line must be a JSON object; got {type(record).__name__}",
                      where=f"line {number}")

@@ -122,7 +122,7 @@ def test_help(capsys, command):
     "argv, fragment",
     [
         (["topk", "--dataset", "demo", "--metrics", "metric.good", "--human", "human.quality", "--min-k", "40"],
-         "min_k must not exceed"),
+         "--min-k must not exceed"),
         (["topk", "--dataset", "demo", "--metrics", "rouge-9", "--human", "human.quality"], "unknown measure 'rouge-9'"),
         (["pairwise-f1", "--dataset", "demo", "--metrics", "metric.good", "--human", "human.quality",
           "--confidence", "1.5"], "confidence must lie strictly between 0 and 1"),

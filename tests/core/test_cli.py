@@ -36,7 +36,7 @@ def test_correlate_readable_table(capsys):
     code, out, _ = run_cli(capsys, "correlate", "--dataset", "demo", "--metrics", "metric.good",
                            "--human", "human.quality", "--level", "input")
     assert code == 0
-    assert "metric.good" in out and "estimate" in out.splitlines()[0]
+    assert "metric.good" in out and "estimate" in out.splitlines()[1]  # after the heading line
 
 
 def test_correlate_subset_and_pool(capsys):
@@ -145,7 +145,7 @@ def test_human_measures_for_an_uploaded_file(capsys, tmp_path):
 @pytest.mark.parametrize("dataset, value, fragment", [
     ("demo", "human.quality", "--human-measures is only for a file given to --dataset: 'demo' is a built-in"),
     ("summeval", "expert.relevance", "--human-measures is only for a file given to --dataset: 'summeval'"),
-    (None, "nope", "human_measures names 'nope'"),
+    (None, "nope", "--human-measures names 'nope'"),
     (None, " , ", "--human-measures needs at least one name"),
 ])
 def test_human_measures_errors_are_one_line(capsys, tmp_path, dataset, value, fragment):

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from metaeval_core.cli.main import main
+from metaeval_core.cli.options import flag_message
 from metaeval_core.data.upload import UploadError, read_user_file
 
 REPO = Path(__file__).resolve().parents[2]
@@ -32,6 +33,9 @@ def core_message(name: str) -> tuple[str, str]:
     return info.value.kind, str(info.value).strip().splitlines()[0]
 
 
+FLAGS = {"human_measures": "--human-measures"}
+
+
 def check(name: str, code: int, out: str, err: str) -> list[str]:
     kind, message = core_message(name)
     problems = []
@@ -42,7 +46,7 @@ def check(name: str, code: int, out: str, err: str) -> list[str]:
     lines = err.strip().splitlines()
     if len(lines) != 1:
         problems.append(f"{len(lines)} lines on stderr, expected 1: {err!r}")
-    elif lines[0] != f"error: {message}":
+    elif lines[0] != f"error: {flag_message(message, FLAGS)}":  # in the command line's words (--human-measures)
         problems.append(f"stderr {lines[0]!r} is not 'error: ' + the core's message {message!r} ({kind})")
     if out.strip():
         problems.append(f"unexpected stdout {out[:200]!r}")

@@ -124,3 +124,137 @@ def test_version_in_json_is_not_needed_for_datasets(capsys):
     """--json output stays plain JSON (the conventions caption goes to stderr)."""
     code, out, _ = run(capsys, "datasets", "--no-counts", "--json")
     assert code == 0 and isinstance(json.loads(out), list)
+
+
+# -- errors in the command line's words --------------------------------------------------------------------
+def test_confidence_level_95_says_use_0_95(capsys):
+    code, _, err = run(capsys, "correlate", "--dataset", "demo", "--human", "human.quality", "--metrics",
+                       "metric.good", "--ci", "fisher", "--confidence-level", "95")
+    assert code == 2 and "--confidence-level" in err and "use 0.95" in err and "confidence_level" not in err
+
+
+def test_human_measures_error_names_the_flag(capsys, tmp_path):
+    path = tmp_path / "scores.csv"
+    path.write_text("system,input,alpha,beta\na,1,1,2\nb,1,2,3\na,2,3,1\nb,2,1,1\n")
+    code, _, err = run(capsys, "describe", "--dataset", str(path))
+    assert code == 2 and "--human-measures" in err and "human_measures" not in err
+
+
+def test_a_bad_base_url_names_the_environment_variable(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("METAEVAL_DATA_BASE_URL", "ftp://mirror.example")
+    code, _, err = run(capsys, "fetch", "--dataset", "summeval", "--data-dir", str(tmp_path))
+    assert code == 2 and "METAEVAL_DATA_BASE_URL" in err and "base_url" not in err and "None" not in err
+
+
+def test_flag_message_is_the_one_translation():
+    flags = {"confidence_level": "--confidence-level", "seed": "--seed", "alpha": "--alpha"}
+    assert options.flag_message("alpha must lie in (0, 1); got 5", flags) == "--alpha must lie in (0, 1); got 5"
+    assert options.flag_message("the system level is empty", flags) == "the system level is empty"
+    assert options.flag_message("rng must be an integer", flags) == "--seed must be an integer"
+
+
+# -- datasets by name --------------------------------------------------------------------------------------
+def test_a_dataset_id_in_another_case_is_accepted(capsys):
+    code, out, _ = run(capsys, "describe", "--dataset", "DEMO")
+    assert code == 0 and out.startswith("demo ")
+
+
+def test_a_misspelled_dataset_gets_the_nearest_id(capsys):
+    code, _, err = run(capsys, "describe", "--dataset", "dem0")
+    assert code == 2 and "did you mean 'demo'" in err
+    code, _, err = run(capsys, "describe", "--dataset", "sumeval")
+    assert code == 2 and "did you mean 'summeval'" in err
+
+
+def test_a_misspelled_data_dir_is_a_missing_folder(capsys, tmp_path):
+    code, _, err = run(capsys, "describe", "--dataset", "summeval", "--data-dir", str(tmp_path / "datsets"))
+    assert code == 2 and "no such folder" in err and "missing from" not in err
+
+
+def test_a_missing_data_dir_from_the_environment_is_named(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("METAEVAL_DATA_DIR", str(tmp_path / "nowhere"))
+    code, _, err = run(capsys, "describe", "--dataset", "summeval")
+    assert code == 2 and "does not exist" in err and "METAEVAL_DATA_DIR" in err and "of 9" not in err
+
+
+def test_fetch_demo_says_it_is_built_in(capsys, tmp_path):
+    code, out, err = run(capsys, "fetch", "--dataset", "demo", "--data-dir", str(tmp_path))
+    assert code == 0 and "built in" in err and "(no rows)" not in out + err
+
+
+def test_a_plain_json_file_is_named_as_such(capsys, tmp_path):
+    path = tmp_path / "scores.json"
+    path.write_text(json.dumps({"system": "a", "input": "1", "metrics": {"m": 1}}, indent=2))
+    code, _, err = run(capsys, "describe", "--dataset", str(path))
+    assert code == 2 and "expected one JSON object per line (JSON Lines)" in err
+    assert "single JSON document" in err and "character" not in err
+
+
+# -- output at the terminal's width ------------------------------------------------------------------------
+DEMO_COMMANDS = [
+    ["datasets", "--no-counts"],
+    ["describe", "--dataset", "demo"],
+    ["correlate", "--dataset", "demo", "--human", "human.quality", "--metrics", "metric.good,metric.weak",
+     "--ci", "fisher"],
+    ["compare", "--dataset", "demo", "--human", "human.quality", "--metrics", "metric.good,metric.weak",
+     "--n-resamples", "50"],
+    ["delta", "--dataset", "demo", "--human", "human.quality", "--metrics", "metric.good"],
+    ["stability", "--dataset", "demo", "--measures", "metric.good", "--sizes", "10,20", "--n-resamples", "20"],
+    ["topk", "--dataset", "demo", "--human", "human.quality", "--metrics", "metric.good"],
+    ["matrix", "--dataset", "demo", "--measures", "human.quality,metric.good,metric.weak"],
+    ["annotators", "--dataset", "demo"],
+    ["normality", "--dataset", "demo", "--measures", "metric.good"],
+    ["ceiling", "--dataset", "demo", "--human", "human.quality", "--n-resamples", "50"],
+    ["chance", "--dataset", "demo", "--human", "human.quality", "--metrics", "metric.good", "--n-resamples", "50"],
+    ["improvement", "--dataset", "demo", "--human", "human.quality", "--metrics", "metric.good", "--delta", "1",
+     "--n-resamples", "50"],
+    ["clusters", "--dataset", "demo", "--human", "human.quality", "--metrics", "metric.good,metric.weak",
+     "--n-resamples", "50"],
+]
+
+
+@pytest.mark.parametrize("columns", [80, 100])
+@pytest.mark.parametrize("argv", DEMO_COMMANDS, ids=lambda argv: argv[0])
+def test_main_outputs_fit_the_terminal(capsys, monkeypatch, argv, columns):
+    monkeypatch.setenv("COLUMNS", str(columns))
+    code, out, err = run(capsys, *argv)
+    assert code == 0, err
+    too_long = [line for line in (out + err).splitlines() if len(line) > columns]
+    assert not too_long, too_long
+
+
+def test_long_names_are_elided_in_text_and_whole_in_json(capsys, monkeypatch, tmp_path):
+    long = "metric." + "x" * 120
+    path = tmp_path / "scores.csv"
+    rows = ["system,input,human.q," + long] + [f"s{i},{j},{(i * j) % 5},{i + j}" for i in range(3) for j in range(4)]
+    path.write_text("\n".join(rows) + "\n")
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, _ = run(capsys, "correlate", "--dataset", str(path), "--human", "human.q", "--metrics", long)
+    assert code == 0 and "…" in out and long not in out and max(map(len, out.splitlines())) <= 80
+    code, out, _ = run(capsys, "correlate", "--dataset", str(path), "--human", "human.q", "--metrics", long, "--json")
+    assert json.loads(out)[0]["metric"] == long
+
+
+# -- reproduce ---------------------------------------------------------------------------------------------
+def test_reproduce_without_data_is_one_note_and_exit_0(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, _ = run(capsys, "reproduce", "--data-dir", str(tmp_path))
+    lines = out.splitlines()
+    assert code == 0 and lines[0].split()[1:3] == ["published", "numbers:"] and "0 reproduced" in lines[0]
+    assert out.count("data not available") == 1 and max(map(len, lines)) <= 80
+
+
+def test_reproduce_exits_1_only_on_a_real_mismatch(capsys, monkeypatch):
+    from metaeval_core.analyses import reproduce as module
+    from metaeval_core.analyses.reproduce import Reproduction
+
+    rows = (Reproduction("P", "T", "a number", "demo", 0.5, 0.01, 0.5, True, ""),
+            Reproduction("P", "T", "not from these data", "demo", 0.5, 0.01, 0.9, False, "why not"),
+            Reproduction("P", "T", "another", "demo", 0.5, 0.01, 0.7, False, ""))
+    monkeypatch.setattr(module, "reproduce", lambda load, datasets=None: rows)
+    code, out, _ = run(capsys, "reproduce")
+    assert code == 1 and out.splitlines()[0].startswith("3 published numbers: 1 reproduced ✓, 1 differ ✗, "
+                                                         "1 not reproducible")
+    assert "✓" in out and "✗" in out and "~" in out and out.count("why not") == 1
+    monkeypatch.setattr(module, "reproduce", lambda load, datasets=None: rows[:2])
+    assert run(capsys, "reproduce")[0] == 0  # 'not reproducible' is not a failure

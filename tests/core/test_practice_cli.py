@@ -37,10 +37,10 @@ def test_improvement_text_and_errors(capsys):
     code, out, err = run_cli(capsys, "improvement", "--dataset", "demo", "--metric", "metric.good", "--human",
                              "human.quality", "--delta", "2", "--n-resamples", "50")
     assert code == 0, err
-    assert "probability" in out and "pairs support it" in out
+    assert "probability" in out and "pairs support it" in " ".join(out.split())
     code, out, err = run_cli(capsys, "improvement", "--dataset", "demo", "--metric", "metric.good", "--human",
                              "human.quality", "--delta", "0")
-    assert code == 2 and err.startswith("error: delta") and len(err.strip().splitlines()) == 1
+    assert code == 2 and err.startswith("error: --delta") and len(err.strip().splitlines()) == 1
 
 
 def test_plan_json(capsys):

@@ -32,6 +32,16 @@ def _flatten(metrics: Mapping[str, Any], prefix: str, out: list[tuple[str, Any]]
             stack.pop()
 
 
+def _fail_broken_line(line: str, number: int, first: bool, error: Exception, ctx: _Context) -> None:
+    """A line that is not JSON. A first line opening an object or array that does not close on it is a JSON
+    document written over several lines (a plain .json file): say that, not 'not valid JSON at character 2'."""
+    if first and line.startswith(("{", "[")) and isinstance(error, json.JSONDecodeError) and error.pos >= len(line):
+        ctx.fail("mixed-format", "expected one JSON object per line (JSON Lines); this looks like a single JSON "
+                 "document over several lines: write each record as one object on its own line", where="line 1")
+    detail = f" at character {error.colno}" if isinstance(error, json.JSONDecodeError) else ""
+    ctx.fail("broken-jsonl", f"not valid JSON{detail}: {_show(line)}", where=f"line {number}")
+
+
 def _json_number(value: Any, ctx: _Context, line: int, key: str) -> float:
     """One JSON score: a number, null/NaN (missing) or numeric text; never a bool, list or object."""
     if isinstance(value, bool) or isinstance(value, (list, dict)):
@@ -169,8 +179,7 @@ def _parse_jsonl(text: str, ctx: _Context) -> _Parsed:
             if records == 1 and not line.startswith(("{", "[")) and ("," in line or "\t" in line):
                 ctx.fail("mixed-format", f"line 1 {_show(line)} looks like a CSV header, not JSON; rename the "
                          f"file .csv", where="line 1")
-            detail = f" at character {error.colno}" if isinstance(error, json.JSONDecodeError) else ""
-            ctx.fail("broken-jsonl", f"not valid JSON{detail}: {_show(line)}", where=f"line {number}")
+            _fail_broken_line(line, number, records == 1, error, ctx)
         if not isinstance(record, dict):
             if records == 1 and isinstance(record, list):
                 ctx.fail("mixed-format", "the file is one JSON array; write one JSON object per line (JSON Lines)",
