@@ -226,13 +226,15 @@ def test_main_outputs_fit_the_terminal(capsys, monkeypatch, argv, columns):
 def test_long_names_are_elided_in_text_and_whole_in_json(capsys, monkeypatch, tmp_path):
     long = "metric." + "x" * 120
     path = tmp_path / "scores.csv"
-    rows = ["system,input,human.q," + long] + [f"s{i},{j},{(i * j) % 5},{i + j}" for i in range(3) for j in range(4)]
+    rows = ["system,input,human.q,metric.short," + long] + [f"s{i},{j},{(i * j) % 5},{i - j},{i + j}"
+                                                            for i in range(3) for j in range(4)]
     path.write_text("\n".join(rows) + "\n")
     monkeypatch.setenv("COLUMNS", "80")
-    code, out, _ = run(capsys, "correlate", "--dataset", str(path), "--human", "human.q", "--metrics", long)
+    both = f"metric.short,{long}"
+    code, out, _ = run(capsys, "correlate", "--dataset", str(path), "--human", "human.q", "--metrics", both)
     assert code == 0 and "…" in out and long not in out and max(map(len, out.splitlines())) <= 80
-    code, out, _ = run(capsys, "correlate", "--dataset", str(path), "--human", "human.q", "--metrics", long, "--json")
-    assert json.loads(out)[0]["metric"] == long
+    code, out, _ = run(capsys, "correlate", "--dataset", str(path), "--human", "human.q", "--metrics", both, "--json")
+    assert json.loads(out)[1]["metric"] == long
 
 
 # -- reproduce ---------------------------------------------------------------------------------------------
