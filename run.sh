@@ -78,6 +78,19 @@ cmd=${1:-app}
 shift || true
 case "$cmd" in
   app)
+    if [ "${1:-}" = "--help" ] || [ "${1:-}" = "-h" ]; then  # ours, not Streamlit's 5,000 lines
+      cat <<'HELP'
+usage: bash run.sh app [STREAMLIT OPTIONS]
+
+Start the metaeval dashboard at http://localhost:8501 (builds .venv on first use).
+
+  --server.port 8600          serve on another port (http://localhost:8600)
+
+Every other `streamlit run` option is passed on (list: .venv/bin/streamlit run --help).
+Data: METAEVAL_DATA_DIR=/path/to/datasets bash run.sh app   (default: data/cache/)
+HELP
+      exit 0
+    fi
     ensure_env requirements.txt
     exec "$VENV/bin/python" -m metaeval_ui.serve --server.headless true "$@"
     ;;

@@ -43,3 +43,20 @@ def default_store_dir() -> Path:
     """Where saved user datasets go when ``METAEVAL_STORE_DIR`` is unset."""
     root = checkout_root()
     return root / "data" / "user" if root else _xdg("XDG_DATA_HOME", ".local/share") / "user"
+
+
+def shell_command(arguments: str) -> str:
+    """The command a user types to run ``metaeval ARGUMENTS`` where this copy is installed.
+
+    A pip install has the ``metaeval`` command; a checkout has ``bash run.sh app`` for the dashboard and
+    ``.venv/bin/metaeval`` (once ``bash run.sh`` has built ``.venv``; else ``bash run.sh cli``) for the rest.
+    Never ``python -m metaeval_core``: the system Python lacks the dependencies.
+    """
+    root = checkout_root()
+    if root is None:
+        return f"metaeval {arguments}"
+    if arguments == "app" or arguments.startswith("app "):
+        return f"bash run.sh {arguments}"
+    if (root / ".venv" / "bin" / "metaeval").exists():
+        return f".venv/bin/metaeval {arguments}"
+    return f"bash run.sh cli {arguments}"

@@ -7,6 +7,7 @@ The table of published values lives in the core (metaeval_core/analyses/reproduc
 import pandas as pd
 import streamlit as st
 
+from metaeval_core._paths import shell_command
 from metaeval_core.analyses.reproduce import VERDICTS
 from metaeval_ui import data, exports, widgets
 from metaeval_ui.errors import escape_markdown, guard
@@ -30,9 +31,10 @@ if len(missing):
     ids = ", ".join(sorted(set(missing["dataset"])))
     st.info(  # registry ids and commands: no user text to escape, and the commands keep their code formatting
         f"The data for {ids} is not available here, so {len(missing)} numbers cannot be computed. Point "
-        "METAEVAL_DATA_DIR at a mirror of the datasets (e.g. `METAEVAL_DATA_DIR=/path/to/datasets bash run.sh app`) "
-        "or download them on a machine with internet access: `python -m metaeval_core fetch --dataset summeval` "
-        "(and realsumm, summeval-naacl2022, realsumm-naacl2022), each verified by its sha256.",
+        f"METAEVAL_DATA_DIR at a mirror of the datasets (e.g. `METAEVAL_DATA_DIR=/path/to/datasets "
+        f"{shell_command('app')}`) or download them on a machine with internet access: "
+        f"`{shell_command('fetch --dataset ' + ','.join(dict.fromkeys(missing['dataset'])))}`, each file verified by "
+        "its sha256.",
         icon=":material/cloud_off:")
 counts = frame["verdict"].value_counts().reindex(VERDICTS, fill_value=0)
 ok, differ, unreproducible, not_computed = (int(counts[v]) for v in VERDICTS)

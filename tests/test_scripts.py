@@ -89,3 +89,17 @@ def test_run_sh_documents_its_settings():
         assert setting in head
     readme = (REPO / "README.md").read_text()
     assert "PYTHON=" in readme and "METAEVAL_VENV" in readme
+
+
+def test_run_sh_app_help_is_ours_and_short(run_copy):
+    """`bash run.sh app --help` prints a page of our own (Streamlit's is 5,000+ lines), without building .venv,
+    and names how to change the port (the README's Quick start says the same; tests/ui/test_serve_options.py
+    checks that Streamlit takes that flag)."""
+    run = subprocess.run(["bash", str(run_copy / "run.sh"), "app", "--help"], capture_output=True, text=True,
+                         timeout=60, env=_env(PYTHON="python3.99-nowhere"))
+    assert run.returncode == 0 and run.stderr == ""
+    assert len(run.stdout.splitlines()) < 20 and "--server.port 8600" in run.stdout
+    assert max(map(len, run.stdout.splitlines())) <= 100
+    assert not (run_copy / ".venv").exists()
+    readme = (REPO / "README.md").read_text()
+    assert "bash run.sh app --server.port 8600" in readme

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from metaeval_core._paths import shell_command
 from metaeval_core.judges import INVALID_CONVENTIONS, ORDER_MODES, STATISTICS, TIE_CONVENTIONS, PairwiseData
 
 from metaeval_ui import exports, state
@@ -106,7 +107,8 @@ def dataset_picker() -> PairwiseData | None:
     choice = choices[chosen]
     if not choice.available:
         st.warning(escape_markdown(f"{choice.title} is not available here: {choice.reason or 'files missing'}. "
-                                   "Point METAEVAL_DATA_DIR at a folder holding its files (`metaeval fetch`)."),
+                                   "Point METAEVAL_DATA_DIR at a folder holding its files ("
+                                   f"`{shell_command('fetch --dataset ' + chosen)}`)."),
                    icon=":material/cloud_off:")
         return None
     with guard(f"Could not load {chosen}"):

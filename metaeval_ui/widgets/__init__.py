@@ -12,6 +12,7 @@ from typing import Sequence
 
 import streamlit as st
 
+from metaeval_core._paths import shell_command
 from metaeval_core.stats.coefficients import (  # noqa: F401 - CORRELATIONS, POINT_COEFFICIENTS for pages
     COEFFICIENTS,
     CORRELATIONS,
@@ -208,8 +209,9 @@ def dataset_picker() -> tuple[Dataset, data.DatasetKey] | None:
     if not choice.available:
         st.warning(escape_markdown(f"Dataset {choice.title} is not available here: {choice.reason or 'files missing'}"),
                    icon=":material/cloud_off:")
-        st.caption("Point METAEVAL_DATA_DIR at a folder holding the human-judgment files (a mirror or a "
-                   "`metaeval fetch`), or download the files from their pinned upstream URLs:")
+        st.caption("Point METAEVAL_DATA_DIR at a folder holding the human-judgment files (a mirror, or "
+                   f"`{shell_command('fetch --dataset ' + chosen)}`), or download them here from their pinned "
+                   "upstream URLs:")
         if st.button("Download and verify (sha256)", key="fetch_" + chosen):
             with guard("Download failed"), st.spinner("Downloading…"):
                 data.fetch(chosen, data_dir)

@@ -26,6 +26,7 @@ def test_reproduce_page_without_data_says_how_to_get_it(demo_env):
     at = open_page("pages/reproduce.py")
     info = " ".join(texts(at, "info"))
     assert "not available here" in info and "METAEVAL_DATA_DIR" in info and "fetch --dataset summeval" in info
+    assert "python -m metaeval_core" not in info  # the system Python has no numpy: the command of this install
     from metaeval_core.analyses.reproduce import PUBLISHED
 
     assert at.metric[0].value == f"0 of {len(PUBLISHED)}"  # nothing reproduced, out of every published number
