@@ -7,7 +7,11 @@ file, so ``run.sh`` finds the pinned requirements installed and only installs th
 'not available' with the command-line remedies, a ``fetch`` with no server, the dashboard on the demo (its health
 endpoint), and a ``fetch`` of one small dataset from a mirror served on 127.0.0.1 (built in a temporary folder
 from the real-data mirror's files) into the default ``data/cache/``, after which the dataset is available and
-the real-data tests run on it.
+the real-data tests run on it (those are marked slow).
+
+Not slow: every ``console`` block's commands run and their printed output is compared with the README's, every
+Python example runs and prints what the ``text`` block after it shows (on real data: skipped without it), and
+the Configuration table is one table naming every ``METAEVAL_*`` variable the code reads.
 """
 
 from __future__ import annotations
@@ -28,8 +32,6 @@ import pytest
 
 from tests.conftest import mirror_dir
 from tests.localhttp import serve, wait_for_health
-
-pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[1]
 SMALL = "summeval-naacl2022"  # one 67 kB file
@@ -105,6 +107,7 @@ def test_readme_examples_use_the_command_that_works_after_the_set_up():
             assert shlex.split(command, comments=True)[1] in known, command
 
 
+@pytest.mark.slow
 def test_a_bare_clone_follows_the_readme(clone):
     # The set-up: run.sh creates nothing new here but installs the project, which gives the `metaeval` command.
     setup = sh(clone, "bash run.sh cli datasets")
@@ -138,6 +141,7 @@ def test_a_bare_clone_follows_the_readme(clone):
     assert not (clone / "data" / "cache").exists()
 
 
+@pytest.mark.slow
 def test_the_dashboard_starts_on_the_demo_in_a_bare_clone(clone):
     port = _free_port()
     with open(clone.parent / "app.log", "w") as log:
@@ -175,6 +179,7 @@ def local_mirror(tmp_path):
         yield base
 
 
+@pytest.mark.slow
 def test_fetch_from_a_local_mirror_into_the_default_folder_then_the_real_data_tests_run(clone, local_mirror):
     fetch = _quick(".venv/bin/metaeval fetch --dataset").replace("--dataset summeval", f"--dataset {SMALL}")
     fetched = sh(clone, fetch, METAEVAL_DATA_BASE_URL=local_mirror)
@@ -200,3 +205,87 @@ def test_fetch_from_a_local_mirror_into_the_default_folder_then_the_real_data_te
     assert "no real data" not in run.stdout
     assert "needs summeval, not in the data directory" in run.stdout
     assert "`metaeval fetch --dataset summeval`" in run.stdout
+
+
+# -- the README's examples print what it shows -------------------------------------------------------------
+def _readme() -> str:
+    return (REPO / "README.md").read_text(encoding="utf-8")
+
+
+def console_examples() -> list[tuple[str, list[str]]]:
+    """(command, the output lines shown under it) for every `$ metaeval ...` line of the console blocks."""
+    examples = []
+    for block in re.findall(r"```console\n(.*?)```", _readme(), flags=re.S):
+        for chunk in re.split(r"^(?=\$ )", block, flags=re.M):
+            if chunk.startswith("$ "):
+                command, *output = chunk.rstrip("\n").split("\n")
+                examples.append((command[2:], output))
+    return examples
+
+
+def test_the_readme_has_console_examples_with_output():
+    assert sum(1 for _, output in console_examples() if output) >= 2
+
+
+@pytest.mark.parametrize("command, shown", console_examples(), ids=[c for c, _ in console_examples()])
+def test_every_readme_command_prints_what_the_readme_shows(command, shown, capsys, monkeypatch, tmp_path):
+    from metaeval_core.cli.main import main
+
+    argv = shlex.split(command, comments=True)
+    assert argv[0] == "metaeval"
+    monkeypatch.setenv("COLUMNS", str(COLUMNS))
+    monkeypatch.chdir(tmp_path)
+    # The own-data example's file: long layout, as the README describes it.
+    rows = ["system,input,measure,score"] + [f"s{i},{j},{m},{(i * 7 + j * 3 + k * 5) % 11}" for i in range(4)
+                                             for j in range(6) for k, m in enumerate(("human.quality", "bleu",
+                                                                                      "comet"))]
+    (tmp_path / "my_scores.csv").write_text("\n".join(rows) + "\n")
+    code = main(argv[1:])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    if shown:  # compared line by line, exactly
+        assert out.rstrip("\n").split("\n") == shown
+
+
+def python_examples() -> list[tuple[str, str]]:
+    """(code, the printed output shown in the text block right after it)."""
+    return re.findall(r"```python\n(.*?)```\n\n```text\n(.*?)```", _readme(), flags=re.S)
+
+
+def test_the_readme_has_python_examples_with_output():
+    assert len(python_examples()) >= 2
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("code, shown", python_examples(), ids=["scores", "judges"])
+def test_every_python_example_prints_what_the_readme_shows(code, shown, capsys, monkeypatch):
+    from tests.conftest import real_data_dir
+
+    directory = real_data_dir()
+    if directory is None:
+        pytest.skip("needs the real-data mirror (METAEVAL_DATA_DIR) for SummEval and LLMBar")
+    monkeypatch.setenv("METAEVAL_DATA_DIR", str(directory))
+    exec(compile(code, "README.md", "exec"), {})
+    assert capsys.readouterr().out == shown
+
+
+def test_the_configuration_table_is_one_table_naming_every_variable():
+    text = _readme()
+    body = text.split("\n## Configuration\n", 1)[1].split("\n## ", 1)[0].strip("\n").split("\n")
+    table = [i for i, line in enumerate(body) if line.startswith("|")]
+    assert table == list(range(table[0], table[-1] + 1)), "a paragraph breaks the Configuration table"
+    named = set(re.findall(r"`(METAEVAL_[A-Z_]+)`", "\n".join(body[i] for i in table)))
+    read = set()
+    for path in [*(REPO / "metaeval_core").rglob("*.py"), *(REPO / "metaeval_ui").rglob("*.py")]:
+        read |= set(re.findall(r"[\"'](METAEVAL_[A-Z_]+)[\"']", path.read_text(encoding="utf-8")))
+    assert read - named == set()
+
+
+def test_the_readme_is_what_a_user_needs():
+    """Reference material lives in docs/ (linked), not in the README: no benchmark tables, under 260 lines."""
+    text = _readme()
+    assert len(text.splitlines()) < 260 and "## Speed" not in text
+    for doc in ("docs/methods.md", "docs/data.md", "docs/cli.md", "docs/speed.md"):
+        assert f"]({doc})" in text and (REPO / doc).is_file()
+    for dataset in ("wmt22-zhen", "pandalm", "llmbar", "hanna"):
+        assert f"`{dataset}`" in text

@@ -621,7 +621,13 @@ def cmd_compare(args: argparse.Namespace) -> None:
     )
     # Every row names the test that made it (the default depends on the data).
     records = [{**r, "test": table.method} for r in table.to_records()]
-    emit(args, records, columns=["x", "y", "delta", "pvalue", "significant", "significant_corrected", "test"])
+    if args.json:
+        emit(args, records)
+        return
+    say(f"does x correlate better with {args.human} than y? {args.level}-level {args.coefficient}, test "
+        f"{table.method} ({args.n_resamples} resamples, seed {args.seed}), alternative {args.alternative}, "
+        f"alpha {args.alpha:g}, {args.correction} correction per {args.family}; delta = r(x) - r(y)")
+    emit(args, records, columns=["x", "y", "delta", "pvalue", "significant", "significant_corrected"])
 
 
 def cmd_delta(args: argparse.Namespace) -> None:
