@@ -5,7 +5,7 @@ import time
 import streamlit as st
 
 from metaeval_core.stats.resampling import CI_METHODS
-from metaeval_core.stats.significance import TEST_METHODS
+from metaeval_core.stats.significance import methods_for
 from metaeval_ui import data, exports, state, widgets
 from metaeval_ui.data import analyses as da
 from metaeval_ui.figures import analyses as fa
@@ -125,8 +125,7 @@ with tab_power:
         format_func=lambda d: "ROUGE-1 on k% of the tokens" if d == "tokens" else "X + noise (sd × k)"))
     if reason:
         st.caption(escape_markdown(f"Token sampling unavailable: {reason}."))
-    allowed = [t for t in TEST_METHODS
-               if not (t == "williams" and (level == "input" or coefficient not in widgets.CORRELATIONS))]
+    allowed = list(methods_for(level, coefficient))
     key = state.prepare("sim_tests", options=allowed, multi=True,
                         fallback=[t for t in ("perm-both", "boot-both", "williams") if t in allowed])
     tests = tuple(state.commit("sim_tests", st.multiselect("Tests", allowed, key=key, format_func=widgets.upper,

@@ -191,3 +191,17 @@ def test_default_test_follows_the_data(tmp_path, capsys):
     assert {r["test"] for r in json.loads(capsys.readouterr().out)} == {"perm-both"}
     assert main([*base, "--level", "input"]) in (0, None)
     assert {r["test"] for r in json.loads(capsys.readouterr().out)} == {"perm-both"}
+
+
+def test_power_simulation_offers_the_wmt_test_at_the_system_level_only():
+    from metaeval_core.analyses.simulations.power import power_curve
+    from metaeval_core.data.synthetic import SyntheticSpec, synthetic_dataset
+
+    ds = synthetic_dataset(SyntheticSpec(n_systems=8, n_judged=12, n_unjudged=0, n_annotators=2))
+    metric, human = ds.metric_measures[0], ds.human_measures[0]
+    with pytest.raises(ValueError, match="tests: method 'wmt-perm-sys' swaps system-level scores"):
+        power_curve(ds, metric, human, level="input", coefficient="kendall", tests=[WMT_SYSTEM_TEST],
+                    ks=[0.5], n_trials=2, n_resamples=20, degrade="noise", rng=0)
+    result = power_curve(ds, metric, human, level="system", coefficient="pearson", tests=[WMT_SYSTEM_TEST],
+                         ks=[0.5], n_trials=3, n_resamples=20, degrade="noise", rng=0)
+    assert result.to_records()[0]["test"] == WMT_SYSTEM_TEST

@@ -23,7 +23,7 @@ from metaeval_core._checks import (
 from metaeval_core.stats.coefficients import Coefficient, validate_coefficient, require_point_coefficient
 from metaeval_core.stats.correlation import Level, correlate_matrices, validate_level
 from metaeval_core.data.dataset import Dataset
-from metaeval_core.stats.significance import TEST_METHODS, TestMethod, compare_metrics
+from metaeval_core.stats.significance import TEST_METHODS, TestMethod, compare_metrics, method_problem
 from metaeval_core.data.texts import SummaryTexts
 from metaeval_core.analyses.simulations._common import _Trials, _binomial_se, _check_names, _dataset_matrices, _num, _root_entropy, _stream
 from metaeval_core.analyses.simulations.rouge import Rouge1Counts, rouge1_variant
@@ -228,6 +228,9 @@ def _power_curve_iv(dataset, metric, human, level, coefficient, tests, ks, n_tri
     if "williams" in tests and level == "input":
         raise ValueError("tests must not include 'williams' at the input level (it is defined at the system "
                          "and global levels only, docs/methods.md sec. 3)")
+    for test in tests:
+        if test != "williams" and method_problem(test, level, coefficient):
+            raise ValueError(f"tests: {method_problem(test, level, coefficient)}")
     ks = _check_ks(ks, degrade)
     n_trials = check_int(n_trials, "n_trials")
     n_resamples = check_int(n_resamples, "n_resamples")
