@@ -294,10 +294,12 @@ def unavailable_message(info) -> str:
     """'dataset X is not available: what is missing; the command-line remedies' (no Python function names)."""
     from metaeval_core.data.registry import DATA_DIR_ENV, missing_files_text
 
-    if info.data_dir is not None and not Path(info.data_dir).is_dir():  # not '9 of 9 files missing'
-        return (f"dataset {info.id!r} is not available: its data folder {info.data_dir} does not exist (set by "
-                f"--data-dir, else {DATA_DIR_ENV}); check the spelling, or download the files into it with "
-                f"`metaeval fetch --dataset {info.id}`")
+    # A folder the user named that is not there (a misspelling?), not '9 of 9 files missing'. The default folder
+    # (data/cache/) not existing yet is the normal state before the first fetch; --data-dir is checked earlier.
+    if os.environ.get(DATA_DIR_ENV) and info.data_dir is not None and not Path(info.data_dir).is_dir():
+        return (f"dataset {info.id!r} is not available: its data folder {info.data_dir} ({DATA_DIR_ENV}) does not "
+                f"exist; check the spelling, or download the files into it with `metaeval fetch --dataset "
+                f"{info.id}` (or add --download to this command)")
     what = missing_files_text(info.files, info.missing, info.data_dir)
     if info.downloadable:
         fix = (f"download them with `metaeval fetch --dataset {info.id}` (or add --download to this command), "
@@ -845,6 +847,9 @@ def _one_metric(text: str) -> str:
 
 def main(argv: Sequence[str] | None = None, *, prog: str = "metaeval") -> int:
     parser = build_parser(prog)
+    if not (sys.argv[1:] if argv is None else list(argv)):  # bare `metaeval`: the commands, not an error line
+        sys.stdout.write(parser.format_help())
+        return EXIT_USAGE
     # Streamlit's own options follow `app` (argparse's REMAINDER does not take a leading --option).
     args, extra = parser.parse_known_args(argv)
     if extra and args.command != "app":

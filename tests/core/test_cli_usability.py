@@ -260,3 +260,18 @@ def test_reproduce_exits_1_only_on_a_real_mismatch(capsys, monkeypatch):
     assert "✓" in out and "✗" in out and "~" in out and out.count("why not") == 1
     monkeypatch.setattr(module, "reproduce", lambda load, datasets=None: rows[:2])
     assert run(capsys, "reproduce")[0] == 0  # 'not reproducible' is not a failure
+
+
+def test_bare_metaeval_lists_the_commands(capsys):
+    code, out, _ = run(capsys)
+    assert code == 2 and "correlate" in out and "judges" in out and out.startswith("usage:")
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("view", ["table", "leaderboard", "bias", "systems", "describe"])
+def test_judges_views_fit_80_columns(capsys, monkeypatch, data_dir, view):
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, err = run(capsys, "judges", "--dataset", "pandalm", "--data-dir", str(data_dir), "--view", view,
+                         "--n-resamples", "50")
+    assert code == 0, err
+    assert not [line for line in (out + err).splitlines() if len(line) > 80]

@@ -153,7 +153,7 @@ def test_cli_correlate_prints_epsilon(capsys):
     rows = json.loads(capsys.readouterr().out)
     assert all(r["epsilon"] is not None and r["epsilon"] >= 0 for r in rows)
     assert main(argv) == 0
-    assert "epsilon" in capsys.readouterr().out.splitlines()[0]
+    assert "epsilon" in capsys.readouterr().out.splitlines()[1]  # after the heading line
     assert main(argv[:-2] + ["--coefficient", "kendall", "--json"]) == 0
     assert all(r["epsilon"] is None for r in json.loads(capsys.readouterr().out))
 
