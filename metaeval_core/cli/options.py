@@ -135,7 +135,7 @@ def flag_message(message: str, flags: Mapping[str, str]) -> str:
     text = re.sub(r"\b([a-z]+(?:_[a-z]+)+)=\[\.\.\.\]", lambda m: f"{flag(m.group(1)) or m.group(1)} NAME[,NAME...]"
                   if flag(m.group(1)) else m.group(0), message)
     text = re.sub(r"\b([a-z]+(?:_[a-z]+)+)\b", replace, text)
-    text = re.sub(r"^([a-z]+)\b(?= must| should| is not| needs)", replace, text)
+    text = re.sub(r"^([a-z]+)\b(?= must| should| is not| needs|:)", replace, text)
     text = text.replace(" URL or None;", " URL;")  # None is the Python default, not something to type
     got = re.search(r"confidence.level.*must lie strictly between 0 and 1; got ([0-9.]+)", message)
     if got and 1 < float(got.group(1)) < 100:

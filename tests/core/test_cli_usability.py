@@ -151,6 +151,8 @@ def test_flag_message_is_the_one_translation():
     assert options.flag_message("alpha must lie in (0, 1); got 5", flags) == "--alpha must lie in (0, 1); got 5"
     assert options.flag_message("the system level is empty", flags) == "the system level is empty"
     assert options.flag_message("rng must be an integer", flags) == "--seed must be an integer"
+    assert options.flag_message("baseline: unknown system 'S00'", {"baseline": "--baseline"}).startswith(
+        "--baseline: unknown")
 
 
 # -- datasets by name --------------------------------------------------------------------------------------
@@ -210,6 +212,18 @@ DEMO_COMMANDS = [
      "--n-resamples", "50"],
     ["clusters", "--dataset", "demo", "--human", "human.quality", "--metrics", "metric.good,metric.weak",
      "--n-resamples", "50"],
+    ["pairwise-f1", "--dataset", "demo", "--human", "human.quality", "--metrics", "metric.good,metric.weak",
+     "--n-resamples", "50"],
+    ["high-range", "--dataset", "demo", "--metrics", "metric.good,metric.weak", "--baseline", "S01"],
+    ["plan", "--dataset", "demo", "--human", "human.quality", "--metrics", "metric.good", "--n-resamples", "50",
+     "--target-width", "0.5"],
+    ["influence", "--dataset", "demo", "--human", "human.quality", "--metrics", "metric.good"],
+    ["coverage", "--dataset", "demo", "--human", "human.quality", "--metrics", "metric.good", "--trials", "3",
+     "--n-resamples", "50"],
+    ["power", "--dataset", "demo", "--human", "human.quality", "--metrics", "metric.good", "--trials", "2",
+     "--n-resamples", "50"],
+    ["average", "--task", "demo:human.quality", "--task", "demo:human.quality:input", "--metrics",
+     "metric.good,metric.weak", "--n-resamples", "50"],
 ]
 
 
