@@ -289,3 +289,17 @@ def test_judges_views_fit_80_columns(capsys, monkeypatch, data_dir, view):
                          "--n-resamples", "50")
     assert code == 0, err
     assert not [line for line in (out + err).splitlines() if len(line) > 80]
+
+
+@pytest.mark.realdata
+def test_hanna_counts_agree_between_datasets_describe_and_the_readme(capsys, data_dir):
+    """HANNA: 10 models by default + the human-written stories ('10 + 1'), in `datasets`, `describe`, the
+    registry's title and the README (was 11 in `datasets`, 10 elsewhere)."""
+    code, out, _ = run(capsys, "datasets", "--data-dir", str(data_dir), "--json")
+    row = next(r for r in json.loads(out) if r["id"] == "hanna")
+    assert (row["systems"], row["systems_all"]) == (10, 11)
+    code, out, _ = run(capsys, "datasets", "--data-dir", str(data_dir))
+    assert any(line.split()[:3] == ["hanna", "available", "10"] and "10 + 1" in line for line in out.splitlines())
+    code, out, _ = run(capsys, "describe", "--dataset", "hanna", "--data-dir", str(data_dir))
+    assert "systems: 10;" in out and "10 models + Human" in " ".join(out.split())
+    assert "| `hanna` |" in (ROOT / "README.md").read_text() and "10 models (+ `Human`" in (ROOT / "README.md").read_text()
