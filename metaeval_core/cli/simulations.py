@@ -63,8 +63,14 @@ def cmd_power(args: argparse.Namespace) -> None:
     from metaeval_core.analyses.simulations import power_curve
     from metaeval_core.data.texts import load_texts
 
+    from metaeval_core.data.texts import texts_available
+
     cli = _cli()
     degrade = _degrade(args)
+    if degrade == "tokens" and not texts_available(args.dataset, data_dir=cli.data_dir(args)):
+        # Before loading: the missing texts are the problem to name, not the metric a ROUGE-1 run would need.
+        raise cli.CLIError(f"--degrade tokens needs the summaries' texts, which {args.dataset!r} does not have "
+                           "here; use --degrade noise (or auto)")
     dataset = cli.load(args)
     texts = load_texts(args.dataset, data_dir=cli.data_dir(args)) if degrade == "tokens" else None
     ks = cli.number_list(args.k or (TOKEN_KS if degrade == "tokens" else NOISE_KS), "k")
