@@ -13,9 +13,17 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 GIB = 2**30
 
+# The peak is the child's own VmHWM: ru_maxrss survives exec, so a child forked from a pytest process that has
+# grown to 600 MB would report the parent's high-water mark instead of its own.
 _PRELUDE = """
 import json, resource, sys, time
 resource.setrlimit(resource.RLIMIT_AS, ({cap}, {cap}))
+def _peak_mb():
+    with open('/proc/self/status') as status:
+        for line in status:
+            if line.startswith('VmHWM:'):
+                return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 """
 
 
@@ -26,7 +34,7 @@ def run_capped(code: str, *, cap: int = GIB, timeout: float = 120.0) -> dict:
     A child that fails (MemoryError included) raises AssertionError with its stderr."""
     script = _PRELUDE.format(cap=int(cap)) + "_start = time.perf_counter()\n" + textwrap.dedent(code) + (
         "\nresult['seconds'] = time.perf_counter() - _start"
-        "\nresult['peak_mb'] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024"
+        "\nresult['peak_mb'] = _peak_mb()"
         "\nprint('RESULT ' + json.dumps(result))\n")
     # pyarrow's default allocator (mimalloc) reserves about a GB of address space it never touches: the system
     # allocator keeps the cap meaningful

@@ -302,7 +302,7 @@ from metaeval_core.stats.exact import integer_grid
 rng = np.random.default_rng(0)
 scores = rng.integers(3, 16, (2000, 10000)) / 3.0  # means of 3 ratings over 20M cells (160 MB)
 scores[rng.random(scores.shape) < 0.01] = np.nan
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+before = _peak_mb()  # this process's own high-water mark (tests/core/capped.py)
 grid = integer_grid(Measure("h", "human", scores))
 result = {"denominator": grid.denominator, "before_mb": before}
 """
