@@ -605,7 +605,7 @@ def test_cli_power_json_noise_fallback(capsys):
 
 
 def test_cli_errors_are_one_line(capsys):
-    code, out, err = run_cli(capsys, "power", "--dataset", "demo", "--metric", "rouge-1.f1", "--human",
+    code, out, err = run_cli(capsys, "power", "--dataset", "demo", "--metric", "metric.good", "--human",
                              "human.quality", "--degrade", "tokens", "--trials", "1")
     assert code == 2 and err.startswith("error:") and len(err.strip().splitlines()) == 1 and "texts" in err
     code, _, err = run_cli(capsys, "power", "--dataset", "demo", "--metric", "metric.good", "--human",

@@ -59,7 +59,8 @@ def test_a_link_to_an_upload_from_another_session_explains_itself(demo_env):
     at = new_app({"dataset": "upload:0123456789ab"}).run()
     assert_clean(at)
     assert at.sidebar.selectbox(key="w:dataset").value == "demo"
-    assert any("upload it again" in c.value for c in at.caption)
+    # a warning at the top of the page (issue 24): the numbers below are another dataset's
+    assert any("upload the file again" in w.value.lower() for w in at.warning)
 
 
 def test_an_upload_shows_the_data_check_before_the_numbers(demo_env):
