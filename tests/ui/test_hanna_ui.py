@@ -10,7 +10,9 @@ import pytest
 
 from tests.ui.ui_helpers import REPO, assert_clean, new_app
 
-PAGE_FILES = sorted(re.findall(r'\("(pages/[a-z_]+\.py)"', (REPO / "app.py").read_text(encoding="utf-8")))
+# The score pages; the LLM-judge pages pick a pairwise dataset of their own (tests/ui/test_judges_pages.py).
+PAGE_FILES = sorted(p for p in re.findall(r'\("(pages/[a-z_]+\.py)"', (REPO / "app.py").read_text(encoding="utf-8"))
+                    if not p.startswith("pages/judges_"))
 
 
 def open_hanna(page: str | None = None, query: dict | None = None):
