@@ -45,6 +45,7 @@ else:
         st.markdown(jx.order_sentence(per_order))
         exports.chart(jf.interval_dots(jt.per_order_dots(per_order), x_title=jx.STATISTICS[conv.statistic]),
                       key="judges_orders", name=f"judges-orders_{where}", title="Accuracy per presentation order")
+        st.dataframe(jt.per_order_view(per_order), hide_index=True, width="stretch")
         exports.table_download(per_order, f"judges-orders_{where}", label="Download per order (CSV)",
                                title="Agreement per presentation order")
 

@@ -175,3 +175,13 @@ VIEWS = {  # the columns each judges table shows on screen
     "subsets": {"subset": "subset", "judge": "judge", "estimate [interval]": ("estimate", "low", "high"),
                 "items": "n_items", "p vs chance (corrected)": "chance_pvalue_corrected"},
 }
+
+
+def per_order_view(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per judge: agreement with the original order, the swapped order and right in both (with intervals)."""
+    names = {"original": "A shown first", "swapped": "B shown first", "both": "right in both orders"}
+    rows = {}
+    for record in frame.to_dict("records"):
+        row = rows.setdefault(record["judge"], {"judge": record["judge"]})
+        row[names.get(record["order"], record["order"])] = _span(record["estimate"], record["low"], record["high"])
+    return pd.DataFrame(list(rows.values())).fillna(DASH)

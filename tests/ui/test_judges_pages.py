@@ -124,6 +124,11 @@ def test_a_verdict_upload_runs_every_judges_page(demo_env):
     assert f"Most consistent across the two orders: **{most}**" in said.replace("\\", "")
     assert "first-judge" in bold(said), "the strongest first-position preference is named"
     assert {"judges_position", "judges_orders", "judges_length"} <= set(plotly_specs(at))
+    orders = table(at, "A shown first", "B shown first", "right in both orders")
+    named = bold(next(m.value for m in at.markdown if plain(m.value).startswith("Largest change between orders")))
+    moved = orders.set_index("judge").apply(lambda r: abs(lead(pd.Series([r["A shown first"]])).iloc[0]
+                                                          - lead(pd.Series([r["B shown first"]])).iloc[0]), axis=1)
+    assert named[0] == moved.idxmax()
 
     at.switch_page(SYSTEMS).run()
     assert_clean(at)
