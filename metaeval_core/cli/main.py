@@ -626,9 +626,9 @@ def cmd_compare(args: argparse.Namespace) -> None:
     if args.json:
         emit(args, records)
         return
-    say(f"does x correlate better with {args.human} than y? {args.level}-level {args.coefficient}, test "
-        f"{table.method} ({args.n_resamples} resamples, seed {args.seed}), alternative {args.alternative}, "
-        f"alpha {args.alpha:g}, {args.correction} correction per {args.family}; delta = r(x) - r(y)")
+    say(f"x better than y with {args.human}? delta = r(x) - r(y), {args.level}-level {args.coefficient}; "
+        f"{table.method} test ({args.n_resamples} resamples, seed {args.seed}, {args.alternative}), "
+        f"{args.correction} per {args.family} at alpha {args.alpha:g}")
     emit(args, records, columns=["x", "y", "delta", "pvalue", "significant", "significant_corrected"])
 
 
