@@ -26,6 +26,12 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
     return code, captured.out, captured.err
 
 
+def fresh_python(code: str) -> subprocess.CompletedProcess:
+    """``code`` in a new interpreter that sees only this checkout (nothing imported before it)."""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, timeout=300)
+
+
 def test_light_choices_equal_the_core_constants():
     """metaeval_core.cli.options mirrors the core's Literal types so --help needs no numpy; they must agree."""
     from metaeval_core._checks import MAX_RESAMPLES, MIN_RESAMPLES
@@ -55,8 +61,7 @@ def test_help_imports_no_heavy_library():
             "    except SystemExit: pass\n"
             "heavy = sorted(m for m in ('numpy', 'scipy', 'pandas', 'pyarrow') if m in sys.modules)\n"
             "print('HEAVY', heavy, file=sys.stderr)")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
-                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, timeout=120)
+    done = fresh_python(code)
     assert "HEAVY []" in done.stderr, done.stderr[-2000:]
 
 
@@ -313,6 +318,5 @@ def test_the_package_re_exports_lazily_and_completely():
             "missing = [n for n in me.__all__ if getattr(me, n, None) is None]\n"
             "ns = {}; exec('from metaeval_core import *', ns)\n"
             "print(light, missing, sorted(set(me.__all__) - set(ns)))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
-                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, timeout=300)
+    done = fresh_python(code)
     assert done.stdout.split("\n")[0] == "True [] []", done.stderr[-2000:]
