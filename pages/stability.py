@@ -38,6 +38,7 @@ jobs = [(m, "judged") for m in measures] + [(m, "all") for m in ctx.metrics if "
 frames = []
 bar = st.progress(0.0, text="Resampling…")
 with guard("Could not compute the stability curves"), st.spinner(f"{len(jobs)} curves, {k:,} resamples per size…"):
+    dp.check_stability_size(ds, jobs, systems, k)
     for done, (measure, pool) in enumerate(jobs, start=1):
         frames.append(dp.stability_curve(ds, ctx.key, measure, pool, systems, k, seed))
         bar.progress(done / len(jobs), text=f"{done} of {len(jobs)} curves")

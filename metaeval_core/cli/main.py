@@ -665,13 +665,19 @@ def cmd_delta(args: argparse.Namespace) -> None:
 
 
 def cmd_stability(args: argparse.Namespace) -> None:
-    from metaeval_core.stats.stability import ranking_stability
+    from metaeval_core.stats.stability import MAX_STABILITY_SECONDS, estimated_stability_seconds, ranking_stability
 
     import numpy as np
 
     ds = load(args).select_systems(args.systems)
     measures = split_list(args.measures, "measures")
     sizes = number_list(args.sizes, "sizes", integers=True)
+    seconds = len(measures) * estimated_stability_seconds(ds.n_systems, sizes, n_resamples=args.n_resamples)
+    if seconds > MAX_STABILITY_SECONDS:
+        raise CLIError(
+            f"{len(measures)} measure(s) x {len(sizes)} sizes (up to {max(sizes):,} inputs) x {args.n_resamples:,} "
+            f"resamples on {ds.n_systems:,} systems would take about {seconds / 60:.0f} min here (the limit is "
+            f"{MAX_STABILITY_SECONDS / 60:.0f} min): use fewer --measures, --sizes or --n-resamples, or --systems")
     rng = np.random.default_rng(args.seed)
     rows = []
     for measure in measures:

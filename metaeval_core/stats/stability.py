@@ -16,7 +16,7 @@ from typing import Sequence
 import numpy as np
 
 from metaeval_core._checks import RngLike, as_generator, check_choice, check_int
-from metaeval_core.stats.coefficients import kendall
+from metaeval_core.stats.coefficients import kendall, pair_kernel_fits
 from metaeval_core.data.dataset import Dataset, Pool, POOLS
 from metaeval_core.stats.pairs import _default_batch, _index_dtype, resampled_means
 from metaeval_core.stats.exact import exact_matrix
@@ -145,6 +145,37 @@ def ranking_stability(
     )
 
 
+# Rough seconds on the shared 2-core machine: per resampled cell (two samples of m inputs per system), and per
+# Kendall tau (the pair kernel up to 150 systems, scipy per resample beyond): 2,000 systems x 20 inputs, 11 sizes
+# x 50 resamples took 1.1 s (1.5 s estimated), 150 x 500, 19 sizes x 200 resamples 3.0 s (3.3 s). Used to refuse
+# curves that would run for minutes, not a promise.
+_STABILITY_SECONDS_PER_CELL = 4e-9
+_STABILITY_SECONDS_PER_PAIR = 5e-8
+_STABILITY_SECONDS_PER_SCIPY_TAU = 5e-4
+_STABILITY_SECONDS_PER_SCIPY_SYSTEM = 1e-6
+# The command line refuses a run estimated above this (the dashboard's limit is lower, see metaeval_ui.data.pairs).
+MAX_STABILITY_SECONDS = 300.0
+
+
+def estimated_stability_seconds(n_systems: int, sizes: Sequence[int], *, n_resamples: int) -> float:
+    """Rough seconds :func:`ranking_stability` takes for one measure on this project's machine.
+
+    Every resample of every size computes two sets of system means (``2 N m`` cells) and one Kendall tau
+    over ``N`` systems (O(N^2) pairs up to 150 systems, scipy's O(N log N) per resample beyond).
+
+    References: docs/methods.md sec. 5.3.
+    """
+    n_systems = check_int(n_systems, "n_systems")
+    n_resamples = check_int(n_resamples, "n_resamples")
+    size_array = _validate_sizes(sizes)
+    if pair_kernel_fits(n_systems):
+        per_tau = _STABILITY_SECONDS_PER_PAIR * n_systems * (n_systems - 1) / 2
+    else:
+        per_tau = _STABILITY_SECONDS_PER_SCIPY_TAU + _STABILITY_SECONDS_PER_SCIPY_SYSTEM * n_systems
+    cells = 2 * n_systems * float(size_array.sum())
+    return n_resamples * (size_array.size * per_tau + cells * _STABILITY_SECONDS_PER_CELL)
+
+
 def default_sizes(n_inputs: int, *, pool: Pool, n_points: int = 19) -> np.ndarray:
     """Sample sizes for a stability curve.
 
@@ -191,9 +222,7 @@ def dataset_ranking_stability(
     ----------
     docs/methods.md sec. 5; NAACL 2022 Fig. 3.
     """
-    check_choice(pool, "pool", POOLS)
-    subset = dataset.select_systems(systems)
-    effective = "judged" if subset.measure(measure).kind == "human" else pool
+    subset, effective = _effective_pool(dataset, measure, pool, systems)
     # Rankings only: a human measure's integer grid keeps its exact ties (docs/methods.md sec. 15).
     matrix = exact_matrix(subset, measure, pool=effective)
     if sizes is None:
@@ -201,6 +230,27 @@ def dataset_ranking_stability(
     return ranking_stability(
         matrix, sizes=sizes, n_resamples=n_resamples, rng=rng, batch=batch, measure=measure, pool=effective
     )
+
+
+def dataset_stability_seconds(dataset: Dataset, measure: str, *, pool: Pool = "judged",
+                              sizes: Sequence[int] | None = None, n_resamples: int = 1000,
+                              systems: str | None = None) -> float:
+    """:func:`estimated_stability_seconds` of :func:`dataset_ranking_stability` with the same arguments.
+
+    References: docs/methods.md sec. 5.3.
+    """
+    subset, effective = _effective_pool(dataset, measure, pool, systems)
+    n_systems, n_inputs = subset.matrix(measure, pool=effective).shape
+    if sizes is None:
+        sizes = default_sizes(n_inputs, pool=effective)
+    return estimated_stability_seconds(n_systems, sizes, n_resamples=n_resamples)
+
+
+def _effective_pool(dataset: Dataset, measure: str, pool: Pool, systems: str | None) -> tuple[Dataset, Pool]:
+    """The system subset and the pool actually sampled (human measures: always the judged inputs)."""
+    check_choice(pool, "pool", POOLS)
+    subset = dataset.select_systems(systems)
+    return subset, "judged" if subset.measure(measure).kind == "human" else pool
 
 
 def _validate_matrix(matrix) -> np.ndarray:

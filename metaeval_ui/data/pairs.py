@@ -149,6 +149,24 @@ def decile_figure(_dataset: Dataset, key: DatasetKey, metric: str, human: str, p
 # -- ranking stability --------------------------------------------------------------------------------------
 
 
+# Curves estimated to take longer than this in all are refused with the reason, as the Significance page's tables.
+MAX_STABILITY_PAGE_SECONDS = 60.0
+
+
+def check_stability_size(_dataset: Dataset, jobs, systems: str, n_resamples: int) -> float:
+    """The page's estimated seconds for ``jobs`` ``(measure, pool)``; ValueError naming what to change beyond
+    :data:`MAX_STABILITY_PAGE_SECONDS`."""
+    seconds = sum(stability.dataset_stability_seconds(_dataset, measure, pool=pool, n_resamples=int(n_resamples),
+                                                      systems=_subset(systems)) for measure, pool in jobs)
+    if seconds > MAX_STABILITY_PAGE_SECONDS:
+        n_systems = _dataset.select_systems(_subset(systems)).n_systems
+        raise ValueError(
+            f"{len(jobs)} curves of ~19 sample sizes x {n_resamples:,} resamples on {n_systems:,} systems would take "
+            f"about {seconds / 60:.1f} min here (the page stops at {MAX_STABILITY_PAGE_SECONDS:.0f} s): use fewer "
+            "resamples, metrics or systems, or run metaeval stability on the command line")
+    return seconds
+
+
 @st.cache_data(max_entries=128, show_spinner=False)
 def stability_curve(_dataset: Dataset, key: DatasetKey, measure: str, pool: str, systems: str,
                     n_resamples: int, seed: int) -> pd.DataFrame:

@@ -150,3 +150,50 @@ def test_undefined_taus_are_counted():
     curve = ranking_stability(x, sizes=[3], n_resamples=20, rng=0)
     assert curve.n_defined[0] == 0 and np.isnan(curve.mean[0]) and np.isnan(curve.std[0])
     assert curve.rows()[0]["mean"] is None
+
+
+# -- up-front cost estimate and refusal (docs/methods.md sec. 5.3) --------------------------------------------
+
+
+def test_estimated_seconds_grow_with_the_work_and_refuse_the_2000_system_case():
+    from metaeval_core.stats.stability import MAX_STABILITY_SECONDS, estimated_stability_seconds
+
+    sizes = default_sizes(20, pool="judged")
+    small = estimated_stability_seconds(20, sizes, n_resamples=200)
+    assert 0 < small < 1
+    assert estimated_stability_seconds(20, sizes, n_resamples=400) == pytest.approx(2 * small)
+    assert estimated_stability_seconds(2000, sizes, n_resamples=200) > estimated_stability_seconds(150, sizes,
+                                                                                                   n_resamples=200)
+    # 2,000 systems x 20 inputs, k = 2,000 (the page's cap): ~22 s measured per 1,000 resamples per measure.
+    assert estimated_stability_seconds(2000, sizes, n_resamples=2000) > 30
+    assert 10 * estimated_stability_seconds(2000, sizes, n_resamples=2000) > MAX_STABILITY_SECONDS
+    with pytest.raises(ValueError, match="n_resamples"):
+        estimated_stability_seconds(20, sizes, n_resamples=0)
+
+
+def _wide_csv(path, n_sys: int, n_inp: int, metrics=("m1",)) -> str:
+    rng = np.random.default_rng(0)
+    lines = ["system,input,human," + ",".join(metrics)]
+    for s in range(n_sys):
+        for i in range(n_inp):
+            lines.append(f"s{s},i{i}," + ",".join(f"{v:.4f}" for v in rng.normal(size=len(metrics) + 1)))
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def test_cli_stability_refuses_a_run_of_minutes_up_front(tmp_path, capsys):
+    import time
+
+    from metaeval_core.cli.main import main
+
+    data = _wide_csv(tmp_path / "big.csv", 2000, 20, metrics=("m1", "m2", "m3"))
+    start = time.perf_counter()
+    code = main(["stability", "--dataset", data, "--measures", "m1,m2,m3", "--sizes", "10,12,14,16,18,20",
+                 "--n-resamples", "10000"])
+    err = capsys.readouterr().err
+    assert time.perf_counter() - start < 30  # refused before resampling (the run would take ~20 min)
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "min here" in err and "--n-resamples" in err and "--measures" in err
+    code = main(["stability", "--dataset", data, "--measures", "m1", "--sizes", "10,20", "--n-resamples", "20"])
+    assert code == 0, capsys.readouterr().err
+

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.core.test_stability import _wide_csv
+
 from ui_helpers import assert_clean, new_app, plotly_specs
 
 PAIRS, STABILITY, POOLS = "pages/pairs.py", "pages/stability.py", "pages/pools.py"
@@ -186,3 +188,13 @@ def test_overview_headline_equals_the_pairs_pages_20_percent_band(request, datas
     home, caption, (value, n_pairs) = _overview_then_pairs(dataset)
     assert home["rSYS-Δ, closest 20%"] == value
     assert f"the {n_pairs} pairs (" in caption
+
+
+def test_page_check_refuses_curves_beyond_a_minute(tmp_path):
+    from metaeval_core.data.registry import load_dataset
+    from metaeval_ui.data import pairs as dp
+
+    ds = load_dataset(_wide_csv(tmp_path / "big.csv", 2000, 20, metrics=("m1", "m2")))
+    assert dp.check_stability_size(ds, [("m1", "judged")], "", 50) < dp.MAX_STABILITY_PAGE_SECONDS
+    with pytest.raises(ValueError, match="page stops at 60 s.*fewer resamples"):
+        dp.check_stability_size(ds, [("m1", "judged"), ("m2", "judged")], "", 2000)
