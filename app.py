@@ -58,9 +58,10 @@ SECTIONS = {
 sections: dict[str, list] = {name: [] for name in SECTIONS}
 for k, (file, title, icon, url) in enumerate(PAGES):
     section = next((name for name, urls in SECTIONS.items() if url in urls), next(iter(SECTIONS)))
-    sections[section].append(st.Page(file, title=title, icon=icon, url_path=url, default=(k == 0)))
-# The Overview is served at "/"; "/overview" (a natural deep link, and the page's name) is a hidden alias of it,
-# since Streamlit serves the default page at the root only and would answer "/overview" with "Page not found".
-sections[next(iter(SECTIONS))].append(st.Page(PAGES[0][0], title=PAGES[0][1], icon=PAGES[0][2], url_path="overview",
-                                              visibility="hidden"))
+    # The default page is served at "/" only (Streamlit answers its own url path with "Page not found").
+    sections[section].append(st.Page(file, title=title, icon=icon, url_path="" if k == 0 else url, default=(k == 0)))
+# So the Overview's url path ("/home") and its name ("/overview", a natural deep link) are hidden aliases of it.
+for file, alias in ((PAGES[0][0], PAGES[0][3]), ("pages/overview.py", "overview")):
+    sections[next(iter(SECTIONS))].append(st.Page(file, title=PAGES[0][1], icon=PAGES[0][2], url_path=alias,
+                                                  visibility="hidden"))
 st.navigation({name: pages for name, pages in sections.items() if pages}).run()

@@ -294,3 +294,51 @@ def chance_groups(rows: pd.DataFrame) -> pd.DataFrame:
         out.append({"metrics": names, "label": label, **values,
                     "n_resamples": int(max(np.nan_to_num(_float(m.get("n_resamples"))) for m in members))})
     return pd.DataFrame(out, columns=columns)
+
+
+# -- display ------------------------------------------------------------------------------------------------
+
+
+def _cell_text(value: object, number_format: str | None) -> str:
+    if value is None or (not isinstance(value, str) and pd.isna(value)):
+        return ""
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, (int, np.integer)) or (isinstance(value, (float, np.floating)) and float(value).is_integer()
+                                                 and number_format is None):
+        return f"{int(value):,}" if abs(int(value)) >= 10_000 else str(int(value))
+    if isinstance(value, (float, np.floating)):
+        if number_format and number_format.startswith("%"):
+            return number_format % float(value)
+        return f"{float(value):.4g}"
+    return str(value)
+
+
+def without_missing(frame: pd.DataFrame, column_config: dict | None = None) -> tuple[pd.DataFrame, dict]:
+    """``frame`` and its ``st.dataframe`` column config with no missing cell left to draw.
+
+    Streamlit draws every missing value (None, NaN, <NA>) of a dataframe as a grey "None", which a reader takes for
+    a Python leak ("n: None" on the human-ceiling rows). So a column missing everywhere is left out (it says
+    nothing), and a column missing somewhere becomes right-aligned text: its numbers written with the column's
+    printf format (``NumberColumn(format="%.4f")``; integers as integers), its missing cells empty. Columns without
+    a missing cell are untouched (they keep sorting as numbers). ``column_config`` is a dict of Streamlit column
+    configs (plain dicts), returned adjusted.
+    """
+    config = dict(column_config or {})
+    out = frame.copy()
+    for column in frame.columns:
+        missing = frame[column].isna()
+        if (missing | frame[column].astype(object).eq("")).all():  # nothing in it: no column
+            out = out.drop(columns=[column])
+            config.pop(column, None)
+            continue
+        if not missing.any():
+            continue
+        given = config.get(column) or {}
+        number_format = (given.get("type_config") or {}).get("format") if isinstance(given, dict) else None
+        out[column] = [_cell_text(v, number_format) for v in frame[column]]
+        if isinstance(given, dict) and given:
+            config[column] = {**given, "alignment": "right", "type_config": {"type": "text"}}
+        else:
+            config[column] = {"label": str(column), "alignment": "right", "type_config": {"type": "text"}}
+    return out, config

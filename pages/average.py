@@ -8,6 +8,7 @@ from metaeval_ui import exports, figures, state, widgets
 from metaeval_ui.data import average as du
 from metaeval_ui.errors import escape_markdown, guard
 from metaeval_ui.widgets import analyses as wa
+from metaeval_ui.widgets import frames
 
 st.title("Overall average")
 ctx = widgets.sidebar(human=False)
@@ -85,13 +86,15 @@ if len(result.tasks) == 1:
 
 frame = du.rows_frame(result)
 st.subheader("Averages, clusters and each task's value")
-st.dataframe(frame, hide_index=True, width="stretch", column_config={
+frames.dataframe(frame, hide_index=True, width="stretch", column_config={
     "cluster": st.column_config.NumberColumn("cluster", help="1 = best; metrics in one cluster are not "
                                                               "significantly different on the average"),
     "average": st.column_config.NumberColumn("average", format="%.4f"),
     "low": st.column_config.NumberColumn("low", format="%.4f"),
     "high": st.column_config.NumberColumn("high", format="%.4f"),
-    **{t.label: st.column_config.NumberColumn(t.label, format="%.3f") for t in result.tasks}})
+    "metric": st.column_config.TextColumn("metric", pinned=True),
+    **{label: st.column_config.NumberColumn(short, format="%.3f", help=label)
+       for label, short in du.short_labels(result).items()}})
 exports.table_download(frame, name, title="Averages over tasks")
 with st.expander(f"Tasks ({len(result.tasks)}) and draw groups"):
     st.dataframe(du.tasks_frame(result), hide_index=True, width="stretch")

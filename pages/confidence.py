@@ -6,6 +6,7 @@ import streamlit as st
 from metaeval_core.stats.resampling import CI_METHODS
 from metaeval_ui import data, exports, figures, state, text, widgets
 from metaeval_ui.errors import escape_markdown, guard
+from metaeval_ui.widgets import frames
 from metaeval_ui.widgets.progress import progress_callback
 
 st.title("Confidence intervals")
@@ -105,8 +106,8 @@ table = frame[["metric", "method", "estimate", "low", "high", "width", "n_define
 analytic = table["method"] == "FISHER"  # no resampling: show no resample counts rather than "0 defined of 0"
 table["n_defined"] = table["n_defined"].astype("Int64").mask(analytic)
 table["n_resamples"] = table["n_resamples"].astype("Int64").mask(analytic)
-table["n"] = pd.to_numeric(table["n"]).astype("Int64")  # empty, not "None", on the human-ceiling rows
-st.dataframe(table, hide_index=True, width="stretch",
+table["n"] = pd.to_numeric(table["n"]).astype("Int64")  # empty on the human-ceiling rows
+frames.dataframe(table, hide_index=True, width="stretch",
              column_config={c: st.column_config.NumberColumn(c, format="%.4f")
                             for c in ("estimate", "low", "high", "width")}
              | {"n_defined": st.column_config.NumberColumn("defined resamples", help=(

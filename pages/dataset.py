@@ -5,6 +5,7 @@ import streamlit as st
 
 from metaeval_ui import data, exports, figures, state, tables, widgets
 from metaeval_ui.errors import escape_markdown, guard
+from metaeval_ui.widgets import frames
 
 st.title("Dataset")
 
@@ -37,7 +38,7 @@ if not measures:
 else:
     with guard("Could not compute the system means"):
         means = data.system_means(ds, ctx.key, measures, pool, "")
-        st.dataframe(means, width="stretch",
+        frames.dataframe(means, width="stretch",
                      column_config={m: st.column_config.NumberColumn(m, format="%.3f") for m in measures})
         exports.table_download(means, exports.file_name("system-means", ds.id, pool), index=True,
                                title="Per-system means")
@@ -71,7 +72,7 @@ with guard("Could not summarise missing data"):
              "systems with gaps": ("systems w/ gaps", "systems missing at least one judged score"),
              "inputs with gaps": ("inputs w/ gaps", "judged inputs missing at least one system's score"),
              "scored unjudged inputs": ("unjudged scored", "unjudged inputs the metric has scores for")}
-    st.dataframe(missing, hide_index=True, width="stretch", column_config={
+    frames.dataframe(missing, hide_index=True, width="stretch", column_config={
         column: st.column_config.NumberColumn(label, help=text, format="%.1f" if "%" in column else None)
         for column, (label, text) in short.items()})
     exports.collect("Missing data", table=missing)

@@ -6,6 +6,7 @@ from metaeval_ui.data import analyses as da
 from metaeval_ui import exports, state, widgets
 from metaeval_ui.figures import analyses as fa
 from metaeval_ui.widgets import analyses as wa
+from metaeval_ui.widgets import frames
 from metaeval_ui.errors import escape_markdown, guard
 
 st.title("High-scoring range")
@@ -83,9 +84,9 @@ exports.chart(fa.disagreement_figure(curve, output=out.output), key="disagreemen
               name=exports.file_name("disagreement", ds.id, baseline), title="Disagreement vs score")
 
 with st.expander("Tables"):
-    st.dataframe(taus, hide_index=True, width="stretch",
+    frames.dataframe(taus, hide_index=True, width="stretch",
                  column_config={c: st.column_config.NumberColumn(c, format="%.3f") for c in ("tau_all", "tau_top")})
-    st.dataframe(curve, hide_index=True, width="stretch")
+    frames.dataframe(curve, hide_index=True, width="stretch")
 exports.table_download(taus, exports.file_name("highrange", ds.id, baseline),
                        title=f"Kendall τ between metrics: all {out.outputs} vs the top range")
 exports.collect("Disagreement by normalised score", table=curve)

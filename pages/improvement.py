@@ -84,7 +84,9 @@ with right:
     c1, c2, c3 = st.columns(3)
     c1.metric("P(humans agree)", "undefined" if math.isnan(p) else f"{p:.0%}",
               help="Fitted share of system pairs this far apart in the metric that the humans order the same way.")
-    c2.metric(f"{result.confidence_level:.0%} band", "undefined" if math.isnan(low) else f"{low:.0%} – {high:.0%}",
+    # "88–100%", not "88% – 100%": the metric's third of the column must hold it at 1280 px (else cut off: "88% –…")
+    c2.metric(f"{result.confidence_level:.0%} band",
+              "undefined" if math.isnan(low) else f"{100 * low:.0f}–{100 * high:.0f}%",
               help=f"{widgets.upper(method)} percentile band over {result.n_defined:,} of {k:,} resamples.")
     c3.metric("Pairs supporting it", f"{result.n_pairs} of {result.total_pairs}",
               help="Pairs in the isotonic block(s) whose value gives the curve at d.")

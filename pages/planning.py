@@ -33,7 +33,7 @@ with st.sidebar.expander("Trials", expanded=False):
     others = [""] + [m for m in ds.metric_measures if m != metric]
     key = state.prepare("plan_versus", options=others, fallback="")
     versus = state.commit("plan_versus", st.selectbox(
-        "Power against", others, key=key, format_func=lambda m: m or "a degraded copy of the metric",
+        "Power against", others, key=key, format_func=lambda m: m or "the metric, degraded",
         help="Power to show the metric beats this comparator (PERM-BOTH, one-sided, system level)."))
     noise = 1.0
     if not versus:

@@ -92,8 +92,11 @@ shown = ["method", "width_judged", "width_all", "with all inputs", "estimate_jud
          "estimate_all", "low_all", "high_all"]
 view = widths.assign(method=widths["method"].map(widgets.upper),
                      **{"with all inputs": widths["reduction_percent"].map(fp.width_change_words)})[shown]
-st.dataframe(view, hide_index=True, width="stretch",
-             column_config={c: st.column_config.NumberColumn(c, format="%.3f") for c in shown[1:] if c != shown[3]})
+# Short headers (the full name in each header's help): the ten columns fit a 1280 px window without scrolling.
+st.dataframe(view, hide_index=True, width="stretch", column_config={
+    c: st.column_config.NumberColumn(c.replace("estimate", "τ").replace("_", " ").replace("width ", "width, ")
+                                     .replace("τ ", "τ, "), format="%.3f", help=c)
+    for c in shown[1:] if c != shown[3]})
 st.caption(escape_markdown(f"Kendall τ between the system means of {metric} and {ctx.human}") + "; 95% percentile "
            f"intervals, k = {k:,}, seed {seed}. With pool 'all' the metric's and the humans' inputs are resampled "
            "separately. Why an interval can get wider with all inputs: see below.")

@@ -42,7 +42,7 @@ cols = st.columns(4)
 cols[0].metric("✓ Reproduced", f"{ok} of {len(frame)}",
                help="Published numbers recomputed from the built-in data and within tolerance, of all listed.")
 cols[1].metric("✗ Differ", differ, help="Reproducible from this data, recomputed, and outside the tolerance.")
-cols[2].metric("— Not reproducible from this data", unreproducible,
+cols[2].metric("— Not reproducible", unreproducible,  # "… from this data" (help) was cut off at 1280 px
                help="They need data the mirror does not hold: the reason is in each row's 'why not'; the value "
                     "computed on what the data has is shown for comparison, never ticked.")
 cols[3].metric("Not computed (data missing)", not_computed)
@@ -59,15 +59,16 @@ view = pd.DataFrame({
     "": frame["verdict"].map(MARKS), "published": frame["published"].map(_shown),
     "metaeval": frame["metaeval"].map(_shown),
     "± tolerance": frame["tolerance"].map(lambda t: f"{t:g}" if t else "exact"), "what": frame["what"],
-    "where": frame["table"], "dataset": frame["dataset"], "why not": frame["note"],
+    "where": frame["table"] + " (" + frame["dataset"] + ")", "why not": frame["note"],
 })
-# The verdict, the numbers and the tolerance first and narrow, so they stay in view at 1280 px; the long texts
-# last, wide, and the reasons repeated in full under each table (a cut-off cell would hide them).
-COLUMNS = {"": st.column_config.TextColumn("", width=90), "± tolerance": st.column_config.TextColumn(width="small"),
-           "what": st.column_config.TextColumn(width="large"), "why not": st.column_config.TextColumn(width="large")}
+# The verdict, the numbers and the tolerance first and narrow, the long texts last; the reasons are written in full
+# under each table, not in a column (a cell that long ran past the page at 1600 px and hid behind a scroll bar).
+COLUMNS = {"": st.column_config.TextColumn("", width=90), "published": st.column_config.TextColumn(width=80),
+           "metaeval": st.column_config.TextColumn(width=80), "± tolerance": st.column_config.TextColumn(width=80),
+           "what": st.column_config.TextColumn(width=240), "where": st.column_config.TextColumn(width=200)}
 for paper, part in view.groupby(frame["paper"], sort=False):
     st.subheader(escape_markdown(paper))
-    st.dataframe(part, hide_index=True, width="stretch", column_config=COLUMNS)
+    st.dataframe(part.drop(columns=["why not"]), hide_index=True, width="stretch", column_config=COLUMNS)
     for reason, rows in part[part["why not"].ne("")].groupby("why not", sort=False):
         st.caption(escape_markdown(f"Why not ({'; '.join(rows['what'])}): {reason}"))
 st.caption("Resampled numbers (TACL 2021 intervals and tests) use k = 1,000 and seed 0; their tolerance allows for "

@@ -31,7 +31,7 @@ alternative = state.commit("sig_alternative", c1.radio(
 key = state.prepare("sig_family", options=significance.FAMILIES, fallback="row")
 family = state.commit("sig_family", c2.selectbox(
     "Family", significance.FAMILIES, key=key,
-    format_func={"row": "per row metric (TACL Fig. 5)", "table": "whole table (TACL App. B)",
+    format_func={"row": "rows (TACL Fig. 5)", "table": "table (TACL App. B)",  # short: 1280 px cut them off
                  "none": "none"}.get))
 key = state.prepare("sig_correction", options=significance.CORRECTIONS, fallback="bonferroni")
 correction = state.commit("sig_correction", c2.selectbox("Correction", significance.CORRECTIONS, key=key,
@@ -83,8 +83,7 @@ exports.chart(figures.pvalue_heatmap(metrics, table.pvalue, significant, still, 
               key="heatmap", name=exports.file_name("significance", ds.id, level, coefficient, method))
 st.caption(
     f"Cell (X, Y): p-value of {escape_markdown(words.hypothesis)}. **Filled** ({words.cell}): p < {alpha:g}. "
-    f"**Outlined**: still below {alpha:g} after {figures.correction_label(correction)} over "
-    f"{'each row' if family == 'row' else 'the whole table' if family == 'table' else 'no family'}. "
+    f"{figures.outline_note(alpha, correction, family)} "
     "Hover a cell for the comparison in words."
 )
 st.markdown(method_description(method, k=int(k), alternative=alternative))
@@ -98,9 +97,11 @@ if method == "williams":  # no resampling: a 'defined resamples' count would rea
 digits = pvalue_decimals([*records["p"], *records["p corrected"]], alpha)
 winners = records[records["significant corrected"]]
 if winners.empty:
-    st.info("No comparison stays significant after the correction.")
+    st.info("No comparison stays significant after the correction." if figures.corrects(correction, family)
+            else f"No comparison is significant at alpha = {alpha:g} (no correction).")
 else:
-    st.markdown("**Still significant after correction:** " + escape_markdown("; ".join(text.significant_pairs(
+    st.markdown(("**Still significant after correction:** " if figures.corrects(correction, family)
+                 else "**Significant (no correction):** ") + escape_markdown("; ".join(text.significant_pairs(
         winners[words.x_column], winners["Y"], winners["delta"], alternative=alternative))))
 st.dataframe(records, hide_index=True, width="stretch",
              column_config={"delta": st.column_config.NumberColumn("delta", format="%.4f")}
@@ -122,7 +123,8 @@ ranks = practice_data.cluster_frame(grouped)
 st.caption(
     f"Metrics sorted by their {coefficient} with {escape_markdown(ctx.human)}, best first. Cluster 1 opens with the "
     "best metric; walking down, a metric joins the current cluster unless a metric already in it is "
-    f"significantly better ({label}, p < {alpha:g}" + ("" if raw else f" after {figures.correction_label(correction)}")
+    f"significantly better ({label}, p < {alpha:g}"
+    + ("" if raw or not figures.corrects(correction, family) else f" after {figures.correction_label(correction)}")
     + "), and then opens the next cluster. So a cluster's first metric is significantly worse than some metric "
     "above, and no metric is beaten by one of its own cluster: within a cluster the data cannot tell the metrics "
     "apart. Clusters are ranks, not equivalence classes (metrics of neighbouring clusters need not differ). "

@@ -58,7 +58,7 @@ if unranked:
 
 wide = frame.pivot(index="k", columns="metric", values="estimate").sort_index(ascending=False)
 wide = wide[[m for m in ctx.metrics if m in wide.columns]]
-left, right = st.columns([3, 2])
+left, right = st.columns([2, 1])  # the ranking is two short columns; the correlations need the room
 with left:
     st.markdown("**Correlation by k**")
     st.dataframe(wide, width="stretch", column_config={m: st.column_config.NumberColumn(m, format="%.3f")

@@ -110,6 +110,16 @@ def rows_frame(result: TaskAverage) -> pd.DataFrame:
     return frame
 
 
+def short_labels(result: TaskAverage) -> dict[str, str]:
+    """Task label -> the parts of it that differ between the tasks (dataset, human, level, coefficient, pool,
+    systems), so the table's task columns read 'expert.coherence' rather than 'summeval:expert.coherence:system:
+    kendall' eight times over and fit beside the averages. Falls back to the full label when two would clash."""
+    fields = ("dataset", "human", "level", "coefficient", "pool", "systems")
+    varying = [f for f in fields if len({getattr(t, f) for t in result.tasks}) > 1] or ["human"]
+    short = {t.label: ":".join(str(getattr(t, f)) for f in varying) for t in result.tasks}
+    return short if len(set(short.values())) == len(short) else {t.label: t.label for t in result.tasks}
+
+
 def forest_frame(result: TaskAverage) -> pd.DataFrame:
     """The averaged metrics in :func:`metaeval_ui.figures.forest_plot`'s layout."""
     rows = [r for r in result.to_records() if not r["reason"]]

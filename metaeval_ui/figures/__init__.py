@@ -70,6 +70,35 @@ def empty_figure(message: str) -> go.Figure:
     return fig
 
 
+def dodge(curves: Sequence[tuple[Sequence[float], Sequence[float]]], *, share: float = 0.012,
+          log: bool = False) -> list[list[float]]:
+    """x positions for line series that may coincide: unchanged unless two series share a point (same x and y),
+    then each series is shifted sideways by ``share`` of the x span (series k of n by (k - (n-1)/2) * share), so
+    equal curves (several tests all at power 0) are drawn side by side instead of one hiding the others.
+
+    ``curves``: (x, y) per series. ``log``: the axis is logarithmic (the shift is then a factor). Hover texts
+    should quote the true x.
+    """
+    xs = [np.asarray(x, dtype=float) for x, _ in curves]
+    points = [{(float(a), round(float(b), 9)) for a, b in zip(x, y) if b is not None and math.isfinite(float(b))}
+              for x, y in curves]
+    shared = any(points[i] & points[j] for i in range(len(points)) for j in range(i + 1, len(points)))
+    if not shared:
+        return [x.tolist() for x in xs]
+    every = np.concatenate(xs) if xs else np.array([])
+    every = every[np.isfinite(every) & ((every > 0) if log else True)]
+    if every.size == 0:
+        return [x.tolist() for x in xs]
+    low, high = (np.log10(every.min()), np.log10(every.max())) if log else (every.min(), every.max())
+    step = share * ((high - low) or 1.0)
+    centre = (len(curves) - 1) / 2
+    out = []
+    for k, x in enumerate(xs):
+        shift = (k - centre) * step
+        out.append((x * 10 ** shift if log else x + shift).tolist())
+    return out
+
+
 # -- correlations ------------------------------------------------------------------------------------------
 
 
@@ -393,7 +422,7 @@ def comparison_sentence(
     head = f"H1: {claim}: delta = {fmt(delta)}, p = {fmt_p(pvalue, alpha)} ({detail})."
     if not significant:
         return f"{head} Not significant at alpha = {alpha:g}."
-    if correction in ("none", "", None):
+    if not corrects(correction, family):
         return f"{head} Significant at alpha = {alpha:g} (no correction)."
     fam = {"row": "the row family", "table": "the whole table", "all": "the whole table"}.get(family, family)
     after = "still significant" if significant_corrected else "not significant any more"
@@ -404,6 +433,23 @@ def correction_label(correction: str) -> str:
     return {"bonferroni": "Bonferroni", "holm": "Holm", "bh": "Benjamini-Hochberg", "fdr_bh": "Benjamini-Hochberg",
             "benjamini-hochberg": "Benjamini-Hochberg", "none": "no correction"}.get(str(correction).lower(),
                                                                                     str(correction))
+
+
+def corrects(correction: str | None, family: str | None) -> bool:
+    """Whether a multiple-comparison correction is applied (a method and a family other than 'none')."""
+    return str(correction or "none").lower() != "none" and str(family or "none").lower() != "none"
+
+
+def outline_note(alpha: float, correction: str, family: str) -> str:
+    """What the outlined cells of the p-value heatmap mean (markdown), for the chosen correction and family.
+
+    Without a correction there is nothing to survive: the filled cells are the significant ones, and saying
+    "still below alpha after no correction" would promise a second test that was not run.
+    """
+    if not corrects(correction, family):
+        return "**Outlined**: the same cells (no multiple-comparison correction chosen)."
+    over = {"row": "each row", "table": "the whole table", "all": "the whole table"}.get(family, f"family '{family}'")
+    return f"**Outlined**: still below {alpha:g} after {correction_label(correction)} over {over}."
 
 
 def pvalue_heatmap(

@@ -15,7 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from metaeval_ui.figures import (CORRELATION_SCALE, HIGHLIGHT_LINE, HUMAN_COLOUR, MUTED, PALETTE,
-                                 correlation_colorbar, empty_figure, esc, fmt, measure_colour, measure_style)
+                                 correlation_colorbar, dodge, empty_figure, esc, fmt, measure_colour, measure_style)
 
 CORR_AXIS = dict(range=[-1.05, 1.05], zeroline=True, zerolinecolor="#bbb")
 # Two conditions that are not measures (all summaries vs the high-scoring range, a pooled line, a nominal level):
@@ -127,7 +127,7 @@ def matrix_heatmap(measures: Sequence[str], matrix, *, n=None, humans: Sequence[
     fig = go.Figure(go.Heatmap(
         z=z, x=labels, y=labels, zmin=-1, zmax=1, zmid=0, colorscale=CORRELATION_SCALE,
         text=text if show_text else None, texttemplate="%{text}" if show_text else None,
-        textfont=dict(size=10), hovertext=hover, hoverinfo="text", colorbar=correlation_colorbar(coefficient)))
+        textfont=dict(size=11), hovertext=hover, hoverinfo="text", colorbar=correlation_colorbar(coefficient)))
     size = max(380, min(1100, 24 * len(measures) + 220))
     fig.update_layout(title=esc(title) if title else None, height=size, margin=dict(t=50 if title else 20, l=10),
                       yaxis=dict(autorange="reversed", type="category"),
@@ -166,7 +166,7 @@ def alpha_bar(alphas: pd.DataFrame) -> go.Figure:
     fig.update_layout(barmode="group", yaxis=dict(title="Krippendorff's α (interval)", range=[low, 1.12]),
                       xaxis=dict(title="dimension"), legend=dict(orientation="h", y=1.02, yanchor="bottom"),
                       margin=dict(t=50, b=50), height=420, bargroupgap=0.12,
-                      uniformtext=dict(minsize=9, mode="hide"))
+                      uniformtext=dict(minsize=11, mode="hide"))
     return fig
 
 
@@ -187,7 +187,7 @@ def group_correlation_bar(frame: pd.DataFrame, *, coefficient: str) -> go.Figure
                                         for lab, v, n in zip(labels, values, rows["n"])]))
     fig.update_layout(barmode="group", yaxis=dict(title=f"{esc(coefficient)} of the group means", **CORR_AXIS),
                       legend=dict(orientation="h", y=1.02, yanchor="bottom", title="level"), margin=dict(t=50, b=60),
-                      height=420, bargroupgap=0.12, uniformtext=dict(minsize=9, mode="hide"))
+                      height=420, bargroupgap=0.12, uniformtext=dict(minsize=11, mode="hide"))
     return fig
 
 
@@ -315,19 +315,22 @@ def power_figure(frame: pd.DataFrame, *, degrade: str = "", output: str = "outpu
     if frame is None or frame.empty:
         return empty_figure("No power results yet")
     fig = go.Figure()
-    for t, (test, part) in enumerate(frame.groupby("test", sort=False)):
-        part = part.sort_values("k")
+    groups = [(test, part.sort_values("k")) for test, part in frame.groupby("test", sort=False)]
+    # Tests with the same power at the same k (all 0 for a weak degradation) are drawn side by side, not on top of
+    # each other; the hover text keeps the true k.
+    positions = dodge([(part["k"], _none_for_nan(part["power"])) for _, part in groups])
+    for t, ((test, part), x) in enumerate(zip(groups, positions)):
         colour = _colour(t)
         symbol = ("circle", "square", "diamond", "triangle-up", "x")[t % 5]
         se = part["se"] if "se" in part else [None] * len(part)
         up, down = _mc_error(part, "power")
         power = part["power"].to_numpy(float)
         if "se" in part and np.isfinite(part["se"].to_numpy(float)).any():
-            k = part["k"].tolist()
+            k = x
             fig.add_trace(go.Scatter(x=k + k[::-1], y=_none_for_nan(np.concatenate([power + up, (power - down)[::-1]])),
                                      fill="toself", fillcolor=colour, opacity=0.12, line=dict(width=0),
                                      hoverinfo="skip", showlegend=False, legendgroup=esc(test)))
-        fig.add_trace(go.Scatter(x=part["k"].tolist(), y=_none_for_nan(power), mode="lines+markers",
+        fig.add_trace(go.Scatter(x=x, y=_none_for_nan(power), mode="lines+markers",
                                  name=esc(test), legendgroup=esc(test), line=dict(color=colour),
                                  marker=dict(symbol=symbol, size=8), hoverinfo="text",
                                  hovertext=[f"{esc(test)}, k = {k:g}: power {fmt(p)} ± {fmt(e)} (Monte Carlo se)"
@@ -335,7 +338,8 @@ def power_figure(frame: pd.DataFrame, *, degrade: str = "", output: str = "outpu
     title = {"tokens": f"k: % of each {output}'s tokens kept (100 = X itself)",
              "noise": "k: noise sd in units of X's sd (0 = X itself)"}.get(degrade, "k (degradation of the worse metric)")
     fig.update_layout(xaxis=dict(title=title),
+                      # below 0, so a curve at power 0 is drawn above the x axis line, not hidden in it
                       yaxis=dict(title="power (share of trials rejecting H0)<br>band: ± 1.96 Monte Carlo se",
-                                 range=[0, 1.05]),
+                                 range=[-0.05, 1.05], zeroline=False),
                       legend=dict(orientation="h", y=1.02, yanchor="bottom"), margin=dict(t=50, b=50), height=400)
     return fig

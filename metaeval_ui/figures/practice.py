@@ -14,7 +14,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from metaeval_ui.figures import PALETTE, add_chance_reference, empty_figure, esc, fmt, measure_colour
+from metaeval_ui.figures import PALETTE, add_chance_reference, dodge, empty_figure, esc, fmt, measure_colour
 
 # An ordered quantity (the number of systems) gets an ordered ramp, not the measures' hues.
 RAMP = ("#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b")
@@ -110,8 +110,14 @@ def plan_figure(table: pd.DataFrame, *, target_width: float | None = None, targe
     fig = make_subplots(rows=1, cols=2 if has_power else 1, horizontal_spacing=0.1,
                         subplot_titles=[f"{100 * confidence_level:g}% interval width (lower is better)"]
                         + (["power (higher is better)"] if has_power else []))
-    for k, (n_sys, part) in enumerate(table.groupby("n_systems", sort=True)):
-        part = part.sort_values("n_inputs")
+    groups = [(n_sys, part.sort_values("n_inputs")) for n_sys, part in table.groupby("n_systems", sort=True)]
+    sizes = sorted({int(m) for m in table["n_inputs"]})
+    log = sizes[-1] / max(sizes[0], 1) > 8
+    # Designs with the same power at the same size (all 0 with few systems) are drawn side by side, not hidden
+    # behind each other; the hover text keeps the true number of inputs.
+    power_x = dodge([(part["n_inputs"], _nan_to_none(pd.to_numeric(part["power"], errors="coerce")))
+                     for _, part in groups], log=log) if has_power else []
+    for k, (n_sys, part) in enumerate(groups):
         n_groups = table["n_systems"].nunique()
         colour = RAMP[round(k * (len(RAMP) - 1) / max(n_groups - 1, 1))] if n_groups <= len(RAMP) else PALETTE[k % 8]
         width = pd.to_numeric(part["width_mean"], errors="coerce")
@@ -124,12 +130,12 @@ def plan_figure(table: pd.DataFrame, *, target_width: float | None = None, targe
         if has_power:
             power = pd.to_numeric(part["power"], errors="coerce").to_numpy(dtype=float)
             up, down = power_error(power, part["n_trials"] if "n_trials" in part else None)
-            fig.add_scatter(x=part["n_inputs"].tolist(), y=_nan_to_none(power),
+            fig.add_scatter(x=power_x[k], y=_nan_to_none(power), customdata=part["n_inputs"].tolist(),
                             mode="lines+markers", name=f"{n_sys} systems", legendgroup=str(n_sys), showlegend=False,
                             line=dict(color=colour),
                             error_y=dict(type="data", symmetric=False, array=up.tolist(), arrayminus=down.tolist(),
                                          thickness=1, width=3),
-                            hovertemplate=f"{n_sys} systems, %{{x}} inputs<br>power %{{y:.2f}}<extra></extra>",
+                            hovertemplate=f"{n_sys} systems, %{{customdata}} inputs<br>power %{{y:.2f}}<extra></extra>",
                             row=1, col=2)
     if target_width is not None:
         fig.add_hline(y=target_width, line=dict(color="#444", dash="dash", width=1), row=1, col=1,
@@ -149,8 +155,6 @@ def plan_figure(table: pd.DataFrame, *, target_width: float | None = None, targe
             if has_power:
                 fig.add_scatter(x=[int(row["n_inputs"])], y=_nan_to_none([row["power"]]), mode="markers",
                                 marker=star, showlegend=False, legendgroup="rec", row=1, col=2, hoverinfo="skip")
-    sizes = sorted({int(m) for m in table["n_inputs"]})
-    log = sizes[-1] / max(sizes[0], 1) > 8
     fig.update_xaxes(title_text="judged inputs", type="log" if log else "linear", tickmode="array", tickvals=sizes,
                      ticktext=[str(m) for m in sizes])
     fig.update_yaxes(title_text="mean width", rangemode="tozero", row=1, col=1)

@@ -133,7 +133,16 @@ def _label(choice: data.DatasetChoice | None, key: str) -> str:
     if choice is None:
         return key
     suffix = "" if choice.available else " — unavailable"
-    return f"{_short_title(choice.title)} [{choice.id}]{suffix}"
+    title = _short_title(choice.title)
+    room = PICKER_CHARS - len(choice.id) - 3  # the id must stay readable: the title gives way ("SummEval… [id]")
+    if len(title) > room:
+        title = title[:max(room - 1, 1)].rstrip(" ,") + "…"
+    return f"{title} [{choice.id}]{suffix}"
+
+
+# What the sidebar's dataset picker shows before cutting its text off (1.67, default font, 1280-1600 px windows):
+# "FRANK factuality, XSum [frank-xs" was all of "FRANK factuality, XSum [frank-xsum]".
+PICKER_CHARS = 30
 
 
 def _short_title(title: str) -> str:

@@ -47,3 +47,32 @@ def test_overview_deep_link_local_assets_and_cold_render(playwright_browser, fre
               f" {cold_ms:.0f} ms")
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("launcher", ["serve", "streamlit run app.py"])
+def test_overview_url_paths_open_the_overview_on_a_fresh_server(playwright_browser, tmp_path, launcher):
+    """'/home' (the Overview's url path in app.py) and '/overview' (its name) open the Overview, also as a server's
+    very first request, under `python -m metaeval_ui.serve` and a plain `streamlit run app.py` (which looks the first
+    deep link up by file name in pages/)."""
+    from tests.browser.page_checks import page_not_found
+
+    script = None if launcher == "serve" else h.REPO / "app.py"
+    try:
+        srv = h.start_server(data_dir=None, work_dir=tmp_path, script=script)
+    except RuntimeError as error:
+        pytest.fail(str(error), pytrace=False)
+    context = h.new_context(playwright_browser)
+    try:
+        page = context.new_page()
+        failures = []
+        for path in ("overview", "home", "overview", ""):
+            page.goto(f"{srv.url}/{path}?dataset=demo")
+            h.wait_idle(page, timeout=240.0)
+            page.wait_for_timeout(300)  # the dialog arrives with the first script run's messages
+            text = h.main_text(page)
+            if page_not_found(page) or "can I trust this evaluation metric?" not in text:
+                failures.append(f"/{path}: {page_not_found(page) or text[:120]}")
+        assert not failures, failures
+    finally:
+        context.close()
+        srv.stop()

@@ -382,3 +382,21 @@ def test_summeval_ranking_flips_under_wmts_average(data_dir):
     np.testing.assert_allclose(plain.average, [0.554, 0.513], atol=5e-4)
     np.testing.assert_allclose(wmt.average, [0.683, 0.692], atol=5e-4)
     assert plain.average[0] > plain.average[1] and wmt.average[0] < wmt.average[1]
+
+
+def test_tasks_whose_humans_rate_different_systems_draw_apart():
+    """A human that never scored one system (WMT22 zh-en: 12 of 13) gets its tasks' systems without it (rated_by);
+    its tasks cannot share the other humans' system indices (was: IndexError / 'cannot reshape' on the Overall
+    average page) and draw on their own, each interval that of the task alone."""
+    a = _dataset("a", 7, 8, 3)
+    partial = a.matrix("h2").copy()
+    partial[0] = np.nan  # h2 never scored s0
+    data = Dataset("a", a.systems, a.inputs, {**a.measures, "h2": Measure("h2", "human", partial)})
+    both = average_over_tasks({"a": data}, [Task("a", "h1"), Task("a", "h2")], ["m1", "m2"], n_resamples=200, rng=5)
+    assert both.draw_groups == (0, 1)
+    assert np.isfinite(both.low).all() and np.isfinite(both.high).all()
+    alone = average_over_tasks({"a": data}, [Task("a", "h2")], ["m1", "m2"], n_resamples=200, rng=5)
+    subset = data.rated_by("h2")
+    assert subset.n_systems == 6
+    np.testing.assert_allclose(alone.average, [level_corr(subset.matrix(m), subset.matrix("h2"), "system", "kendall")
+                                               for m in ("m1", "m2")])

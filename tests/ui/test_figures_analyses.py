@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+import pytest
 
 from metaeval_ui.figures import analyses as fa
 
@@ -137,3 +138,29 @@ def test_power_axis_names_the_degradation_and_hover_shows_se():
     line = next(t for t in tokens.data if t.hovertext)
     assert line.hovertext[1] == "PERM-BOTH, k = 50: power 0.400 ± 0.100 (Monte Carlo se)"
     assert "noise sd" in fa.power_figure(frame, degrade="noise").layout.xaxis.title.text
+
+
+def test_equal_power_curves_are_drawn_side_by_side_above_the_axis():
+    """Three tests all at power 0 (a weak degradation) were three lines on top of each other, hidden in the x axis at
+    y = 0: now each is shifted sideways (hover keeps the true k) and the axis starts below 0."""
+    frame = pd.DataFrame({"test": ["PERM-BOTH"] * 2 + ["WILLIAMS"] * 2 + ["BOOT-BOTH"] * 2, "k": [10, 50] * 3,
+                          "power": [0.0, 0.0, 0.0, 0.0, 0.0, 0.4]})
+    fig = fa.power_figure(frame, degrade="tokens")
+    lines = [t for t in fig.data if t.mode == "lines+markers"]
+    xs = [tuple(t.x) for t in lines]
+    assert len(set(xs)) == 3, xs  # no two curves drawn at the same x
+    assert all(abs(a - b) < 0.05 * 40 for x in xs for a, b in zip(x, (10, 50)))  # a small shift, not a new k
+    assert [h.split(":")[0] for h in lines[0].hovertext] == ["PERM-BOTH, k = 10", "PERM-BOTH, k = 50"]
+    assert fig.layout.yaxis.range[0] < 0
+    # curves that never coincide are drawn where they are
+    apart = fa.power_figure(frame.assign(power=[0.1, 0.2, 0.3, 0.4, 0.5, 0.6]))
+    assert [tuple(t.x) for t in apart.data if t.mode == "lines+markers"] == [(10, 50)] * 3
+
+
+def test_dodge_shifts_only_coinciding_series_and_keeps_log_axes_positive():
+    from metaeval_ui.figures import dodge
+
+    assert dodge([([1, 2], [0.1, 0.2]), ([1, 2], [0.3, 0.4])]) == [[1, 2], [1, 2]]
+    left, right = dodge([([10, 100], [0.0, 0.5]), ([10, 100], [0.0, 0.7])], log=True)
+    assert left[0] < 10 < right[0] and all(v > 0 for v in left + right)
+    assert right[0] / left[0] == pytest.approx(right[1] / left[1])  # the same factor at every size

@@ -150,3 +150,12 @@ def test_plan_by_design_merges_like_the_core(demo):
     missed = dp.plan(demo, unreachable).recommendation
     assert not missed.reached and "up to 40 judged inputs x 16 systems" in missed.message
     assert missed == practice._recommend(list(dp.plan(demo, unreachable).table), 0.05, None, (10, 40), (6, 16))
+
+
+def test_plan_figure_draws_equal_power_lines_side_by_side():
+    table = plan_table().assign(power=0.0)  # every design has power 0: the lines would hide behind each other
+    fig = fp.plan_figure(table, target_width=0.5, target_power=0.8)
+    power = [t for t in fig.data if t.xaxis == "x2" and t.name and t.name.endswith("systems")]
+    assert len({tuple(t.x) for t in power}) == 2
+    assert [tuple(t.customdata) for t in power] == [(10, 50, 100)] * 2  # hover: the true number of inputs
+    assert fig.layout.yaxis2.range[0] < 0

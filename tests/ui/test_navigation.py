@@ -26,3 +26,15 @@ def test_no_section_is_named_after_one_of_its_pages():
             assert section not in {titles[url] for url in urls}, f"section {section!r} is also one of its pages"
     first = next(iter(sections))
     assert first == "Dataset & correlations" and sections[first][:2] == ("home", "dataset")
+
+
+def test_dataset_picker_labels_fit_the_sidebar_and_keep_the_id():
+    """The picker cut "FRANK factuality, XSum [frank-xsum]" to "FRANK factuality, XSum [frank-xs": the id, which
+    tells the two FRANK sets apart, was lost. The title gives way instead."""
+    from metaeval_core.data.registry import list_datasets
+    from metaeval_ui import data, widgets
+
+    for info in list_datasets():
+        choice = data.DatasetChoice(info.id, info.title, True)
+        label = widgets._label(choice, info.id)
+        assert len(label) <= widgets.PICKER_CHARS and label.endswith(f"[{info.id}]"), label

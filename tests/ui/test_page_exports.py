@@ -16,7 +16,7 @@ from ui_helpers import REPO, assert_clean, new_app
 PAGES = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "pages").glob("*.py"))
 # The landing page is kept light on purpose (no chart or table bundle on the first visit); What if… edits data;
 # Simulations shows results only after a run (its exports are checked in test_pages_analyses.py).
-WITHOUT_EXPORTS = {"pages/home.py", "pages/whatif.py", "pages/simulations.py"}
+WITHOUT_EXPORTS = {"pages/home.py", "pages/overview.py", "pages/whatif.py", "pages/simulations.py"}
 # Streamlit's Python-side plotly template uses these as placeholders that only its frontend replaces.
 PLACEHOLDER = re.compile(r"#0000(0[1-9]|[1-3][0-9]|40)\b", re.IGNORECASE)
 
@@ -67,6 +67,39 @@ def test_every_chart_and_table_is_exported_and_reported(demo_env, page):
         assert not PLACEHOLDER.search(chart.proto.spec), PLACEHOLDER.search(chart.proto.spec).group()
     for item in snap["items"]:
         assert item.fig is None or not PLACEHOLDER.search(item.fig.to_json()), item.title
+    for chart in charts:  # readable on a projector: no chart text below MIN_FONT_PX (was 9-10 px on heatmaps)
+        small = small_fonts(json.loads(chart.proto.spec))
+        assert not small, f"{page}: chart text below {MIN_FONT_PX} px: {small[:5]}"
+
+
+MIN_FONT_PX = 11
+
+
+def small_fonts(spec, path: str = "") -> list[str]:
+    """Where a figure spec asks for text below MIN_FONT_PX: font sizes (font, textfont, tickfont, ...: one number
+    or one per point) and plotly's uniformtext minsize (below which it shrinks bar labels)."""
+    found = []
+    if isinstance(spec, dict):
+        for key, value in spec.items():
+            where = f"{path}.{key}"
+            if key.endswith("font") and isinstance(value, dict) and "size" in value:
+                sizes = value["size"] if isinstance(value["size"], list) else [value["size"]]
+                found += [f"{where}.size = {v}" for v in sizes if isinstance(v, (int, float)) and v < MIN_FONT_PX]
+            elif key == "uniformtext" and isinstance(value, dict) and value.get("minsize", MIN_FONT_PX) < MIN_FONT_PX:
+                found.append(f"{where}.minsize = {value['minsize']}")
+            found += small_fonts(value, where)
+    elif isinstance(spec, list):
+        for k, value in enumerate(spec):
+            found += small_fonts(value, f"{path}[{k}]")
+    return found
+
+
+def test_small_fonts_finds_the_9_px_labels():
+    import plotly.graph_objects as go
+
+    fig = go.Figure(go.Heatmap(z=[[1]], text=[["1"]], texttemplate="%{text}", textfont={"size": 10}))
+    fig.update_layout(uniformtext={"minsize": 9, "mode": "hide"}, font={"size": 12})
+    assert small_fonts(json.loads(fig.to_json())) == [".data[0].textfont.size = 10", ".layout.uniformtext.minsize = 9"]
 
 
 def test_figures_carry_the_metaeval_template_on_screen_and_in_exports():

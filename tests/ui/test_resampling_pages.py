@@ -27,7 +27,9 @@ def test_ci_page_forest_plot_table_and_methods(demo_env):
     table = table[~ceiling]
     assert len(table) == 2 * len(DEMO_METRICS)
     boot = table[table["method"] == "BOOT-BOTH"]
-    assert (boot["n_resamples"] == 60).all() and (boot["n_defined"] <= 60).all()
+    # shown as text (FISHER rows are empty, not a grey 'None'): tests/ui/test_missing_cells.py
+    assert (boot["n_resamples"].astype(int) == 60).all() and (boot["n_defined"].astype(int) <= 60).all()
+    assert (table.loc[table["method"] == "FISHER", "n_resamples"] == "").all()
     assert (table["low"] <= table["estimate"]).all() and (table["estimate"] <= table["high"]).all()
     forest = plotly_specs(at)["forest"]
     # One legend entry per method; each metric's whiskers are drawn in that metric's colour under it.
@@ -127,6 +129,13 @@ def test_significance_heatmap_fill_outline_and_words(demo_env):
     np.testing.assert_allclose(none["p corrected"], none["p"])
     assert int(none["significant corrected"].sum()) >= int(records["significant corrected"].sum())
     assert at.query_params["correction"] == "none"
+    # No correction: nothing is "still below alpha after no correction" (the caption used to say so)
+    captions = " ".join(c.value for c in at.caption)
+    assert "after no correction" not in captions and "the same cells (no multiple-comparison" in captions
+    hover = plotly_specs(at)["heatmap"]["data"][0]["customdata"]
+    assert not any("after no correction" in cell or "over none" in cell for row in hover for cell in row)
+    assert not any("after correction" in m.value for m in at.markdown)
+    assert any(m.value.startswith("**Significant (no correction):**") for m in at.markdown)
 
 
 def test_significance_williams_only_where_defined_and_empty_state(demo_env):
@@ -180,7 +189,8 @@ def test_significance_says_better_only_for_a_one_sided_test(demo_env, alternativ
     heat = plotly_specs(at)["heatmap"]
     records = at.dataframe[0].value
     h1 = next(c.value for c in at.caption if c.value.startswith("Cell (X, Y)")).replace("\\", "")
-    listed = next(m.value for m in at.markdown if m.value.startswith("**Still significant")).replace("\\", "")
+    listed = next(m.value for m in at.markdown
+                  if m.value.startswith("**Significant (no correction):**")).replace("\\", "")
     if alternative == "two-sided":
         assert "better" not in heat["layout"]["title"]["text"] + heat["layout"]["yaxis"]["title"]["text"]
         assert "X" in records.columns and "X (better?)" not in records.columns
