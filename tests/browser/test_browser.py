@@ -1,8 +1,7 @@
 """The dashboard in a real browser (headless Chromium via Playwright), on the real mirror or the demo.
 
-Every page listed in the sidebar navigation is opened (discovered, not hard-coded), rendered without an
-exception or traceback, and screenshotted into artifacts/screenshots/; then the interactions a person makes:
-the l/u band slider of the realistic-pairs page, a dataset change, a shared URL, a broken upload.
+The interactions a person makes: the l/u band slider of the realistic-pairs page, a dataset change, a shared URL,
+a broken upload. Every page on every dataset is opened and checked by tests/browser/test_every_page.py.
 """
 
 from __future__ import annotations
@@ -35,36 +34,6 @@ def act(page, action, *, timeout: float = PAGE_TIMEOUT) -> None:
 def assert_clean(page, where: str) -> None:
     found = h.problems(page)
     assert not found, f"{where}: {found}"
-
-
-def test_every_navigation_page_renders_without_errors(page, server):
-    open_page(page, server)
-    links = h.nav_links(page)
-    assert len(links) >= 2, f"navigation not found: {links}"
-    paths = [h.url_path(href) for _, href in links]
-    assert len(set(paths)) == len(paths), paths
-    mode = "demo" if server.demo else "mirror"
-    failures = []
-    for title, href in links:
-        path = h.url_path(href)
-        link = page.locator(f'[data-testid="stSidebarNavLink"][href="{href}"]')
-        if not link.is_visible():  # the navigation folds long lists behind "View more"
-            h.nav_links(page)
-        try:
-            act(page, link.click)
-        except Exception as error:  # noqa: BLE001 - keep walking, report every page at the end
-            failures.append(f"{title} (/{path}): did not finish rendering: {error}")
-            h.screenshot(page, f"{mode}-{path}-FAILED")
-            continue
-        h.screenshot(page, f"{mode}-{path}")
-        if h.url_path(page.url) != path and path != "overview":
-            failures.append(f"{title}: clicked /{path} but landed on {page.url}")
-        text = h.main_text(page)
-        if not text.strip() or not page.locator('[data-testid="stMain"] h1').count():
-            failures.append(f"{title} (/{path}): empty main block or no title")
-        failures += [f"{title} (/{path}): {p}" for p in h.problems(page)]
-        failures += [f"{title} (/{path}): error box: {e.strip()[:300]}" for e in h.error_alerts(page)]
-    assert not failures, "\n".join(failures)
 
 
 def band_metrics(page) -> tuple[str, str, str]:
