@@ -37,7 +37,9 @@ def test_picker(name: str, dataset: Dataset, level: str, coefficient: str, *, co
     key = state.prepare(name, options=options, fallback=DEFAULT_TEST)
     choice = state.commit(name, (container or st).selectbox(
         "Test", options, key=key,
-        format_func=lambda m: f"Default: {method_label(default)}" if m == DEFAULT_TEST else method_label(m),
+        # the name alone ("WMT-PERM-SYS"): with its origin in brackets the picker cut it off; the help says it
+        format_func=lambda m: "Default: " + method_label(default).split(" (")[0] if m == DEFAULT_TEST
+        else method_label(m).split(" (")[0],
         help="PERM-*: permutation (swap X and Y scores by system, input or cell); BOOT-*: paired bootstrap; "
              "WILLIAMS: analytic, assumes normality (system and global levels only); WMT-PERM-SYS: WMT's system-level "
              "test (swaps z-scored system scores). Default: WMT's test on WMT data at the system level, else "

@@ -69,7 +69,7 @@ _OVERFLOW = """(maxColumns) => {
   }
   for (const grid of block.querySelectorAll('[data-testid="stDataFrame"]')) {
     const heads = Array.from(grid.querySelectorAll('th')).map(th => th.innerText.trim()).filter(Boolean);
-    const table = grid.querySelector('table[aria-colcount]');  // glide renders only the visible columns' cells
+    const table = grid.querySelector('[aria-colcount]');  // glide renders only the visible columns' cells
     const columns = table ? parseInt(table.getAttribute('aria-colcount')) : heads.length;
     if (columns > maxColumns) continue;  // a data grid (systems x inputs): scrolling sideways is expected
     for (const s of grid.querySelectorAll('.dvn-scroller')) {
