@@ -128,7 +128,8 @@ def shows(page, wanted: str) -> str | None:
     if not box.count():
         return None
     chosen = h.selectbox_value(box)
-    return None if wanted in chosen else chosen
+    # "Title [id]", or the id alone when the id leaves no room for a title (metaeval_ui.widgets._label)
+    return None if wanted in chosen or f"[{chosen.split(' — ')[0]}]" == wanted else chosen
 
 
 def walk(page, server, dataset: str, viewport: dict, suffix: str = "", *, wanted: str = "",
@@ -161,7 +162,7 @@ def walk(page, server, dataset: str, viewport: dict, suffix: str = "", *, wanted
             continue
         other = shows(page, wanted)
         if other is not None:
-            shown_id = re.search(r"\[([^\]]+)\]\s*$", other)
+            shown_id = re.search(r"\[([^\]]+)\]\s*$", other) or re.fullmatch(r"([\w.-]+)", other)
             for_its_kind = shown_id is None or KINDS.get(shown_id.group(1), "scores") == KINDS.get(dataset, "scores")
             if for_its_kind and not by_url:  # a page for this kind of dataset silently showed another one
                 failures.append(f"{where}: opened on {wanted} but the sidebar shows {other!r}")
@@ -213,7 +214,7 @@ def test_every_page_on_every_dataset(page, server, dataset, tmp_path):
             pytest.skip(f"{dataset}: {reason}")
         open_page(page, server, "", f"dataset={dataset}")
     failures, walked = walk(page, server, dataset, LARGE, wanted=wanted, by_url=not scores)
-    if not walked:
+    if not walked and not scores:
         pytest.skip(f"{dataset}: no page of this build offers a dataset of kind {KINDS[dataset]!r} yet")
     if dataset in SMALL_DATASETS:
         failures += walk(page, server, dataset, SMALL, "@1280x720", wanted=wanted)[0]
