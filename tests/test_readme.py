@@ -298,7 +298,7 @@ def test_the_readme_lists_every_page_and_every_command():
 
     text = _readme()
     pages = text.split("\n## The dashboard\n", 1)[1].split("\n## ", 1)[0]
-    titles = re.findall(r'\("pages/[a-z_]+\.py", "([^"]+)"', (REPO / "app.py").read_text(encoding="utf-8"))
+    titles = re.findall(r'\("pages/[a-z_]+\.py", "([^"]+)", ":material', (REPO / "app.py").read_text(encoding="utf-8"))
     assert titles and [t for t in titles if t not in pages] == []
     commands = text.split("\n## Command line\n", 1)[1].split("\n## ", 1)[0]
     known = next(a for a in build_parser()._actions if a.dest == "command").choices
