@@ -56,6 +56,7 @@ def cmd_plan(args: argparse.Namespace) -> None:
     else:
         sizes = cli.number_list(args.sizes, "sizes", integers=True)
     system_sizes = cli.number_list(args.system_sizes, "system-sizes", integers=True) if args.system_sizes else None
+    _check_plan_seconds(args, sizes, system_sizes or [ds.select_systems(args.systems).n_systems])
     result = plan_judgments(
         ds, args.metric, args.human, input_sizes=sizes, system_sizes=system_sizes, target_width=args.target_width,
         target_power=args.target_power, versus=args.versus, noise=args.noise, power=not args.no_power,
@@ -71,6 +72,21 @@ def cmd_plan(args: argparse.Namespace) -> None:
     cli.say(f"power against: {result.versus}; {result.ci_method} {result.confidence_level:.0%} interval of "
           f"system-level {result.coefficient}; {result.n_trials} trials of {result.n_resamples} resamples")
     cli.say(f"recommendation: {result.recommendation.message}")
+
+
+def _check_plan_seconds(args: argparse.Namespace, sizes, system_sizes) -> None:
+    """Refuse, as the dashboard does, a plan estimated beyond ``MAX_PLAN_SECONDS``, naming the flags to change."""
+    from metaeval_core.analyses.practice import MAX_PLAN_SECONDS, estimated_plan_seconds
+
+    designs = [(m, n) for n in system_sizes for m in sizes]
+    seconds = estimated_plan_seconds(designs, n_trials=args.n_trials, n_resamples=args.n_resamples,
+                                     coefficient=args.coefficient, power=not args.no_power)
+    if seconds > MAX_PLAN_SECONDS:
+        raise _cli().CLIError(
+            f"{len(designs)} designs (up to {max(system_sizes):,} systems x {max(sizes):,} inputs) x {args.n_trials} "
+            f"trials x {args.n_resamples:,} resamples would take about {seconds / 60:.0f} min here (the limit is "
+            f"{MAX_PLAN_SECONDS / 60:.0f} min): use fewer or smaller --sizes / --system-sizes, fewer --n-trials or "
+            "--n-resamples, or --no-power")
 
 
 def cmd_clusters(args: argparse.Namespace) -> None:

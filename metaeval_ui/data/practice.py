@@ -112,9 +112,8 @@ def plan_cost(n_designs: int, n_trials: int, n_resamples: int) -> int:
     return n_designs * n_trials * n_resamples
 
 
-# A plan estimated to take longer than this is refused with the reason and what to change (the command line
-# `metaeval plan` runs it).
-MAX_PLAN_SECONDS = 300.0
+# A plan estimated to take longer than this is refused with the reason and what to change (so is `metaeval plan`).
+MAX_PLAN_SECONDS = practice.MAX_PLAN_SECONDS
 
 
 def plan_seconds(inputs: Sequence[int], sys_sizes: Sequence[int], trials: int, k: int, coefficient: str) -> float:
@@ -125,8 +124,7 @@ def plan_seconds(inputs: Sequence[int], sys_sizes: Sequence[int], trials: int, k
         raise ValueError(
             f"{len(designs)} designs (up to {max(sys_sizes):,} systems x {max(inputs):,} inputs) x {trials} trials "
             f"x {k} resamples would take about {seconds / 60:.0f} min here (the page stops at "
-            f"{MAX_PLAN_SECONDS / 60:.0f} min): pick fewer or smaller designs, fewer trials or resamples, or run "
-            "metaeval plan on the command line")
+            f"{MAX_PLAN_SECONDS / 60:.0f} min): pick fewer or smaller designs, fewer trials or resamples")
     return seconds
 
 

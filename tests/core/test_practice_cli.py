@@ -70,6 +70,23 @@ def test_plan_defaults_text_and_errors(capsys):
     assert exit_info.value.code == 2 and "not allowed with" in capsys.readouterr().err
 
 
+def test_plan_refuses_a_plan_beyond_the_budget_up_front(capsys):
+    """As the dashboard's planning page: one line naming the size and the flags to change (issue 23)."""
+    import time
+
+    from metaeval_core.analyses.practice import MAX_PLAN_SECONDS, estimated_plan_seconds
+
+    assert estimated_plan_seconds([(m, 16) for m in (10, 20, 50, 100)], n_trials=20_000,
+                                  n_resamples=1000) > MAX_PLAN_SECONDS
+    start = time.perf_counter()
+    code, out, err = run_cli(capsys, "plan", "--dataset", "demo", "--metric", "metric.strong", "--human",
+                             "human.quality", "--n-trials", "20000", "--n-resamples", "1000")
+    assert time.perf_counter() - start < 10 and not out
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "4 designs (up to 16 systems x 100 inputs)" in err and "the limit is 5 min" in err
+    assert all(flag in err for flag in ("--sizes", "--system-sizes", "--n-trials", "--n-resamples", "--no-power"))
+
+
 def test_clusters_json(capsys):
     code, out, err = run_cli(capsys, "clusters", "--dataset", "demo", "--metrics",
                              "metric.noise,metric.strong,metric.good", "--human", "human.quality",

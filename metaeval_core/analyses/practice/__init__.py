@@ -31,6 +31,7 @@ from metaeval_core.analyses.practice.planning import (
     PlanRecommendation,
     PlanResult,
     _recommend,
+    MAX_PLAN_SECONDS,
     estimated_plan_seconds,
     plan_judgments,
     recommend_design,
@@ -38,6 +39,6 @@ from metaeval_core.analyses.practice.planning import (
 
 __all__ = [
     "HUMAN_TIES", "PLAN_METHODS", "AgreementCurve", "ImprovementResult", "InfluenceResult", "PlanRecommendation",
-    "PlanResult", "SignificanceClusters", "estimated_plan_seconds", "fit_agreement_curve", "improvement_probability", "pair_agreement",
+    "MAX_PLAN_SECONDS", "PlanResult", "SignificanceClusters", "estimated_plan_seconds", "fit_agreement_curve", "improvement_probability", "pair_agreement",
     "plan_judgments", "recommend_design", "significance_clusters", "system_influence",
 ]

@@ -329,6 +329,9 @@ def _near(row: dict, target_width, target_power) -> bool:
 # 1.8 s (2.0 s). Used to refuse or announce long plans, not a promise.
 _PLAN_SECONDS_PER_CELL = 1e-8
 _PLAN_SECONDS_PER_SLICE = 1.7e-3
+# A plan estimated to take longer than this is refused up front, with what to change, by the dashboard and by
+# `metaeval plan` alike (docs/methods.md sec. 10.2).
+MAX_PLAN_SECONDS = 300.0
 
 
 def estimated_plan_seconds(designs: Sequence[tuple[int, int]], *, n_trials: int, n_resamples: int,
