@@ -370,6 +370,13 @@ def describe_pairwise_command(args: argparse.Namespace) -> None:
     _print_description(info)
 
 
+def describe_verdict_file_command(args: argparse.Namespace) -> None:
+    """``metaeval describe`` of a verdict file: what ``metaeval judges --dataset FILE --view describe`` prints."""
+    if not args.json:
+        _say("a pairwise verdict file: described as by metaeval judges --view describe")
+    _view_describe(args, _load(args), [])
+
+
 def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     cli = _cli()
     p = command("judges", cmd_judges, "pairwise (A or B?) judges against people: accuracy in each presentation "

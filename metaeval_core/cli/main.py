@@ -548,6 +548,14 @@ def cmd_describe(args: argparse.Namespace) -> None:
 
         describe_pairwise_command(args)
         return
+    if args.dataset not in dataset_ids():
+        from metaeval_core.judges import is_verdict_file
+
+        if is_verdict_file(args.dataset):
+            from metaeval_core.cli.judges import describe_verdict_file_command
+
+            describe_verdict_file_command(args)
+            return
     ds = load(args)
     info = describe_dataset(ds)
     report = validation_report(ds)  # the same report the dashboard shows after an upload

@@ -74,7 +74,7 @@ from metaeval_core.judges.systems import (  # noqa: F401
     close_pair_agreement, davidson_fit, ranking_agreement, system_ranking,
 )
 from metaeval_core.judges.upload import (  # noqa: F401
-    VerdictReport, pairwise_to_long_frame, read_verdict_file, verdict_report,
+    VerdictReport, is_verdict_file, pairwise_to_long_frame, read_verdict_file, verdict_report,
 )
 from metaeval_core.judges.scores import ScoreAccuracy, score_accuracy, scoring_judges, verdicts_from_scores  # noqa: F401
 
@@ -91,5 +91,5 @@ __all__ = [
     "RANKING_METHODS", "RANK_COEFFICIENTS", "SystemRanking", "DavidsonFit", "RankingAgreement", "ClosePairs",
     "system_ranking", "davidson_fit", "ranking_agreement", "close_pair_agreement",
     "ScoreAccuracy", "score_accuracy", "scoring_judges", "verdicts_from_scores",
-    "VerdictReport", "pairwise_to_long_frame", "read_verdict_file", "verdict_report",
+    "VerdictReport", "is_verdict_file", "pairwise_to_long_frame", "read_verdict_file", "verdict_report",
 ]

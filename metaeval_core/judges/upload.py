@@ -434,4 +434,35 @@ def verdict_report(data: PairwiseData, *, invalid_share: float = 0.1, coverage_s
                          notes=data.notes, warnings=tuple(warnings))
 
 
-__all__ = ["VerdictReport", "pairwise_to_long_frame", "read_verdict_file", "verdict_report"]
+def is_verdict_file(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is a file whose header names every required verdict column (see the module docstring).
+
+    Reads the first line only (gunzipped if gzipped): a CSV/TSV header, or the keys of a JSON Lines file's first
+    object. Used to route a verdict file to the pairwise readers; any file that cannot be sniffed is ``False``.
+
+    References: docs/methods.md sec. 18.10.
+    """
+    import csv
+    import gzip
+
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(2)
+        opener = gzip.open if head == b"\x1f\x8b" else open
+        with opener(path, "rb") as handle:
+            line = handle.readline(1 << 16).decode("utf-8-sig", errors="replace").strip()
+    except (OSError, EOFError):
+        return False
+    if line.startswith("{"):
+        try:
+            record = json.loads(line)
+        except ValueError:
+            return False
+        columns = list(record) if isinstance(record, dict) else []
+    else:
+        columns = next(csv.reader([line], delimiter="\t" if "\t" in line else ","), [])
+    names = {str(c).strip().lower() for c in columns}
+    return all(any(alias in names for alias in _ROLES[role]) for role in _REQUIRED)
+
+
+__all__ = ["VerdictReport", "is_verdict_file", "pairwise_to_long_frame", "read_verdict_file", "verdict_report"]

@@ -127,3 +127,31 @@ def test_by_an_item_attribute(capsys, verdict_file, tmp_path):
     assert {r["n_items"] for r in records} == {30}
     code, _, err = run(capsys, "judges", "--dataset", str(path), "--by", "colour")
     assert code == 2 and "no item attribute 'colour'" in err
+
+
+def test_describe_reads_a_verdict_file_as_verdicts_not_scores(capsys, verdict_file, tmp_path):
+    """`metaeval describe` on a long verdict file: the `judges --view describe` report, not a score-data error
+    (issue 21)."""
+    import gzip
+
+    from metaeval_core.judges import is_verdict_file
+
+    code, out, err = run(capsys, "describe", "--dataset", str(verdict_file))
+    assert code == 0, err
+    code, expected, _ = run(capsys, "judges", "--dataset", str(verdict_file), "--view", "describe")
+    assert out.splitlines()[0] == "a pairwise verdict file: described as by metaeval judges --view describe"
+    assert out.splitlines()[1:] == expected.splitlines() and "pairwise verdicts:" in out
+    code, out, _ = run(capsys, "describe", "--dataset", str(verdict_file), "--json")
+    payload = json.loads(out)
+    assert payload["kind"] == "pairwise" and "warnings" in payload["report"]
+    # Aliases, tabs, gzip and JSON Lines are sniffed from the header; score files are not verdict files.
+    tsv = tmp_path / "v.tsv.gz"
+    tsv.write_bytes(gzip.compress(b"pair_id\tmodel_a\tmodel_b\tjudge\twinner\np1\tx\ty\thuman\tA\n"))
+    jsonl = tmp_path / "v.jsonl"
+    jsonl.write_text('{"item": "1", "system_a": "x", "system_b": "y", "rater": "human", "verdict": "A"}\n')
+    scores = tmp_path / "s.csv"
+    scores.write_text("system,input,human,m\na,1,1,2\nb,1,2,3\na,2,3,1\nb,2,1,1\n")
+    assert is_verdict_file(tsv) and is_verdict_file(jsonl)
+    assert not is_verdict_file(scores) and not is_verdict_file(tmp_path / "absent.csv")
+    code, out, err = run(capsys, "describe", "--dataset", str(scores))
+    assert code == 0 and "pairwise" not in out, err
