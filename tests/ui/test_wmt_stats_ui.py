@@ -20,7 +20,7 @@ def _markdown(at) -> str:
 def test_significance_defaults_to_wmts_test_and_says_so(real_env):
     at = open_wmt("pages/significance.py", {"level": "system", "coef": "pearson", **METRICS})
     box = at.selectbox(key="w:sig_method")
-    assert box.value == "default" and "WMT-PERM-SYS (mt-metrics-eval PermutationSigDiff)" in box.options
+    assert box.value == "default" and "WMT-PERM-SYS" in box.options
     assert box.options[0].startswith("Default: WMT-PERM-SYS")
     assert "WMT-PERM-SYS" in _markdown(at) and "PermutationSigDiff" in _markdown(at)
     # By name, the TACL test is still there; back to the default follows the data.
