@@ -349,3 +349,28 @@ def decisive_sentence(result, *, coefficient: str) -> str:
         parts.append("). Smaller moves are the granularity and sampling noise of the coefficient, not one system "
                      "deciding the result")
     return "".join(parts) + "."
+
+
+def fewer_systems_note(n_by_metric: dict[str, int], n_systems: int, missing: dict[str, tuple[str, ...]], *,
+                       shown: int = 6) -> str | None:
+    """The sentence naming the metrics whose system-level correlation uses fewer than the ``n_systems`` of the
+    page's system set, grouped by the systems they did not score (None when every metric uses all of them).
+
+    Each correlation keeps the systems both measures scored (docs/methods.md sec. 0.2); on mt-metrics-eval data
+    with every system kept, a reference-based metric has no score for its own reference (sec. 0.6).
+    """
+    groups: dict[tuple[int, tuple[str, ...]], list[str]] = {}
+    for metric, n in n_by_metric.items():
+        if n < n_systems:
+            groups.setdefault((int(n), tuple(missing.get(metric, ()))), []).append(metric)
+    if not groups:
+        return None
+    parts = []
+    for (n, lacking), metrics in sorted(groups.items(), key=lambda item: (-item[0][0], item[0][1])):
+        names = ", ".join(metrics[:shown]) + (f" and {len(metrics) - shown} more" if len(metrics) > shown else "")
+        why = f"no score for {', '.join(lacking)}" if lacking else "no metric mean for the others"
+        parts.append(f"{names} ({n} of {n_systems}: {why})")
+    return (f"System set: {n_systems} systems. Metrics evaluated on fewer systems: " + "; ".join(parts)
+            + ". Each correlation uses the systems its metric scored (a reference-based metric cannot score its "
+              "own reference), so these values are over fewer points; the Significance page compares metrics on "
+              "the systems all of them scored.")

@@ -65,6 +65,12 @@ st.dataframe(
                                                  help="input level: inputs whose correlation was undefined"),
     },
 )
+if level == "system":  # one system set, stated once; metrics that could not score all of it are named
+    lacking = data.unscored_systems(ds, ctx.key, tuple(ctx.metrics), ctx.human, pool, systems)
+    chosen = table[table["human"] == ctx.human]
+    note = text.fewer_systems_note(dict(zip(chosen["metric"], chosen["n"])), n_systems, lacking)
+    if note:
+        st.caption(escape_markdown(note))
 undefined = view[view["estimate"].isna()]
 if not undefined.empty:
     st.warning(escape_markdown(

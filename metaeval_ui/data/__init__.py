@@ -152,6 +152,19 @@ def correlation_table(
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
+def unscored_systems(_dataset: Dataset, key: DatasetKey, metrics: tuple[str, ...], human: str, pool: str,
+                     systems: str) -> dict[str, tuple[str, ...]]:
+    """Per metric, the systems of the correlation's system set (rated by ``human``) with no metric score in the
+    pool: the reason a system-level ``n`` is smaller for that metric (docs/methods.md sec. 0.2, 0.6)."""
+    subset = _subset(_dataset, systems).rated_by(human)
+    found = {}
+    for metric in metrics:
+        scored = np.isfinite(subset.matrix(metric, pool=pool)).any(axis=1)
+        found[metric] = tuple(s for s, ok in zip(subset.systems, scored) if not ok)
+    return found
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
 def system_means(_dataset: Dataset, key: DatasetKey, measures: tuple[str, ...], pool: str, systems: str) -> pd.DataFrame:
     return tables.system_means(_subset(_dataset, systems), measures, pool=pool)
 

@@ -99,3 +99,15 @@ def test_zero_disagreement_sentence_names_each_side():
     assert sentence == ("a: the BOOT-BOTH interval includes 0 but the Fisher one excludes it; "
                         "b: the BOOT-BOTH interval excludes 0 but the Fisher one includes it")
     assert text.zero_disagreement_sentence(["c"], [(0.2, 0.8)], [(0.1, 0.7)], shown_label="x", other_label="y") == ""
+
+
+def test_fewer_systems_note_groups_metrics_by_the_systems_they_lack():
+    from metaeval_ui.text import fewer_systems_note
+
+    assert fewer_systems_note({"a": 16, "b": 16}, 16, {"a": (), "b": ()}) is None
+    n = {f"m{i}-refA": 15 for i in range(8)} | {"src": 16, "odd": 14}
+    lacking = {f"m{i}-refA": ("refA",) for i in range(8)} | {"src": (), "odd": ()}
+    note = fewer_systems_note(n, 16, lacking)
+    assert note.startswith("System set: 16 systems. Metrics evaluated on fewer systems: m0-refA, ")
+    assert "m5-refA and 2 more (15 of 16: no score for refA); odd (14 of 16: no metric mean for the others)" in note
+    assert "src" not in note

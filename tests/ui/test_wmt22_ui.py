@@ -88,3 +88,21 @@ def test_leaving_wmt_data_restores_the_next_datasets_pool(real_env):
 def test_every_page_opens_on_wmt22(real_env, page):
     # A smoke test of the wiring with WMT's conventions (systems MQM never scored removed, pool all): small counts.
     open_wmt(page, TINY)
+
+
+@pytest.mark.realdata
+def test_keep_every_system_names_the_metrics_evaluated_on_fewer_systems(real_env):
+    """Issue 25: with every system kept, a reference-based metric has no score for its own reference, so its n is
+    smaller; the page states the system set once and names those metrics and why (docs/methods.md sec. 0.6)."""
+    at = open_wmt("pages/correlations.py", {"level": "system", "coef": "pearson",
+                                            "metric": "BLEU-refA,COMETKiwi-src,BLEU-refB"})
+    assert "Metrics evaluated on fewer systems" not in _captions(at)  # WMT's set: every metric scores every system
+    at.sidebar.toggle(key="w:all_systems").set_value(True).run()
+    assert_clean(at)
+    n = at.dataframe[0].value.set_index("metric")["n"]
+    assert (n["BLEU-refA"], n["BLEU-refB"], n["COMETKiwi-src"]) == (15, 15, 16)
+    captions = _captions(at)
+    assert "System set: 16 systems. Metrics evaluated on fewer systems:" in captions
+    assert "BLEU-refA (15 of 16: no score for refA)" in captions
+    assert "BLEU-refB (15 of 16: no score for refB)" in captions
+    assert "COMETKiwi-src (" not in captions
