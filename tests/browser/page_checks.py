@@ -72,6 +72,7 @@ _OVERFLOW = """(maxColumns) => {
     const table = grid.querySelector('[aria-colcount]');  // glide renders only the visible columns' cells
     const columns = table ? parseInt(table.getAttribute('aria-colcount')) : heads.length;
     if (columns > maxColumns) continue;  // a data grid (systems x inputs): scrolling sideways is expected
+    if (grid.querySelector('td[aria-readonly="false"]')) continue;  // an editor (What if…): one cell at a time
     for (const s of grid.querySelectorAll('.dvn-scroller')) {
       if (s.scrollWidth > s.clientWidth + 2) {
         out.push(`table columns cut off (${s.scrollWidth} px of columns in ${s.clientWidth} px; columns: ${heads.join(', ').slice(0, 160)})`);
