@@ -134,8 +134,8 @@ def _label(choice: data.DatasetChoice | None, key: str) -> str:
         return key
     suffix = "" if choice.available else " — unavailable"
     title = _short_title(choice.title)
-    if choice.id.startswith("upload:"):  # the file's name says which; its content hash would crowd it out
-        return _cut(title.removeprefix("Uploaded: "), PICKER_CHARS) + suffix
+    if choice.id.startswith("upload:"):  # "Uploaded: <file>" says which; its content hash would crowd it out
+        return _cut(title, PICKER_CHARS) + suffix
     if ":" in choice.id:  # a stored or what-if dataset: its name and key as before
         return f"{title} [{choice.id}]{suffix}"
     room = PICKER_CHARS - _width(choice.id) - 3  # the id must stay readable: the title gives way ("SummEval… [id]")
