@@ -20,6 +20,11 @@ def _finite(p: object) -> float | None:
     return value if math.isfinite(value) else None
 
 
+def pairs_count(n: int) -> str:
+    """``1 pair``, ``12 pairs``: a count of system pairs in words a slide can show."""
+    return f"{n} pair" if n == 1 else f"{n} pairs"
+
+
 def pvalue_decimals(pvalues: Iterable[object], alpha: float | None = None, *, decimals: int = 3) -> int:
     """Fewest decimals (at least ``decimals``) at which every rounded p sits on the same side of ``alpha``
     as the p itself, so that a shown "0.050" is never marked significant at alpha = 0.05.

@@ -16,6 +16,7 @@ import math
 
 from plotly.subplots import make_subplots
 
+from metaeval_ui.text import pairs_count
 from metaeval_ui.figures import (CORRELATION_SCALE, HUMAN_COLOUR, MUTED, PALETTE,  # noqa: F401 (re-exported)
                                  correlation_colorbar, empty_figure, esc, fmt, measure_style)
 
@@ -76,7 +77,7 @@ def decile_labels(grid) -> tuple[list[str], list[str]]:
     ``l = 0``, ``l = t1 (0.012): skips 4`` (the pairs with ``|dx| < l``: bounds are inclusive, so row k keeps the
     pair at t_k); unique even with tied thresholds. ``grid`` is a :class:`metaeval_core.stats.pairs.DecileGrid`."""
     held = np.rint(np.asarray(grid.column_share, dtype=float) * grid.total_pairs).astype(int)
-    columns = [f"u = t{c + 1} ({fmt(u, 3)})<br>{n} pairs" for c, (u, n) in enumerate(zip(grid.upper, held))]
+    columns = [f"u = t{c + 1} ({fmt(u, 3)})<br>{pairs_count(int(n))}" for c, (u, n) in enumerate(zip(grid.upper, held))]
     rows = ["l = 0"] + [f"l = t{r} ({fmt(v, 3)}): skips {int(grid.skipped[r])}"
                         for r, v in enumerate(grid.lower[1:], start=1)]
     return columns, rows
@@ -141,7 +142,7 @@ def pair_scatter(table: pd.DataFrame, *, lower: float, upper: float, metric: str
     shapes = [dict(type="rect", xref="x", x0=lower, x1=upper, yref="paper", y0=0, y1=1, fillcolor=BAND,
                    line=dict(width=0), layer="below"),
               dict(type="line", xref="paper", x0=0, x1=1, yref="y", y0=0, y1=0, line=dict(color="#999", width=1))]
-    annotations = [dict(xref="x", x=lower, yref="paper", y=1, text=f"[l, u]: {int(inside.sum())} pairs",
+    annotations = [dict(xref="x", x=lower, yref="paper", y=1, text=f"[l, u]: {pairs_count(int(inside.sum()))}",
                         showarrow=False, xanchor="left", yanchor="top")]
     return go.Figure(traces, layout=dict(
         title=dict(text="System pairs, metric's winner on the right", font=TITLE_FONT),

@@ -244,3 +244,14 @@ def test_decile_grid_words_and_labels_match_the_counts(n_systems, ties):
     assert "10% of pairs" not in sentence
     title = fpairs.decile_heatmap(grid, metric="m").layout.title.text
     assert f"k·{grid.bucket_size} closest pairs" in title and "10% of pairs" not in title
+
+
+def test_decile_labels_count_one_pair_in_the_singular():
+    """FRANK's 5 systems give 10 pairs and buckets of one pair: the first column reads '1 pair', not '1 pairs'."""
+    from metaeval_core.stats.pairs import decile_grid
+    from metaeval_ui.figures.pairs import decile_labels
+
+    rng = np.random.default_rng(3)
+    x, z = rng.normal(size=5), rng.normal(size=5)
+    columns, _ = decile_labels(decile_grid(x, z))
+    assert columns[0].endswith("<br>1 pair") and all(not c.endswith("<br>1 pairs") for c in columns)
