@@ -444,6 +444,7 @@ def is_verdict_file(path: str | os.PathLike) -> bool:
     """
     import csv
     import gzip
+    import zlib
 
     try:
         with open(path, "rb") as handle:
@@ -451,7 +452,7 @@ def is_verdict_file(path: str | os.PathLike) -> bool:
         opener = gzip.open if head == b"\x1f\x8b" else open
         with opener(path, "rb") as handle:
             line = handle.readline(1 << 16).decode("utf-8-sig", errors="replace").strip()
-    except (OSError, EOFError):
+    except (OSError, EOFError, zlib.error):  # a damaged gzip stream: the score reader names the problem
         return False
     if line.startswith("{"):
         try:
