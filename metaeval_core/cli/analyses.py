@@ -17,8 +17,7 @@ from metaeval_core.cli.options import POINT_COEFFICIENTS as COEFFICIENTS
 
 
 def _cli():
-    # Imported lazily: metaeval_core.cli.main imports this module while building its parser.
-    from metaeval_core.cli import main as cli
+    from metaeval_core.cli import common as cli
 
     return cli
 

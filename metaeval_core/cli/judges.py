@@ -29,8 +29,7 @@ _FIGURES: tuple[tuple[str, str, str], ...] = (
 
 
 def _cli():
-    # Imported lazily: metaeval_core.cli.main imports this module while building its parser.
-    from metaeval_core.cli import main as cli
+    from metaeval_core.cli import common as cli
 
     return cli
 

@@ -16,8 +16,7 @@ _DEFAULT_SIZES = (10, 20, 50, 100)
 
 
 def _cli():
-    # Imported lazily: metaeval_core.cli.main imports this module while building its parser.
-    from metaeval_core.cli import main as cli
+    from metaeval_core.cli import common as cli
 
     return cli
 

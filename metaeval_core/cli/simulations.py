@@ -25,8 +25,7 @@ NOISE_KS = "0.25,0.5,1,2,4"
 
 
 def _cli():
-    # Imported lazily: metaeval_core.cli.main imports this module while building its parser.
-    from metaeval_core.cli import main as cli
+    from metaeval_core.cli import common as cli
 
     return cli
 

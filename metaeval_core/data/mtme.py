@@ -502,7 +502,7 @@ def _conventions_note(conventions: Conventions) -> str:
 
 
 def _natural(names: list[str]) -> tuple[str, ...]:
-    from metaeval_core.data.loaders import natural_key
+    from metaeval_core.data.loaders._common import natural_key
 
     return tuple(sorted(names, key=natural_key))
 

@@ -20,7 +20,7 @@ from metaeval_core.stats.coefficients import POINT_COEFFICIENTS as COEFFICIENTS
 from metaeval_core.stats.correlation import LEVELS
 from metaeval_core.data.dataset import Dataset
 
-from metaeval_ui.data import DatasetKey
+from metaeval_ui.data.datasets import DatasetKey
 from metaeval_ui.errors import EXPECTED, message_of
 
 # Pairwise F1: one bootstrap over the judged inputs shared by all pairs and measures; the time grows

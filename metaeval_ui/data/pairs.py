@@ -19,7 +19,7 @@ from metaeval_core.stats import pairs, pools, stability
 from metaeval_core.data.dataset import Dataset
 
 from metaeval_ui.figures import pairs as fp
-from metaeval_ui.data import DatasetKey
+from metaeval_ui.data.datasets import DatasetKey
 
 # Resample caps (the reason is shown next to the widgets): bounds move by < 0.01 beyond them while the
 # time grows linearly; the stability curves repeat the work for ~19 sample sizes per measure and pool.

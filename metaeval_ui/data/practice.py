@@ -21,7 +21,8 @@ import streamlit as st
 from metaeval_core.analyses import practice
 from metaeval_core.data.dataset import Dataset
 
-from metaeval_ui.data import DatasetKey, _ResultStore
+from metaeval_ui.data.datasets import DatasetKey
+from metaeval_ui.data.resampled import _ResultStore
 
 MAX_IMPROVEMENT_RESAMPLES = 5_000  # ~2 s on 24 systems; the band's ends move by < 0.01 beyond
 MAX_INFLUENCE_RESAMPLES = 2_000  # N + 1 intervals: 2,000 resamples x 25 intervals take a few seconds

@@ -89,7 +89,9 @@ def test_a_missing_package_is_one_line_with_exit_2(capsys, monkeypatch):
     def broken(args):
         raise ModuleNotFoundError("No module named 'pandas'", name="pandas")
 
-    monkeypatch.setattr(cli, "cmd_datasets", broken)
+    from metaeval_core.cli import data_commands
+
+    monkeypatch.setattr(data_commands, "cmd_datasets", broken)
     monkeypatch.delenv("METAEVAL_DEBUG", raising=False)
     code, out, err = run_cli(capsys, "datasets")
     assert code == 2 and out == "" and len(err.splitlines()) == 1

@@ -124,7 +124,7 @@ def test_influence_prints_names_with_terminal_escapes_escaped(capsys, monkeypatc
     """A stored or hand-built dataset may hold any name: the CLI never writes its control characters raw."""
     from dataclasses import replace
 
-    import metaeval_core.cli.main as cli_main
+    import metaeval_core.cli.common as cli_main
 
     real_load = cli_main.load
 

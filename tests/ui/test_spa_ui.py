@@ -36,11 +36,12 @@ def test_correlations_page_computes_spa(demo_env):
 def test_long_spa_intervals_are_refused_with_what_to_change(monkeypatch):
     from metaeval_core.data.synthetic import synthetic_dataset
     from metaeval_ui import data
+    from metaeval_ui.data import resampled
 
     ds = synthetic_dataset()
     data.check_interval_size(ds, "metric.strong", "human.quality", SPA, "boot-both", "judged", "", 1000)  # fits
     data.check_interval_size(ds, "metric.strong", "human.quality", "kendall", "boot-both", "judged", "", 10**9)
-    monkeypatch.setattr(data, "MAX_TABLE_SECONDS", 0.01)
+    monkeypatch.setattr(resampled, "MAX_TABLE_SECONDS", 0.01)
     data.check_interval_size(ds, "metric.strong", "human.quality", SPA, "boot-systems", "judged", "", 1000)
     with pytest.raises(ValueError, match="BOOT-SYSTEMS"):
         data.check_interval_size(ds, "metric.strong", "human.quality", SPA, "boot-both", "judged", "", 1000)

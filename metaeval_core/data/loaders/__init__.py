@@ -10,45 +10,24 @@ unchanged. Systems and inputs are sorted in natural order (``M2`` before
 become NaN. A malformed file raises :class:`DatasetError` naming the file and
 the line (or record).
 
-Loaders are registered by name in :data:`LOADERS`; the registry entry's
-``loader`` field selects one.
+Loaders are registered by name in :data:`LOADERS` (:mod:`.catalogue`); the
+registry entry's ``loader`` field selects one. This face only re-exports.
 
 References: docs/methods.md sec. 0; each dataset's ``SOURCE.md`` in the data mirror.
 """
 
 from __future__ import annotations
 
-from typing import Callable, Mapping
-
 from metaeval_core.data.loaders._common import (  # noqa: F401 - the package's names
     LOADER_VERSION, LoadedData, LoaderFiles, flatten, iter_jsonl, natural_key, read_json,
 )
+from metaeval_core.data.loaders.catalogue import LOADERS  # noqa: F401
 from metaeval_core.data.loaders.hanna import HANNA_HUMAN_SYSTEM, load_hanna  # noqa: F401
 from metaeval_core.data.loaders.mtme import load_mtme  # noqa: F401
 from metaeval_core.data.loaders.summarization import (  # noqa: F401
     load_deutsch2022, load_frank, load_realsumm, load_rose, load_summeval, load_xsum_hallucination,
 )
-
-def load_synthetic(files: LoaderFiles) -> LoadedData:
-    """The built-in synthetic demo (no files). References: docs/methods.md sec. 9."""
-    from metaeval_core.data.synthetic import synthetic_dataset
-
-    ds = synthetic_dataset()
-    return LoadedData(ds.systems, ds.inputs, ds.measures, ds.system_attributes, ds.notes, task=ds.task,
-                      annotator_identity=ds.annotator_identity)
-
-
-LOADERS: Mapping[str, Callable[[LoaderFiles], LoadedData]] = {
-    "synthetic": load_synthetic,
-    "summeval": load_summeval,
-    "realsumm": load_realsumm,
-    "deutsch2022": load_deutsch2022,
-    "frank": load_frank,
-    "rose": load_rose,
-    "xsum_hallucination": load_xsum_hallucination,
-    "hanna": load_hanna,
-    "mtme": load_mtme,
-}
+from metaeval_core.data.loaders.synthetic import load_synthetic  # noqa: F401
 
 __all__ = [
     "LOADER_VERSION",

@@ -1,0 +1,168 @@
+"""The correlation commands: ``correlate``, ``compare``, ``delta`` and ``stability``."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from typing import Callable
+
+from metaeval_core.cli.common import (
+    POOL_HELP, SYSTEMS_HELP, CLIError, add_dataset_args, add_resampling_args, add_selection_args, add_test_args,
+    chosen_test, load, number_list, split_list,
+)
+from metaeval_core.cli.options import CI_METHODS, POOLS
+from metaeval_core.cli.output import emit, print_table, say
+
+
+def cmd_correlate(args: argparse.Namespace) -> None:
+    from metaeval_core.stats.correlation import correlate
+
+    ds = load(args)
+    metrics = split_list(args.metrics, "metrics")
+    options = dict(level=args.level, coefficient=args.coefficient, pool=args.pool, systems=args.systems)
+    rows = []
+    for metric in metrics:
+        row = {**correlate(ds, metric, args.human, **options).to_dict(),
+               "systems": getattr(args, "selected_systems", None) or ""}
+        if args.ci:
+            from metaeval_core.stats.resampling import dataset_confidence_interval
+
+            ci = dataset_confidence_interval(
+                ds, metric, args.human, method=args.ci, confidence_level=args.confidence_level,
+                n_resamples=args.n_resamples, rng=args.seed, **options,
+            )
+            row.update(ci_method=args.ci, low=ci.low, high=ci.high, n_defined=ci.n_defined,
+                       confidence_level=args.confidence_level)
+        rows.append(row)
+    if args.json:
+        emit(args, rows)
+        return
+    # Text: what every row shares in one heading line, the table only what differs (fits 80 columns).
+    say(f"{args.human} vs each metric: {args.level}-level {args.coefficient}, pool {args.pool}"
+        + (f"; {args.confidence_level:g} {args.ci} interval ({args.n_resamples} resamples, seed {args.seed})"
+           if args.ci and args.ci != "fisher" else f"; {args.confidence_level:g} fisher interval" if args.ci else ""))
+    columns = ["metric", "estimate", "n"]
+    if args.coefficient == "tie-calibrated-accuracy":
+        # The tie threshold is part of the value (docs/methods.md sec. 11.2): one for the whole level.
+        columns.append("epsilon")
+    if any(row.get("n_undefined") for row in rows):
+        columns.append("n_undefined")
+    if args.ci:
+        columns += ["low", "high", "n_defined"]
+    emit(args, rows, columns=columns)
+
+
+def cmd_compare(args: argparse.Namespace) -> None:
+    from metaeval_core.stats.significance import compare_all_pairs
+
+    ds = load(args)
+    metrics = split_list(args.metrics, "metrics")
+    if len(metrics) < 2:
+        raise CLIError("--metrics needs at least two metrics to compare")
+    table = compare_all_pairs(
+        ds, metrics, args.human, level=args.level, coefficient=args.coefficient, method=chosen_test(args, ds),
+        alternative=args.alternative, correction=args.correction, family=args.family, alpha=args.alpha,
+        n_resamples=args.n_resamples, rng=args.seed, pool=args.pool, systems=args.systems,
+    )
+    # Every row names the test that made it (the default depends on the data).
+    records = [{**r, "test": table.method} for r in table.to_records()]
+    if args.json:
+        emit(args, records)
+        return
+    say(f"x better than y with {args.human}? delta = r(x) - r(y), {args.level}-level {args.coefficient}; "
+        f"{table.method} test ({args.n_resamples} resamples, seed {args.seed}, {args.alternative}), "
+        f"{args.correction} per {args.family} at alpha {args.alpha:g}")
+    emit(args, records, columns=["x", "y", "delta", "pvalue", "significant", "significant_corrected"])
+
+
+def cmd_delta(args: argparse.Namespace) -> None:
+    from metaeval_core.stats.pairs import dataset_means, decile_grid, rsys_delta
+
+    import numpy as np
+
+    # The core's means: systems the human measure rated, the metric over its pool (judged: the human's cells).
+    x, z, _ = dataset_means(load(args), args.metric, args.human, pool=args.pool, systems=args.systems)
+    if args.grid:
+        grid = decile_grid(x, z, min_pairs=args.min_pairs)
+        payload = {"metric": args.metric, "human": args.human, "pool": args.pool, "lower": grid.lower,
+                   "upper": grid.upper, "tau": np.where(np.isnan(grid.tau), np.nan, grid.tau),
+                   "n_pairs": np.where(np.isnan(grid.tau), 0, grid.n_pairs), "min_pairs": args.min_pairs}
+        if args.json:
+            emit(args, payload)
+            return
+        rows = []
+        for r, low in enumerate(grid.lower):
+            row = {"l": float(low)}
+            for c, up in enumerate(grid.upper):
+                t = grid.tau[r, c]
+                row[f"u={up:.3g}"] = None if np.isnan(t) else f"{t:.2f} ({int(grid.n_pairs[r, c])})"
+            rows.append(row)
+        print_table(rows)
+        return
+    upper = math.inf if args.upper is None else args.upper
+    result = rsys_delta(x, z, lower=args.lower, upper=upper)
+    row = {"metric": args.metric, "human": args.human, "pool": args.pool, "lower": args.lower,
+           "upper": None if math.isinf(upper) else upper, "estimate": result.estimate,
+           "n_pairs": result.n_pairs, "share_of_pairs": result.share_of_pairs}
+    emit(args, row, rows=[row])
+
+
+def cmd_stability(args: argparse.Namespace) -> None:
+    from metaeval_core.stats.stability import MAX_STABILITY_SECONDS, estimated_stability_seconds, ranking_stability
+
+    import numpy as np
+
+    ds = load(args).select_systems(args.systems)
+    measures = split_list(args.measures, "measures")
+    sizes = number_list(args.sizes, "sizes", integers=True)
+    seconds = len(measures) * estimated_stability_seconds(ds.n_systems, sizes, n_resamples=args.n_resamples)
+    if seconds > MAX_STABILITY_SECONDS:
+        raise CLIError(
+            f"{len(measures)} measure(s) x {len(sizes)} sizes (up to {max(sizes):,} inputs) x {args.n_resamples:,} "
+            f"resamples on {ds.n_systems:,} systems would take about {seconds / 60:.0f} min here (the limit is "
+            f"{MAX_STABILITY_SECONDS / 60:.0f} min): use fewer --measures, --sizes or --n-resamples, or --systems")
+    rng = np.random.default_rng(args.seed)
+    rows = []
+    for measure in measures:
+        curve = ranking_stability(ds.matrix(measure, pool=args.pool), sizes=sizes,
+                                  n_resamples=args.n_resamples, rng=rng)
+        for size, mean, std in zip(curve.sizes, curve.mean, curve.std):
+            rows.append({"measure": measure, "pool": args.pool if ds.measure(measure).kind == "metric" else "judged",
+                         "size": int(size), "mean": mean, "std": std})
+    emit(args, rows)
+
+
+def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
+    """Register this family's subcommands (``command(name, func, help)`` returns a subparser with ``--json``)."""
+    p = command("correlate", cmd_correlate, "metric-human correlations (optionally with confidence intervals)")
+    add_dataset_args(p)
+    add_selection_args(p)
+    p.add_argument("--ci", choices=CI_METHODS, default=None,
+                   help="a confidence interval: fisher, or a bootstrap over systems, inputs or both (default: none)")
+    p.add_argument("--confidence-level", type=float, default=0.95, help="the interval's level, a fraction")
+    add_resampling_args(p)
+
+    p = command("compare", cmd_compare, "test whether one metric correlates better than another, for all pairs")
+    add_dataset_args(p)
+    add_selection_args(p)
+    add_test_args(p)
+    add_resampling_args(p)
+
+    p = command("delta", cmd_delta, "rSYS-Delta(l, u): Kendall tau on system pairs whose metric gap lies in [l, u]")
+    add_dataset_args(p)
+    p.add_argument("--metric", required=True)
+    p.add_argument("--human", required=True)
+    p.add_argument("--pool", choices=POOLS, default=None, help=POOL_HELP)
+    p.add_argument("--systems", default=None, help=SYSTEMS_HELP)
+    p.add_argument("--lower", type=float, default=0.0)
+    p.add_argument("--upper", type=float, default=None, help="default: no upper bound")
+    p.add_argument("--grid", choices=["deciles"], default=None, help="the decile grid of NAACL 2022 Fig. 6")
+    p.add_argument("--min-pairs", type=int, default=5)
+
+    p = command("stability", cmd_stability, "ranking stability: Kendall tau between rankings on two input samples")
+    add_dataset_args(p)
+    p.add_argument("--measures", required=True)
+    p.add_argument("--sizes", required=True, help="comma-separated sample sizes, e.g. 10,20,50,100")
+    p.add_argument("--pool", choices=POOLS, default=None, help=POOL_HELP)
+    p.add_argument("--systems", default=None, help=SYSTEMS_HELP)
+    add_resampling_args(p)
