@@ -24,7 +24,7 @@ import difflib
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from metaeval_core.data.dataset import DatasetError
+from metaeval_core.data.errors import DatasetError
 
 ALL = "all"
 _NEGATIONS = ("!", "-")
