@@ -1,7 +1,8 @@
 """Argument checks shared by the analysis modules: one helper per rule.
 
 Every message names the parameter and the rule it breaks ("n_resamples must be >= 1; got 0"),
-so a caller can show it as is. Pure Python + numpy; imports only :mod:`metaeval_core.data.dataset` from the package.
+so a caller can show it as is. Pure Python + numpy; imports nothing from the package (the bottom floor: checks of a
+dataset are in :mod:`metaeval_core.data.checks`).
 """
 
 from __future__ import annotations
@@ -11,8 +12,6 @@ import numbers
 from typing import Callable, Sequence, Union
 
 import numpy as np
-
-from metaeval_core.data.dataset import Dataset, DatasetError
 
 RngLike = Union[np.random.Generator, int, None]
 
@@ -101,19 +100,6 @@ def check_choice(value: object, name: str, choices: Sequence[str]) -> str:
     if value not in choices:
         raise ValueError(f"{name} must be one of {', '.join(map(str, choices))}; got {value!r}")
     return str(value)
-
-
-def check_dataset(dataset: object) -> Dataset:
-    """``dataset`` if it is a :class:`~metaeval_core.data.dataset.Dataset`."""
-    if not isinstance(dataset, Dataset):
-        raise TypeError(f"dataset must be a metaeval_core.data.dataset.Dataset; got {type(dataset).__name__}")
-    return dataset
-
-
-def check_human(dataset: Dataset, human: str) -> None:
-    """DatasetError unless ``human`` names a human measure of ``dataset`` (an unknown name: DatasetError too)."""
-    if dataset.measure(human).kind != "human":
-        raise DatasetError(f"{human!r} is not a human measure of dataset {dataset.id!r}")
 
 
 def check_bool(value: object, name: str) -> bool:

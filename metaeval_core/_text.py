@@ -1,4 +1,5 @@
-"""Text that reaches a terminal or a log: control characters shown as escapes, passwords in URLs hidden."""
+"""Text that reaches a terminal or a log: control characters shown as escapes, passwords in URLs hidden; names
+in natural order."""
 
 from __future__ import annotations
 
@@ -54,3 +55,8 @@ class PrintableStream:
 
     def __getattr__(self, name: str):
         return getattr(self._stream, name)
+
+
+def natural_key(text: str) -> tuple:
+    """Sort key that orders embedded integers numerically (``M2`` < ``M10``)."""
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", text) if part)

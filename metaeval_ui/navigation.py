@@ -57,6 +57,13 @@ def registered_page(path: str) -> dict | None:
                  if info.get("script_path") == wanted), None)
 
 
+# The LLM judges pages, with what each answers (linked from the judges pages and from a score page given a
+# pairwise dataset).
+JUDGES_PAGES = (("pages/judges_leaderboard.py", "agreement with people, intervals, significance clusters"),
+                ("pages/judges_bias.py", "position and length preferences"),
+                ("pages/judges_systems.py", "system rankings from verdicts, scores as verdicts"))
+
+
 def page_links(links: Sequence[tuple[str, str]], container: Any = None) -> None:
     """One ``st.page_link`` per (page file, what it answers), skipping pages this build does not register."""
     box = container or st

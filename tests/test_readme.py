@@ -285,7 +285,7 @@ def test_the_readme_is_what_a_user_needs():
     """Reference material lives in docs/ (linked), not in the README: no benchmark tables, under 260 lines."""
     text = _readme()
     assert len(text.splitlines()) < 260 and "## Speed" not in text
-    for doc in ("docs/methods.md", "docs/data.md", "docs/cli.md", "docs/speed.md"):
+    for doc in ("docs/methods.md", "docs/data.md", "docs/cli.md", "docs/speed.md", "docs/architecture.md"):
         assert f"]({doc})" in text and (REPO / doc).is_file()
     for dataset in ("wmt22-zhen", "pandalm", "llmbar", "hanna"):
         assert f"`{dataset}`" in text

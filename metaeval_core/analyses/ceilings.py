@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from metaeval_core._checks import as_generator, check_choice, check_confidence_level, check_dataset, check_human
+from metaeval_core._checks import as_generator, check_choice, check_confidence_level
+from metaeval_core.data.checks import check_dataset, check_human
 from metaeval_core._frames import ToFrame
 from metaeval_core.data.dataset import Dataset, DatasetError
 from metaeval_core.stats.coefficients import Coefficient, validate_coefficient

@@ -28,9 +28,9 @@ from typing import Sequence
 import numpy as np
 
 from metaeval_core._checks import (
-    as_generator, check_bool, check_choice, check_dataset, check_human, check_int, check_interval_resamples,
-    check_confidence_level,
+    as_generator, check_bool, check_choice, check_int, check_interval_resamples, check_confidence_level,
 )
+from metaeval_core.data.checks import check_dataset, check_human
 from metaeval_core._frames import ToFrame
 from metaeval_core.data.dataset import POOLS, Dataset, Pool
 from metaeval_core.stats.coefficients import (

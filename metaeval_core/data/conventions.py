@@ -1,10 +1,10 @@
 """WMT's conventions for mt-metrics-eval data: the standard reference, human translations, gold, primary metrics.
 
-A :class:`Conventions` record travels with a dataset read from mt-metrics-eval's layout (the built-in
+A :class:`WmtConventions` record travels with a dataset read from mt-metrics-eval's layout (the built-in
 ``wmt22-zhen`` and any user directory or zip). It says which systems WMT scores (never the standard
 reference; the other human translations only when asked), which human score is the gold, which metrics
 are primary, and which input pool metrics use at the system level. The dashboard and the command line
-apply it by default and print its :meth:`Conventions.caption`; the old behaviour stays available by name
+apply it by default and print its :meth:`WmtConventions.caption`; the old behaviour stays available by name
 (``--all-systems``, ``--pool judged``, any ``--human``).
 
 The facts for known test sets come from mt-metrics-eval's ``meta_info.py`` (``std_ref``, ``std_gold``,
@@ -48,7 +48,7 @@ OUTLIERS: Mapping[tuple[str, str], frozenset[str]] = {("wmt22", "en-de"): frozen
 
 
 @dataclass(frozen=True)
-class Conventions:
+class WmtConventions:
     """WMT's conventions for one mt-metrics-eval test set and language pair.
 
     Attributes
@@ -125,7 +125,7 @@ class Conventions:
                 "pool": self.pool, "outliers": list(self.outliers)}
 
     @classmethod
-    def from_dict(cls, raw: Mapping) -> "Conventions":
+    def from_dict(cls, raw: Mapping) -> "WmtConventions":
         return cls(name=str(raw["name"]), source=str(raw["source"]), std_ref=str(raw["std_ref"]),
                    human_translations=tuple(raw.get("human_translations", ())), gold=str(raw.get("gold", "")),
                    primary_metrics=tuple(raw.get("primary_metrics", ())),
@@ -134,7 +134,7 @@ class Conventions:
 
 
 def mtme_conventions(test_set: str, lp: str, *, references: Sequence[str], systems: Sequence[str],
-                     humans: Sequence[str], metrics: Mapping[str, tuple[str, str]]) -> Conventions:
+                     humans: Sequence[str], metrics: Mapping[str, tuple[str, str]]) -> WmtConventions:
     """WMT's conventions for an mt-metrics-eval test set and language pair.
 
     ``references`` are the reference names, ``systems`` the system names, ``humans`` the human measures and
@@ -162,7 +162,7 @@ def mtme_conventions(test_set: str, lp: str, *, references: Sequence[str], syste
     allowed = {std_ref, "src"}
     eligible = tuple(m for m, (_, used) in metrics.items() if set(used.split(".")) <= allowed)
     primary = tuple(m for m in eligible if metrics[m][0] in primaries)
-    return Conventions(name=WMT, source=source, std_ref=std_ref,
+    return WmtConventions(name=WMT, source=source, std_ref=std_ref,
                        human_translations=tuple(s for s in systems if s in set(refs) and s != std_ref),
                        gold=gold, primary_metrics=primary, eligible_metrics=eligible, pool="all",
                        outliers=tuple(s for s in systems if s in OUTLIERS.get((test_set, lp), ())))

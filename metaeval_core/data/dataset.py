@@ -11,18 +11,15 @@ from typing import TYPE_CHECKING, Literal, Mapping, Sequence
 
 import numpy as np
 
+from metaeval_core.data.errors import DatasetError
 from metaeval_core.data.vocabulary import ANNOTATOR_IDENTITIES, TASKS, TaskVocabulary, vocabulary
 
 if TYPE_CHECKING:
-    from metaeval_core.data.conventions import Conventions
+    from metaeval_core.data.conventions import WmtConventions
 
 MeasureKind = Literal["human", "metric"]
 Pool = Literal["judged", "all"]
 POOLS: tuple[str, ...] = ("judged", "all")
-
-
-class DatasetError(ValueError):
-    """A dataset (built-in or uploaded) cannot be built or queried as asked."""
 
 
 def _readonly(array: np.ndarray) -> np.ndarray:
@@ -125,7 +122,7 @@ class Dataset:
     input_attributes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     task: str = ""
     annotator_identity: str = "unknown"
-    conventions: "Conventions | None" = None
+    conventions: "WmtConventions | None" = None
 
     def __post_init__(self) -> None:
         if self.task not in TASKS:

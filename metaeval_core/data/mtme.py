@@ -53,7 +53,7 @@ from typing import Literal, Mapping
 
 import numpy as np
 
-from metaeval_core.data.conventions import Conventions, mtme_conventions
+from metaeval_core.data.conventions import WmtConventions, mtme_conventions
 from metaeval_core.data.dataset import Dataset, DatasetError, Measure
 from metaeval_core.data.selection import resolve_selection
 
@@ -490,7 +490,7 @@ def _self_scored(read: Mapping[_ScoreFile, Mapping[str, np.ndarray]], systems: t
     return text + "."
 
 
-def _conventions_note(conventions: Conventions) -> str:
+def _conventions_note(conventions: WmtConventions) -> str:
     return (f"WMT conventions (from {conventions.source}): standard reference {conventions.std_ref or 'none'} "
             f"is never a system; human translations ({', '.join(conventions.human_translations) or 'none'}) only "
             f"when asked; {'outlier systems ' + ', '.join(conventions.outliers) + ' left out; ' if conventions.outliers else ''}"
@@ -502,7 +502,7 @@ def _conventions_note(conventions: Conventions) -> str:
 
 
 def _natural(names: list[str]) -> tuple[str, ...]:
-    from metaeval_core.data.loaders._common import natural_key
+    from metaeval_core._text import natural_key
 
     return tuple(sorted(names, key=natural_key))
 
@@ -528,7 +528,7 @@ def _documents(root: Path, lp: str) -> list[tuple[str, str]] | None:
     return out
 
 
-def _measure(file: _ScoreFile, matrix: np.ndarray, conventions: Conventions) -> Measure:
+def _measure(file: _ScoreFile, matrix: np.ndarray, conventions: WmtConventions) -> Measure:
     if file.human:
         return Measure(file.measure, "human", matrix,
                        attributes={"gold": "yes"} if file.measure == conventions.gold else {})

@@ -24,7 +24,7 @@ import difflib
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from metaeval_core.data.dataset import DatasetError
+from metaeval_core.data.errors import DatasetError
 
 ALL = "all"
 _NEGATIONS = ("!", "-")
@@ -52,8 +52,41 @@ class Selection:
         return dict(self.attributes)
 
 
+class SelectionText(str):
+    """A selection expression parsed once, where it enters (the sidebar's system picker, ``--systems``): the text
+    itself, usable wherever a selection text is (cache keys, the URL, captions), carrying its parsed
+    :class:`Selection` in ``parsed``, so that the size guards and the core do not parse it again.
+
+    Raises :class:`DatasetError` as :func:`parse_selection` does; resolving the names against a dataset
+    (:meth:`Dataset.select_systems`) still happens per dataset.
+
+    Examples
+    --------
+    >>> chosen = SelectionText("kind=mt, !refA")
+    >>> chosen == "kind=mt, !refA", chosen.parsed.attributes, chosen.parsed.removed_names
+    (True, (('kind', 'mt'),), ('refA',))
+    >>> parse_selection(chosen) is chosen.parsed
+    True
+
+    References
+    ----------
+    docs/methods.md sec. 0.3.
+    """
+
+    parsed: Selection
+
+    def __new__(cls, text: str = "") -> "SelectionText":
+        value = super().__new__(cls, text)
+        object.__setattr__(value, "parsed", parse_selection(str(text)))
+        return value
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"a SelectionText is frozen; cannot set {name!r}")
+
+
 def parse_selection(selection: object) -> Selection:
-    """Parse a selection text (or a legacy ``{attr: value}`` mapping) into a :class:`Selection`.
+    """Parse a selection text (or a legacy ``{attr: value}`` mapping) into a :class:`Selection`; a
+    :class:`SelectionText` or a :class:`Selection` is already parsed and comes back without parsing.
 
     Raises
     ------
@@ -68,6 +101,10 @@ def parse_selection(selection: object) -> Selection:
     """
     if selection is None:
         return Selection("")
+    if isinstance(selection, SelectionText):  # parsed where it entered
+        return selection.parsed
+    if isinstance(selection, Selection):
+        return selection
     if isinstance(selection, Mapping):
         pairs = tuple((str(k), str(v)) for k, v in selection.items())
         return Selection(",".join(f"{k}={v}" for k, v in pairs), attributes=pairs)

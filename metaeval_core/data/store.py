@@ -540,6 +540,6 @@ class DatasetStore:
 
 def _conventions(raw: object):
     """A stored dataset's WMT conventions record (None when it has none)."""
-    from metaeval_core.data.conventions import Conventions
+    from metaeval_core.data.conventions import WmtConventions
 
-    return Conventions.from_dict(raw) if isinstance(raw, dict) else None
+    return WmtConventions.from_dict(raw) if isinstance(raw, dict) else None

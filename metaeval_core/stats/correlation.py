@@ -11,7 +11,8 @@ from typing import Literal, Sequence, get_args
 
 import numpy as np
 
-from metaeval_core._checks import check_choice, check_human
+from metaeval_core._checks import check_choice
+from metaeval_core.data.checks import check_human
 from metaeval_core.stats.coefficients import (
     Coefficient,
     coefficient_function,

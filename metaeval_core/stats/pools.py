@@ -16,7 +16,8 @@ from typing import Sequence
 
 import numpy as np
 
-from metaeval_core._checks import RngLike, as_generator, check_choice, check_confidence_level, check_human, check_int
+from metaeval_core._checks import RngLike, as_generator, check_choice, check_confidence_level, check_int
+from metaeval_core.data.checks import check_human
 from metaeval_core.stats.correlation import system_means
 from metaeval_core.data.dataset import Dataset, DatasetError, Measure, Pool, POOLS
 from metaeval_core._frames import ToFrame

@@ -37,7 +37,8 @@ from typing import Literal, Sequence, get_args
 import numpy as np
 from scipy import stats
 
-from metaeval_core._checks import as_generator, check_bool, check_choice, check_confidence_level, check_dataset, check_int
+from metaeval_core._checks import as_generator, check_bool, check_choice, check_confidence_level, check_int
+from metaeval_core.data.checks import check_dataset
 from metaeval_core.stats.coefficients import (
     Coefficient,
     check_resampling_size,

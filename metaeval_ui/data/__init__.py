@@ -16,8 +16,9 @@ from __future__ import annotations
 from metaeval_core.stats import significance as _significance  # noqa: F401 - benchmarks/bench_wmt.py reads it
 
 from metaeval_ui.data.datasets import (
-    DatasetKey, DEMO_ID, UPLOAD_PREFIX, MAX_UPLOADS_PER_SESSION, MAX_UPLOAD_MB, DatasetChoice, data_dir_key,
-    list_choices, load_registered, fetch, content_sha256, parse_upload, dataset_key, reproduction
+    DatasetKey, DEMO_ID, UPLOAD_PREFIX, MAX_UPLOADS_PER_SESSION, MAX_UPLOAD_MB, VERDICTS_PREFIX, DatasetChoice,
+    data_dir_key, list_choices, pairwise_choices, is_pairwise, load_registered, fetch, content_sha256, parse_upload,
+    dataset_key, reproduction
 )
 from metaeval_ui.data.summaries import (
     correlation_table, unscored_systems, system_means, distribution_stats, box_stats, missing_summary,

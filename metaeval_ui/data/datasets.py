@@ -31,6 +31,7 @@ MAX_UPLOADS_PER_SESSION = 3
 
 
 MAX_UPLOAD_MB = 50  # the core's UploadLimits default; checked again (also after gunzip) by the reader
+VERDICTS_PREFIX = "verdicts:"  # the id of an uploaded verdict file (the judges pages' own uploads)
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,24 @@ def list_choices(data_dir: str) -> tuple[DatasetChoice, ...]:
     if not any(c.id == DEMO_ID for c in out):
         out.insert(0, demo)
     return tuple(out)
+
+
+@st.cache_data(max_entries=8, ttl=300, show_spinner=False)
+def pairwise_choices(data_dir: str) -> tuple[DatasetChoice, ...]:
+    """The pairwise-verdict datasets of the registry (available or not, with the reason): the judges pages' own."""
+    infos = _registry.list_datasets(data_dir=Path(data_dir) if data_dir else None, kind="pairwise")
+    return tuple(DatasetChoice(id=str(i.id), title=str(i.title or i.id), available=bool(i.available),
+                               reason=str(i.reason or ""), description=str(i.description or ""),
+                               citation=str(i.citation or ""), licence=str(i.licence or "")) for i in infos)
+
+
+def is_pairwise(dataset_id: str | None) -> bool:
+    """True for a built-in pairwise dataset id or a verdict upload's id."""
+    if not dataset_id:
+        return False
+    if str(dataset_id).startswith(VERDICTS_PREFIX):
+        return True
+    return any(c.id == dataset_id for c in pairwise_choices(data_dir_key()))
 
 
 @st.cache_resource(max_entries=6, show_spinner="Loading dataset…")

@@ -16,16 +16,16 @@ import pandas as pd
 import streamlit as st
 
 from metaeval_core import judges as core
-from metaeval_core.data import registry as _registry
 from metaeval_core.judges import PairwiseData
 
-from metaeval_ui.data import DatasetChoice, content_sha256, data_dir_key  # noqa: F401 - re-used by the widgets
+from metaeval_ui.data.datasets import (  # noqa: F401 - re-used by the widgets
+    VERDICTS_PREFIX as UPLOAD_PREFIX, DatasetChoice, content_sha256, data_dir_key, is_pairwise,
+    pairwise_choices as choices,
+)
 
 DataKey = tuple[str, str]  # (dataset id, version)
-UPLOAD_PREFIX = "verdicts:"
 MAX_UPLOADS = 3
 ALL_SETS = ""  # the pair-set choice meaning every item
-CHANCE_LABEL = "chance (permuted)"
 
 
 class Conventions(NamedTuple):
@@ -48,24 +48,6 @@ class Resampling(NamedTuple):
 
 
 # -- datasets -------------------------------------------------------------------------------------------------
-
-
-@st.cache_data(max_entries=8, ttl=300, show_spinner=False)
-def choices(data_dir: str) -> tuple[DatasetChoice, ...]:
-    """The pairwise-verdict datasets of the registry (available or not, with the reason)."""
-    infos = _registry.list_datasets(data_dir=Path(data_dir) if data_dir else None, kind="pairwise")
-    return tuple(DatasetChoice(id=str(i.id), title=str(i.title or i.id), available=bool(i.available),
-                               reason=str(i.reason or ""), description=str(i.description or ""),
-                               citation=str(i.citation or ""), licence=str(i.licence or "")) for i in infos)
-
-
-def is_pairwise(dataset_id: str | None) -> bool:
-    """True for a built-in pairwise dataset id or a verdict upload's id."""
-    if not dataset_id:
-        return False
-    if str(dataset_id).startswith(UPLOAD_PREFIX):
-        return True
-    return any(c.id == dataset_id for c in choices(data_dir_key()))
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)

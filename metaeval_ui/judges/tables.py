@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from metaeval_ui.judges.data import CHANCE_LABEL
+CHANCE_LABEL = "chance (permuted)"  # the label of the leaderboard's chance row
 
 BOARD_COLUMNS = ["kind", "judge", "cluster", "estimate", "low", "high", "n_items", "n_invalid", "n_ties",
                  "chance", "chance_low", "chance_high", "chance_p", "n_defined", "n_resamples", "confidence_level"]

@@ -12,16 +12,14 @@ from metaeval_ui import exports, state
 from metaeval_ui.errors import EXPECTED, escape_markdown, guard, message_of
 from metaeval_ui.judges import data as jd, tables as jt
 from metaeval_ui.judges.text import INVALID, ORDERS, STATISTICS as STAT_NAMES, TIES
-from metaeval_ui.navigation import ensure_navigation_mode, page_links
+from metaeval_ui.navigation import JUDGES_PAGES, ensure_navigation_mode, page_links
 from metaeval_ui.widgets import _short_title
 
 UPLOAD_OPTION = "__upload__"
 _UPLOADS = "_judges_uploads"  # session-only: dataset id -> PairwiseData
 _REJECTED = "_judges_upload_rejected"  # (file name, the core's message)
 MAX_UPLOAD_MB = 50
-PAGES = (("pages/judges_leaderboard.py", "agreement with people, intervals, significance clusters"),
-         ("pages/judges_bias.py", "position and length preferences"),
-         ("pages/judges_systems.py", "system rankings from verdicts, scores as verdicts"))
+PAGES = JUDGES_PAGES
 FORMAT_HELP = ("Long CSV/TSV or JSON Lines, one verdict per row: item, system_a, system_b, rater, verdict (A, B or "
                "tie; anything else is kept as invalid), optionally order (original/swapped), score_a, score_b, kind "
                "(human/gold/judge), pair_set, input, output_a, output_b.")

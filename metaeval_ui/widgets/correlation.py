@@ -11,6 +11,7 @@ import streamlit as st
 from metaeval_core.stats.coefficients import COEFFICIENTS, SYSTEM_ONLY_COEFFICIENTS
 from metaeval_core.stats.correlation import LEVELS
 from metaeval_core.data.dataset import Dataset
+from metaeval_core.data.selection import SelectionText
 from metaeval_ui import state, text
 from metaeval_ui.errors import EXPECTED, escape_markdown, message_of
 
@@ -93,29 +94,34 @@ SYSTEMS_EXPRESSION_HELP = ("Comma-separated terms: ATTR=VALUE, system names, all
                            "different attributes all must hold (docs: methods sec. 0.3).")
 
 
-def _selection_error(dataset: Dataset, text: str) -> str | None:
-    """Why a selection expression cannot be used on ``dataset`` (unknown name, keeps nothing), or None."""
+def _parsed_selection(dataset: Dataset, text: str) -> tuple[SelectionText, str | None]:
+    """``text`` parsed, once, into the value the page, the size guards and the core receive; and why it cannot be
+    used on ``dataset`` (malformed, unknown name, keeps nothing), or None. An unusable text gives all systems."""
     if not text:
-        return None
+        return SelectionText(""), None
     try:
-        dataset.select_systems(text)
+        chosen = SelectionText(text)
+        dataset.select_systems(chosen)
     except EXPECTED as error:
-        return message_of(error)
-    return None
+        return SelectionText(""), message_of(error)
+    return chosen, None
 
 
-def system_subset(dataset: Dataset, container=None) -> str:
+def system_subset(dataset: Dataset, container=None) -> SelectionText:
     """The system selection: a preset (``attr=value`` or '' for all systems) or an expression in the selection
-    grammar (``!refA``, ``kind=mt,refB``; docs/methods.md sec. 0.3), typed when "expression…" is picked."""
+    grammar (``!refA``, ``kind=mt,refB``; docs/methods.md sec. 0.3), typed when "expression…" is picked. The text
+    comes back parsed (:class:`~metaeval_core.data.selection.SelectionText`): nothing downstream parses it again."""
     box = container or st.sidebar
     presets = [""] + [f"{attr}={value}" for attr, values in dataset.system_attributes.items()
                       for value in dict.fromkeys(values)]
     options = [*presets, CUSTOM_SYSTEMS]
     current = state.get("systems") or ""
-    if current and current not in presets and _selection_error(dataset, current) is not None:
-        state.add_note(f"systems={current}: {_selection_error(dataset, current)}; using all systems")
-        state.put("systems", "")
-        current = ""
+    if current and current not in presets:
+        error = _parsed_selection(dataset, current)[1]
+        if error is not None:
+            state.add_note(f"systems={current}: {error}; using all systems")
+            state.put("systems", "")
+            current = ""
     pick_key, text_key = state.widget_key("systems"), state.widget_key("systems_expr")
     ss = st.session_state
     # Written on every run, as state.prepare does: a widget drawn on another page starts from its default.
@@ -126,10 +132,11 @@ def system_subset(dataset: Dataset, container=None) -> str:
                            help="Restrict to systems with a given attribute (e.g. type=abs: abstractive), or pick "
                                 f"'{CUSTOM_SYSTEMS}' to type a selection such as !refA.")
     if choice != CUSTOM_SYSTEMS:
-        return state.commit("systems", choice)
+        state.commit("systems", choice)
+        return SelectionText(choice)  # a preset names one of the dataset's own attribute values
     text = box.text_input("Selection expression", key=text_key, placeholder="!refA", help=SYSTEMS_EXPRESSION_HELP)
-    error = _selection_error(dataset, text.strip())
+    chosen, error = _parsed_selection(dataset, text.strip())
     if error is not None:
         box.error(escape_markdown(f"{error}; using all systems"), icon=":material/error:")
-        return state.commit("systems", "")
-    return state.commit("systems", text.strip())
+    state.commit("systems", str(chosen))
+    return chosen

@@ -11,6 +11,7 @@ import streamlit as st
 from metaeval_core._paths import shell_command
 from metaeval_core.data.dataset import Dataset
 from metaeval_ui import data, state, text, userdata
+from metaeval_ui.navigation import JUDGES_PAGES, page_links
 from metaeval_ui.widgets.mtme import mtme_box
 from metaeval_ui.errors import EXPECTED, escape_markdown, guard, message_of, show_error
 
@@ -140,9 +141,7 @@ def _short_title(title: str) -> str:
 def _pairwise_elsewhere(wanted: str | None) -> bool:
     """A pairwise-verdict dataset in the URL of a score page: say where it is analysed, keep it for the judges pages
     and fall back to the default dataset here (True when so)."""
-    from metaeval_ui.judges import data as judges_data, widgets as judges_widgets
-
-    if not judges_data.is_pairwise(wanted):
+    if not data.is_pairwise(wanted):
         return False
     if not state.is_set("j_dataset"):
         state.put("j_dataset", wanted)
@@ -150,7 +149,7 @@ def _pairwise_elsewhere(wanted: str | None) -> bool:
     st.info(escape_markdown(f"{wanted} holds A-or-B verdicts of LLM judges, not scores of metrics: it is analysed on "
                             "the LLM judges pages (below and in the navigation). This page shows a score dataset "
                             "instead."), icon=":material/gavel:")
-    judges_widgets.other_pages()
+    page_links(JUDGES_PAGES)
     return True
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from metaeval_core.cli.main import main
-from metaeval_core.data.conventions import Conventions, mtme_conventions
+from metaeval_core.data.conventions import WmtConventions, mtme_conventions
 from metaeval_core.data.mtme import NO_SYSTEM_METRICS, read_mtme
 from metaeval_core.data.store import DatasetStore
 from metaeval_core.stats.correlation import correlate
@@ -58,7 +58,7 @@ def test_conventions_facts_and_caption():
     assert "references (refB, refA) not systems" in text and "WMT's gold is wmt" in text and "not WMT's" in text
     assert "human translations refA included" in c.caption(human_translations=True)
     assert "system set not WMT's: every system" in c.caption(systems="")
-    assert Conventions.from_dict(c.to_dict()) == c
+    assert WmtConventions.from_dict(c.to_dict()) == c
 
 
 def test_conventions_survive_subsets_and_the_store(replica, tmp_path):

@@ -84,3 +84,31 @@ def test_a_default_selection_with_names_survives_a_subset():
     sub = ds.subset(systems=["refB", "sysA"])  # refA gone: the default still applies, leniently
     assert sub.default_systems == "-refA,-refB" and sub.with_default_systems().systems == ("sysA",)
     assert ds.subset(systems=["refA"]).default_systems == ""  # it would keep nothing: dropped
+
+
+def test_a_selection_is_parsed_once_where_it_enters(monkeypatch):
+    """The sidebar and --systems parse the text once (SelectionText); the size guards and the core reuse the parse."""
+    from metaeval_core.data import selection
+    from metaeval_core.data.selection import SelectionText
+
+    chosen = SelectionText("kind=mt,-sysB")
+    assert chosen == "kind=mt,-sysB" and isinstance(chosen, str) and hash(chosen) == hash("kind=mt,-sysB")
+    assert not SelectionText("") and parse_selection(chosen) is chosen.parsed
+    with pytest.raises(AttributeError):
+        chosen.parsed = None
+    with pytest.raises(DatasetError, match="removes nothing"):
+        SelectionText("!")
+    parsed_texts = []
+    real = selection.parse_selection
+
+    def counting(value):
+        if isinstance(value, str) and not isinstance(value, SelectionText):
+            parsed_texts.append(value)
+        return real(value)
+
+    monkeypatch.setattr(selection, "parse_selection", counting)
+    ds = _dataset()
+    for _ in range(4):  # the page, the size guard, the core...: the same systems, and no parse of the text
+        assert ds.select_systems(chosen).systems == ("sysA", "sysC")
+    assert parsed_texts == []
+    assert ds.select_systems("kind=mt,-sysB").systems == ("sysA", "sysC") and parsed_texts == ["kind=mt,-sysB"]

@@ -6,7 +6,7 @@ import math
 from typing import Sequence
 
 
-from metaeval_core._checks import check_dataset, check_human
+from metaeval_core.data.checks import check_dataset, check_human
 from metaeval_core.data.dataset import Dataset
 
 

@@ -15,13 +15,9 @@ import numpy as np
 from scipy.optimize import isotonic_regression
 
 from metaeval_core._checks import (
-    as_generator,
-    check_choice,
-    check_confidence_level,
-    check_dataset,
-    check_human,
-    check_int,
+    as_generator, check_choice, check_confidence_level, check_int,
 )
+from metaeval_core.data.checks import check_dataset, check_human
 from metaeval_core.stats.correlation import correlation_inputs, nanmean_last
 from metaeval_core.stats.exact import grid_scale, units_means
 from metaeval_core.data.dataset import Dataset, Pool, POOLS

@@ -13,13 +13,9 @@ from typing import Literal
 import numpy as np
 
 from metaeval_core._checks import (
-    as_generator,
-    check_bool,
-    check_choice,
-    check_confidence_level,
-    check_dataset,
-    check_int,
+    as_generator, check_bool, check_choice, check_confidence_level, check_int,
 )
+from metaeval_core.data.checks import check_dataset
 from metaeval_core.stats.coefficients import (
     Coefficient, check_resampling_size, coefficient_function, require_point_coefficient, validate_coefficient,
 )

@@ -14,14 +14,9 @@ from typing import Literal, Sequence, get_args
 import numpy as np
 
 from metaeval_core._checks import (
-    as_generator,
-    check_choice,
-    check_confidence_level,
-    check_dataset,
-    check_human,
-    check_int,
-    check_probability,
+    as_generator, check_choice, check_confidence_level, check_int, check_probability,
 )
+from metaeval_core.data.checks import check_dataset, check_human
 from metaeval_core.stats.coefficients import Coefficient, pair_kernel_fits, validate_coefficient, require_point_coefficient
 from metaeval_core.stats.correlation import nanmean_last
 from metaeval_core.data.dataset import Dataset

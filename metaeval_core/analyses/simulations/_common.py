@@ -7,7 +7,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from metaeval_core._checks import check_dataset
+from metaeval_core.data.checks import check_dataset
 from metaeval_core.stats.correlation import correlation_inputs
 from metaeval_core.data.dataset import Dataset
 

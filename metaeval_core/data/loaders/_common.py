@@ -8,13 +8,13 @@ from __future__ import annotations
 import gzip
 import json
 import math
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
 import numpy as np
 
+from metaeval_core._text import natural_key  # noqa: F401 - the loaders' name for it
 from metaeval_core.data.dataset import Dataset, DatasetError, Measure
 
 # Bump when a loader's output changes for the same input files (part of Dataset.version).
@@ -83,13 +83,8 @@ class LoadedData:
 
 
 # ---------------------------------------------------------------------------
-# Helpers: natural order, JSON lines, a cell accumulator
+# Helpers: JSON lines, a cell accumulator (natural order: metaeval_core._text.natural_key)
 # ---------------------------------------------------------------------------
-def natural_key(text: str) -> tuple:
-    """Sort key that orders embedded integers numerically (``M2`` < ``M10``)."""
-    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", text) if part)
-
-
 def _label(path: Path) -> str:
     return str(path)
 

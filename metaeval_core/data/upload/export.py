@@ -8,7 +8,8 @@ import unicodedata
 import numpy as np
 import pandas as pd
 
-from metaeval_core._checks import check_bool, check_dataset
+from metaeval_core._checks import check_bool
+from metaeval_core.data.checks import check_dataset
 from metaeval_core.data.dataset import Dataset, Measure
 from metaeval_core.data.upload.limits import _CONTROL, _INVISIBLE, _show
 from metaeval_core.data.upload.names import _KIND_COLUMN

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from metaeval_core._checks import check_dataset
+from metaeval_core.data.checks import check_dataset
 from metaeval_core.data.dataset import Dataset
 from metaeval_core.data.upload.names import looks_human
 

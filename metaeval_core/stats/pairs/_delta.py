@@ -18,7 +18,8 @@ from typing import Literal, get_args
 
 import numpy as np
 
-from metaeval_core._checks import check_choice, check_human, check_int
+from metaeval_core._checks import check_choice, check_int
+from metaeval_core.data.checks import check_human
 from metaeval_core.stats.coefficients import kendall_counts_from_signs, tau_b_from_counts
 from metaeval_core.stats.correlation import correlation_inputs
 from metaeval_core.stats.exact import exact_system_means
