@@ -72,7 +72,7 @@ if ctx.human and ctx.metrics:
                        "permutations; bracket: their central 95%; docs/methods.md sec. 12). A metric inside that "
                        "range does no better than random scores on this dataset.")
         elif board.attrs.get("chance_note"):
-            st.caption(escape_markdown(f"No chance row: {board.attrs['chance_note']}."))
+            st.caption(escape_markdown(text.sentence(f"No chance row: {board.attrs['chance_note']}")))
         ceiling_rows = board[board["kind"] == "human ceiling"]
         if not ceiling_rows.empty:
             what, negative = text.ceiling_sentences(ds.annotators_are(ctx.human), ds.vocabulary.outputs,

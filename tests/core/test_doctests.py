@@ -11,7 +11,7 @@ import importlib
 
 import pytest
 
-MODULES = ["metaeval_core.wording"]
+MODULES = ["metaeval_core.wording", "metaeval_core.analyses.leaderboard"]
 
 
 @pytest.mark.parametrize("name", MODULES)
