@@ -25,6 +25,8 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from metaeval_core.stats.montecarlo import finite_or_none
+
 MAX_DECIMALS = 8
 
 CORRECTION_LABELS = {"bonferroni": "Bonferroni", "holm": "Holm", "bh": "Benjamini-Hochberg",
@@ -32,19 +34,7 @@ CORRECTION_LABELS = {"bonferroni": "Bonferroni", "holm": "Holm", "bh": "Benjamin
                      "none": "no correction"}
 
 
-def finite(value: object) -> float | None:
-    """``value`` as a float, or None when it is missing, NaN, infinite or not a number.
-
-    Examples
-    --------
-    >>> finite(0.5), finite(float("nan")), finite(None), finite("x")
-    (0.5, None, None, None)
-    """
-    try:
-        v = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return None
-    return v if math.isfinite(v) else None
+finite = finite_or_none  # a float, or None when missing, NaN, infinite or not a number
 
 
 # -- numbers, ranges, counts --------------------------------------------------------------------------------------

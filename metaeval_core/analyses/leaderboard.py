@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from metaeval_core._frames import ToFrame
+from metaeval_core.stats.montecarlo import finite_or_none
 from metaeval_core.wording import bounds as _bounds
 from metaeval_core.wording import separation_sentence
 
@@ -55,8 +56,7 @@ class LeaderboardRow:
     covers: tuple[str, ...] = ()
 
 
-def _num(value: float) -> float | None:
-    return float(value) if value is not None and np.isfinite(value) else None
+_num = finite_or_none
 
 
 @dataclass(frozen=True)

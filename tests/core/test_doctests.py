@@ -11,7 +11,7 @@ import importlib
 
 import pytest
 
-MODULES = ["metaeval_core.wording", "metaeval_core.analyses.leaderboard"]
+MODULES = ["metaeval_core.wording", "metaeval_core.analyses.leaderboard", "metaeval_core.stats.montecarlo"]
 
 
 @pytest.mark.parametrize("name", MODULES)
