@@ -53,3 +53,15 @@ def test_the_cli_json_and_the_overview_table_agree(dataset_id, capsys, monkeypat
     lines = tables.leaderboard_markdown(board, "kendall").splitlines()[2:]
     for line, row in zip(lines, cli["rows"]):
         assert f"{row['estimate']:.3f}" in line and row["metric"] in line.replace("\\", "")
+
+
+def test_the_overview_says_not_separated_not_tied(demo_env):
+    """Issue 32: 'No test separates these metrics: on this data they are statistically tied' read a non-rejection
+    as a tie. Two demo metrics no test separates: the Overview says what the test says, at its level."""
+    from tests.ui.ui_helpers import assert_clean, new_app
+
+    at = new_app({"metric": "metric.weak,metric.noise"}).run()
+    assert_clean(at)
+    infos = [i.value.replace("\\", "") for i in at.info]
+    said = [i for i in infos if i.startswith("No test separates")]
+    assert said and "tied" not in said[0] and "not a tie" in said[0] and "Bonferroni over 1 test per metric" in said[0]
