@@ -9,7 +9,8 @@ a permutation p-value or an undefined number is:
 * :func:`block_draws`: bootstrap indices, swap bits or permutations in fixed blocks of :data:`BLOCK` resamples,
   block ``g`` from child stream ``g`` of ``SeedSequence(seed)``, so the draws never depend on the batch size and
   only the blocks being evaluated are held in memory;
-* :func:`finite_or_none`: a number as JSON says it (None when undefined).
+* :func:`finite_or_none`: a number as JSON says it (None when undefined; defined in :mod:`metaeval_core.wording`,
+  the core's lowest floor, so the data layer shares it).
 
 Batch invariance: every function here gives the same numbers whatever the batch size (docs/methods.md sec. 2).
 
@@ -26,6 +27,8 @@ from typing import Iterator, Literal
 
 import numpy as np
 
+from metaeval_core.wording import finite_or_none  # the one NaN-to-None helper, re-exported here
+
 __all__ = ["BLOCK", "TOLERANCE", "auto_batch", "block_draws", "chunks", "count_pvalue", "finite_or_none",
            "multiplicities", "percentile_bounds", "percentile_interval", "seed_of"]
 
@@ -38,23 +41,6 @@ BLOCK = 64
 # Elements (resamples x cells) materialised per batch when ``batch`` is None: bounds memory to a few tens of MB
 # while keeping numpy's per-call overhead negligible.
 _BATCH_ELEMENT_BUDGET = 2_000_000
-
-
-def finite_or_none(value: object) -> float | None:
-    """``value`` as a float, or None when it is missing, NaN or infinite (JSON has no NaN).
-
-    Examples
-    --------
-    >>> finite_or_none(np.float64(0.25)), finite_or_none(np.nan), finite_or_none(None), finite_or_none(np.inf)
-    (0.25, None, None, None)
-    """
-    if value is None:
-        return None
-    try:
-        number = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return None
-    return number if math.isfinite(number) else None
 
 
 def percentile_bounds(values: np.ndarray, confidence_level: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
