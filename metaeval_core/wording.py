@@ -32,19 +32,26 @@ CORRECTION_LABELS = {"bonferroni": "Bonferroni", "holm": "Holm", "bh": "Benjamin
                      "none": "no correction"}
 
 
-def finite(value: object) -> float | None:
-    """``value`` as a float, or None when it is missing, NaN, infinite or not a number.
+def finite_or_none(value: object) -> float | None:
+    """``value`` as a float, or None when it is missing, NaN, infinite or not a number (JSON has no NaN): the one
+    NaN-to-None helper of the project (:mod:`metaeval_core.stats.montecarlo` re-exports it; this module sits on
+    the core's lowest floor, so the data layer can use it too).
 
     Examples
     --------
-    >>> finite(0.5), finite(float("nan")), finite(None), finite("x")
-    (0.5, None, None, None)
+    >>> finite_or_none(0.25), finite_or_none(float("nan")), finite_or_none(None), finite_or_none("x")
+    (0.25, None, None, None)
     """
+    if value is None:
+        return None
     try:
         v = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         return None
     return v if math.isfinite(v) else None
+
+
+finite = finite_or_none
 
 
 # -- numbers, ranges, counts --------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from metaeval_core.analyses.leaderboard import chance_groups, doubts  # noqa: F401 - the leaderboard lives in core
 from metaeval_core.stats.correlation import system_means as _row_means
 from metaeval_core.data.dataset import Dataset
 
@@ -226,74 +227,6 @@ def reference_scored(dataset: Dataset, metrics: Sequence[str]) -> dict[str, tupl
         if found:
             out[name] = found
     return out
-
-
-def doubts(ranks: pd.DataFrame, groups: pd.DataFrame) -> list[str]:
-    """Why each ranked metric's place says little, or '': its interval includes 0, and/or its estimate lies inside
-    its chance range (``groups``: :func:`chance_groups`). A rank-1 metric with both is tied with the others, not
-    better than random scores, whatever the bold type suggests (issue 24)."""
-    ranges = {m: (float(g["low"]), float(g["high"])) for _, g in groups.iterrows() for m in g["metrics"]}
-    out = []
-    for row in ranks.itertuples(index=False):
-        reasons = []
-        low, high, estimate = _float(row.low), _float(row.high), _float(row.estimate)
-        if np.isfinite(low) and np.isfinite(high) and low <= 0 <= high:
-            reasons.append("its interval includes 0")
-        lo, hi = ranges.get(str(row.metric), (np.nan, np.nan))
-        if np.isfinite(estimate) and np.isfinite(lo) and lo <= estimate <= hi:
-            reasons.append(f"its estimate lies inside the chance range [{lo:.3f}, {hi:.3f}]")
-        out.append(" and ".join(reasons))
-    return out
-
-
-def _same_chance(a: dict, b: dict) -> bool:
-    """Two metrics' chance baselines agree within Monte Carlo error (docs/methods.md sec. 12, 'In the product')."""
-    values = [[_float(r.get(c)) for c in ("estimate", "low", "high")] for r in (a, b)]
-    if values[0] == values[1] or not np.isfinite(values[0] + values[1]).any():
-        return True  # identical (rank-based coefficients and the same ties), or both undefined
-    if not all(np.isfinite(v) for row in values for v in row):
-        return False
-    (e1, l1, h1), (e2, l2, h2) = values
-    se = np.hypot(_float(a.get("mc_se")), _float(b.get("mc_se")))
-    k = max(min(_float(a.get("n_resamples")), _float(b.get("n_resamples"))), 1.0)
-    # A percentile of k draws has a standard error of about 0.68 * width / sqrt(k) (normal case); allow two.
-    bound = 1.4 * max(h1 - l1, h2 - l2) / np.sqrt(k)
-    return bool(np.isfinite(se) and abs(e1 - e2) <= 3 * se and abs(l1 - l2) <= bound and abs(h1 - h2) <= bound)
-
-
-def _float(value: object) -> float:
-    number = pd.to_numeric(value, errors="coerce")
-    return float(number) if number is not None and np.isfinite(number) else float("nan")
-
-
-def chance_groups(rows: pd.DataFrame) -> pd.DataFrame:
-    """Chance baselines (docs/methods.md sec. 12) grouped for display: one row per baseline a reader should tell apart.
-
-    ``rows``: one row per metric, as ``ChanceBaseline.to_dict()`` (metric, estimate, low, high, mc_se,
-    n_resamples). A metric joins the first group whose first metric's baseline agrees with its own within Monte Carlo
-    error (:func:`_same_chance`: estimates within 3 standard errors, range bounds within about two standard errors
-    of a percentile); rank-based coefficients give metrics with the same ties identical baselines. A group shows its
-    members' mean estimate and bounds. Columns: metrics (tuple), label, estimate, low, high, n_resamples. Label:
-    'random scores (permuted)' when one group covers every metric, else the metrics it covers, then 'permuted'.
-    """
-    columns = ["metrics", "label", "estimate", "low", "high", "n_resamples"]
-    if rows is None or rows.empty:
-        return pd.DataFrame(columns=columns)
-    groups: list[list[dict]] = []
-    for row in rows.to_dict("records"):
-        home = next((g for g in groups if _same_chance(g[0], row)), None)
-        if home is None:
-            groups.append([row])
-        else:
-            home.append(row)
-    out = []
-    for members in groups:
-        names = tuple(str(m["metric"]) for m in members)
-        label = "random scores (permuted)" if len(groups) == 1 else f"{', '.join(names)} permuted"
-        values = {c: float(np.mean([_float(m.get(c)) for m in members])) for c in ("estimate", "low", "high")}
-        out.append({"metrics": names, "label": label, **values,
-                    "n_resamples": int(max(np.nan_to_num(_float(m.get("n_resamples"))) for m in members))})
-    return pd.DataFrame(out, columns=columns)
 
 
 # -- display ------------------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from metaeval_core.data.store import DamagedEntry, DatasetStore, StoredDataset, 
 from metaeval_core.data.whatif import include_exclude, with_identity
 
 from metaeval_ui import data, state
+from metaeval_core.wording import clause, sentence
 from metaeval_ui.errors import escape_markdown
 
 WHATIF_PREFIX = "whatif:"
@@ -400,11 +401,11 @@ def report_panel(dataset: Dataset) -> None:
             st.warning(escape_markdown(warning.message), icon=":material/warning:")
         if old:
             st.caption(escape_markdown(f"Already in {found.base_title} before any change: "
-                                       + "; ".join(w.message for w in old) + "."))
+                                       + "; ".join(clause(w.message) for w in old) + "."))
         for name, reason in report.human_reasons:
-            st.caption(escape_markdown(f"Human measure {name}: {reason}."))
+            st.caption(escape_markdown(sentence(f"Human measure {name}: {reason}")))
         for note in report.notes:
-            st.caption(escape_markdown(f"Note: {note}."))
+            st.caption(escape_markdown(sentence(f"Note: {note}")))
         if any(w.kind == "few-judged-inputs" for w in report.warnings):
             st.dataframe({"system": list(report.systems), "judged inputs": list(report.judged_per_system)},
                          hide_index=True, height=min(400, 38 + 35 * len(report.systems)))

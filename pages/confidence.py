@@ -94,7 +94,7 @@ if coefficient == "tie-calibrated-accuracy":
 st.caption(escape_markdown(text.chance_sentence(chance, symbol=coefficient, confidence_level=confidence,
                                                 note=chance_note)))
 if ceiling_note:
-    st.caption(escape_markdown(f"No human-ceiling rows: {ceiling_note}."))
+    st.caption(escape_markdown(text.sentence(f"No human-ceiling rows: {ceiling_note}")))
 if ceiling:
     what, negative = text.ceiling_sentences(ds.annotators_are(ctx.human), ds.vocabulary.outputs,
                                             [(r["metric"], r["estimate"]) for r in ceiling], level=level)

@@ -99,7 +99,7 @@ with st.spinner("Bootstrapping the intervals (BOOT-BOTH, k = 1,000)…"):
 table = table.assign(low=[b["low"] for b in bounds], high=[b["high"] for b in bounds])
 interval_note = ("Whiskers: 95% BOOT-BOTH interval (systems and inputs resampled, k = 1,000, seed 0), the interval of "
                  "the Overview's leaderboard; the Confidence intervals page has the other methods."
-                 if "error" not in bounds[0] else f"No whiskers: {bounds[0]['error']}.")
+                 if "error" not in bounds[0] else text.sentence(f"No whiskers: {bounds[0]['error']}"))
 if coefficient in widgets.CORRELATIONS:
     fisher = intervals("fisher")
     split = text.zero_disagreement_sentence(

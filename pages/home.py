@@ -72,7 +72,7 @@ if ctx.human and ctx.metrics:
                        "permutations; bracket: their central 95%; docs/methods.md sec. 12). A metric inside that "
                        "range does no better than random scores on this dataset.")
         elif board.attrs.get("chance_note"):
-            st.caption(escape_markdown(f"No chance row: {board.attrs['chance_note']}."))
+            st.caption(escape_markdown(text.sentence(f"No chance row: {board.attrs['chance_note']}")))
         ceiling_rows = board[board["kind"] == "human ceiling"]
         if not ceiling_rows.empty:
             what, negative = text.ceiling_sentences(ds.annotators_are(ctx.human), ds.vocabulary.outputs,
@@ -82,10 +82,8 @@ if ctx.human and ctx.metrics:
                 st.warning(escape_markdown(negative), icon=":material/warning:")
         if doubt := text.doubt_sentence(board):
             st.warning(escape_markdown(doubt), icon=":material/help:")
-        ranked = board[board["kind"] == "metric"]
-        if ranked["cluster"].nunique() == 1 and len(ranked) > 1:
-            st.info("No test separates these metrics: on this data they are statistically tied.",
-                    icon=":material/balance:")
+        if separation := board.attrs["board"].separation():  # not separated is not a tie (metaeval_core.wording)
+            st.info(escape_markdown(separation), icon=":material/balance:")
     headline_metric = ctx.metrics[0]
     with headline_col, guard("Could not compute the close-pairs headline"):
         pair_rows = data_pairs.pair_table(ds, ctx.key, headline_metric, ctx.human, "judged", systems)

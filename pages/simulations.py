@@ -6,7 +6,7 @@ import streamlit as st
 
 from metaeval_core.stats.resampling import CI_METHODS
 from metaeval_core.stats.significance import methods_for
-from metaeval_ui import data, exports, state, widgets
+from metaeval_ui import data, exports, state, text, widgets
 from metaeval_ui.data import analyses as da
 from metaeval_ui.figures import analyses as fa
 from metaeval_ui.widgets import analyses as wa
@@ -124,7 +124,7 @@ with tab_power:
         "Worse metric", degrades, key=key, horizontal=True,
         format_func=lambda d: "ROUGE-1 on k% of the tokens" if d == "tokens" else "X + noise (sd × k)"))
     if reason:
-        st.caption(escape_markdown(f"Token sampling unavailable: {reason}."))
+        st.caption(escape_markdown(text.sentence(f"Token sampling unavailable: {reason}")))
     allowed = list(methods_for(level, coefficient))
     key = state.prepare("sim_tests", options=allowed, multi=True,
                         fallback=[t for t in ("perm-both", "boot-both", "williams") if t in allowed])

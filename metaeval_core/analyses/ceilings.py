@@ -22,6 +22,7 @@ from metaeval_core._frames import ToFrame
 from metaeval_core.data.dataset import Dataset, DatasetError
 from metaeval_core.stats.coefficients import Coefficient, validate_coefficient
 from metaeval_core.stats.correlation import Level, validate_level
+from metaeval_core.stats.montecarlo import finite_or_none
 from metaeval_core.stats.resampling import CI_METHODS, CIMethod, confidence_interval
 
 __all__ = ["CeilingRow", "HumanCeiling", "human_ceiling"]
@@ -61,9 +62,7 @@ class HumanCeiling(ToFrame):
         return float(np.nanmean(values)) if np.isfinite(values).any() else float("nan")
 
     def to_records(self) -> list[dict]:
-        def num(value: float) -> float | None:
-            return float(value) if np.isfinite(value) else None
-
+        num = finite_or_none
         return [{"human": self.human, "annotator": r.annotator, "estimate": num(r.estimate), "low": num(r.low),
                  "high": num(r.high), "n_defined": r.n_defined, "level": self.level,
                  "coefficient": self.coefficient, "method": self.method} for r in self.rows]

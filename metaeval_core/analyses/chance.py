@@ -40,6 +40,7 @@ from metaeval_core.stats.coefficients import (
     validate_coefficient,
 )
 from metaeval_core.stats.correlation import Level, correlate_matrices, correlation_inputs, system_means, validate_level
+from metaeval_core.stats.montecarlo import finite_or_none, percentile_interval
 from metaeval_core.stats.resampling import _rows_correlation
 
 __all__ = ["ChanceBaseline", "ChanceBaselines", "chance_baseline", "chance_baselines", "chance_distributions"]
@@ -92,9 +93,7 @@ class ChanceBaseline(ToFrame):
         return bool(np.isfinite(self.estimate))
 
     def to_dict(self) -> dict:
-        def num(v: float) -> float | None:
-            return float(v) if np.isfinite(v) else None
-
+        num = finite_or_none
         return {"metric": self.metric, "human": self.human, "level": self.level, "coefficient": self.coefficient,
                 "pool": self.pool, "estimate": num(self.estimate), "low": num(self.low), "high": num(self.high),
                 "mc_se": num(self.mc_se), "observed": num(self.observed),
@@ -226,10 +225,9 @@ def _summary(values: np.ndarray, confidence_level: float) -> tuple[float, float,
     defined = values[~np.isnan(values)]
     if defined.size == 0:
         return math.nan, math.nan, math.nan, math.nan, 0
-    alpha = 1.0 - confidence_level
-    low, high = np.percentile(defined, [100.0 * alpha / 2.0, 100.0 * (1.0 - alpha / 2.0)])
+    low, high, _ = percentile_interval(defined, confidence_level)
     se = float(np.std(defined, ddof=1) / math.sqrt(defined.size)) if defined.size > 1 else math.nan
-    return float(defined.mean()), float(low), float(high), se, int(defined.size)
+    return float(defined.mean()), low, high, se, int(defined.size)
 
 
 def chance_baselines(

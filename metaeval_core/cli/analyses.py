@@ -185,6 +185,53 @@ def print_reproduction(rows, counts: dict[str, int]) -> None:
                 "is shown for comparison); --json gives every record")
 
 
+def cmd_leaderboard(args: argparse.Namespace) -> None:
+    """``clusters --view leaderboard``: the Overview's leaderboard (metaeval_core.analyses.leaderboard), the same
+    object the page renders: clusters, BOOT-BOTH intervals, chance and human-ceiling rows."""
+    from metaeval_core.analyses.leaderboard import metrics_leaderboard
+    from metaeval_core.stats.significance import method_label
+    from metaeval_core.wording import bounds, correction_label, number, sentence
+
+    cli = _cli()
+    ds = cli.load(args)
+    board = metrics_leaderboard(
+        ds, cli.split_list(args.metrics, "metrics"), args.human, level=args.level, coefficient=args.coefficient,
+        pool=args.pool, systems=args.systems, test=cli.chosen_test(args, ds), alternative=args.alternative,
+        correction=args.correction, family=args.family, alpha=args.alpha, n_resamples=args.n_resamples,
+        rng=args.seed)
+    if args.json:
+        cli.emit(args, board.to_dict())
+        return
+    interval = f"{100 * board.confidence_level:g}% interval"
+    rows = []
+    for r in board.rows:
+        row = {"rank": str(r.cluster) if r.kind == "metric" else r.kind, "metric": r.name,
+               board.coefficient if len(board.coefficient) <= 12 else "estimate": number(r.estimate),
+               interval: bounds(r.low, r.high)}
+        if board.has_epsilon:
+            row["epsilon"] = number(r.epsilon, 3, missing="-")
+        rows.append(row)
+    cli.print_table(rows)
+    which = (f"{correction_label(board.correction)} per {board.family}" if board.correction != "none"
+             and board.family != "none" else "no correction")
+    notes = [f"Rank = significance cluster: metrics no test separates share a rank ({method_label(board.test)}, "
+             f"{'one-sided' if board.alternative == 'greater' else 'two-sided'}, {which}, α = {board.alpha:g}, "
+             f"k = {board.n_resamples:,}, seed {args.seed}). Interval: {board.interval_method.upper()} "
+             f"{100 * board.confidence_level:g}%."]
+    if separation := board.separation():
+        notes.append(separation)
+    if any(r.kind == "metric" and r.cluster == 1 and r.doubt for r in board.rows):
+        notes.append("Rank 1 says little for " + "; ".join(f"{r.name} ({r.doubt})" for r in board.metrics
+                                                          if r.cluster == 1 and r.doubt) + ".")
+    if board.chance_note:
+        notes.append(sentence(f"No chance row: {board.chance_note}"))
+    if board.ceiling_note:
+        notes.append(sentence(f"No human-ceiling rows: {board.ceiling_note}"))
+    notes.append(sentence(f"Order: {board.ordering}"))
+    notes.append(sentence(f"Human ceiling: {board.ceiling_rule}"))
+    cli.say(*notes)
+
+
 def cmd_ceiling(args: argparse.Namespace) -> None:
     from metaeval_core.analyses.ceilings import human_ceiling
 

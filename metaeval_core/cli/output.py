@@ -10,6 +10,7 @@ import sys
 from typing import Any, Sequence
 
 from metaeval_core.cli.options import terminal_width
+from metaeval_core.wording import number
 
 
 def to_jsonable(value: Any) -> Any:
@@ -89,8 +90,8 @@ def print_table(rows: list[dict], columns: Sequence[str] | None = None, stream=N
     def fmt(v: Any) -> str:
         if v is None:
             return "-"
-        if isinstance(v, float):
-            return "nan" if not math.isfinite(v) else f"{v:.4f}"
+        if isinstance(v, float):  # never "-0.0000" (metaeval_core.wording.number)
+            return number(v, 4, missing="nan")
         if isinstance(v, (list, tuple)):
             return ",".join(fmt(x) for x in v)
         return str(v)
@@ -99,10 +100,16 @@ def print_table(rows: list[dict], columns: Sequence[str] | None = None, stream=N
     columns = [str(c) for c in columns]  # headers may be elided too: the rows were read by the full names
     width = width or terminal_width()
     if len(cells) == 1 and sum(max(len(c), len(v)) + 2 for c, v in zip(columns, cells[0])) - 2 > width:
-        # One record wider than the terminal: one 'name  value' line each, nothing cut.
+        # One record wider than the terminal: one 'name  value' line each, nothing cut, long values wrapped.
+        import textwrap
+
         pad = max(map(len, columns))
+        room = max(20, width - pad - 2)
         for column, value in zip(columns, cells[0]):
-            print(f"{column.ljust(pad)}  {value}", file=stream)
+            lines = textwrap.wrap(value, room, break_on_hyphens=False, break_long_words=False) or [""]
+            print(f"{column.ljust(pad)}  {lines[0]}".rstrip(), file=stream)
+            for line in lines[1:]:
+                print(" " * (pad + 2) + line, file=stream)
         return
     _elide(cells, columns, width)
     widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]

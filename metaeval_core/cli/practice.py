@@ -93,6 +93,10 @@ def cmd_clusters(args: argparse.Namespace) -> None:
     from metaeval_core.stats.significance import compare_all_pairs
 
     cli = _cli()
+    if args.view == "leaderboard":
+        from metaeval_core.cli.analyses import cmd_leaderboard
+
+        return cmd_leaderboard(args)
     metrics = cli.split_list(args.metrics, "metrics")
     if len(metrics) < 2:
         raise cli.CLIError("--metrics needs at least two metrics to cluster")
@@ -185,6 +189,9 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     cli.add_selection_args(p)
     cli.add_test_args(p)
     p.add_argument("--uncorrected", action="store_true", help="cluster on the raw p-values (not corrected)")
+    p.add_argument("--view", choices=["clusters", "leaderboard"], default="clusters",
+                   help="leaderboard: the Overview's table, each metric's cluster with its BOOT-BOTH interval, then "
+                        "the chance and human-ceiling rows (metaeval_core.analyses.leaderboard)")
     cli.add_resampling_args(p)
 
     p = command("influence", cmd_influence, "leave-one-system-out: the correlation with each system removed, "

@@ -94,13 +94,15 @@ class MergeReport:
 
     def summary(self) -> str:
         parts = []
-        for label, items in (("new systems", self.new_systems), ("new inputs", self.new_inputs),
-                             ("new measures", self.new_measures)):
+        from metaeval_core.wording import count
+
+        for label, items in (("new system", self.new_systems), ("new input", self.new_inputs),
+                             ("new measure", self.new_measures)):
             if items:
-                parts.append(f"{len(items)} {label}")
-        parts.append(f"{self.filled_cells} cells filled")
+                parts.append(count(len(items), label))
+        parts.append(f"{count(self.filled_cells, 'cell')} filled")
         if self.n_conflicts:
-            parts.append(f"{self.n_conflicts} conflicting cells")
+            parts.append(count(self.n_conflicts, "conflicting cell"))
         return ", ".join(parts)
 
 

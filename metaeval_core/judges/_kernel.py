@@ -17,10 +17,11 @@ from typing import Literal, Union, get_args
 import numpy as np
 
 from metaeval_core._checks import (
-    as_generator, check_choice, check_confidence_level, check_int, check_interval_resamples,
+    check_choice, check_confidence_level, check_int, check_interval_resamples,
 )
 from metaeval_core.judges.model import INVALID, MISSING, ORDERS, TIE
-from metaeval_core.stats.resampling import _auto_batch, _counts
+from metaeval_core.stats.montecarlo import BLOCK, block_draws, finite_or_none, percentile_bounds, seed_of  # noqa: F401
+from metaeval_core.stats.montecarlo import multiplicities as _counts
 
 Statistic = Literal["accuracy", "kappa", "alpha"]
 STATISTICS: tuple[str, ...] = get_args(Statistic)
@@ -239,56 +240,10 @@ def check_resampling(confidence_level: object, n_resamples: object, batch: objec
     return level, k, check_int(batch, "batch", allow_none=True)
 
 
-def seed_of(rng: object) -> int:
-    """One integer seed for several computations that must each start from the same draws: an int seed as
-    is, a Generator's next 63-bit integer (it advances), fresh entropy for None."""
-    if isinstance(rng, (int, np.integer)) and not isinstance(rng, (bool, np.bool_)):
-        as_generator(rng)  # validates (non-negative)
-        return int(rng)
-    return int(as_generator(rng).integers(0, 2**63 - 1))
-
-
-# Resamples are drawn in fixed blocks of BLOCK, block b from its own stream (``SeedSequence(seed).spawn``),
+# Resamples are drawn in fixed blocks, block b from its own stream (metaeval_core.stats.montecarlo.block_draws),
 # so a resample's draws never depend on ``batch`` and only the blocks being evaluated are held in memory
 # (1,000 resamples of 100,000 items drawn up front would be 800 MB of indices).
-BLOCK = 64
-
-
-def _draw(kind: str, gen: np.random.Generator, rows: int, n: int) -> np.ndarray:
-    if kind == "items":
-        return gen.integers(0, n, size=(rows, n))
-    if kind == "swaps":
-        return (gen.random((rows, n)) < 0.5).astype(np.float64)
-    return gen.permuted(np.tile(np.arange(n), (rows, 1)), axis=1)
-
-
-def draw_chunks(kind: str, rng: object, n_resamples: int, n: int, per_resample: int, batch: int | None):
-    """Yield (slice, draws) chunks of ``n_resamples`` resamples of ``n`` items, about ``batch`` resamples at a
-    time (default: a memory budget of ``per_resample`` numbers per resample):
-
-    * ``'items'``: bootstrap indices, (b, n) ``integers(0, n)``;
-    * ``'swaps'``: swap bits, (b, n) floats, 1 where ``random() < 1/2``;
-    * ``'permutations'``: (b, n) permutations of ``range(n)`` (``permuted`` along each row).
-
-    Draws come in blocks of BLOCK resamples, block ``g`` from child stream ``g`` of ``SeedSequence(seed)``
-    (``seed`` the int given, or the next integer of the Generator given), so they do not depend on ``batch``;
-    a chunk is several whole blocks, or a part of one when a resample is large.
-    """
-    streams = np.random.SeedSequence(seed_of(rng)).spawn(-(-n_resamples // BLOCK))
-    rows = [min(BLOCK, n_resamples - g * BLOCK) for g in range(len(streams))]
-    b = _auto_batch(batch, per_resample, n_resamples)
-    if b >= BLOCK:
-        per_step = b // BLOCK
-        for first in range(0, len(streams), per_step):
-            group = range(first, min(first + per_step, len(streams)))
-            draws = np.concatenate([_draw(kind, np.random.default_rng(streams[g]), rows[g], n) for g in group])
-            yield slice(first * BLOCK, first * BLOCK + len(draws)), draws
-        return
-    for g, stream in enumerate(streams):
-        draws = _draw(kind, np.random.default_rng(stream), rows[g], n)
-        for start in range(0, rows[g], b):
-            part = draws[start:start + b]
-            yield slice(g * BLOCK + start, g * BLOCK + start + len(part)), part
+draw_chunks = block_draws
 
 
 def draw_items(rng: object, n_resamples: int, n: int) -> np.ndarray:
@@ -333,21 +288,4 @@ def bootstrap(columns: Columns, statistic, *, n_resamples: int, rng, batch: int 
     return Bootstrapped(estimate, resampled, low, high, defined)
 
 
-def percentile_bounds(values: np.ndarray, confidence_level: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Percentile interval over axis 0 of the defined (non-NaN) values; NaN bounds where none is defined."""
-    alpha = 1.0 - confidence_level
-    defined = (~np.isnan(values)).sum(axis=0)
-    low = np.full(values.shape[1:], np.nan)
-    high = np.full(values.shape[1:], np.nan)
-    some = defined > 0
-    if some.any():
-        with np.errstate(all="ignore"):
-            q = np.nanpercentile(values[:, some], [100.0 * alpha / 2.0, 100.0 * (1.0 - alpha / 2.0)], axis=0)
-        low[some], high[some] = q[0], q[1]
-    return low, high, defined
-
-
-def num(value: float) -> float | None:
-    """A float for JSON: None when not finite."""
-    value = float(value)
-    return value if np.isfinite(value) else None
+num = finite_or_none  # a float for JSON: None when not finite

@@ -28,6 +28,7 @@ from metaeval_core.judges._kernel import (
 )
 from metaeval_core.judges.model import INVALID, MISSING, NO_MAJORITY, TIE, NoMajority, PairwiseData, majority_verdict
 from metaeval_core.stats.significance import CORRECTIONS, Correction, correct_pvalues
+from metaeval_core.stats.montecarlo import count_pvalue
 
 BOOTSTRAP_METHOD = "percentile bootstrap over items"
 
@@ -453,10 +454,7 @@ def chance_baseline(
     np.divide(np.where(finite, values, 0.0).sum(axis=0), finite.sum(axis=0), out=mean, where=finite.sum(axis=0) > 0)
     out = []
     for j, name in enumerate(names):
-        column = values[:, j]
-        column = column[~np.isnan(column)]
-        p = ((1.0 + np.count_nonzero(column >= observed[j] - 1e-12)) / (1.0 + column.size)
-             if column.size and np.isfinite(observed[j]) else np.nan)
+        p, _ = count_pvalue(values[:, j], observed[j])  # the permutation p-value every test uses
         out.append(ChanceBaseline(judge=name, reference=what, statistic=statistic, order=order, ties=conv.ties,
                                   invalid=conv.invalid, observed=float(observed[j]), mean=float(mean[j]),
                                   low=float(low[j]), high=float(high[j]), pvalue=float(p), n_defined=int(defined[j]),

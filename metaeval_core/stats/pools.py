@@ -19,6 +19,7 @@ import numpy as np
 from metaeval_core._checks import RngLike, as_generator, check_choice, check_confidence_level, check_int
 from metaeval_core.data.checks import check_human
 from metaeval_core.stats.correlation import system_means
+from metaeval_core.stats.montecarlo import finite_or_none
 from metaeval_core.data.dataset import Dataset, DatasetError, Measure, Pool, POOLS
 from metaeval_core._frames import ToFrame
 from metaeval_core.stats.pairs import (
@@ -513,6 +514,4 @@ def _validate_m(m, n_full: int) -> int:
     return int(m)
 
 
-def _none_if_nan(value: float):
-    value = float(value)
-    return value if np.isfinite(value) else None
+_none_if_nan = finite_or_none  # the one NaN-to-None helper (metaeval_core.stats.montecarlo)

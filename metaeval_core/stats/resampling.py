@@ -49,6 +49,8 @@ from metaeval_core.stats.coefficients import (
     require_level_for,
     validate_coefficient,
 )
+from metaeval_core.stats import montecarlo as _mc
+from metaeval_core.stats.montecarlo import finite_or_none
 from metaeval_core.stats.spa import spa_resampled
 from metaeval_core.stats.paircounts import WEIGHTED_PAIR_COEFFICIENTS, PairCounter, weighted_coefficient
 from metaeval_core.stats.correlation import Level, correlate_matrices, correlation_inputs, system_means, validate_level
@@ -62,10 +64,6 @@ BOOTSTRAP_METHODS: tuple[str, ...] = ("boot-systems", "boot-inputs", "boot-both"
 
 # (b, c) of the Fisher interval per coefficient (Bonett & Wright 2000; docs/methods.md sec. 2).
 _FISHER_B = {"pearson": 3, "spearman": 3, "kendall": 4}
-
-# Elements (resamples x cells) materialised per batch when ``batch`` is None: bounds memory
-# to a few tens of MB while keeping numpy's per-call overhead negligible.
-_BATCH_ELEMENT_BUDGET = 2_000_000
 
 # Global-level Kendall on more points than this runs scipy's O(n log n) routine per
 # resample instead of the O(n^2) pair kernel.
@@ -128,9 +126,7 @@ class ConfidenceInterval(ToFrame):
         return self.n_resamples - self.n_defined
 
     def to_dict(self) -> dict:
-        def num(v):
-            return None if not np.isfinite(v) else float(v)
-
+        num = finite_or_none
         return {
             "estimate": num(self.estimate),
             "low": num(self.low),
@@ -163,15 +159,9 @@ def _as_matrix(value: object, name: str) -> np.ndarray:
     return matrix
 
 
-def _auto_batch(batch: int | None, per_resample: int, n_resamples: int) -> int:
-    if batch is not None:
-        return batch
-    return int(max(1, min(n_resamples, _BATCH_ELEMENT_BUDGET // max(per_resample, 1))))
-
-
-def _chunks(n_resamples: int, batch: int):
-    for start in range(0, n_resamples, batch):
-        yield slice(start, min(start + batch, n_resamples))
+# One home for the resampling primitives (metaeval_core.stats.montecarlo); the private names stay for the kernels.
+_auto_batch = _mc.auto_batch
+_chunks = _mc.chunks
 
 
 # ---------------------------------------------------------------------------
@@ -222,11 +212,7 @@ def _draw_bootstrap_indices(
     return _BootstrapIndices(systems, metric_inputs, human_inputs)
 
 
-def _counts(indices: np.ndarray, n: int) -> np.ndarray:
-    """(b, draws) indices into 0..n-1 -> (b, n) float multiplicities (one bincount for the batch)."""
-    b = indices.shape[0]
-    flat = (indices + n * np.arange(b)[:, None]).ravel()
-    return np.bincount(flat, minlength=b * n).reshape(b, n).astype(np.float64)
+_counts = _mc.multiplicities
 
 
 def _safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
@@ -445,13 +431,7 @@ def _resample_cells(x: np.ndarray, S: np.ndarray | None, D: np.ndarray | None, s
     return cells.reshape(cells.shape[0], -1)
 
 
-def _percentile_interval(values: np.ndarray, confidence_level: float) -> tuple[float, float, int]:
-    defined = values[~np.isnan(values)]
-    if defined.size == 0:
-        return math.nan, math.nan, 0
-    alpha = 1.0 - confidence_level
-    low, high = np.percentile(defined, [100.0 * alpha / 2.0, 100.0 * (1.0 - alpha / 2.0)])
-    return float(low), float(high), int(defined.size)
+_percentile_interval = _mc.percentile_interval
 
 
 def _fisher_n(metric: np.ndarray, human: np.ndarray, level: str, estimate_n: int) -> int:

@@ -29,5 +29,6 @@ from metaeval_ui.data.resampled import (
     pairwise_key, MAX_TABLE_SECONDS, check_table_size, pairwise_uncorrected
 )
 from metaeval_ui.data.ranking import (
-    LEADERBOARD_TEST, leaderboard, chance_baseline, chance_groups, ceiling_intervals, human_ceiling
+    LEADERBOARD_TEST, leaderboard, metrics_board, chance_baseline, chance_groups, ceiling_intervals, ceiling_result,
+    human_ceiling
 )

@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
+from metaeval_core.analyses.ceilings import HumanCeiling
+from metaeval_core.analyses.leaderboard import MetricsLeaderboard, assemble_leaderboard
 from metaeval_core.stats import significance as _significance
 from metaeval_core.data.dataset import Dataset
 from metaeval_ui import tables
@@ -20,53 +21,58 @@ from metaeval_ui.data.summaries import correlation_table
 LEADERBOARD_TEST = ("greater", "bonferroni", "row", 0.05)
 
 
-def leaderboard(_dataset: Dataset, key: DatasetKey, metrics: tuple[str, ...], human: str, level: str,
-                coefficient: str, pool: str, systems: str, n_resamples: int = 1000, seed: int = 0) -> pd.DataFrame:
-    """The Overview's table: each metric's correlation, its BOOT-BOTH 95% interval and its significance cluster.
+def metrics_board(_dataset: Dataset, key: DatasetKey, metrics: tuple[str, ...], human: str, level: str,
+                  coefficient: str, pool: str, systems: str, n_resamples: int = 1000,
+                  seed: int = 0) -> MetricsLeaderboard:
+    """The Overview's leaderboard: :class:`metaeval_core.analyses.leaderboard.MetricsLeaderboard`, the object
+    ``metaeval clusters --view leaderboard`` prints, assembled from this module's cached parts.
 
     Built from the same cached calls as the Confidence intervals and Significance pages (same keys, so opening one
-    fills the others' caches): the dataset's default test (``attrs['test']``: PERM-BOTH, or WMT-PERM-SYS at the
-    system level on WMT data), one-sided, Bonferroni per row metric, alpha 0.05; metrics no test
-    separates share a cluster (metaeval_core.analyses.practice.significance_clusters). Columns: cluster, metric,
-    estimate, low, high, kind: 'metric', then 'chance' (a metric with permuted scores, docs/methods.md sec. 12: one
-    row, or one per distinct baseline) and 'human ceiling' rows, never ranked. ``attrs['chance_note']`` says why
-    there is no chance row, or is ''. With the tie-calibrated accuracy an ``epsilon`` column holds each metric's tie
-    threshold (NaN on the other rows). ``doubt`` says why a metric's rank means little ('' when it does not: see
-    :func:`metaeval_ui.tables.doubts`).
+    fills the others' caches): BOOT-BOTH 95% intervals, the dataset's default test (PERM-BOTH, or WMT-PERM-SYS at the
+    system level on WMT data), one-sided, Bonferroni per row metric, alpha 0.05; chance baselines and the human
+    ceiling with the same resamples and seed.
     """
-    from metaeval_ui import tables
-    from metaeval_ui.data import practice as practice_data
+    from metaeval_core._checks import min_resamples_for
 
     intervals = {m: confidence_interval(_dataset, key, m, human, level, coefficient, "boot-both", pool, systems,
                                         0.95, n_resamples, seed) for m in metrics}
     alternative, correction, family, alpha = LEADERBOARD_TEST
     method = _significance.default_test(_dataset, level, coefficient)
+    table = None
     if len(metrics) >= 2:
         pkey = pairwise_key(key, tuple(metrics), human, level, coefficient, method, alternative, pool, systems,
                             n_resamples, seed)
         table = pairwise_uncorrected(_dataset, pkey)
-        still = np.nan_to_num(tables.correct_table(table.pvalue, correction, family), nan=1.0) < alpha
-        ranks = practice_data.cluster_frame(practice_data.clusters(table, still, alpha, correction))
-    else:
-        ranks = pd.DataFrame({"cluster": [1] * len(metrics), "metric": list(metrics),
-                              "estimate": [intervals[m]["estimate"] for m in metrics]})
-    ranks["low"] = [intervals[m]["low"] for m in ranks["metric"]]
-    ranks["high"] = [intervals[m]["high"] for m in ranks["metric"]]
-    ranks["kind"] = "metric"
+    epsilons = None
     if coefficient == "tie-calibrated-accuracy":
         # The value is only meaningful with its tie threshold (docs/methods.md sec. 11.2).
         chosen = correlation_table(_dataset, key, tuple(metrics), (human,), level, coefficient, pool, systems)
-        ranks["epsilon"] = ranks["metric"].map(dict(zip(chosen["metric"], chosen["epsilon"]))).astype(float)
-    groups, note = chance_groups(_dataset, key, tuple(metrics), human, level, coefficient, pool, systems, 0.95,
-                                 n_resamples, seed)
-    chance = pd.DataFrame({"cluster": np.nan, "metric": groups["label"], "estimate": groups["estimate"],
-                           "low": groups["low"], "high": groups["high"], "kind": "chance"})
-    ranks["doubt"] = tables.doubts(ranks, groups)
-    ceiling = human_ceiling(_dataset, key, human, level, coefficient, systems, n_resamples, seed)
-    board = pd.concat([part for part in (ranks, chance, ceiling) if not part.empty], ignore_index=True)
-    board.attrs["chance_note"] = note
-    board.attrs["test"] = method
-    return board
+        epsilons = dict(zip(chosen["metric"], chosen["epsilon"].astype(float)))
+    chance, chance_note = [], ""
+    try:  # a page's k may be below what a percentile range needs (40 at 95%); the range then uses that many
+        k = max(int(n_resamples), min_resamples_for(0.95))
+        chance = [chance_baseline(_dataset, key, m, human, level, coefficient, pool, systems, 0.95, k, seed)
+                  for m in metrics]
+    except ValueError as error:
+        chance_note = str(error).split(";")[0]
+    ceiling, ceiling_note = ceiling_result(_dataset, key, human, level, coefficient, systems, n_resamples, seed)
+    return assemble_leaderboard(metrics, human, level=level, coefficient=coefficient, intervals=intervals,
+                                table=table, chance=chance, chance_note=chance_note, ceiling=ceiling,
+                                ceiling_note=ceiling_note, epsilons=epsilons, test=method, alternative=alternative,
+                                correction=correction, family=family, alpha=alpha, interval_method="boot-both",
+                                confidence_level=0.95, n_resamples=n_resamples)
+
+
+def leaderboard(_dataset: Dataset, key: DatasetKey, metrics: tuple[str, ...], human: str, level: str,
+                coefficient: str, pool: str, systems: str, n_resamples: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """:func:`metrics_board` as the table the Overview renders (``MetricsLeaderboard.to_frame()``): cluster, metric,
+    estimate, low, high, kind ('metric', then 'chance' and 'human ceiling' rows, never ranked), [epsilon], doubt;
+    ``attrs['chance_note']`` says why there is no chance row ('' when there is), ``attrs['test']`` names the test
+    and ``attrs['board']`` is the result object itself."""
+    board = metrics_board(_dataset, key, metrics, human, level, coefficient, pool, systems, n_resamples, seed)
+    frame = board.to_frame()
+    frame.attrs.update(chance_note=board.chance_note, test=board.test, board=board)
+    return frame
 
 
 @st.cache_data(max_entries=512, show_spinner=False)
@@ -123,19 +129,26 @@ def ceiling_intervals(_dataset: Dataset, key: DatasetKey, human: str, level: str
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def human_ceiling(_dataset: Dataset, key: DatasetKey, human: str, level: str, coefficient: str, systems: str,
-                  n_resamples: int = 1000, seed: int = 0) -> pd.DataFrame:
-    """The leaderboard's human-ceiling rows (docs/methods.md sec. 14): each annotator of ``human`` against the mean
-    of the others, BOOT-BOTH 95% interval like the metrics' rows; empty when the measure keeps fewer than two
-    annotators' scores. Columns as :func:`leaderboard` (kind 'human ceiling', no cluster)."""
+def ceiling_result(_dataset: Dataset, key: DatasetKey, human: str, level: str, coefficient: str, systems: str,
+                   n_resamples: int = 1000, seed: int = 0) -> tuple[HumanCeiling | None, str]:
+    """The leaderboard's human ceiling (docs/methods.md sec. 14): each annotator of ``human`` against the mean of
+    the others, BOOT-BOTH 95% interval like the metrics' rows; (None, '') when the measure keeps fewer than two
+    annotators' scores, (None, why) when the ceiling cannot be computed."""
     from metaeval_core.analyses.ceilings import human_ceiling as compute
 
     measure = _dataset.measure(human)
     if measure.annotators is None or measure.annotators.shape[0] < 2:
-        return pd.DataFrame()
-    result = compute(_dataset, human, level=level, coefficient=coefficient, method="boot-both",
-                     n_resamples=n_resamples, rng=seed, systems=systems or None)
-    others = "the others" if result.annotators == "persons" else "the other slots"
-    return pd.DataFrame({"cluster": np.nan, "metric": [f"{r.annotator} vs {others}" for r in result.rows],
-                         "estimate": [r.estimate for r in result.rows], "low": [r.low for r in result.rows],
-                         "high": [r.high for r in result.rows], "kind": "human ceiling"})
+        return None, ""
+    try:
+        return compute(_dataset, human, level=level, coefficient=coefficient, method="boot-both",
+                       n_resamples=n_resamples, rng=seed, systems=systems or None), ""
+    except ValueError as error:
+        return None, str(error).split(";")[0]
+
+
+def human_ceiling(_dataset: Dataset, key: DatasetKey, human: str, level: str, coefficient: str, systems: str,
+                  n_resamples: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """The leaderboard's human-ceiling rows as a table (kind 'human ceiling', no cluster); empty when there is none."""
+    ceiling, _ = ceiling_result(_dataset, key, human, level, coefficient, systems, n_resamples, seed)
+    return assemble_leaderboard((), human, level=level, coefficient=coefficient, intervals={},
+                                ceiling=ceiling).to_frame()

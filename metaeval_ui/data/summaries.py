@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from metaeval_core.stats.correlation import correlate
+from metaeval_core.stats.montecarlo import finite_or_none  # noqa: F401 - re-exported: the one NaN-to-None helper
 from metaeval_core.data.dataset import Dataset
 from metaeval_ui import tables
 from metaeval_ui.data.datasets import DatasetKey
@@ -79,5 +80,3 @@ def _subset(dataset: Dataset, systems: str) -> Dataset:
     return dataset.select_systems(systems or None)
 
 
-def finite_or_none(value: float) -> float | None:
-    return float(value) if value is not None and np.isfinite(value) else None

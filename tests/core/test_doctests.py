@@ -11,7 +11,8 @@ import importlib
 
 import pytest
 
-MODULES = ["metaeval_core.wording", "metaeval_core.data.selection"]
+MODULES = ["metaeval_core.wording", "metaeval_core.data.selection", "metaeval_core.analyses.leaderboard",
+           "metaeval_core.stats.montecarlo"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -63,3 +63,28 @@ def test_the_ui_text_module_is_the_core_wording():
     from metaeval_ui import text
 
     assert text.format_pvalue is wording.format_pvalue and text.pairs_count is wording.pairs_count
+
+
+def test_a_human_measure_on_every_system_but_few_inputs_is_not_only_n_of_n_systems():
+    """Issue 32: 'scores only 16 of 16 systems'. A measure on every system but 20 of 100 judged inputs."""
+    from metaeval_core.data.dataset import Dataset, Measure
+    from metaeval_core.data.synthetic import synthetic_dataset
+    from metaeval_core.data.upload import validation_report
+    from metaeval_core.data.whatif import merge_datasets
+
+    demo = synthetic_dataset()
+    inputs = [demo.inputs[j] for j in np.flatnonzero(demo.judged)[:20]]
+    new = np.random.default_rng(5).integers(1, 6, size=(demo.n_systems, 20)).astype(float)
+    extra = Dataset("e", list(demo.systems), inputs, {"human.new": Measure("human.new", "human", new)})
+    merged = merge_datasets(demo, extra)
+    sparse = [w.message for w in validation_report(merged).warnings if w.kind == "sparse-human-measure"]
+    assert sparse and "all 16 systems on only 20 of 100 judged inputs (320 cells)" in sparse[0], sparse
+    assert "16 of 16" not in sparse[0]
+
+
+def test_a_merge_summary_counts_in_agreement():
+    from metaeval_core.data.whatif import MergeReport
+
+    report = MergeReport(new_systems=(), new_inputs=("i",), new_measures=("m",), shared_measures=(), filled_cells=1,
+                         same_cells=0, n_conflicts=0, conflicts=())
+    assert report.summary() == "1 new input, 1 new measure, 1 cell filled"

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import math
 from typing import Sequence
 
 
 from metaeval_core.data.checks import check_dataset, check_human
 from metaeval_core.data.dataset import Dataset
+from metaeval_core.stats.montecarlo import finite_or_none
 
 
 # ---------------------------------------------------------------------------
@@ -46,6 +46,4 @@ def select_systems(dataset: object, systems: object) -> Dataset:
     return dataset.select_systems(systems)
 
 
-def float_or_none(value: float) -> float | None:
-    value = float(value)
-    return value if math.isfinite(value) else None
+float_or_none = finite_or_none  # the one NaN-to-None helper (metaeval_core.stats.montecarlo)

@@ -2,9 +2,4 @@
 
 from __future__ import annotations
 
-import math
-
-
-def finite_or_none(value) -> float | None:
-    value = float(value)
-    return value if math.isfinite(value) else None
+from metaeval_core.stats.montecarlo import finite_or_none  # noqa: F401 - the one NaN-to-None helper

@@ -9,6 +9,7 @@ import numpy as np
 
 from metaeval_core.data.checks import check_dataset
 from metaeval_core.stats.correlation import correlation_inputs
+from metaeval_core.stats.montecarlo import finite_or_none
 from metaeval_core.data.dataset import Dataset
 
 
@@ -66,9 +67,7 @@ def _binomial_se(share: float, n: int) -> float:
     return math.sqrt(share * (1.0 - share) / n) if n > 0 and math.isfinite(share) else math.nan
 
 
-def _num(value) -> float | None:
-    value = float(value)
-    return value if math.isfinite(value) else None
+_num = finite_or_none  # the one NaN-to-None helper (metaeval_core.stats.montecarlo)
 
 
 def _dataset_matrices(dataset: object, metric: object, human: object, level: str, systems: object,

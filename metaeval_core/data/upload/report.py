@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from metaeval_core.wording import count, count_of
 from metaeval_core.data.checks import check_dataset
 from metaeval_core.data.dataset import Dataset
 from metaeval_core.data.upload.names import looks_human
@@ -185,8 +186,10 @@ def validation_report(dataset: Dataset) -> UploadReport:
                                  or n_inp < FEW_INPUTS_SHARE * dataset.n_judged):
             warnings.append(ReportWarning(
                 "sparse-human-measure",
-                f"human measure {name!r} scores only {n_sys} of {dataset.n_systems} systems on {n_inp} of "
-                f"{dataset.n_judged} judged inputs ({int(rated.sum()):,} cells): correlations with it rest on those "
+                f"human measure {name!r} scores {count_of(n_sys, dataset.n_systems, 'system', only=True)} on "
+                f"{count_of(n_inp, dataset.n_judged, 'judged input', only=n_sys == dataset.n_systems)} "
+                f"({count(int(rated.sum()), 'cell')}): "
+                "correlations with it rest on those "
                 "judgments alone (a metric is averaged over the same cells)",
                 (name,)))
     constant, flat = [], []

@@ -15,6 +15,7 @@ from metaeval_core._checks import (
 from metaeval_core.data.dataset import Dataset, Pool
 from metaeval_core.stats.coefficients import kendall_counts_from_signs
 from metaeval_core.stats.correlation import system_means
+from metaeval_core.stats.montecarlo import percentile_interval
 from metaeval_core.stats.exact import grid_scale, units_means
 from metaeval_core.stats.pairs._delta import (
     _GATHER_BUDGET, _PAIR_BUDGET, DELTA_METHODS, DeltaMethod, DeltaResult, _dataset_matrices, _validate_bounds,
@@ -181,14 +182,6 @@ class DeltaInterval:
         return self.n_resamples - self.n_defined
 
 
-def percentile_interval(values: np.ndarray, confidence_level: float) -> tuple[float, float, int]:
-    """Percentile interval over the defined (non-NaN) values; NaN bounds if none."""
-    defined = values[~np.isnan(values)]
-    if defined.size == 0:
-        return float("nan"), float("nan"), 0
-    alpha = 1.0 - confidence_level
-    low, high = np.quantile(defined, [alpha / 2, 1 - alpha / 2])
-    return float(low), float(high), int(defined.size)
 
 
 def delta_confidence_interval(

@@ -12,6 +12,9 @@ from typing import Literal, get_args
 import numpy as np
 
 from metaeval_core._frames import ToFrame
+# Resampled deltas within this of the threshold count as reaching it (errs towards H0).
+from metaeval_core.stats.montecarlo import TOLERANCE as _TOLERANCE
+from metaeval_core.stats.montecarlo import count_pvalue, finite_or_none
 
 TestMethod = Literal["perm-both", "perm-systems", "perm-inputs", "boot-both", "boot-systems", "boot-inputs", "williams",
                      "wmt-perm-sys"]
@@ -60,9 +63,6 @@ def method_label(method: str) -> str:
     return method.upper()
 
 
-# Resampled deltas within this of the threshold count as reaching it (errs towards H0).
-_TOLERANCE = 1e-12
-
 
 @dataclass(frozen=True)
 class ComparisonResult(ToFrame):
@@ -109,9 +109,7 @@ class ComparisonResult(ToFrame):
     approximate: bool = False
 
     def to_dict(self) -> dict:
-        def num(v):
-            return None if not np.isfinite(v) else float(v)
-
+        num = finite_or_none
         return {
             "x": self.x, "y": self.y, "estimate_x": num(self.estimate_x), "estimate_y": num(self.estimate_y),
             "delta": num(self.delta), "pvalue": num(self.pvalue), "method": self.method,
@@ -122,12 +120,6 @@ class ComparisonResult(ToFrame):
 
 
 def _count_pvalue(values: np.ndarray, threshold: float, alternative: str) -> tuple[float, int]:
-    """``(1 + #{values >= threshold}) / (1 + k)`` over the defined values (|.| when two-sided)."""
-    defined = values[~np.isnan(values)]
-    if defined.size == 0 or not np.isfinite(threshold):
-        return math.nan, int(defined.size)
-    if alternative == "two-sided":
-        hits = np.count_nonzero(np.abs(defined) >= abs(threshold) - _TOLERANCE)
-    else:
-        hits = np.count_nonzero(defined >= threshold - _TOLERANCE)
-    return (1.0 + hits) / (1.0 + defined.size), int(defined.size)
+    """``(1 + #{values >= threshold}) / (1 + k)`` over the defined values (|.| when two-sided):
+    :func:`metaeval_core.stats.montecarlo.count_pvalue`."""
+    return count_pvalue(values, threshold, alternative=alternative)
