@@ -285,7 +285,8 @@ def assemble_leaderboard(
 
 
 def _validate_leaderboard(dataset, metrics, human, alternative, correction, family, alpha):
-    from metaeval_core._checks import check_choice, check_dataset, check_human
+    from metaeval_core._checks import check_choice
+    from metaeval_core.data.checks import check_dataset, check_human
 
     dataset = check_dataset(dataset)
     check_human(dataset, human)
