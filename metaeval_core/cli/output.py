@@ -10,7 +10,6 @@ import sys
 from typing import Any, Sequence
 
 from metaeval_core.cli.options import terminal_width
-from metaeval_core.wording import number
 
 
 def to_jsonable(value: Any) -> Any:
@@ -86,6 +85,7 @@ def print_table(rows: list[dict], columns: Sequence[str] | None = None, stream=N
         print("(no rows)", file=stream)
         return
     columns = list(columns or rows[0].keys())
+    from metaeval_core.wording import number  # here, not at the top: `metaeval --help` must not import numpy
 
     def fmt(v: Any) -> str:
         if v is None:

@@ -21,7 +21,9 @@ ALLOWED = [
     ("metaeval_ui/data/analyses.py", r"ROUGE-1|only SummEval ships them"),
     ("metaeval_ui/exports.py", r"document\.(getElementById|createElement)"),  # JavaScript
     ("metaeval_ui/serve.py", r"^summeval$"),
-    ("metaeval_ui/widgets/__init__.py", r"^summeval$|^rouge-\d\.f1$|^rouge-l\.f1$|SacreROUGE|summary or segment level"),
+    ("metaeval_ui/widgets/datasets.py", r"^summeval$|SacreROUGE"),
+    ("metaeval_ui/widgets/measures.py", r"^rouge-\d\.f1$|^rouge-l\.f1$"),
+    ("metaeval_ui/widgets/correlation.py", r"summary or segment level"),
     ("metaeval_ui/text.py", r"inputs \(documents, prompts, segments"),  # examples of each design
     ("metaeval_ui/whatif_sections.py", r"SacreROUGE"),
     ("metaeval_ui/widgets/mtme.py", r"documents/"),  # mt-metrics-eval's folder name

@@ -1,4 +1,4 @@
-"""Unit tests of the pure figure builders (metaeval_ui/figures/__init__.py) and summaries (metaeval_ui/tables.py)."""
+"""Unit tests of the pure figure builders (metaeval_ui/figures/: the shared modules) and summaries (metaeval_ui/tables.py)."""
 
 from __future__ import annotations
 
