@@ -21,6 +21,12 @@ import numpy as np
 import pandas as pd
 
 from metaeval_core._frames import ToFrame
+from metaeval_core.data.dataset import Dataset, Pool
+from metaeval_core.stats.coefficients import Coefficient
+from metaeval_core.stats.correlation import Level
+from metaeval_core.stats.significance import (
+    ALTERNATIVES, CORRECTIONS, FAMILIES, Alternative, Correction, Family,
+)
 from metaeval_core.stats.montecarlo import finite_or_none
 from metaeval_core.wording import bounds as _bounds
 from metaeval_core.wording import separation_sentence
@@ -292,31 +298,19 @@ def _validate_leaderboard(dataset, metrics, human, alternative, correction, fami
     check_human(dataset, human)
     if isinstance(metrics, str) or not len(metrics):
         raise ValueError("metrics must be a non-empty list of metric names")
-    check_choice(alternative, "alternative", ("greater", "two-sided"))
-    check_choice(correction, "correction", ("bonferroni", "holm", "bh", "none"))
-    check_choice(family, "family", ("row", "table", "none"))
+    check_choice(alternative, "alternative", ALTERNATIVES)
+    check_choice(correction, "correction", CORRECTIONS)
+    check_choice(family, "family", FAMILIES)
     if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
         raise ValueError(f"alpha must be a number strictly between 0 and 1; got {alpha!r}")
     return dataset
 
 
 def metrics_leaderboard(
-    dataset,
-    metrics: Sequence[str],
-    human: str,
-    *,
-    level: str = "system",
-    coefficient: str = "kendall",
-    pool: Literal["judged", "all"] = "judged",
-    systems: str | None = None,
-    test: str | None = None,
-    alternative: Literal["greater", "two-sided"] = "greater",
-    correction: Literal["bonferroni", "holm", "bh", "none"] = "bonferroni",
-    family: Literal["row", "table", "none"] = "row",
-    alpha: float = 0.05,
-    confidence_level: float = 0.95,
-    n_resamples: int = 1000,
-    rng: int = 0,
+    dataset: Dataset, metrics: Sequence[str], human: str, *, level: Level = "system",
+    coefficient: Coefficient = "kendall", pool: Pool = "judged", systems: str | None = None, test: str | None = None,
+    alternative: Alternative = "greater", correction: Correction = "bonferroni", family: Family = "row",
+    alpha: float = 0.05, confidence_level: float = 0.95, n_resamples: int = 1000, rng: int = 0,
 ) -> MetricsLeaderboard:
     """Rank ``metrics`` by their correlation with ``human``: BOOT-BOTH interval, significance cluster, chance rows
     and human-ceiling rows (the Overview's leaderboard and ``metaeval clusters --view leaderboard``).
