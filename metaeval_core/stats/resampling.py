@@ -586,6 +586,20 @@ def confidence_interval(
     than 2 points, a constant vector) is NaN, counted in ``n_resamples - n_defined`` and
     left out of the percentiles; if none is defined the interval is NaN.
 
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> human = rng.normal(size=(8, 20))
+    >>> metric = human + rng.normal(size=(8, 20))
+    >>> ci = confidence_interval(metric, human, level="system", coefficient="pearson", method="boot-both",
+    ...                          n_resamples=200, rng=1)
+    >>> bool(ci.low < ci.estimate < ci.high), ci.n_resamples, ci.method
+    (True, 200, 'boot-both')
+    >>> same = confidence_interval(metric, human, level="system", coefficient="pearson", method="boot-both",
+    ...                            n_resamples=200, rng=1, batch=7)  # any batch size: the same numbers
+    >>> (same.low, same.high) == (ci.low, ci.high)
+    True
+
     References
     ----------
     docs/methods.md sec. 2; Deutsch, Dror & Roth (TACL 2021) sec. 3; Deutsch et al. (NAACL 2022) sec. 3.
@@ -633,6 +647,14 @@ def dataset_confidence_interval(
     ``pool='all'`` applies at the system level only (input and global correlations
     compare cells, which exist on judged inputs only); ``systems`` selects a subset
     such as ``"type=abs"``.
+
+    Examples
+    --------
+    >>> from metaeval_core.data.synthetic import synthetic_dataset
+    >>> ci = dataset_confidence_interval(synthetic_dataset(), "metric.strong", "human.quality", level="system",
+    ...                                  coefficient="kendall", method="boot-both", n_resamples=200, rng=0)
+    >>> round(ci.estimate, 3), bool(ci.low <= ci.estimate <= ci.high)
+    (0.883, True)
 
     References
     ----------
