@@ -93,7 +93,7 @@ if ctx.human and ctx.metrics:
             right.metric("rSYS-Δ, closest 20%", figures.fmt(close["estimate"], 2),
                          help=glossary("rSYS-Δ") + f" Here: the closest 20% of pairs, u = {u20:.3g}.")
             if close["n_pairs"] < FEW_PAIRS:
-                st.warning(f"Only {close['n_pairs']} system pairs are among the closest 20% "
+                st.warning(f"Only {text.count(close['n_pairs'], 'system pair')} among the closest 20% "
                            f"({full['n_systems']} systems): one pair changes rSYS-Δ by "
                            f"{2 / max(close['n_pairs'], 1):.2g}, so this number says little. A dataset with more "
                            "systems answers this question.", icon=":material/warning:")
