@@ -195,20 +195,27 @@ def _draw_bootstrap_indices(
     n_metric_inputs: int,
     n_human_inputs: int | None = None,
 ) -> _BootstrapIndices:
-    """Draw all bootstrap indices up front: systems, then metric inputs, then human inputs.
+    """Draw all bootstrap indices up front, in the project's one draw scheme
+    (:func:`metaeval_core.stats.montecarlo.block_generators`): per block of resamples, systems, then metric
+    inputs, then human inputs, from the block's own stream.
 
     ``n_human_inputs=None`` pairs the inputs (the same indices for metric and human);
     an int resamples the human's inputs separately (pool ``all``, docs/methods.md sec. 2).
     """
-    systems = metric_inputs = human_inputs = None
-    if method in ("boot-systems", "boot-both"):
-        systems = rng.integers(0, n_systems, size=(n_resamples, n_systems))
-    if method in ("boot-inputs", "boot-both"):
-        metric_inputs = rng.integers(0, n_metric_inputs, size=(n_resamples, n_metric_inputs))
-        if n_human_inputs is None:
-            human_inputs = metric_inputs
-        else:
-            human_inputs = rng.integers(0, n_human_inputs, size=(n_resamples, n_human_inputs))
+    by_systems = method in ("boot-systems", "boot-both")
+    by_inputs = method in ("boot-inputs", "boot-both")
+    separate = by_inputs and n_human_inputs is not None
+    systems = np.empty((n_resamples, n_systems), dtype=np.int64) if by_systems else None
+    metric_inputs = np.empty((n_resamples, n_metric_inputs), dtype=np.int64) if by_inputs else None
+    human_inputs = np.empty((n_resamples, n_human_inputs), dtype=np.int64) if separate else metric_inputs
+    for sl, gen in _mc.block_generators(rng, n_resamples):
+        rows = sl.stop - sl.start
+        if by_systems:
+            systems[sl] = gen.integers(0, n_systems, size=(rows, n_systems))
+        if by_inputs:
+            metric_inputs[sl] = gen.integers(0, n_metric_inputs, size=(rows, n_metric_inputs))
+            if separate:
+                human_inputs[sl] = gen.integers(0, n_human_inputs, size=(rows, n_human_inputs))
     return _BootstrapIndices(systems, metric_inputs, human_inputs)
 
 
