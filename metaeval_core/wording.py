@@ -23,8 +23,6 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-import numpy as np
-
 MAX_DECIMALS = 8
 
 CORRECTION_LABELS = {"bonferroni": "Bonferroni", "holm": "Holm", "bh": "Benjamini-Hochberg",
@@ -287,6 +285,8 @@ def separation_sentence(table, *, subject: str = "metrics") -> str:
     >>> print(separation_sentence(t))
     No test separates these metrics at α = 0.05 after Bonferroni over 2 tests per metric. That is not a tie: the data do not tell them apart. Before the correction, a over b has p = 0.003 (delta 0.970).
     """
+    import numpy as np  # here, not at the top: the CLI's --help imports this module and must stay light
+
     metrics = list(table.metrics)
     n = len(metrics)
     if n < 2:

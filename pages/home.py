@@ -12,7 +12,6 @@ means, score distributions and missing data live on the Dataset page (pages/data
 import streamlit as st
 
 from metaeval_core.stats.pairs import closest_upper
-from metaeval_core.stats import significance
 from metaeval_ui import data, figures, navigation, tables, text, widgets
 from metaeval_ui.errors import escape_markdown, guard
 from metaeval_ui.text import epsilon_note, glossary
@@ -58,10 +57,7 @@ if ctx.human and ctx.metrics:
         st.subheader(f"Leaderboard: {name} with {escape_markdown(ctx.human)}, {level} level")
         st.markdown(tables.leaderboard_markdown(board, coefficient))
         st.caption(escape_markdown(
-            "Rank = significance cluster: metrics no test separates share a rank "
-            f"({significance.method_label(board.attrs['test'])}, one-sided, Bonferroni "
-            f"per metric, α = 0.05, k = 1,000, seed 0). Interval: BOOT-BOTH 95% (TACL 2021), as the whiskers on "
-            "Correlations. "
+            text.clause(board.attrs["board"].rule()) + " (TACL 2021), as the whiskers on Correlations. "
             f"{ds.select_systems(systems or None).rated_by(ctx.human).n_systems} systems"
             + (f" ({systems})" if systems else "") + f", pool '{pool}'. Change the level and coefficient in the "
             "sidebar; details on Confidence intervals and Significance."))
@@ -97,7 +93,7 @@ if ctx.human and ctx.metrics:
             right.metric("rSYS-Δ, closest 20%", figures.fmt(close["estimate"], 2),
                          help=glossary("rSYS-Δ") + f" Here: the closest 20% of pairs, u = {u20:.3g}.")
             if close["n_pairs"] < FEW_PAIRS:
-                st.warning(f"Only {close['n_pairs']} system pairs are among the closest 20% "
+                st.warning(f"Only {text.count(close['n_pairs'], 'system pair')} among the closest 20% "
                            f"({full['n_systems']} systems): one pair changes rSYS-Δ by "
                            f"{2 / max(close['n_pairs'], 1):.2g}, so this number says little. A dataset with more "
                            "systems answers this question.", icon=":material/warning:")

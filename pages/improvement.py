@@ -7,7 +7,7 @@ import streamlit as st
 from metaeval_core.stats.pairs import DELTA_METHODS
 from metaeval_core.analyses.practice import HUMAN_TIES
 from metaeval_ui.data import practice as dp
-from metaeval_ui import exports, state, widgets
+from metaeval_ui import exports, state, text, widgets
 from metaeval_ui.figures import practice as fp
 from metaeval_ui.widgets import analyses as wa
 from metaeval_ui.widgets import practice as wpr
@@ -109,7 +109,8 @@ if result.extrapolated:
         f"d = {abs(delta):g} lies outside the observed gaps (up to {gaps['max']:.4g}): the curve is held constant "
         "there, so this is an extrapolation."), icon=":material/warning:")
 elif result.window_pairs < 5:
-    st.warning(f"Only {result.window_pairs} pairs of this dataset differ by about d (between d/2 and 2d): the "
+    st.warning(f"Only {text.count(result.window_pairs, 'pair')} of this dataset "
+               f"{'differs' if result.window_pairs == 1 else 'differ'} by about d (between d/2 and 2d): the "
                "estimate leans on the monotone fit more than on data.", icon=":material/warning:")
 
 if result.total_pairs < 20:

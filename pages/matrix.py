@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from metaeval_ui.data import analyses as da
-from metaeval_ui import exports, state, widgets
+from metaeval_ui import exports, state, text, widgets
 from metaeval_ui.figures import analyses as fa
 from metaeval_ui.widgets import analyses as wa
 from metaeval_ui.errors import escape_markdown, guard
@@ -62,7 +62,8 @@ undefined = [m for i, m in enumerate(result.measures) if np.isnan(result.matrix[
 if undefined:
     st.warning(escape_markdown("Undefined for every pair (constant or missing scores): " + ", ".join(undefined)))
 if level == "input" and result.n_undefined.any():
-    st.caption(f"Input level: up to {int(result.n_undefined.max())} inputs per pair were skipped (undefined).")
+    st.caption(f"Input level: up to {text.count(int(result.n_undefined.max()), 'input')} per pair "
+               f"{'was' if int(result.n_undefined.max()) == 1 else 'were'} skipped (undefined).")
 
 table = pd.DataFrame(result.matrix, index=list(result.measures), columns=list(result.measures))
 with st.expander("Matrix as a table"):

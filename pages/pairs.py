@@ -91,7 +91,7 @@ if estimate is None:
     summary.warning("rSYS-Δ is undefined for this band: it holds no pair, or every pair is tied in the metric "
                     "or in the humans. Widen the band.")
 elif result["n_pairs"] < 10:
-    summary.warning(f"Only {result['n_pairs']} pairs in the band: the estimate is very noisy (see the interval).")
+    summary.warning(f"Only {text.count(result['n_pairs'], 'pair')} in the band: the estimate is very noisy (see the interval).")
 exports.collect("rSYS-Δ", text=f"{metric} vs {ctx.human}, band [{lo:.4g}, {hi:.4g}]: rSYS-Δ {fp.fmt(estimate, 3)}, "
                 f"95% CI ({method.upper()}, {k:,} resamples, seed {seed}) {low_high}; rSYS on all {n_total} pairs "
                 f"{fp.fmt(everything, 3)}; {result['n_pairs']} pairs in the band ({result['share_of_pairs']:.0%}).")

@@ -7,6 +7,7 @@ from metaeval_ui import exports, state, widgets
 from metaeval_ui.figures import pairs as fp
 from metaeval_ui.widgets import pairs as wp
 from metaeval_ui.errors import escape_markdown, guard
+from metaeval_ui import text
 from metaeval_ui.text import glossary
 
 st.title("Judged vs all inputs")
@@ -83,7 +84,9 @@ cols[2].metric("rSYS CI width with all inputs", fp.width_change_words(widths["re
 exports.chart(fp.score_interval_figure(intervals, metric=metric, pool_names=names), key="score_intervals",
               name=exports.file_name("pools-intervals", ds.id, metric))
 if summary["n_undefined"]:
-    st.caption(f"{summary['n_undefined']} systems have no defined reduction (zero or undefined judged variance).")
+    n_undefined = summary["n_undefined"]
+    st.caption(f"{text.count(n_undefined, 'system')} {'has' if n_undefined == 1 else 'have'} no defined reduction "
+               "(zero or undefined judged variance).")
 
 st.subheader("Width of the rSYS confidence interval" + tag)
 exports.chart(fp.width_figure(widths, pool_names=names), key="widths",

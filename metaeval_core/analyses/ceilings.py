@@ -122,6 +122,13 @@ def human_ceiling(
         one person throughout (``Dataset.annotators_are``), else ``rater slot k``: one rating per item against
         the mean of the other ratings, not a person's agreement (``annotators`` records which).
 
+    Examples
+    --------
+    >>> from metaeval_core.data.synthetic import synthetic_dataset
+    >>> ceiling = human_ceiling(synthetic_dataset(), "human.quality", n_resamples=100, rng=0)
+    >>> [row.annotator for row in ceiling.rows], ceiling.annotators
+    (['annotator 1', 'annotator 2', 'annotator 3'], 'persons')
+
     References
     ----------
     docs/methods.md sec. 14.

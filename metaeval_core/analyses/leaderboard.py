@@ -21,9 +21,15 @@ import numpy as np
 import pandas as pd
 
 from metaeval_core._frames import ToFrame
+from metaeval_core.data.dataset import Dataset, Pool
+from metaeval_core.stats.coefficients import Coefficient
+from metaeval_core.stats.correlation import Level
+from metaeval_core.stats.significance import (
+    ALTERNATIVES, CORRECTIONS, FAMILIES, Alternative, Correction, Family,
+)
 from metaeval_core.stats.montecarlo import finite_or_none
 from metaeval_core.wording import bounds as _bounds
-from metaeval_core.wording import separation_sentence
+from metaeval_core.wording import correction_label, separation_sentence
 
 __all__ = ["CEILING_RULE", "ORDERING", "LeaderboardRow", "MetricsLeaderboard", "assemble_leaderboard",
            "chance_groups", "doubts", "metrics_leaderboard"]
@@ -87,6 +93,7 @@ class MetricsLeaderboard(ToFrame):
     table: object | None = field(default=None, repr=False, compare=False)
     chance_note: str = ""
     ceiling_note: str = ""
+    seed: int | None = None
     ordering: str = ORDERING
     ceiling_rule: str = CEILING_RULE
 
@@ -98,6 +105,28 @@ class MetricsLeaderboard(ToFrame):
     @property
     def has_epsilon(self) -> bool:
         return self.coefficient == "tie-calibrated-accuracy"
+
+    def rule(self) -> str:
+        """How the ranks and intervals were made, in one sentence (the Overview's caption and the CLI's note).
+
+        Examples
+        --------
+        >>> board = assemble_leaderboard(["m"], "h", level="system", coefficient="kendall",
+        ...                              intervals={"m": {"estimate": 0.5, "low": 0.1, "high": 0.8}}, seed=0)
+        >>> print(board.rule())
+        Rank = significance cluster: metrics no test separates share a rank (PERM-BOTH, one-sided, Bonferroni per metric, α = 0.05, k = 1,000, seed 0). Interval: BOOT-BOTH 95%.
+        """
+        from metaeval_core.stats.significance import method_label
+
+        sided = "one-sided" if self.alternative == "greater" else "two-sided"
+        if self.correction == "none" or self.family == "none":
+            corrected = "no correction"
+        else:
+            corrected = f"{correction_label(self.correction)} {'per metric' if self.family == 'row' else 'over the table'}"
+        seed = "" if self.seed is None else f", seed {self.seed}"
+        return (f"Rank = significance cluster: metrics no test separates share a rank ({method_label(self.test)}, "
+                f"{sided}, {corrected}, α = {self.alpha:g}, k = {self.n_resamples:,}{seed}). Interval: "
+                f"{self.interval_method.upper()} {100 * self.confidence_level:g}%.")
 
     def separation(self) -> str:
         """The sentence for a table whose corrected tests separate no pair ('' otherwise):
@@ -123,7 +152,8 @@ class MetricsLeaderboard(ToFrame):
                 "alpha": self.alpha, "interval_method": self.interval_method,
                 "confidence_level": self.confidence_level, "n_resamples": self.n_resamples,
                 "ordering": self.ordering, "ceiling_rule": self.ceiling_rule, "chance_note": self.chance_note,
-                "ceiling_note": self.ceiling_note, "separation": self.separation(), "rows": self.to_records()}
+                "ceiling_note": self.ceiling_note, "seed": self.seed, "rule": self.rule(),
+                "separation": self.separation(), "rows": self.to_records()}
 
     def to_frame(self) -> pd.DataFrame:
         """The rows as a table (cluster, metric, estimate, low, high, kind, [epsilon], doubt); NaN for undefined."""
@@ -236,6 +266,7 @@ def assemble_leaderboard(
     interval_method: str = "boot-both",
     confidence_level: float = 0.95,
     n_resamples: int = 1000,
+    seed: int | None = None,
 ) -> MetricsLeaderboard:
     """The leaderboard from its computed parts (what :func:`metrics_leaderboard` computes; the dashboard passes its
     cached ones, so the page and the CLI order, cluster and label the same numbers the same way).
@@ -281,7 +312,7 @@ def assemble_leaderboard(
                                 float(r.high)) for r in ceiling.rows]
     return MetricsLeaderboard(human, level, coefficient, tuple(rows), test, alternative, correction, family,
                               float(alpha), interval_method, float(confidence_level), int(n_resamples), table,
-                              chance_note, ceiling_note)
+                              chance_note, ceiling_note, seed)
 
 
 def _validate_leaderboard(dataset, metrics, human, alternative, correction, family, alpha):
@@ -292,31 +323,19 @@ def _validate_leaderboard(dataset, metrics, human, alternative, correction, fami
     check_human(dataset, human)
     if isinstance(metrics, str) or not len(metrics):
         raise ValueError("metrics must be a non-empty list of metric names")
-    check_choice(alternative, "alternative", ("greater", "two-sided"))
-    check_choice(correction, "correction", ("bonferroni", "holm", "bh", "none"))
-    check_choice(family, "family", ("row", "table", "none"))
+    check_choice(alternative, "alternative", ALTERNATIVES)
+    check_choice(correction, "correction", CORRECTIONS)
+    check_choice(family, "family", FAMILIES)
     if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
         raise ValueError(f"alpha must be a number strictly between 0 and 1; got {alpha!r}")
     return dataset
 
 
 def metrics_leaderboard(
-    dataset,
-    metrics: Sequence[str],
-    human: str,
-    *,
-    level: str = "system",
-    coefficient: str = "kendall",
-    pool: Literal["judged", "all"] = "judged",
-    systems: str | None = None,
-    test: str | None = None,
-    alternative: Literal["greater", "two-sided"] = "greater",
-    correction: Literal["bonferroni", "holm", "bh", "none"] = "bonferroni",
-    family: Literal["row", "table", "none"] = "row",
-    alpha: float = 0.05,
-    confidence_level: float = 0.95,
-    n_resamples: int = 1000,
-    rng: int = 0,
+    dataset: Dataset, metrics: Sequence[str], human: str, *, level: Level = "system",
+    coefficient: Coefficient = "kendall", pool: Pool = "judged", systems: str | None = None, test: str | None = None,
+    alternative: Alternative = "greater", correction: Correction = "bonferroni", family: Family = "row",
+    alpha: float = 0.05, confidence_level: float = 0.95, n_resamples: int = 1000, rng: int = 0,
 ) -> MetricsLeaderboard:
     """Rank ``metrics`` by their correlation with ``human``: BOOT-BOTH interval, significance cluster, chance rows
     and human-ceiling rows (the Overview's leaderboard and ``metaeval clusters --view leaderboard``).
@@ -396,4 +415,4 @@ def metrics_leaderboard(
                                 table=table, chance=chance, chance_note=chance_note, ceiling=ceiling,
                                 ceiling_note=ceiling_note, epsilons=epsilons, test=method, alternative=alternative,
                                 correction=correction, family=family, alpha=alpha, interval_method="boot-both",
-                                confidence_level=confidence_level, n_resamples=n_resamples)
+                                confidence_level=confidence_level, n_resamples=n_resamples, seed=rng)

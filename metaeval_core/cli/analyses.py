@@ -189,8 +189,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> None:
     """``clusters --view leaderboard``: the Overview's leaderboard (metaeval_core.analyses.leaderboard), the same
     object the page renders: clusters, BOOT-BOTH intervals, chance and human-ceiling rows."""
     from metaeval_core.analyses.leaderboard import metrics_leaderboard
-    from metaeval_core.stats.significance import method_label
-    from metaeval_core.wording import bounds, correction_label, number, sentence
+    from metaeval_core.wording import bounds, number, sentence
 
     cli = _cli()
     ds = cli.load(args)
@@ -212,12 +211,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> None:
             row["epsilon"] = number(r.epsilon, 3, missing="-")
         rows.append(row)
     cli.print_table(rows)
-    which = (f"{correction_label(board.correction)} per {board.family}" if board.correction != "none"
-             and board.family != "none" else "no correction")
-    notes = [f"Rank = significance cluster: metrics no test separates share a rank ({method_label(board.test)}, "
-             f"{'one-sided' if board.alternative == 'greater' else 'two-sided'}, {which}, α = {board.alpha:g}, "
-             f"k = {board.n_resamples:,}, seed {args.seed}). Interval: {board.interval_method.upper()} "
-             f"{100 * board.confidence_level:g}%."]
+    notes = [board.rule()]
     if separation := board.separation():
         notes.append(separation)
     if any(r.kind == "metric" and r.cluster == 1 and r.doubt for r in board.rows):

@@ -29,7 +29,7 @@ import numpy as np
 
 from metaeval_core.wording import finite_or_none  # the one NaN-to-None helper, re-exported here
 
-__all__ = ["BLOCK", "TOLERANCE", "auto_batch", "block_draws", "chunks", "count_pvalue", "finite_or_none",
+__all__ = ["BLOCK", "TOLERANCE", "auto_batch", "block_draws", "block_generators", "chunks", "count_pvalue", "finite_or_none",
            "multiplicities", "percentile_bounds", "percentile_interval", "seed_of"]
 
 # Resampled statistics equal to the observed one up to floating-point noise count as "as extreme".
@@ -161,6 +161,22 @@ def multiplicities(indices: np.ndarray, n: int) -> np.ndarray:
     return np.bincount(flat, minlength=b * n).reshape(b, n).astype(np.float64)
 
 
+def block_generators(rng: object, n_resamples: int) -> Iterator[tuple[slice, np.random.Generator]]:
+    """The one draw scheme: ``n_resamples`` resamples in blocks of :data:`BLOCK`, block ``g`` drawn from child
+    stream ``g`` of ``SeedSequence(seed)`` (``seed`` the int given, or the next integer of the Generator given).
+    Yields each block's resample slice and its generator; what a block draws (and in which order) is the
+    caller's, so the draws of resample ``r`` depend on ``seed`` and ``r`` only, never on a batch size.
+
+    Examples
+    --------
+    >>> [(sl.start, sl.stop) for sl, _ in block_generators(0, 150)]
+    [(0, 64), (64, 128), (128, 150)]
+    """
+    streams = np.random.SeedSequence(seed_of(rng)).spawn(-(-n_resamples // BLOCK))
+    for g, stream in enumerate(streams):
+        yield slice(g * BLOCK, min((g + 1) * BLOCK, n_resamples)), np.random.default_rng(stream)
+
+
 def _draw(kind: str, gen: np.random.Generator, rows: int, n: int) -> np.ndarray:
     if kind == "items":
         return gen.integers(0, n, size=(rows, n))
@@ -189,18 +205,17 @@ def block_draws(kind: Literal["items", "swaps", "permutations"], rng: object, n_
     >>> whole.shape, bool((whole == parts).all())
     ((100, 5), True)
     """
-    streams = np.random.SeedSequence(seed_of(rng)).spawn(-(-n_resamples // BLOCK))
-    rows = [min(BLOCK, n_resamples - g * BLOCK) for g in range(len(streams))]
+    blocks = list(block_generators(rng, n_resamples))
     b = auto_batch(batch, per_resample, n_resamples)
     if b >= BLOCK:
         per_step = b // BLOCK
-        for first in range(0, len(streams), per_step):
-            group = range(first, min(first + per_step, len(streams)))
-            draws = np.concatenate([_draw(kind, np.random.default_rng(streams[g]), rows[g], n) for g in group])
-            yield slice(first * BLOCK, first * BLOCK + len(draws)), draws
+        for first in range(0, len(blocks), per_step):
+            group = blocks[first:first + per_step]
+            draws = np.concatenate([_draw(kind, gen, sl.stop - sl.start, n) for sl, gen in group])
+            yield slice(group[0][0].start, group[-1][0].stop), draws
         return
-    for g, stream in enumerate(streams):
-        draws = _draw(kind, np.random.default_rng(stream), rows[g], n)
-        for start in range(0, rows[g], b):
+    for sl, gen in blocks:
+        draws = _draw(kind, gen, sl.stop - sl.start, n)
+        for start in range(0, len(draws), b):
             part = draws[start:start + b]
-            yield slice(g * BLOCK + start, g * BLOCK + start + len(part)), part
+            yield slice(sl.start + start, sl.start + start + len(part)), part

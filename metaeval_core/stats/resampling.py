@@ -195,20 +195,27 @@ def _draw_bootstrap_indices(
     n_metric_inputs: int,
     n_human_inputs: int | None = None,
 ) -> _BootstrapIndices:
-    """Draw all bootstrap indices up front: systems, then metric inputs, then human inputs.
+    """Draw all bootstrap indices up front, in the project's one draw scheme
+    (:func:`metaeval_core.stats.montecarlo.block_generators`): per block of resamples, systems, then metric
+    inputs, then human inputs, from the block's own stream.
 
     ``n_human_inputs=None`` pairs the inputs (the same indices for metric and human);
     an int resamples the human's inputs separately (pool ``all``, docs/methods.md sec. 2).
     """
-    systems = metric_inputs = human_inputs = None
-    if method in ("boot-systems", "boot-both"):
-        systems = rng.integers(0, n_systems, size=(n_resamples, n_systems))
-    if method in ("boot-inputs", "boot-both"):
-        metric_inputs = rng.integers(0, n_metric_inputs, size=(n_resamples, n_metric_inputs))
-        if n_human_inputs is None:
-            human_inputs = metric_inputs
-        else:
-            human_inputs = rng.integers(0, n_human_inputs, size=(n_resamples, n_human_inputs))
+    by_systems = method in ("boot-systems", "boot-both")
+    by_inputs = method in ("boot-inputs", "boot-both")
+    separate = by_inputs and n_human_inputs is not None
+    systems = np.empty((n_resamples, n_systems), dtype=np.int64) if by_systems else None
+    metric_inputs = np.empty((n_resamples, n_metric_inputs), dtype=np.int64) if by_inputs else None
+    human_inputs = np.empty((n_resamples, n_human_inputs), dtype=np.int64) if separate else metric_inputs
+    for sl, gen in _mc.block_generators(rng, n_resamples):
+        rows = sl.stop - sl.start
+        if by_systems:
+            systems[sl] = gen.integers(0, n_systems, size=(rows, n_systems))
+        if by_inputs:
+            metric_inputs[sl] = gen.integers(0, n_metric_inputs, size=(rows, n_metric_inputs))
+            if separate:
+                human_inputs[sl] = gen.integers(0, n_human_inputs, size=(rows, n_human_inputs))
     return _BootstrapIndices(systems, metric_inputs, human_inputs)
 
 
@@ -586,6 +593,20 @@ def confidence_interval(
     than 2 points, a constant vector) is NaN, counted in ``n_resamples - n_defined`` and
     left out of the percentiles; if none is defined the interval is NaN.
 
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> human = rng.normal(size=(8, 20))
+    >>> metric = human + rng.normal(size=(8, 20))
+    >>> ci = confidence_interval(metric, human, level="system", coefficient="pearson", method="boot-both",
+    ...                          n_resamples=200, rng=1)
+    >>> bool(ci.low < ci.estimate < ci.high), ci.n_resamples, ci.method
+    (True, 200, 'boot-both')
+    >>> same = confidence_interval(metric, human, level="system", coefficient="pearson", method="boot-both",
+    ...                            n_resamples=200, rng=1, batch=7)  # any batch size: the same numbers
+    >>> (same.low, same.high) == (ci.low, ci.high)
+    True
+
     References
     ----------
     docs/methods.md sec. 2; Deutsch, Dror & Roth (TACL 2021) sec. 3; Deutsch et al. (NAACL 2022) sec. 3.
@@ -633,6 +654,14 @@ def dataset_confidence_interval(
     ``pool='all'`` applies at the system level only (input and global correlations
     compare cells, which exist on judged inputs only); ``systems`` selects a subset
     such as ``"type=abs"``.
+
+    Examples
+    --------
+    >>> from metaeval_core.data.synthetic import synthetic_dataset
+    >>> ci = dataset_confidence_interval(synthetic_dataset(), "metric.strong", "human.quality", level="system",
+    ...                                  coefficient="kendall", method="boot-both", n_resamples=200, rng=0)
+    >>> round(ci.estimate, 3), bool(ci.low <= ci.estimate <= ci.high)
+    (0.883, True)
 
     References
     ----------

@@ -60,7 +60,7 @@ def metrics_board(_dataset: Dataset, key: DatasetKey, metrics: tuple[str, ...], 
                                 table=table, chance=chance, chance_note=chance_note, ceiling=ceiling,
                                 ceiling_note=ceiling_note, epsilons=epsilons, test=method, alternative=alternative,
                                 correction=correction, family=family, alpha=alpha, interval_method="boot-both",
-                                confidence_level=0.95, n_resamples=n_resamples)
+                                confidence_level=0.95, n_resamples=n_resamples, seed=seed)
 
 
 def leaderboard(_dataset: Dataset, key: DatasetKey, metrics: tuple[str, ...], human: str, level: str,
