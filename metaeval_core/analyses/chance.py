@@ -39,7 +39,9 @@ from metaeval_core.stats.coefficients import (
     require_point_coefficient,
     validate_coefficient,
 )
-from metaeval_core.stats.correlation import Level, correlate_matrices, correlation_inputs, system_means, validate_level
+from metaeval_core.stats.correlation import (
+    Level, correlate_matrices, correlation_inputs, nanmean_last, system_means, validate_level,
+)
 from metaeval_core.stats.montecarlo import finite_or_none, percentile_interval
 from metaeval_core.stats.resampling import _rows_correlation
 
@@ -140,6 +142,73 @@ def _sorted_scored(values: np.ndarray, valid: np.ndarray, axis: int) -> np.ndarr
     return np.sort(np.where(valid, values, np.inf), axis=axis)
 
 
+class _InputKendall:
+    """Input-level tau-b of permuted metrics, sharing the work that depends only on the keys and the humans.
+
+    A permutation moves a metric's values within each input, so each input's tie counts (the denominator) do not
+    change, only the numerator. With ``r`` the keys' ranks among the scored points of an input and ``xs`` the
+    metric's sorted values, the permuted value of system ``a`` is ``xs[r_a]``; so the numerator is
+    ``sum_{a<a'} sz sign(r_a - r_a')`` (the same for every metric scoring the same cells) plus, over the
+    metric's tied sorted positions ``t < t'``, ``sign(z at t - z at t')``: per metric, work only where it ties.
+
+    References: docs/methods.md sec. 12.
+    """
+
+    def __init__(self, metrics: Sequence[np.ndarray], human: np.ndarray, valids: Sequence[np.ndarray],
+                 ordered: Sequence[np.ndarray]):
+        n, m = human.shape
+        self.human = human
+        self.first, self.second = np.triu_indices(n, 1)
+        groups: dict[bytes, list[int]] = {}
+        for idx, valid in enumerate(valids):
+            groups.setdefault(np.packbits(valid).tobytes(), []).append(idx)
+        self.groups = [(valids[members[0]], members) for members in groups.values()]
+        self.ties = []
+        for values, valid in zip(ordered, valids):
+            scored = valid.sum(axis=0)
+            f, s = self.first, self.second
+            # Sorted positions t < t' both scored and equal (the +inf tail is unscored).
+            tied = (values[f] == values[s]) & (s[:, None] < scored[None, :])  # (P, M)
+            pair, column = np.nonzero(tied.T)[1], np.nonzero(tied.T)[0]
+            nz = self._untied_human(valid)
+            n0 = scored * (scored - 1) // 2
+            nx = n0 - tied.sum(axis=0)
+            starts = np.flatnonzero(np.r_[True, column[1:] != column[:-1]]) if column.size else column
+            # Flat indices of the tied positions in a (N, M) block.
+            self.ties.append((f[pair] * m + column, s[pair] * m + column, column, starts,
+                              (nx * nz).astype(np.float64)))
+
+    def _untied_human(self, valid: np.ndarray) -> np.ndarray:
+        z, f, s = self.human, self.first, self.second
+        return ((z[f] != z[s]) & valid[f] & valid[s]).sum(axis=0)
+
+    def values(self, keys: np.ndarray, out: np.ndarray) -> None:
+        """Fill ``out`` (b, q) with every metric's input-level tau-b for the keys (b, N, M)."""
+        f, s = self.first, self.second
+        z = self.human
+        b, n, m = keys.shape
+        for valid, members in self.groups:
+            order = np.argsort(np.where(valid, keys, 2.0), axis=1, kind="stable")  # (b, N, M): system at rank t
+            ranks = np.empty_like(order)
+            np.put_along_axis(ranks, order, np.broadcast_to(np.arange(n)[None, :, None], order.shape), axis=1)
+            compared = valid[f] & valid[s]
+            sz = np.where(compared, np.sign(np.where(compared, z[f] - z[s], 0.0)), 0.0).astype(np.int8)  # (P, M)
+            small = ranks.astype(np.int16 if n < 2**15 else np.int64)
+            shared = np.einsum("pj,bpj->bj", sz, np.sign(small[:, f] - small[:, s]).astype(np.int8), dtype=np.int64)
+            z_at = np.take_along_axis(np.broadcast_to(z, keys.shape), order, axis=1)  # human score at rank t
+            for idx in members:
+                low, high, column, starts, denominator = self.ties[idx]
+                numerator = shared.astype(np.float64)
+                if column.size:
+                    flat = z_at.reshape(b, -1)
+                    signs = np.sign(np.take(flat, low, axis=1) - np.take(flat, high, axis=1))  # (b, tied pairs)
+                    # The tied pairs are grouped by input: one segment sum per input that has ties.
+                    numerator[:, column[starts]] += np.add.reduceat(signs, starts, axis=1)
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    tau = np.where(denominator > 0, np.clip(numerator / np.sqrt(denominator), -1.0, 1.0), np.nan)
+                out[:, idx] = nanmean_last(tau)
+
+
 def chance_distributions(
     metrics: Sequence[np.ndarray],
     human: np.ndarray,
@@ -174,10 +243,15 @@ def chance_distributions(
         else:
             ordered = [_sorted_scored(x.ravel(), v.ravel(), 0) for x, v in zip(metrics, valids)]
         size = n * m
-    b = batch or int(max(1, min(n_resamples, _BATCH_ELEMENT_BUDGET // max(size * max(q, 1), 1))))
+    # Input-level Kendall shares the keys' ranks between metrics (no permuted matrices): larger batches.
+    shared = _InputKendall(metrics, human, valids, ordered) if level == "input" and coefficient == "kendall" else None
+    b = batch or int(max(1, min(n_resamples, _BATCH_ELEMENT_BUDGET // max(size * (4 if shared else max(q, 1)), 1))))
     for start in range(0, n_resamples, b):
         stop = min(start + b, n_resamples)
         keys = rng.random((stop - start, size))
+        if shared is not None:
+            shared.values(keys.reshape(-1, n, m), out[start:stop])
+            continue
         for idx in range(q):
             if level == "system":
                 permuted = _arrange(ordered[idx], keys, valids[idx], axis=1)  # (b, N) system means

@@ -299,3 +299,24 @@ def test_tie_calibration_on_thousands_of_systems_is_refused_up_front(level):
                            "metric": Measure("metric", "metric", rng.random((n, m)))})
     with pytest.raises(ValueError, match="tie-calibrated-accuracy at the .* level .*; use "):
         chance_baselines(ds, ["metric"], "human", level=level, coefficient="tie-calibrated-accuracy", rng=0)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_input_kendall_on_tie_heavy_scores_matches_the_slow_loop(seed):
+    # Real MQM-like data: integer human scores full of ties, an integer metric tying most systems (every system
+    # in one input), identical outputs of two systems, missing cells in both measures.
+    rng = np.random.default_rng(seed)
+    n, m = 9, 12
+    human = -rng.poisson(1.0, (n, m)).astype(float)
+    integer = np.round(human + rng.normal(0, 1, (n, m)))
+    integer[:, 3] = 0.0
+    integer[1, 5] = integer[0, 5]
+    human[2, 7] = np.nan
+    integer[4, 8] = np.nan
+    ds = Dataset("t", [f"s{i}" for i in range(n)], [f"i{j}" for j in range(m)],
+                 {"h": Measure("h", "human", human), "c": Measure("c", "metric", integer)})
+    result = chance_baseline(ds, "c", "h", level="input", coefficient="kendall", n_resamples=40, rng=seed,
+                             return_distribution=True)
+    x = np.where(np.isnan(human), np.nan, integer)
+    np.testing.assert_allclose(result.distribution, _oracle(x, human, "input", "kendall", 40, seed), rtol=0,
+                               atol=1e-12, equal_nan=True)

@@ -192,9 +192,18 @@ class InputLinearPermutation:
         self.fallback: list[np.ndarray] = []
         gains = [np.einsum("abj,abj->aj", sz, sx, dtype=np.int32) for sx in signs]
         ties = [((sx == 0) & compared & ~twins).any(axis=(0, 1)) for sx in signs]
+        # Inputs where each metric scores every system the human rated: swaps then never change which pairs
+        # are compared, only which are tied (TiedInputs).
+        complete = [~(vz & np.isnan(x)).any(axis=0) for x in self.metrics]
+        self.tied = np.zeros((len(self.pairs), m), dtype=bool)
         for p, (i, k) in enumerate(self.pairs):
             s = _signs(self.metrics[i][:, None, :], self.metrics[k][None, :, :])  # X_a vs Y_a'
-            unstable = ties[i] | ties[k] | ((s == 0) & compared).any(axis=(0, 1)) | ~defined
+            cross = ((s == 0) & compared).any(axis=(0, 1))
+            unstable = ties[i] | ties[k] | cross | ~defined
+            if coefficient == "kendall":
+                # Ties within X or Y (integer scores, two identical outputs) move the denominators, not the
+                # shape of the problem: those inputs go to the shared per-input product (TiedInputs).
+                self.tied[p] = unstable & ~never & ~cross & complete[i] & complete[k]
             h_xy = np.einsum("abj,abj->aj", sz, s, dtype=np.int32)
             h_yx = -np.einsum("abj,baj->aj", sz, s, dtype=np.int32)
             linear = gains[k] - gains[i] + h_yx - h_xy  # (N, M): coefficient of B_a in num_x - num_y
@@ -203,7 +212,7 @@ class InputLinearPermutation:
             rows = np.concatenate([linear[:, self.virtual_j], const[None, self.virtual_j]], axis=0) * stable
             self.weights[:, p] = rows.T.ravel()
             self.n_stable[p] = int((defined & ~unstable).sum())
-            self.fallback.append(np.flatnonzero(unstable & ~never))
+            self.fallback.append(np.flatnonzero(unstable & ~never & ~self.tied[p]))
 
     def linear_sums(self, mask: np.ndarray) -> np.ndarray:
         """(b, pairs) sum over the stable inputs of the per-input difference, for masks broadcastable to (b, N, M)."""
@@ -234,6 +243,113 @@ class InputLinearPermutation:
         return ColumnSwaps(self.metrics[i][:, cols], self.metrics[k][:, cols], self.z[:, cols], self.coefficient)
 
 
+class TiedInputs:
+    """Kendall's tau of every pair's swapped X and Y on the inputs where ties within X or Y move the denominators.
+
+    On such an input j (each metric scores every system the human rated, no score of X equals one of Y) the
+    pairs compared never change, only which are tied. With ``u`` the swap bits and ``x = u_a XOR u_a'`` per
+    system pair, and ``T_0..T_3`` the pair's signs (X_a vs X_a', X_a vs Y_a', Y_a vs X_a', Y_a vs Y_a'):
+
+    * ``num_x - num_y = D``, linear in ``u`` (the ``u u'`` terms cancel, as on the linear path);
+    * ``num_x + num_y = S = sum sz (T_0 + T_3) + sum sz (T_1 + T_2 - T_0 - T_3) x``;
+    * the pairs Xs ties are X's tied pairs with both bits 0 and Y's with both bits 1, so
+      ``n_x = n0 - A_X - B_Y`` and ``n_y = n0 - A_Y - B_X`` with, per metric, ``A + B = sum_tied (1 - x)`` and
+      ``B - A = sum_tied (u_a + u_a' - 1)``: counts of one metric, shared by every pair it is in.
+
+    One product per input gives S and every metric's ``A + B`` (features ``1, x``), another D and ``B - A``
+    (features ``1, u``): integers, exact in float32 whatever the batch, so the results do not depend on it.
+
+    References: docs/methods.md sec. 3 and 16.1.
+    """
+
+    # Features x resamples of one product: bounds the float32 feature block (16 MB).
+    FEATURE_BUDGET = 4_000_000
+
+    def __init__(self, engine: InputLinearPermutation):
+        self.engine = engine
+        self.columns = np.flatnonzero(engine.tied.any(axis=0))
+        n, _ = engine.shape
+        self.first, self.second = np.triu_indices(n, 1)
+        incidence = np.zeros((self.first.size, n), dtype=np.float32)
+        incidence[np.arange(self.first.size), self.first] = 1.0
+        self.incidence_first = incidence
+        incidence = np.zeros((self.first.size, n), dtype=np.float32)
+        incidence[np.arange(self.first.size), self.second] = 1.0
+        self.incidence_second = incidence
+        self.pair_x = np.array([i for i, _ in engine.pairs], dtype=np.intp)
+        self.pair_y = np.array([k for _, k in engine.pairs], dtype=np.intp)
+
+    def _weights(self, j: int):
+        """Per input j: the pairs on it, the metrics they use, and the two products' weights (with constants)."""
+        e = self.engine
+        f, s = self.first, self.second
+        pairs = np.flatnonzero(e.tied[:, j])
+        values = np.stack([x[:, j] for x in e.metrics])  # (K, N)
+        z = e.z[:, j]
+        compared = ~(np.isnan(z[f]) | np.isnan(z[s]))
+        sz = np.where(compared, _signs(z[f], z[s]), 0).astype(np.float32)
+        used, where_used = np.unique(np.concatenate([self.pair_x[pairs], self.pair_y[pairs]]), return_inverse=True)
+        within = _signs(values[used][:, f], values[used][:, s]).astype(np.float32)  # (used, P)
+        ix, iy = where_used[:pairs.size], where_used[pairs.size:]
+        t0, t3 = within[ix], within[iy]
+        xa, ya = values[self.pair_x[pairs]], values[self.pair_y[pairs]]
+        t1 = _signs(xa[:, f], ya[:, s]).astype(np.float32)
+        t2 = _signs(ya[:, f], xa[:, s]).astype(np.float32)
+        tied = ((within == 0) & compared).astype(np.float32)  # (used, P)
+        k, u = pairs.size, used.size
+        quadratic = np.empty((1 + f.size, k + u), dtype=np.float32)
+        quadratic[0, :k] = (sz * (t0 + t3)).sum(axis=1)
+        quadratic[1:, :k] = (sz * (t1 + t2 - t0 - t3)).T
+        quadratic[0, k:] = tied.sum(axis=1)
+        quadratic[1:, k:] = -tied.T
+        alpha, beta = sz * (t0 - t3), sz * (t2 - t1)
+        linear = np.empty((1 + z.size, k + u), dtype=np.float32)
+        linear[0, :k] = alpha.sum(axis=1)
+        linear[1:, :k] = ((beta - alpha) @ self.incidence_first - (alpha + beta) @ self.incidence_second).T
+        linear[0, k:] = -tied.sum(axis=1)
+        linear[1:, k:] = (tied @ (self.incidence_first + self.incidence_second)).T
+        n0 = int(compared.sum())
+        nz = int(np.count_nonzero(sz))
+        return pairs, ix, iy, quadratic, linear, n0, nz
+
+    def add(self, sl: slice, bits: np.ndarray, difference: np.ndarray, undefined: list) -> None:
+        """Add the tied inputs' ``tau(Xs) - tau(Ys)`` of the resamples ``sl`` to ``difference`` (resamples, pairs).
+
+        ``bits`` (b, N, len(self.columns)) are their swap bits. Where Xs or Ys ties every pair (tau undefined,
+        rare) nothing is added and ``(pairs, resamples, X undefined, Y undefined)`` is appended to ``undefined``.
+        """
+        f, s = self.first, self.second
+        step = max(1, self.FEATURE_BUDGET // (f.size + 1))
+        for c, j in enumerate(self.columns):
+            pairs, ix, iy, quadratic, linear, n0, nz = self._weights(j)
+            k = pairs.size
+            for start in range(0, bits.shape[0], step):
+                u = bits[start:start + step, :, c]
+                rows = slice(sl.start + start, sl.start + start + u.shape[0])
+                flips = (u[:, f] != u[:, s]).astype(np.float32)
+                q = flips @ quadratic[1:] + quadratic[0]
+                lin = u.astype(np.float32) @ linear[1:] + linear[0]
+                total, diff = q[:, :k], lin[:, :k]
+                # Twice A and B per metric, integers; 2 n_x = 2 n0 - 2 A_X - 2 B_Y.
+                a2, b2 = q[:, k:] - lin[:, k:], q[:, k:] + lin[:, k:]
+                nx = (2 * n0 - a2[:, ix] - b2[:, iy]).astype(np.float64)
+                ny = (2 * n0 - a2[:, iy] - b2[:, ix]).astype(np.float64)
+                # tau = ((S +- D) / 2) / sqrt(n nz) = (S +- D) / sqrt(2 (2 n) nz); 0 / 0 where every pair ties.
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    nx *= 2 * nz
+                    ny *= 2 * nz
+                    tau_x = (total + diff).astype(np.float64) / np.sqrt(nx, out=nx)
+                    tau_y = (total - diff).astype(np.float64) / np.sqrt(ny, out=ny)
+                value = tau_x - tau_y
+                gone = np.isnan(value)
+                if gone.any():
+                    # The defined side still counts: the two means may then average different inputs.
+                    r, p = np.nonzero(gone)
+                    undefined.append((pairs[p], rows.start + r, nx[r, p] == 0, ny[r, p] == 0))
+                    value[gone] = np.nan_to_num(tau_x[gone]) - np.nan_to_num(tau_y[gone])
+                difference[rows, pairs] += value
+
+
 # Swap bits of the tie-prone inputs kept from the first pass (resamples x systems x inputs) up to
 # this many; beyond it every pair's per-pair path redraws the masks.
 _KEPT_BITS_BUDGET = 256_000_000
@@ -249,27 +365,27 @@ def input_permutation_nulls(
 ) -> np.ndarray:
     """(pairs, k) ``delta_s`` of every pair; ``masks()`` yields the same ``(slice, mask)`` chunks on every call.
 
-    The linear part of all pairs is one pass over the draws, which also keeps the swap bits of
-    the inputs some pair must take per pair; each pair's tie-prone inputs then run over those
-    bits, so no per-pair state outlives its pair.
+    The linear part of all pairs is one pass over the draws, which also keeps the swap bits of the inputs
+    some pair cannot take linearly; the inputs with ties within X or Y then run for every pair at once, input
+    by input (:class:`TiedInputs`), and the few left (a score of X equal to one of Y, missing cells) pair by
+    pair. A resample whose swapped X and Y are defined on different numbers of inputs (so the two means have
+    no shared divisor) is recomputed from its swapped matrices.
     """
     n_pairs = len(engine.pairs)
     n, m = engine.shape
-    union = np.unique(np.concatenate([np.zeros(0, dtype=np.intp), *engine.fallback]))
+    tied = TiedInputs(engine)
+    union = np.unique(np.concatenate([np.zeros(0, dtype=np.intp), tied.columns, *engine.fallback]))
     keep = union.size and n_resamples * n * union.size <= _KEPT_BITS_BUDGET
     kept = np.zeros((n_resamples, n, union.size if keep else 0), dtype=bool)
     sums = np.zeros((n_pairs, n_resamples))
-    chunks = []
     for sl, mask in masks():
         sums[:, sl] = engine.linear_sums(mask).T
         if keep:
             kept[sl] = np.broadcast_to(mask, (mask.shape[0], n, m))[:, :, union]
-        chunks.append(sl)
-        report(0.5 * sl.stop / n_resamples)
+        report(0.4 * sl.stop / n_resamples)
+    position = np.full(m, -1)
+    position[union] = np.arange(union.size)
     if keep:
-        position = np.full(m, -1)
-        position[union] = np.arange(union.size)
-
         def replay(cols):
             # Few inputs per pair: larger chunks than the first pass (the counts are exact, so the
             # chunking changes nothing).
@@ -280,38 +396,58 @@ def input_permutation_nulls(
     else:
         replay = lambda cols: ((sl, np.broadcast_to(mask, (mask.shape[0], n, m))[:, :, cols])  # noqa: E731
                                for sl, mask in masks())
-    count = np.repeat(engine.n_stable[:, None].astype(np.float64), n_resamples, axis=1)
-    out = np.full((n_pairs, n_resamples), np.nan)
+    # Sums and counts of the swapped X's then Y's defined per-input values off the linear path.
+    side = np.zeros((4, n_pairs, n_resamples))
+    if tied.columns.size:
+        difference = np.zeros((n_resamples, n_pairs))
+        undefined: list = []
+        # Every resample of an input at once (each input's weights are built once) when its bits were kept.
+        chunks = [(slice(0, n_resamples), kept[:, :, position[tied.columns]])] if keep else replay(tied.columns)
+        for sl, bits in chunks:
+            tied.add(sl, bits, difference, undefined)
+            report(0.4 + 0.3 * sl.stop / n_resamples)
+        side[0] += difference.T
+        on_tied = engine.tied.sum(axis=1)[:, None]
+        side[1] += on_tied
+        side[3] += on_tied
+        for pairs, rows, gone_x, gone_y in undefined:
+            np.subtract.at(side[1], (pairs, rows), gone_x)
+            np.subtract.at(side[3], (pairs, rows), gone_y)
     for p in range(n_pairs):
-        if engine.fallback[p].size and not _add_fallback(engine, p, replay, sums[p], count[p]):
-            # The two means average different inputs, so there is no shared divisor: this pair is
-            # computed from its per-input values on every input.
-            out[p] = _direct_null(engine.column_swaps(p, np.arange(m)), masks, n, m, n_resamples)
-        else:
-            np.divide(sums[p], count[p], out=out[p], where=count[p] > 0)
-        report(0.5 + 0.5 * (p + 1) / n_pairs)
+        if engine.fallback[p].size:
+            _add_fallback(engine, p, replay, side[:, p])
+        report(0.7 + 0.25 * (p + 1) / n_pairs)
+    count = engine.n_stable[:, None] + side[1]
+    out = np.full((n_pairs, n_resamples), np.nan)
+    np.divide(sums + side[0] - side[2], count, out=out, where=count > 0)
+    # Different numbers of defined inputs in Xs and Ys: no shared divisor, so these resamples are computed
+    # from their swapped matrices on every input.
+    uneven = side[1] != side[3]
+    if uneven.any():
+        corr = coefficient_function(engine.coefficient)
+        zt = engine.z.T
+        for sl, mask in masks():
+            chunk = uneven[:, sl]
+            for r in np.flatnonzero(chunk.any(axis=0)):
+                swapped = np.broadcast_to(mask[r], (n, m))
+                for p in np.flatnonzero(chunk[:, r]):
+                    x, y = (engine.metrics[i] for i in engine.pairs[p])
+                    per_x = corr(np.where(swapped, y, x).T, zt)
+                    per_y = corr(np.where(swapped, x, y).T, zt)
+                    out[p, sl.start + r] = _nanmean(per_x[None])[0] - _nanmean(per_y[None])[0]
+    report(1.0)
     return out
 
 
-def _add_fallback(engine: InputLinearPermutation, p: int, replay, sums: np.ndarray, count: np.ndarray) -> bool:
-    """Add pair ``p``'s tie-prone inputs to its sums and counts; False when X's and Y's counts differ."""
+def _add_fallback(engine: InputLinearPermutation, p: int, replay, side: np.ndarray) -> None:
+    """Add pair ``p``'s remaining tie-prone inputs to its sums and counts (``side``: 4 x resamples)."""
     swaps = engine.column_swaps(p)
     for sl, mask in replay(engine.fallback[p]):
         per_x, per_y = swaps.per_input(mask)
-        dx, dy = ~np.isnan(per_x), ~np.isnan(per_y)
-        if not np.array_equal(dx.sum(axis=1), dy.sum(axis=1)):
-            return False
-        sums[sl] += np.where(dx, per_x, 0.0).sum(axis=1) - np.where(dy, per_y, 0.0).sum(axis=1)
-        count[sl] += dx.sum(axis=1)
-    return True
-
-
-def _direct_null(swaps: ColumnSwaps, masks, n: int, m: int, n_resamples: int) -> np.ndarray:
-    out = np.full(n_resamples, np.nan)
-    for sl, mask in masks():
-        per_x, per_y = swaps.per_input(np.broadcast_to(mask, (mask.shape[0], n, m)))
-        out[sl] = _nanmean(per_x) - _nanmean(per_y)
-    return out
+        for offset, values in ((0, per_x), (2, per_y)):
+            defined = ~np.isnan(values)
+            side[offset, sl] += np.where(defined, values, 0.0).sum(axis=1)
+            side[offset + 1, sl] += defined.sum(axis=1)
 
 
 def _nanmean(values: np.ndarray) -> np.ndarray:
