@@ -289,3 +289,20 @@ def bootstrap(columns: Columns, statistic, *, n_resamples: int, rng, batch: int 
 
 
 num = finite_or_none  # a float for JSON: None when not finite
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Cost: every analysis priced before it runs
+# ---------------------------------------------------------------------------------------------------------
+# Elementary array operations an analysis may cost before it is refused with its cost and a lighter setting
+# (about 1e8 a second on the 2-core machine for this code's mix of products, draws and Python per pair:
+# benchmarks/bench_hostile_uploads.py), i.e. about 20 s.
+MAX_OPERATIONS = 2_000_000_000
+OPERATIONS_PER_SECOND = 1e8
+
+
+def check_cost(what: str, operations: float, lighter: str) -> None:
+    """Refuse, before it runs, an analysis over :data:`MAX_OPERATIONS`: one line with its cost and ``lighter``."""
+    if operations > MAX_OPERATIONS:
+        raise ValueError(f"{what} would take about {operations / OPERATIONS_PER_SECOND:,.0f} s here (more than "
+                         f"{MAX_OPERATIONS / OPERATIONS_PER_SECOND:,.0f} s is refused); {lighter}")

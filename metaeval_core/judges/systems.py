@@ -29,7 +29,7 @@ from metaeval_core.data.dataset import DatasetError
 from metaeval_core.judges import _kernel as kern
 from metaeval_core.judges.agreement import _judges, resolve_reference
 from metaeval_core.judges.model import A, B, INVALID, NO_MAJORITY, TIE, NoMajority, PairwiseData
-from metaeval_core.stats.resampling import _counts
+from metaeval_core.stats.montecarlo import multiplicities as _counts
 
 RankingMethod = Literal["win-rate", "davidson"]
 RANKING_METHODS: tuple[str, ...] = get_args(RankingMethod)
@@ -43,11 +43,6 @@ _MAX_ITER = 2000
 # has no finite maximum (a system that always wins) never meets the tolerance and stops here.
 _RESAMPLE_MAX_ITER = 200
 _TOL = 1e-10
-# What an analysis may cost before it is refused with its cost and a lighter setting: elementary array operations
-# (measured on the 2-core machine: about 1e8 a second; benchmarks/bench_hostile_uploads.py) and, for Kendall's tau
-# over all system pairs, the pair signs held at once.
-_MAX_OPERATIONS = 2_000_000_000
-_OPERATIONS_PER_SECOND = 1e8
 _CORRELATION_ELEMENTS = 4_000_000
 
 
@@ -272,13 +267,6 @@ def _scorer(pairs: _Pairs, method: str, full_sums: np.ndarray) -> tuple[np.ndarr
     return full.strength, lambda sums: _davidson(sums, pairs, max_iter=_RESAMPLE_MAX_ITER, start=start).strength
 
 
-def _check_cost(what: str, operations: float, lighter: str) -> None:
-    """Refuse, before it runs, an analysis over the operation budget: its cost and a lighter setting."""
-    if operations > _MAX_OPERATIONS:
-        raise ValueError(f"{what} would take about {operations / _OPERATIONS_PER_SECOND:,.0f} s here (more than "
-                         f"{_MAX_OPERATIONS / _OPERATIONS_PER_SECOND:,.0f} s is refused); {lighter}")
-
-
 def _price(what: str, method: str, pairs: _Pairs, n_items: int, n_raters: int, n_resamples: int, *,
            coefficient: str | None = None) -> None:
     """The cost of a system analysis of ``n_raters`` rankings over ``n_resamples`` resamples, refused when over
@@ -290,14 +278,14 @@ def _price(what: str, method: str, pairs: _Pairs, n_items: int, n_raters: int, n
     per_resample = 2 * n_items + 3 * n_raters * n_items / max(n_items, 1) * n_items + per_score
     if coefficient == "kendall":
         per_resample += 6 * n_raters * s * (s - 1) / 2
-    fits = int(_MAX_OPERATIONS // per_resample) - 1
+    fits = int(kern.MAX_OPERATIONS // per_resample) - 1
     options = [f"n_resamples={fits:,}"] if fits >= 40 else []
     if method == "davidson":
         options.append("the win rate instead of Davidson")
     if coefficient == "kendall":
         options.append("Pearson instead of Kendall")
     options.append("fewer judges or one pair set" if n_raters > 2 else "one pair set or a subset of the items")
-    _check_cost(f"{what} on {s:,} systems ({pairs.n_pairs:,} system pairs, {n_items:,} items, {n_raters:,} "
+    kern.check_cost(f"{what} on {s:,} systems ({pairs.n_pairs:,} system pairs, {n_items:,} items, {n_raters:,} "
                 f"ranking(s), {n_resamples:,} resamples)", (n_resamples + 1) * per_resample,
                 "lighter: " + ", ".join(options))
 
