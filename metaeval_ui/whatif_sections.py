@@ -174,6 +174,8 @@ def merge_section(full, gen: int) -> None:
             # Read by _merge and the preview through its key.
             st.radio("Conflicting cells", ("keep", "replace"), key="whatif_conflict", horizontal=True,
                      format_func={"keep": "keep the current values", "replace": "replace them with the file's"}.get)
+        for change in report.annotator_notes(ss.get("whatif_conflict", "keep")):  # said before the merge
+            st.warning(escape_markdown(change + "."), icon=":material/groups:")
         if not report.adds_anything:
             st.info("This file adds nothing: every score it holds is already in the dataset.")
 
