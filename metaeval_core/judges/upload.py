@@ -522,14 +522,23 @@ def is_verdict_file(path: str | os.PathLike) -> bool:
     """
     import csv
     import gzip
+    import io
+    import stat
     import zlib
 
     try:
-        with open(path, "rb") as handle:
-            head = handle.read(2)
-        opener = gzip.open if head == b"\x1f\x8b" else open
-        with opener(path, "rb") as handle:
-            line = handle.readline(1 << 16).decode("utf-8-sig", errors="replace").strip()
+        # O_NONBLOCK and a regular-file check first: a FIFO or a device is not waited on (the score reader then
+        # names the problem)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return False
+            head = handle.read(1 << 16)
+            if head[:2] == b"\x1f\x8b":
+                handle.seek(0)
+                with gzip.GzipFile(fileobj=handle) as unzipped:
+                    head = unzipped.read(1 << 16)
+        line = io.BytesIO(head).readline().decode("utf-8-sig", errors="replace").strip()
     except (OSError, EOFError, zlib.error):  # a damaged gzip stream: the score reader names the problem
         return False
     if line.startswith("{"):
@@ -539,7 +548,13 @@ def is_verdict_file(path: str | os.PathLike) -> bool:
             return False
         columns = list(record) if isinstance(record, dict) else []
     else:
-        columns = next(csv.reader([line], delimiter="\t" if "\t" in line else ","), [])
+        # the separator the CSV reader would choose: the most frequent of comma, tab and semicolon in the header
+        counts = {sep: line.count(sep) for sep in (",", "\t", ";")}
+        sep = max(counts, key=lambda k: (counts[k], k == ","))
+        try:
+            columns = next(csv.reader([line], delimiter=sep), [])
+        except csv.Error:
+            return False
     names = {str(c).strip().lower() for c in columns}
     return all(any(alias in names for alias in _ROLES[role]) for role in _REQUIRED)
 
