@@ -12,7 +12,7 @@ import importlib
 import pytest
 
 MODULES = ["metaeval_core.wording", "metaeval_core.data.selection", "metaeval_core.analyses.leaderboard",
-           "metaeval_core.stats.montecarlo"]
+           "metaeval_core.stats.montecarlo", "metaeval_core.data.upload.export"]
 
 
 @pytest.mark.parametrize("name", MODULES)
