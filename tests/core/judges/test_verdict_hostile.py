@@ -138,3 +138,16 @@ def test_jsonl_and_csv_read_the_same_verdicts():
     b = read_verdict_file(_jsonl(records), name="v.jsonl")
     np.testing.assert_array_equal(a.verdicts, b.verdicts)
     assert a.rater_ids == b.rater_ids
+
+
+def test_judges_run_only_in_the_swapped_order_offer_that_order():
+    rows = [(i, a, b, r, v, "swapped" if r == "judge-1" else o) for i, a, b, r, v, o in generate()]
+    data = read_verdict_file(verdict_csv(rows), name="v.csv")
+    assert data.order_modes() == ("swapped",)
+    row = judge_agreement(data, order="swapped", n_resamples=40, rng=0).rows[0]
+    assert row.estimate == 1.0 and row.n_items == 12
+    plain = read_verdict_file(verdict_csv(generate()), name="v.csv")
+    assert plain.order_modes() == ("original",)
+    both = rows + [(i, a, b, r, v, "original") for i, a, b, r, v, o in rows if r == "judge-1"]
+    assert read_verdict_file(verdict_csv(both), name="v.csv").order_modes() == (
+        "original", "swapped", "average", "both")
