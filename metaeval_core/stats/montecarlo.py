@@ -200,7 +200,9 @@ def block_draws(kind: Literal["items", "swaps", "permutations"], rng: object, n_
             yield slice(first * BLOCK, first * BLOCK + len(draws)), draws
         return
     for g, stream in enumerate(streams):
-        draws = _draw(kind, np.random.default_rng(stream), rows[g], n)
+        # a part of a block at a time from the block's own generator: the same numbers as the whole block (draws
+        # are sequential), without holding the block (64 resamples of a million items: 512 MB of indices)
+        gen = np.random.default_rng(stream)
         for start in range(0, rows[g], b):
-            part = draws[start:start + b]
+            part = _draw(kind, gen, min(b, rows[g] - start), n)
             yield slice(g * BLOCK + start, g * BLOCK + start + len(part)), part
