@@ -60,3 +60,19 @@ def test_every_resampling_is_priced_before_it_draws():
     assert time.perf_counter() - started < 10
     fits = int(re.search(r"n_resamples=([\d,]+\d)", str(info.value)).group(1).replace(",", ""))
     assert 40 <= fits < 10_000
+
+
+def test_a_breakdown_by_many_pair_sets_is_refused_before_it_runs():
+    from dataclasses import replace
+
+    from metaeval_core.judges import agreement_by_subset
+    from metaeval_core.judges.agreement import MAX_SUBSETS
+
+    data = many_judges(2_000, 2)
+    many = replace(data, pair_sets=tuple(f"set{k}" for k in range(1_000)), pair_set=np.arange(2_000) % 1_000)
+    started = time.perf_counter()
+    with pytest.raises(ValueError, match=f"1,000 values; a breakdown shows at most {MAX_SUBSETS} subsets"):
+        agreement_by_subset(many, n_resamples=100, rng=0)
+    assert time.perf_counter() - started < 2
+    few = replace(data, pair_sets=("a", "b"), pair_set=np.arange(2_000) % 2)
+    assert set(agreement_by_subset(few, n_resamples=100, rng=0).subsets) == {"a", "b"}
