@@ -298,7 +298,8 @@ def read_verdict_file(
     sys_b = _names(frame[col("system_b")], col("system_b"), "system", rows, ctx, allow_empty=True)
     item_codes, items = pd.factorize(items_col)
     rater_codes, raters = pd.factorize(rater_col)
-    items, raters = tuple(str(i) for i in items), tuple(str(r) for r in raters)
+    items = tuple(str(i) for i in np.asarray(items, dtype=object).tolist())  # not per element of an Arrow index
+    raters = tuple(str(r) for r in np.asarray(raters, dtype=object).tolist())
     n, r = len(items), len(raters)
     _check_count(r, limits.max_measures, "too-many-measures", "raters", ctx, "METAEVAL_MAX_UPLOAD_MEASURES")
     _check_cells(n * r * 2, ctx, f"{n:,} items x {r:,} raters x 2 orders")
@@ -335,8 +336,12 @@ def read_verdict_file(
                  f"{items[item_codes[k]]!r} in the {ORDERS[order_codes[k]]} order (the first is on line "
                  f"{rows[first]})", where=ctx.at(rows[k]))
     # verdicts: unrecognised values are invalid verdicts, kept and named
-    written = frame[col("verdict")].astype(str).str.strip()
-    codes = written.str.lower().map(_VERDICT_WORDS)
+    # each distinct written verdict read once (a million rows hold a handful of values)
+    written_codes, written_values = pd.factorize(frame[col("verdict")], use_na_sentinel=False)
+    shown = [str(v).strip() for v in np.asarray(written_values, dtype=object).tolist()]
+    code_of = np.array([_VERDICT_WORDS.get(v.lower(), -1) for v in shown] + [-1], dtype=np.int64)
+    codes = pd.Series(code_of[written_codes]).replace(-1, np.nan)
+    written = pd.Series(np.asarray(shown + [""], dtype=object)[written_codes])
     invalid = codes.isna().to_numpy()
     verdicts = np.full((n, r, 2), MISSING, dtype=np.int8)
     verdicts[item_codes, rater_codes, order_codes] = np.where(invalid, INVALID, codes.fillna(0).to_numpy()).astype(
