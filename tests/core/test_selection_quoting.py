@@ -61,3 +61,12 @@ def test_plain_expressions_keep_their_meaning():
     assert resolve_selection("all, -refA", names, kinds) == [1, 2, 3]
     with pytest.raises(DatasetError, match="not closed"):
         parse_selection('"refA')
+
+
+def test_an_nfd_typed_measure_name_resolves():
+    from metaeval_core.data.dataset import Dataset, Measure
+
+    name = unicodedata.normalize("NFC", "fidélité")
+    ds = Dataset("d", ["a", "b"], ["x"], {name: Measure(name, "human", np.ones((2, 1))),
+                                         "m": Measure("m", "metric", np.ones((2, 1)))})
+    assert ds.resolve(unicodedata.normalize("NFD", name)) == name
