@@ -267,7 +267,9 @@ def table_download(frame: pd.DataFrame, name: str, *, label: str = "Download CSV
                    title: str | None = None, index: bool = False, collect_it: bool = True, container: Any = None):
     """A CSV download of ``frame`` (no rerun on click) and, unless ``collect_it=False``, a report table."""
     box = container or st
-    data = frame.to_csv(index=index).encode("utf-8")
+    from metaeval_core.data.upload import safe_csv
+
+    data = safe_csv(frame, index=index).encode("utf-8")  # no cell a spreadsheet runs as a formula
     clicked = box.download_button(label, data, file_name=file_name(name, suffix=".csv"), mime="text/csv",
                                   icon=":material/download:", on_click="ignore", key=key or f"csv:{name}")
     if collect_it:

@@ -194,7 +194,7 @@ def leaderboard_markdown(board: pd.DataFrame, coefficient: str) -> str:
              else [f"| rank | metric | {symbol} | 95% interval |", "|---:|:---|---:|:---|"])
     for row in board.itertuples(index=False):
         kind = getattr(row, "kind", "metric")
-        name = escape_markdown(str(row.metric)).replace("|", "\\|")
+        name = escape_markdown(str(row.metric))  # escapes "|" once (escaped twice, the pipe would end the cell)
         if kind == "metric" and int(row.cluster) == 1 and str(getattr(row, "doubt", "") or ""):
             name += " ⚠"  # bold rank 1 that means little; the page says why (tables.doubts)
         rank = str(int(row.cluster)) if kind == "metric" else f"*{escape_markdown(str(kind))}*"

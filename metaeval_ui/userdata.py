@@ -11,16 +11,14 @@
 
 from __future__ import annotations
 
-import json
 import secrets
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import streamlit as st
 
 from metaeval_core.data.dataset import Dataset, DatasetError
-from metaeval_core.data.store import DamagedEntry, DatasetStore, StoredDataset, default_store_dir
+from metaeval_core.data.store import DamagedEntry, DatasetStore, StoredDataset, StoreError, default_store_dir
 from metaeval_core.data.whatif import include_exclude, with_identity
 
 from metaeval_ui import data, state
@@ -48,7 +46,11 @@ class WhatIf:
     excluded_inputs: tuple[str, ...] = ()
     steps: list[str] = field(default_factory=list)
     saved_as: str | None = None  # store key, when saved since the last change
-    token: str = field(default_factory=lambda: secrets.token_hex(6))  # its autosaved draft (URL parameter 'draft')
+    # The autosaved draft the URL names (parameter 'draft'). A draft is written once and never overwritten: each
+    # change writes a new one under a new token, so a link pins the state it was copied from, and two tabs that
+    # opened one link fork apart on their first change instead of replacing each other's draft.
+    token: str = ""
+    own_tokens: list[str] = field(default_factory=list)  # the drafts this session wrote (a revert deletes these)
     restored: bool = False  # rebuilt from its draft after a reload or from a link
     base: Dataset | None = None  # the unmodified dataset: its data check is what the changes are compared with
     _dataset: Dataset | None = None
@@ -98,12 +100,14 @@ def start_whatif(base_id: str, base: Dataset) -> WhatIf:
 def discard_whatif() -> None:
     found = st.session_state.pop(_WHATIF, None)
     if isinstance(found, WhatIf):
-        delete_draft(found.token)
+        for token in found.own_tokens:  # never a draft restored from a link: another tab may be using it
+            delete_draft(token)
     state.put("draft", None)
 
 
 # -- autosaved drafts: a reload, or a link on this machine, reopens the unsaved modified dataset ------------------
 DRAFT_MAX_AGE = 14 * 24 * 3600.0  # seconds an untouched draft is kept
+DRAFT_MAX_COUNT = 200  # drafts kept on this machine (newest first): every change writes one
 
 
 def _drafts() -> DatasetStore:
@@ -111,7 +115,7 @@ def _drafts() -> DatasetStore:
 
 
 def autosave(found: WhatIf) -> None:
-    """Save the modified dataset as a draft (its ``full`` data, exclusions and steps) and put its token in the
+    """Save the modified dataset as a new draft (its ``full`` data, exclusions and steps) and put its token in the
     URL, so a reload or a link opened on this machine rebuilds it (:func:`restore_draft`)."""
     try:
         save_draft(found)
@@ -123,35 +127,31 @@ def autosave(found: WhatIf) -> None:
 
 
 def save_draft(found: WhatIf) -> None:
-    """Write ``found``'s draft: its ``full`` dataset (``draft-<token>.npz``) and what rebuilds the rest
-    (``draft-<token>.json``: base, exclusions, steps); older drafts untouched for two weeks are removed."""
+    """Write ``found`` as a new draft under a fresh token (``draft-<token>.npz`` and ``.json``: base, exclusions,
+    steps), atomically under the store lock, and make it ``found.token``; drafts untouched for two weeks, and
+    beyond the newest DRAFT_MAX_COUNT, are removed. No draft is ever overwritten."""
     drafts = _drafts()
-    key = f"draft-{found.token}"
-    drafts.save(found.full, f"what-if draft {found.token}", key=key, overwrite=True)
     meta = {"base_id": found.base_id, "base_title": found.base_title, "base_version": found.base_version,
             "excluded_systems": list(found.excluded_systems), "excluded_inputs": list(found.excluded_inputs),
             "steps": list(found.steps), "saved_as": found.saved_as}
-    (drafts.root / f"{key}.json").write_text(json.dumps(meta), encoding="utf-8")
-    _prune_drafts(drafts.root)
-
-
-def _prune_drafts(root: Path) -> None:
-    now = time.time()
-    for path in [*root.glob("draft-*.npz"), *root.glob("draft-*.json")]:
+    for _attempt in range(3):  # a token taken already (48 random bits: practically never): draw another
+        token = secrets.token_hex(6)
         try:
-            if now - path.stat().st_mtime > DRAFT_MAX_AGE:
-                path.unlink()
-        except OSError:
-            continue
+            drafts.save_with_sidecar(found.full, f"what-if draft {token}", key=f"draft-{token}", sidecar=meta)
+            break
+        except StoreError:
+            if _attempt == 2:
+                raise
+    found.token = token
+    found.own_tokens.append(token)
+    drafts.prune("draft-", max_age_seconds=DRAFT_MAX_AGE, keep_newest=DRAFT_MAX_COUNT)
 
 
 def delete_draft(token: str) -> None:
-    root = _drafts().root
-    for suffix in (".npz", ".json"):
-        try:
-            (root / f"draft-{token}{suffix}").unlink(missing_ok=True)
-        except OSError:
-            pass
+    try:
+        _drafts().delete_with_sidecar(f"draft-{token}")
+    except (OSError, DatasetError):
+        pass
 
 
 def restore_draft(wanted: str | None, token: str | None) -> bool:
@@ -162,7 +162,7 @@ def restore_draft(wanted: str | None, token: str | None) -> bool:
     drafts = _drafts()
     key = f"draft-{token}"
     try:
-        meta = json.loads((drafts.root / f"{key}.json").read_text(encoding="utf-8"))
+        meta = drafts.load_sidecar(key)
         full = drafts.load(key)
     except (OSError, ValueError, DatasetError):
         return False

@@ -174,6 +174,8 @@ def merge_section(full, gen: int) -> None:
             # Read by _merge and the preview through its key.
             st.radio("Conflicting cells", ("keep", "replace"), key="whatif_conflict", horizontal=True,
                      format_func={"keep": "keep the current values", "replace": "replace them with the file's"}.get)
+        for change in report.annotator_notes(ss.get("whatif_conflict", "keep")):  # said before the merge
+            st.warning(escape_markdown(change + "."), icon=":material/groups:")
         if not report.adds_anything:
             st.info("This file adds nothing: every score it holds is already in the dataset.")
 
@@ -338,7 +340,7 @@ def exclude_section(ds, found, active: bool, gen: int) -> None:
 
 def download_section(ds) -> None:
     """The current dataset as a long CSV that the sidebar upload reads back (built only when clicked)."""
-    from metaeval_core.data.upload import check_long_export, dataset_to_long_frame
+    from metaeval_core.data.upload import check_long_export, dataset_to_long_frame, safe_csv
 
     try:
         check_long_export(ds)
@@ -346,7 +348,7 @@ def download_section(ds) -> None:
         st.caption(escape_markdown(f"No download: {message_of(error)}"))
         return
     exports.deferred_download(
-        "Download this dataset (CSV, long format)", lambda: dataset_to_long_frame(ds).to_csv(index=False),
+        "Download this dataset (CSV, long format)", lambda: safe_csv(dataset_to_long_frame(ds)),
         exports.file_name(ds.id, "scores-long"), key="whatif_download",
         help="One row per system, input, measure (and annotator) and score, with the measure's kind (human or "
              "metric); built when you click.")

@@ -12,7 +12,6 @@ if data is None:
     widgets.finish()
     st.stop()
 pair_set = jw.pair_set(data)
-two_orders = any(len(data.orders_of(j)) == 2 for j in data.judges)
 with st.sidebar.expander("Ranking settings", expanded=True):
     reference = jw.reference(data, st)
     method = jw._radio("j_method", "System score", ("win-rate", "davidson"),
@@ -20,8 +19,8 @@ with st.sidebar.expander("Ranking settings", expanded=True):
                        st)
     coefficient = jw._radio("j_coef", "Ranking agreement", ("kendall", "pearson"),
                             {"kendall": "Kendall tau-b", "pearson": "Pearson"}, st)
-    order = jw._radio("j_sys_order", "Judge's verdicts", ("original", "swapped", "average") if two_orders else
-                      ("original",), jx.ORDERS, st)
+    order = jw._radio("j_sys_order", "Judge's verdicts", data.order_modes(("original", "swapped", "average")),
+                      jx.ORDERS, st)
     key = state.prepare("j_delta", fallback=0.1, coerce=lambda v: min(max(float(v), 0.01), 0.5))
     delta = state.commit("j_delta", float(st.number_input(
         "Close pair: |people's win rate - 0.5| ≤", 0.01, 0.5, step=0.01, key=key,

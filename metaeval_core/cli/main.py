@@ -21,7 +21,7 @@ from typing import Callable, Sequence
 # Light imports only (standard library and metaeval_core.cli.options, .common, .output): `metaeval --help` builds
 # the parser without numpy, scipy or pandas; each command imports what it needs when it runs.
 from metaeval_core._missing import missing_dependency_message
-from metaeval_core._text import PrintableStream
+from metaeval_core._text import PrintableStream, printable
 from metaeval_core.cli.common import (  # noqa: F401 - the names callers import from here
     POOL_HELP, SYSTEMS_HELP, CLIError, add_dataset_args, add_resampling_args, add_selection_args, add_test_args,
     canonical_names, check_resampling_args, chosen_test, data_dir, load, number_list, resample_count, split_list,
@@ -54,7 +54,9 @@ class OneLineErrorParser(argparse.ArgumentParser):
             names = re.findall(r"'([^']*)'", wrong.group(2))
             message = (f"unknown command {wrong.group(1)!r}{did_you_mean(wrong.group(1), names)}; "
                        f"commands: {', '.join(names)}")
-        self.exit(EXIT_USAGE, f"error: {self.prog}: {message} (see --help)\n")
+        # the message quotes what was typed ("unrecognized arguments: ..."): escape it, as every name we print
+        self.exit(EXIT_USAGE, f"error: {printable(self.prog, keep_newlines=False)}: "
+                              f"{printable(message, keep_newlines=False)} (see --help)\n")
 
 
 def cmd_app(args: argparse.Namespace) -> None:

@@ -89,7 +89,9 @@ class WmtConventions:
         """The system selection of WMT's tables: without the references scored as systems, or (with
         ``human_translations``) every system but the standard reference. Syntax: docs/methods.md sec. 0.3."""
         excluded = [self.std_ref] if human_translations else [self.std_ref, *self.human_translations]
-        return ",".join(f"-{name}" for name in (*excluded, *self.outliers) if name)
+        from metaeval_core.data.selection import quote_term
+
+        return ",".join(f"-{quote_term(name)}" for name in (*excluded, *self.outliers) if name)
 
     def caption(self, *, human_translations: bool = False, pool: str | None = None, human: str | None = None,
                 systems: str | None = None) -> str:

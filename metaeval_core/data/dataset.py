@@ -6,6 +6,7 @@ References: docs/methods.md sec. 0.
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal, Mapping, Sequence
 
@@ -481,8 +482,9 @@ class Dataset:
 
 
 def _fold(text: str) -> str:
-    """A name for matching: case-folded, runs of spaces collapsed."""
-    return " ".join(str(text).split()).casefold()
+    """A name for matching: NFC (a name typed with decomposed accents finds its name), case-folded, runs of
+    spaces collapsed."""
+    return " ".join(unicodedata.normalize("NFC", str(text)).split()).casefold()
 
 
 def _or_list(items: Sequence[str]) -> str:

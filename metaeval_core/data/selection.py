@@ -9,6 +9,11 @@ Grammar (docs/methods.md sec. 0.3), terms separated by commas, spaces ignored::
     NAME             that system
     !TERM or -TERM   remove what TERM (a NAME or ATTR=VALUE) selects
 
+A name or value holding a comma, an ``=``, a leading ``!``/``-`` or surrounding spaces is written in double
+quotes (``"a, b"``, ``domain="news, sport"``; ``""`` inside quotes is one quote) or with a backslash before the
+character (``a\\, b``); :func:`quote_term` and :func:`selection_term` write them so. Names are compared in
+Unicode NFC, so a name typed in decomposed form (NFD) finds its dataset name.
+
 The result is (the attribute filter, when there are ATTR=VALUE terms) plus the named systems (every system
 with ``all``, or when there is no positive term at all), minus the removed ones. Examples: ``!refA`` (all
 but refA), ``all,-refA`` (the same), ``kind=mt,refB`` (the MT systems and refB). An empty text, ``None`` and
@@ -21,6 +26,7 @@ References: docs/methods.md sec. 0.3.
 from __future__ import annotations
 
 import difflib
+import unicodedata
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -84,6 +90,81 @@ class SelectionText(str):
         raise AttributeError(f"a SelectionText is frozen; cannot set {name!r}")
 
 
+_SPECIAL = frozenset(',="\\')
+
+
+def quote_term(text: str) -> str:
+    """``text`` as one literal NAME or VALUE of a selection: in double quotes when it holds a comma, ``=``, quote
+    or backslash, starts with ``!``/``-``, has surrounding spaces or is ``all``; unchanged otherwise.
+
+    >>> quote_term("refA"), quote_term("news, sport"), quote_term("-x")
+    ('refA', '"news, sport"', '"-x"')
+
+    References: docs/methods.md sec. 0.3.
+    """
+    text = str(text)
+    if (text and not _SPECIAL.intersection(text) and text[0] not in _NEGATIONS and text == text.strip()
+            and text != ALL):
+        return text
+    return '"' + text.replace('"', '""') + '"'
+
+
+def selection_term(attribute: str, value: str) -> str:
+    """The term ``ATTR=VALUE`` with both sides quoted as needed (:func:`quote_term`): a preset that parses back to
+    exactly this attribute and value whatever they hold.
+
+    References: docs/methods.md sec. 0.3.
+    """
+    return f"{quote_term(attribute)}={quote_term(value)}"
+
+
+def _terms(selection: str) -> list[list[tuple[str, bool]]]:
+    """Split a selection into terms of (character, literal) pairs: commas end a term unless quoted or escaped;
+    quoted and backslash-escaped characters are literal (never a separator, ``=`` or negation)."""
+    terms: list[list[tuple[str, bool]]] = [[]]
+    quoted = False
+    k = 0
+    while k < len(selection):
+        char = selection[k]
+        if quoted:
+            if char == '"':
+                if selection[k + 1:k + 2] == '"':
+                    terms[-1].append(('"', True))
+                    k += 1
+                else:
+                    quoted = False
+            else:
+                terms[-1].append((char, True))
+        elif char == '"':
+            quoted = True
+            terms[-1].append(("", True))  # an empty quoted text is still a (literal, empty) part
+        elif char == "\\" and k + 1 < len(selection):
+            terms[-1].append((selection[k + 1], True))
+            k += 1
+        elif char == ",":
+            terms.append([])
+        else:
+            terms[-1].append((char, False))
+        k += 1
+    if quoted:
+        raise DatasetError(f"selection {selection!r}: a double quote is not closed")
+    return terms
+
+
+def _strip(parts: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
+    """Unquoted spaces around a term or a side of ``=`` are ignored."""
+    start, end = 0, len(parts)
+    while start < end and not parts[start][1] and parts[start][0].isspace():
+        start += 1
+    while end > start and not parts[end - 1][1] and parts[end - 1][0].isspace():
+        end -= 1
+    return parts[start:end]
+
+
+def _text(parts: list[tuple[str, bool]]) -> str:
+    return unicodedata.normalize("NFC", "".join(c for c, _ in parts))
+
+
 def parse_selection(selection: object) -> Selection:
     """Parse a selection text (or a legacy ``{attr: value}`` mapping) into a :class:`Selection`; a
     :class:`SelectionText` or a :class:`Selection` is already parsed and comes back without parsing.
@@ -112,26 +193,28 @@ def parse_selection(selection: object) -> Selection:
         raise TypeError(f"a selection must be a string such as 'kind=mt,refB' or '!refA'; got "
                         f"{type(selection).__name__}")
     everything, attributes, names, removed_attributes, removed_names = False, [], [], [], []
-    for raw in selection.split(","):
-        term = raw.strip()
-        if not term:
+    for parts in _terms(selection):
+        parts = _strip(parts)
+        if not parts:
             continue
-        negated = term[0] in _NEGATIONS
-        body = term[1:].strip() if negated else term
+        term = "".join(c for c, _ in parts)
+        negated = not parts[0][1] and parts[0][0] in _NEGATIONS
+        body = _strip(parts[1:]) if negated else parts
         if not body:
             raise DatasetError(f"selection {selection!r}: {term!r} removes nothing; write !NAME or !ATTR=VALUE")
-        if body == ALL:
+        if all(not literal for _, literal in body) and _text(body) == ALL:
             if negated:
                 raise DatasetError(f"selection {selection!r}: {term!r} would remove every system")
             everything = True
             continue
-        if "=" in body:
-            key, value = (part.strip() for part in body.split("=", 1))
+        equals = next((k for k, (c, literal) in enumerate(body) if c == "=" and not literal), None)
+        if equals is not None:
+            key, value = _strip(body[:equals]), _strip(body[equals + 1:])
             if not key or not value:
                 raise DatasetError(f"selection {selection!r}: {term!r} must look like ATTR=VALUE")
-            (removed_attributes if negated else attributes).append((key, value))
+            (removed_attributes if negated else attributes).append((_text(key), _text(value)))
         else:
-            (removed_names if negated else names).append(body)
+            (removed_names if negated else names).append(_text(body))
     return Selection(selection.strip(), everything, tuple(attributes), tuple(names), tuple(removed_attributes),
                      tuple(removed_names))
 
@@ -179,6 +262,8 @@ def resolve_selection(selection: object, names: Sequence[str], attributes: Mappi
     if parsed.is_all:
         return list(range(n))
     position = {name: k for k, name in enumerate(names)}
+    for k, name in enumerate(names):  # a name typed in NFD (decomposed accents) finds its NFC spelling
+        position.setdefault(unicodedata.normalize("NFC", name), k)
     place = f" of {where}" if where else ""
 
     def attribute_matches(key: str, value: str) -> set[int] | None:
@@ -190,7 +275,7 @@ def resolve_selection(selection: object, names: Sequence[str], attributes: Mappi
                 raise DatasetError(f"unknown {what} attribute {key!r}{place} in selection {parsed.text!r}; known "
                                    f"attributes: {known}{_did_you_mean(key, list(attributes))}")
             return None
-        return {i for i in range(n) if attributes[key][i] == value}
+        return {i for i in range(n) if unicodedata.normalize("NFC", str(attributes[key][i])) == value}
 
     def name_index(name: str) -> int | None:
         if name in position:

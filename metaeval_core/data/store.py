@@ -45,6 +45,7 @@ _FORMAT = 1
 MAX_ENTRY_BYTES = 1 << 30
 _MAX_META_BYTES = 64 << 20  # the JSON metadata (names, notes, input attributes)
 _MAX_MEMBERS = 20_000  # arrays in one entry (a few per measure; uploads have at most 2,000 measures)
+_SIDECAR_MAX_BYTES = 16 * 2**20  # a sidecar (a draft's exclusions and steps) read at most this large
 _LOCK_WAIT = 30.0  # seconds a save/rename/delete waits for another one to finish
 _SLUG = re.compile(r"[^a-z0-9_-]+")
 
@@ -519,6 +520,76 @@ class DatasetStore:
             if not os.path.lexists(path):
                 raise StoreError(f"no stored dataset called {key!r}")
             path.unlink()
+
+    # -- entries with a JSON sidecar (What-if drafts): two files published whole, under one hold of the lock -----
+    def save_with_sidecar(self, dataset: Dataset, name: str, *, key: str, sidecar: dict) -> StoredDataset:
+        """Write ``dataset`` as ``<key>.npz`` and ``sidecar`` as ``<key>.json``, each atomically, under one hold of
+        the lock and never over an existing entry: a StoreError when ``key`` is taken (an entry written this way
+        is never overwritten, so whoever holds its key sees what was written). The JSON is published last, so a
+        reader that finds it finds the whole entry."""
+        if not isinstance(dataset, Dataset):
+            raise TypeError(f"dataset must be a Dataset; got {type(dataset).__name__}")
+        payload = json.dumps(sidecar).encode("utf-8")
+        with self._locked():
+            sidecar_path = self._path(key).with_suffix(".json")
+            if os.path.lexists(sidecar_path):
+                raise StoreError(f"the entry {key!r} exists already")
+            listing = self._save(dataset, normal_name(name), key=key, overwrite=False)
+            try:
+                _atomic_write(sidecar_path, payload, overwrite=False)
+            except FileExistsError:
+                raise StoreError(f"the entry {key!r} exists already") from None
+        return listing
+
+    def load_sidecar(self, key: str) -> dict:
+        """The sidecar of an entry written by :meth:`save_with_sidecar` (StoreError when absent or unreadable)."""
+        path = self._path(key).with_suffix(".json")
+        try:
+            with _open_regular(path) as handle:
+                raw = handle.read(_SIDECAR_MAX_BYTES + 1)
+            if len(raw) > _SIDECAR_MAX_BYTES:
+                raise ValueError(f"larger than {_SIDECAR_MAX_BYTES:,} bytes")
+            value = json.loads(raw.decode("utf-8"))
+        except FileNotFoundError:
+            raise StoreError(f"no stored entry {key!r}") from None
+        except (OSError, ValueError) as error:
+            raise StoreError(f"the entry {key!r} cannot be read: {error}") from None
+        if not isinstance(value, dict):
+            raise StoreError(f"the entry {key!r} cannot be read: its sidecar is not a JSON object")
+        return value
+
+    def delete_with_sidecar(self, key: str) -> None:
+        """Delete ``<key>.json`` then ``<key>.npz`` under the lock (absent files are fine)."""
+        path = self._path(key)
+        with self._locked():
+            for target in (path.with_suffix(".json"), path):
+                try:
+                    target.unlink()
+                except FileNotFoundError:
+                    pass
+
+    def prune(self, prefix: str, *, max_age_seconds: float, keep_newest: int) -> int:
+        """Under the lock, delete the entries (and sidecars) whose key starts with ``prefix`` and that are older
+        than ``max_age_seconds`` or beyond the ``keep_newest`` most recent; returns how many were deleted."""
+        with self._locked():
+            entries = []
+            for path in self.root.glob(f"{prefix}*.npz"):
+                try:
+                    entries.append((path.lstat().st_mtime, path))
+                except FileNotFoundError:
+                    continue
+            entries.sort(reverse=True)
+            now = time.time()
+            removed = 0
+            for rank, (mtime, path) in enumerate(entries):
+                if rank >= keep_newest or now - mtime > max_age_seconds:
+                    for target in (path.with_suffix(".json"), path):
+                        try:
+                            target.unlink()
+                        except FileNotFoundError:
+                            pass
+                    removed += 1
+            return removed
 
     def remove_stale_temporaries(self, *, max_age_seconds: float = 3600.0) -> int:
         """Delete temporary files left by writers that died mid-save (older than ``max_age_seconds``), and old

@@ -12,8 +12,10 @@ imports streamlit.
 * :func:`include_exclude` keeps or drops systems and inputs by name.
 
 Per-annotator scores (``Measure.annotators``) stay consistent with the mean matrix: merged cell by cell
-when both sides hold the same number of annotators, otherwise dropped (with a note); a measure whose
-cells are edited by hand keeps them, every annotator's rating of an edited cell set to the new value.
+when both sides hold the same number of annotators; kept where a file of mean scores only fills or replaces a
+cell, every annotator's rating of that cell set to the file's value; otherwise dropped (with a note; the merge
+preview says so first, :meth:`MergeReport.annotator_notes`). A measure whose cells are edited by hand keeps
+them, every annotator's rating of an edited cell set to the new value.
 """
 
 from __future__ import annotations
@@ -86,6 +88,13 @@ class MergeReport:
     newly_judged_inputs: int = 0  # inputs without human scores in the base that get some
     notes: tuple[str, ...] = field(default=())
     lookalikes: tuple[str, ...] = ()  # "new system 'M2O' looks like 'M20'": probable typos, one sentence each
+    # Shared measures whose per-annotator scores (the human ceiling, the annotator rows) the merge changes or
+    # drops, one sentence each, said before the merge: {'keep': [...], 'replace': [...]} as tuples of pairs.
+    annotator_changes: tuple[tuple[str, str], ...] = ()
+
+    def annotator_notes(self, on_conflict: str) -> tuple[str, ...]:
+        """The sentences of :attr:`annotator_changes` that apply under ``on_conflict``."""
+        return tuple(text for policy, text in self.annotator_changes if policy in ("any", on_conflict))
 
     @property
     def adds_anything(self) -> bool:
@@ -229,6 +238,7 @@ def describe_merge(base: Dataset, extra: Dataset) -> MergeReport:
     filled = same = n_conflicts = 0
     conflicts: list[Conflict] = []
     kind_changes = []
+    annotator_changes: list[tuple[str, str]] = []
     judged_before = {j for j, judged in zip(base.inputs, base.judged) if judged}
     judged_after: set[str] = set()
     for name, extra_measure in extra.measures.items():
@@ -247,6 +257,9 @@ def describe_merge(base: Dataset, extra: Dataset) -> MergeReport:
             kind = extra_measure.kind
             both = differ = np.zeros((b_sys.size, b_inp.size), dtype=bool)
         filled += n_theirs - int(both.sum())
+        if name in base.measures:
+            annotator_changes.extend(_annotator_changes(name, base.measures[name], extra_measure,
+                                                        n_theirs - int(both.sum()), int(differ.sum())))
         same += int((both & ~differ).sum())
         n_conflicts += int(differ.sum())
         if kind == "human":
@@ -288,7 +301,38 @@ def describe_merge(base: Dataset, extra: Dataset) -> MergeReport:
         newly_judged_inputs=len(judged_after - judged_before),
         notes=tuple(notes),
         lookalikes=tuple(lookalikes),
+        annotator_changes=tuple(annotator_changes),
     )
+
+
+def _annotator_changes(name: str, ours: Measure, theirs: Measure, n_filled: int,
+                       n_conflicts: int) -> list[tuple[str, str]]:
+    """What a merge does to a shared measure's per-annotator scores, as (policy, sentence) pairs (policy 'any',
+    or 'replace' for what only replacing the conflicting cells does); see :func:`_merge_annotators`."""
+    mine, other = ours.annotators, theirs.annotators
+    if mine is None and other is None:
+        return []
+    if mine is not None and other is not None and mine.shape[0] != other.shape[0]:
+        if n_filled or n_conflicts:
+            return [("any" if n_filled else "replace",
+                     f"measure {name!r}: the dataset holds {mine.shape[0]} annotators' scores and the file "
+                     f"{other.shape[0]}: its per-annotator scores will be dropped, and with them its human-ceiling "
+                     "and annotator rows")]
+        return []
+    if mine is None:
+        return []  # the base's means only: the file's annotators cannot be combined with them (nothing shown now)
+    if other is not None:
+        return []  # same annotators: merged cell by cell
+    out = []
+    if n_filled:
+        out.append(("any", f"measure {name!r}: the file gives mean scores only; in the {n_filled:,} cell(s) it "
+                    f"fills every annotator's rating is set to the file's value, so its human-ceiling and "
+                    "annotator rows will change"))
+    if n_conflicts:
+        out.append(("replace", f"measure {name!r}: replacing its {n_conflicts:,} conflicting cell(s) sets every "
+                    "annotator's rating there to the file's value (the file gives mean scores only), so its "
+                    "human-ceiling and annotator rows will change"))
+    return out
 
 
 _MAX_FUZZY_COMPARISONS = 100_000
@@ -329,9 +373,12 @@ def lookalike_names(new: Sequence[str], known: Sequence[str], *, cutoff: float =
     return out
 
 
-def _merge_annotators(name: str, ours: Measure | None, theirs: Measure, take_theirs: np.ndarray,
+def _merge_annotators(name: str, ours: Measure | None, theirs: Measure, take_theirs: np.ndarray, merged: np.ndarray,
                       brc, erc, shape, notes: list[str]) -> np.ndarray | None:
-    """Per-annotator scores of the merged measure, or None (noted) when the two sides do not line up."""
+    """Per-annotator scores of the merged measure, or None (noted) when the two sides do not line up.
+
+    A file with mean scores only, merged into a measure with per-annotator scores, keeps them as an edit does
+    (:func:`edit_scores`): every annotator's rating of a cell taken from the file is set to the file's value."""
     mine = None if ours is None else ours.annotators
     other = theirs.annotators
     if mine is None and other is None:
@@ -340,6 +387,12 @@ def _merge_annotators(name: str, ours: Measure | None, theirs: Measure, take_the
         return _place(other, *erc, (other.shape[0], *shape))
     if not take_theirs.any():
         return None if mine is None else _place(mine, *brc, (mine.shape[0], *shape))
+    if mine is not None and other is None:
+        kept = _place(mine, *brc, (mine.shape[0], *shape))
+        kept[:, take_theirs] = merged[take_theirs]
+        notes.append(f"per-annotator scores of {name!r} kept; every annotator's rating of the "
+                     f"{int(take_theirs.sum()):,} cell(s) taken from the file (mean scores only) is the file's value")
+        return kept
     if mine is not None and other is not None and mine.shape[0] == other.shape[0]:
         merged = _place(mine, *brc, (mine.shape[0], *shape))
         placed = _place(other, *erc, (other.shape[0], *shape))
@@ -406,7 +459,7 @@ def merge_datasets(base: Dataset, extra: Dataset, *, on_conflict: OnConflict = "
             missing = np.isnan(merged)
             take = ~np.isnan(placed) & (missing | (on_conflict == "replace"))
             merged[take] = placed[take]
-        annotators = _merge_annotators(name, ours, theirs, take, brc, erc, shape, notes)
+        annotators = _merge_annotators(name, ours, theirs, take, merged, brc, erc, shape, notes)
         if annotators is not None:
             # The mean must summarise the kept annotators: identical where a side's cells were taken whole.
             measures[name] = (ours or theirs).with_scores(merged, annotators)

@@ -243,7 +243,22 @@ def check_resampling(confidence_level: object, n_resamples: object, batch: objec
 # Resamples are drawn in fixed blocks, block b from its own stream (metaeval_core.stats.montecarlo.block_draws),
 # so a resample's draws never depend on ``batch`` and only the blocks being evaluated are held in memory
 # (1,000 resamples of 100,000 items drawn up front would be 800 MB of indices).
-draw_chunks = block_draws
+# Operations per drawn number (measured on the 2-core machine with the sums that follow each draw: a bootstrap of
+# a million items x 1,000 resamples ran 54 s, its chance permutations 190 s): the cost model of check_cost.
+_DRAW_COST = {"items": 6, "swaps": 3, "permutations": 20}
+
+
+def draw_chunks(kind: str, rng: object, n_resamples: int, n: int, per_resample: int, batch: int | None):
+    """:func:`metaeval_core.stats.montecarlo.block_draws`, priced first: every judges resampling (bootstrap,
+    chance permutations, swaps) is refused before it runs when its draws and sums would exceed the budget
+    (:func:`check_cost`), naming the resamples that fit."""
+    per = n * _DRAW_COST.get(kind, 6) + per_resample
+    fits = int(MAX_OPERATIONS // max(per, 1))
+    word = {"items": "bootstrap resamples", "swaps": "permutations", "permutations": "permutations"}.get(kind, kind)
+    check_cost(f"{n_resamples:,} {word} of {n:,} items", n_resamples * per,
+               "lighter: " + (f"n_resamples={fits:,}, or " if fits >= 40 else "") + "one pair set or a subset of "
+               "the items")
+    return block_draws(kind, rng, n_resamples, n, per_resample, batch)
 
 
 def draw_items(rng: object, n_resamples: int, n: int) -> np.ndarray:
@@ -289,3 +304,20 @@ def bootstrap(columns: Columns, statistic, *, n_resamples: int, rng, batch: int 
 
 
 num = finite_or_none  # a float for JSON: None when not finite
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Cost: every analysis priced before it runs
+# ---------------------------------------------------------------------------------------------------------
+# Elementary array operations an analysis may cost before it is refused with its cost and a lighter setting
+# (about 1e8 a second on the 2-core machine for this code's mix of products, draws and Python per pair:
+# benchmarks/bench_hostile_uploads.py), i.e. about 20 s.
+MAX_OPERATIONS = 2_000_000_000
+OPERATIONS_PER_SECOND = 1e8
+
+
+def check_cost(what: str, operations: float, lighter: str) -> None:
+    """Refuse, before it runs, an analysis over :data:`MAX_OPERATIONS`: one line with its cost and ``lighter``."""
+    if operations > MAX_OPERATIONS:
+        raise ValueError(f"{what} would take about {operations / OPERATIONS_PER_SECOND:,.0f} s here (more than "
+                         f"{MAX_OPERATIONS / OPERATIONS_PER_SECOND:,.0f} s is refused); {lighter}")

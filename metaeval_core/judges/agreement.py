@@ -561,6 +561,11 @@ class SubsetAgreement(ToFrame):
                 for s, r, p, q in zip(self.subsets, self.rows, self.chance_pvalue, self.chance_pvalue_corrected)]
 
 
+#: Most subsets (pair sets or attribute values) a breakdown computes: each is a bootstrap and a chance test
+#: (20,000 pair sets once ran 102 s).
+MAX_SUBSETS = 60
+
+
 def agreement_by_subset(
     data: PairwiseData,
     by: str = "pair_set",
@@ -591,6 +596,10 @@ def agreement_by_subset(
     check_choice(correction, "correction", CORRECTIONS)
     if not isinstance(data, PairwiseData):
         raise TypeError(f"data must be a PairwiseData (from load_pairwise); got {type(data).__name__}")
+    values = data.pair_sets if by == "pair_set" else data.subsets(by)
+    if len(values) > MAX_SUBSETS:  # each subset is a bootstrap and a chance test: capped before any runs
+        raise ValueError(f"{'pair set' if by == 'pair_set' else repr(by)} has {len(values):,} values; a breakdown "
+                         f"shows at most {MAX_SUBSETS} subsets; choose one pair set, or an attribute with fewer values")
     if by == "pair_set":
         parts = [(name, data.select_pair_set(name)) for name in data.pair_sets]
     else:

@@ -106,6 +106,23 @@ class _Swaps:
                 yield sl, bits.astype(np.float64)
 
 
+# Python work per judge pair (slicing, sums, the p-values), in operations of the cost model.
+_PER_PAIR = 20_000
+
+
+def _price(n_judges: int, n_items: int, n_resamples: int, width: int) -> None:
+    """Refuse before it runs a comparison over the cost budget: judges^2 / 2 pairs, each ``n_resamples``
+    permutations of the items' swap bits (drawn, then one product with the (items, width) differences)."""
+    pairs = n_judges * (n_judges - 1) // 2
+    per_pair = n_resamples * n_items * (width + 3) + _PER_PAIR
+    fits = int((kern.MAX_OPERATIONS / pairs - _PER_PAIR) // (n_items * (width + 3))) if pairs else 0
+    most = next((j for j in range(n_judges, 1, -1) if j * (j - 1) // 2 * per_pair <= kern.MAX_OPERATIONS), 1)
+    options = ([f"n_resamples={fits:,}"] if fits >= 100 else []) + (
+        [f"at most {most} judges"] if most >= 2 else ["a subset of the items or one pair set"])
+    kern.check_cost(f"the judge-vs-judge tests of {n_judges:,} judges ({pairs:,} pairs, {n_items:,} items, "
+                    f"{n_resamples:,} permutations)", pairs * per_pair, "lighter: " + ", ".join(options))
+
+
 def compare_judges(
     data: PairwiseData,
     *,
@@ -164,6 +181,7 @@ def compare_judges(
     slots = list(kern.order_slots(order))
     present = (s.judge[:, :, slots] != MISSING).all(axis=2) & (s.refs != MISSING)  # (n, J)
     J = len(s.names)
+    _price(J, data.n_items, n_resamples, kern.judge_columns(columns, 0).shape[-1])
     swaps = _Swaps(kern.seed_of(rng), n_resamples, data.n_items,
                    data.n_items + kern.judge_columns(columns, 0).shape[-1], s.batch)
     delta = np.full((J, J), np.nan)

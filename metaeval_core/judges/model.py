@@ -232,6 +232,17 @@ class PairwiseData:
         v = self.verdicts[:, self.rater_index(rater_id), :]
         return tuple(o for k, o in enumerate(ORDERS) if (v[:, k] != MISSING).any())
 
+    def order_modes(self, modes: Sequence[str] = ("original", "swapped", "average", "both")) -> tuple[str, ...]:
+        """The presentation-order modes the judges' verdicts support, of ``modes``: all of them when some judge
+        gave verdicts in both orders, else the one order (or two single orders) the judges were run in, so that
+        judges run only in the swapped order are analysable (``('swapped',)``, not ``('original',)``)."""
+        judges = [self.rater_index(j) for j in self.judges]
+        given = self.verdicts[:, judges, :] != MISSING if judges else np.zeros((self.n_items, 0, 2), bool)
+        if (given.any(axis=0).all(axis=1)).any():
+            return tuple(modes)
+        present = tuple(o for k, o in enumerate(ORDERS) if given[:, :, k].any() and o in modes)
+        return present or tuple(o for o in modes if o == ORDERS[0])
+
     def covered(self, rater_id: str) -> np.ndarray:
         """Boolean per item: the rater gave a verdict (valid or invalid) in some order."""
         return (self.verdicts[:, self.rater_index(rater_id), :] != MISSING).any(axis=1)

@@ -21,13 +21,15 @@ from dataclasses import dataclass
 from typing import Literal, Sequence, get_args
 
 import numpy as np
+from scipy import sparse
 
 from metaeval_core._checks import check_choice
 from metaeval_core._frames import ToFrame
 from metaeval_core.data.dataset import DatasetError
 from metaeval_core.judges import _kernel as kern
 from metaeval_core.judges.agreement import _judges, resolve_reference
-from metaeval_core.judges.model import A, B, INVALID, MISSING, NO_MAJORITY, TIE, NoMajority, PairwiseData
+from metaeval_core.judges.model import A, B, INVALID, NO_MAJORITY, TIE, NoMajority, PairwiseData
+from metaeval_core.stats.montecarlo import multiplicities as _counts
 
 RankingMethod = Literal["win-rate", "davidson"]
 RANKING_METHODS: tuple[str, ...] = get_args(RankingMethod)
@@ -37,10 +39,71 @@ SystemOrder = Literal["original", "swapped", "average"]
 SYSTEM_ORDERS: tuple[str, ...] = get_args(SystemOrder)
 
 _MAX_ITER = 2000
+# A bootstrap resample's fit starts from the full data's strengths (a few iterations from the answer); one that
+# has no finite maximum (a system that always wins) never meets the tolerance and stops here.
+_RESAMPLE_MAX_ITER = 200
 _TOL = 1e-10
+_CORRELATION_ELEMENTS = 4_000_000
 
 
-def _systems(data: PairwiseData) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
+class _Pairs:
+    """The system pairs the items compare (only those observed, ``u < v``, in (u, v) order) and each item's pair.
+
+    Everything per pair is (..., Q, 3) with Q the pairs observed (at most the items), never (..., S^2, 3): a
+    file naming 2,000 systems holds at most as many pairs as items. Per-system sums go through the sparse
+    incidence of pairs on systems.
+    """
+
+    def __init__(self, sa: np.ndarray, sb: np.ndarray, n_systems: int) -> None:
+        known = (sa >= 0) & (sb >= 0) & (sa != sb)
+        lo, hi = np.minimum(sa, sb).astype(np.int64), np.maximum(sa, sb).astype(np.int64)
+        keys, inverse = np.unique((lo * n_systems + hi)[known], return_inverse=True)
+        self.n_systems = n_systems
+        self.u, self.v = keys // n_systems, keys % n_systems
+        self.of_item = np.full(sa.shape[0], -1, dtype=np.int64)
+        self.of_item[known] = inverse
+        self.a_is_u = sa < sb
+        q = np.arange(keys.size)
+        shape = (keys.size, n_systems)
+        self._u = sparse.csr_matrix((np.ones(keys.size), (q, self.u)), shape=shape).T.tocsr()
+        self._v = sparse.csr_matrix((np.ones(keys.size), (q, self.v)), shape=shape).T.tocsr()
+
+    @property
+    def n_pairs(self) -> int:
+        return int(self.u.size)
+
+    def per_system(self, at_u: np.ndarray, at_v: np.ndarray) -> np.ndarray:
+        """(..., Q) values of each pair's u and v -> (..., S) sums over the pairs each system is in."""
+        lead = at_u.shape[:-1]
+        rows = int(np.prod(lead, dtype=np.int64))
+        flat_u = np.ascontiguousarray(at_u.reshape(rows, -1).T)
+        flat_v = np.ascontiguousarray(at_v.reshape(rows, -1).T)
+        return np.asarray(self._u @ flat_u + self._v @ flat_v).T.reshape(lead + (self.n_systems,))
+
+    def outcomes(self, verdicts: np.ndarray) -> np.ndarray:
+        """(n, O) verdict codes -> (n, 3) per item (u wins, v wins, ties) of its pair, summed over the orders;
+        invalid and missing verdicts, and items without a pair, count nowhere."""
+        a, b, t = ((verdicts == code).sum(axis=1) for code in (A, B, TIE))
+        out = np.stack([np.where(self.a_is_u, a, b), np.where(self.a_is_u, b, a), t], axis=1).astype(np.float64)
+        out[self.of_item < 0] = 0.0
+        return out
+
+    def columns(self, per_rater: Sequence[np.ndarray]) -> sparse.csr_matrix:
+        """(n, 3) outcomes of R raters -> the sparse per-item columns (n, R * Q * 3): item i's counts sit in its
+        pair's three columns of each rater's block (3 R numbers per item, whatever the number of systems)."""
+        n, q = self.of_item.shape[0], self.n_pairs
+        has = np.flatnonzero(self.of_item >= 0)
+        rows, cols, values = [], [], []
+        for r, outcome in enumerate(per_rater):
+            for c in range(3):
+                rows.append(has)
+                cols.append(r * 3 * q + 3 * self.of_item[has] + c)
+                values.append(outcome[has, c])
+        return sparse.csr_matrix((np.concatenate(values), (np.concatenate(rows), np.concatenate(cols))),
+                                 shape=(n, len(per_rater) * 3 * q))
+
+
+def _systems(data: PairwiseData) -> tuple[tuple[str, ...], _Pairs]:
     systems = data.systems
     if len(systems) < 2:
         raise DatasetError(f"dataset {data.id!r} does not name the systems of its outputs (at least two): "
@@ -48,44 +111,39 @@ def _systems(data: PairwiseData) -> tuple[tuple[str, ...], np.ndarray, np.ndarra
     index = {s: k for k, s in enumerate(systems)}
     sa = np.array([index.get(s, -1) for s in data.system_a])
     sb = np.array([index.get(s, -1) for s in data.system_b])
-    return systems, sa, sb
+    same = int(((sa == sb) & (sa >= 0)).sum())
+    if same:
+        raise DatasetError(f"dataset {data.id!r}: {same} item(s) compare a system with itself, which says nothing "
+                           "about systems; leave their system ids empty")
+    return systems, _Pairs(sa, sb, len(systems))
 
 
-def _outcome_columns(verdicts: np.ndarray, sa: np.ndarray, sb: np.ndarray, n_systems: int) -> np.ndarray:
-    """Per item, per system pair (u < v): (u wins, v wins, ties) counts from (n, O) verdict codes.
-
-    Invalid and missing verdicts count nowhere. Returns (n, P, 3) with P = S (S - 1) / 2.
-    """
-    n = verdicts.shape[0]
-    first, second = np.triu_indices(n_systems, 1)
-    pair_index = np.full((n_systems, n_systems), -1)
-    pair_index[first, second] = np.arange(first.size)
-    pair_index[second, first] = np.arange(first.size)
-    out = np.zeros((n, first.size, 3))
-    known = (sa >= 0) & (sb >= 0) & (sa != sb)
-    rows = np.flatnonzero(known)
-    p = pair_index[sa[rows], sb[rows]]
-    a_is_u = sa[rows] < sb[rows]
-    for o in range(verdicts.shape[1]):
-        v = verdicts[rows, o]
-        a_wins, b_wins, tie = (v == A), (v == B), (v == TIE)
-        np.add.at(out, (rows, p, 0), np.where(a_is_u, a_wins, b_wins))
-        np.add.at(out, (rows, p, 1), np.where(a_is_u, b_wins, a_wins))
-        np.add.at(out, (rows, p, 2), tie)
-    return out
+def _bootstrap_sparse(columns: sparse.csr_matrix, shape: tuple[int, ...], statistic, estimate: np.ndarray, *,
+                      n_resamples: int, rng, batch: int | None, confidence_level: float) -> kern.Bootstrapped:
+    """:func:`metaeval_core.judges._kernel.bootstrap` for sparse per-item columns: the same resampled items
+    (``draw_chunks``), sums as one sparse product per block, ``statistic`` on the (b,) + ``shape`` sums."""
+    n, width = columns.shape
+    by_column = columns.T.tocsr()
+    resampled = None
+    for sl, idx in kern.draw_chunks("items", rng, n_resamples, n, n + width, batch):
+        sums = np.asarray(by_column @ _counts(idx, n).T).T
+        values = statistic(sums.reshape((sums.shape[0],) + shape))
+        if resampled is None:
+            resampled = np.empty((n_resamples,) + values.shape[1:])
+        resampled[sl] = values
+    low, high, defined = kern.percentile_bounds(resampled, confidence_level)
+    return kern.Bootstrapped(estimate, resampled, low, high, defined)
 
 
-def _win_rates(outcomes: np.ndarray, n_systems: int) -> np.ndarray:
-    """(..., P, 3) pair outcome sums -> (..., S) win rates (wins + ties / 2) / comparisons; NaN when none."""
-    first, second = np.triu_indices(n_systems, 1)
-    wins = np.zeros(outcomes.shape[:-2] + (n_systems,))
-    games = np.zeros_like(wins)
+def _full_sums(columns: sparse.csr_matrix, shape: tuple[int, ...]) -> np.ndarray:
+    return np.asarray(columns.sum(axis=0)).reshape(shape)
+
+
+def _win_rates(outcomes: np.ndarray, pairs: _Pairs) -> np.ndarray:
+    """(..., Q, 3) pair outcome sums -> (..., S) win rates (wins + ties / 2) / comparisons; NaN when none."""
     total = outcomes.sum(axis=-1)
-    for p, (u, v) in enumerate(zip(first, second)):
-        wins[..., u] += outcomes[..., p, 0] + 0.5 * outcomes[..., p, 2]
-        wins[..., v] += outcomes[..., p, 1] + 0.5 * outcomes[..., p, 2]
-        games[..., u] += total[..., p]
-        games[..., v] += total[..., p]
+    wins = pairs.per_system(outcomes[..., 0] + 0.5 * outcomes[..., 2], outcomes[..., 1] + 0.5 * outcomes[..., 2])
+    games = pairs.per_system(total, total)
     out = np.full(wins.shape, np.nan)
     np.divide(wins, games, out=out, where=games > 0)
     return out
@@ -97,7 +155,8 @@ class DavidsonFit:
 
     ``strength`` (..., S) are ``log p_i`` with mean zero over the systems that played (``-inf`` for a system
     that never won nor tied, NaN for one that never played); ``nu`` (...,) the tie parameter (0 when there
-    are no ties); ``converged`` whether the iteration met its tolerance; ``log_likelihood`` at the fit.
+    are no ties); ``converged`` whether the iteration met its tolerance within ``max_iter``; ``log_likelihood``
+    at the fit.
     """
 
     strength: np.ndarray
@@ -108,76 +167,127 @@ class DavidsonFit:
 
 
 def davidson_fit(outcomes: np.ndarray, n_systems: int, *, max_iter: int = _MAX_ITER, tol: float = _TOL) -> DavidsonFit:
-    """Maximum-likelihood Davidson strengths from (..., P, 3) pair outcome counts (u wins, v wins, ties).
+    """Maximum-likelihood Davidson strengths from (..., P, 3) pair outcome counts (u wins, v wins, ties), the
+    pairs ``u < v`` in ``numpy.triu_indices(n_systems, 1)`` order.
 
     The fixed point of Davidson (1970) eq. (3.3)-(3.4): ``p_i = (W_i + T_i / 2) / sum_j n_ij (1 + nu/2
     sqrt(p_j / p_i)) / (p_i + p_j + nu sqrt(p_i p_j))`` and ``nu = T / sum_{i<j} n_ij sqrt(p_i p_j) /
     (p_i + p_j + nu sqrt(p_i p_j))``, iterated from equal strengths (vectorised over the leading axes) until
-    the largest change of a log-strength and of ``nu`` is below ``tol``.
+    the largest change of a log-strength and of ``nu`` is below ``tol``, at most ``max_iter`` times (one
+    iteration costs the leading size x (pairs + systems); a fit without a finite maximum stops there with
+    ``converged`` False).
 
     References
     ----------
     docs/methods.md sec. 18.8; Davidson (1970) sec. 3.
     """
     outcomes = np.asarray(outcomes, dtype=np.float64)
-    lead = outcomes.shape[:-2]
     first, second = np.triu_indices(n_systems, 1)
+    if outcomes.ndim < 2 or outcomes.shape[-2:] != (first.size, 3):
+        raise ValueError(f"outcomes must have shape (..., {first.size}, 3) for {n_systems} systems; got "
+                         f"{outcomes.shape}")
+    return _davidson(outcomes, _Pairs(first, second, n_systems), max_iter=max_iter, tol=tol)
+
+
+def _davidson(outcomes: np.ndarray, pairs: _Pairs, *, max_iter: int = _MAX_ITER, tol: float = _TOL,
+              start: tuple[np.ndarray, np.ndarray] | None = None) -> DavidsonFit:
+    """:func:`davidson_fit` on the observed pairs (..., Q, 3), from ``start`` (strengths p and nu) when given.
+
+    Infinite and undefined strengths are part of the answer (a system that never won, one that never played), so
+    the arithmetic runs under ``errstate(all='ignore')`` and every such value is handled where it arises."""
+    lead = outcomes.shape[:-2]
+    u, v = pairs.u, pairs.v
     w_u, w_v, t = outcomes[..., 0], outcomes[..., 1], outcomes[..., 2]
     n_pair = w_u + w_v + t
-    score = np.zeros(lead + (n_systems,))  # W_i + T_i / 2
-    played = np.zeros(lead + (n_systems,))
-    for p, (u, v) in enumerate(zip(first, second)):
-        score[..., u] += w_u[..., p] + 0.5 * t[..., p]
-        score[..., v] += w_v[..., p] + 0.5 * t[..., p]
-        played[..., u] += n_pair[..., p]
-        played[..., v] += n_pair[..., p]
-    ties = t.sum(axis=-1)
-    p = np.where(played > 0, 1.0, np.nan)
-    nu = np.where(ties > 0, 1.0, 0.0)
-    converged = np.zeros(lead, dtype=bool)
-    iterations = 0
-    for iterations in range(1, max_iter + 1):
-        pu, pv = p[..., first], p[..., second]
-        root = np.sqrt(pu * pv)
-        denom = pu + pv + nu[..., None] * root
-        with np.errstate(invalid="ignore", divide="ignore"):
-            term_u = n_pair * (1.0 + 0.5 * nu[..., None] * np.sqrt(pv / pu)) / denom
-            term_v = n_pair * (1.0 + 0.5 * nu[..., None] * np.sqrt(pu / pv)) / denom
-        sums = np.zeros_like(p)
-        for k, (u, v) in enumerate(zip(first, second)):
-            sums[..., u] += np.nan_to_num(term_u[..., k])
-            sums[..., v] += np.nan_to_num(term_v[..., k])
-        with np.errstate(invalid="ignore", divide="ignore"):
-            new_p = np.where(played > 0, score / sums, np.nan)
+    with np.errstate(all="ignore"):
+        score = pairs.per_system(w_u + 0.5 * t, w_v + 0.5 * t)  # W_i + T_i / 2
+        played = pairs.per_system(n_pair, n_pair)
+        ties = t.sum(axis=-1)
+        p = np.where(played > 0, 1.0, np.nan)
+        nu = np.where(ties > 0, 1.0, 0.0)
+        if start is not None:
+            p0, nu0 = start
+            p = np.where((played > 0) & np.isfinite(p0) & (p0 > 0), p0, p)
+            nu = np.where((ties > 0) & np.isfinite(nu0) & (nu0 > 0), nu0, nu)
+        # rows (leading indices) iterate until each meets the tolerance: a converged row costs nothing more
+        rows = int(np.prod(lead, dtype=np.int64))
+        p, nu = p.reshape(rows, -1).copy(), nu.reshape(rows).copy()
+        flat = [x.reshape(rows, -1) for x in (n_pair, score, played)]
+        n_pair_f, score_f, played_f = flat
+        ties_f = ties.reshape(rows)
+        converged = np.zeros(rows, dtype=bool)
+        active = np.arange(rows)
+        iterations = 0
+        for iterations in range(1, max_iter + 1):
+            pa, nua, npa = p[active], nu[active], n_pair_f[active]
+            pu, pv = pa[:, u], pa[:, v]
+            root = np.sqrt(pu * pv)
+            denom = pu + pv + nua[:, None] * root
+            term_u = npa * (1.0 + 0.5 * nua[:, None] * np.sqrt(pv / pu)) / denom
+            term_v = npa * (1.0 + 0.5 * nua[:, None] * np.sqrt(pu / pv)) / denom
+            sums = pairs.per_system(np.nan_to_num(term_u), np.nan_to_num(term_v))
+            new_p = np.where(played_f[active] > 0, score_f[active] / sums, np.nan)
             log_p = np.log(new_p)
             finite = np.isfinite(log_p)
             centre = np.where(finite, log_p, 0.0).sum(axis=-1) / np.maximum(finite.sum(axis=-1), 1)
-            new_p = np.exp(log_p - centre[..., None])
-            pu, pv = new_p[..., first], new_p[..., second]
+            new_p = np.exp(log_p - centre[:, None])
+            pu, pv = new_p[:, u], new_p[:, v]
             root = np.sqrt(pu * pv)
-            tie_den = np.nan_to_num(n_pair * root / (pu + pv + nu[..., None] * root)).sum(axis=-1)
-            new_nu = np.where(ties > 0, ties / np.where(tie_den > 0, tie_den, 1.0), 0.0)
-            change = np.nanmax(np.abs(np.where(finite, np.log(new_p) - np.log(p), 0.0)), axis=-1, initial=0.0)
-        change = np.maximum(change, np.abs(new_nu - nu))
-        p, nu = new_p, new_nu
-        converged = change < tol
-        if converged.all():
-            break
-    with np.errstate(divide="ignore", invalid="ignore"):
+            tie_den = np.nan_to_num(npa * root / (pu + pv + nua[:, None] * root)).sum(axis=-1)
+            ties_a = ties_f[active]
+            new_nu = np.where(ties_a > 0, ties_a / np.where(tie_den > 0, tie_den, 1.0), 0.0)
+            step = np.where(finite, np.log(new_p) - np.log(pa), 0.0)
+            change = np.max(np.abs(np.nan_to_num(step, nan=0.0, posinf=np.inf, neginf=np.inf)), axis=-1, initial=0.0)
+            change = np.maximum(change, np.abs(new_nu - nua))
+            p[active], nu[active] = new_p, new_nu
+            done = change < tol
+            converged[active[done]] = True
+            active = active[~done]
+            if not active.size:
+                break
+        p, nu, converged = p.reshape(lead + (-1,)), nu.reshape(lead), converged.reshape(lead)
         strength = np.log(p)
-        pu, pv = p[..., first], p[..., second]
+        pu, pv = p[..., u], p[..., v]
         root = np.sqrt(pu * pv)
         denom = pu + pv + nu[..., None] * root
         terms = (np.where(w_u > 0, w_u * np.log(pu / denom), 0.0) + np.where(w_v > 0, w_v * np.log(pv / denom), 0.0)
                  + np.where(t > 0, t * np.log(nu[..., None] * root / denom), 0.0))
-    return DavidsonFit(strength=strength, nu=nu, converged=converged, log_likelihood=np.nansum(terms, axis=-1),
+        log_likelihood = np.nansum(terms, axis=-1)
+    return DavidsonFit(strength=strength, nu=nu, converged=converged, log_likelihood=log_likelihood,
                        iterations=iterations)
 
 
-def _scores(outcomes: np.ndarray, n_systems: int, method: str) -> np.ndarray:
+def _scorer(pairs: _Pairs, method: str, full_sums: np.ndarray) -> tuple[np.ndarray, object]:
+    """The scores of the full data, and the statistic (..., Q, 3) resampled sums -> (..., S) system scores: a
+    Davidson resample starts from the full data's fit and stops after _RESAMPLE_MAX_ITER iterations."""
     if method == "win-rate":
-        return _win_rates(outcomes, n_systems)
-    return davidson_fit(outcomes, n_systems).strength
+        return _win_rates(full_sums, pairs), lambda sums: _win_rates(sums, pairs)
+    full = _davidson(full_sums, pairs)
+    start = (np.exp(full.strength), full.nu)
+    return full.strength, lambda sums: _davidson(sums, pairs, max_iter=_RESAMPLE_MAX_ITER, start=start).strength
+
+
+def _price(what: str, method: str, pairs: _Pairs, n_items: int, n_raters: int, n_resamples: int, *,
+           coefficient: str | None = None) -> None:
+    """The cost of a system analysis of ``n_raters`` rankings over ``n_resamples`` resamples, refused when over
+    budget. Per resample: the item weights and sparse sums (items x raters), the scores (win rates: raters x
+    (pairs + systems); Davidson: times up to _RESAMPLE_MAX_ITER iterations of ~20 operations), and Kendall's
+    tau over all system pairs (raters x systems^2 / 2 signs)."""
+    s, q = pairs.n_systems, max(pairs.n_pairs, 1)
+    per_score = n_raters * (q + s) * (20 * _RESAMPLE_MAX_ITER if method == "davidson" else 4)
+    per_resample = 2 * n_items + 3 * n_raters * n_items / max(n_items, 1) * n_items + per_score
+    if coefficient == "kendall":
+        per_resample += 6 * n_raters * s * (s - 1) / 2
+    fits = int(kern.MAX_OPERATIONS // per_resample) - 1
+    options = [f"n_resamples={fits:,}"] if fits >= 40 else []
+    if method == "davidson":
+        options.append("the win rate instead of Davidson")
+    if coefficient == "kendall":
+        options.append("Pearson instead of Kendall")
+    options.append("fewer judges or one pair set" if n_raters > 2 else "one pair set or a subset of the items")
+    kern.check_cost(f"{what} on {s:,} systems ({pairs.n_pairs:,} system pairs, {n_items:,} items, {n_raters:,} "
+                f"ranking(s), {n_resamples:,} resamples)", (n_resamples + 1) * per_resample,
+                "lighter: " + ", ".join(options))
 
 
 @dataclass(frozen=True)
@@ -256,24 +366,22 @@ def system_ranking(
     """
     _check_system_args(data, method, order, no_majority)
     level, k, batch = kern.check_resampling(confidence_level, n_resamples, batch)
-    systems, sa, sb = _systems(data)
+    systems, pairs = _systems(data)
     verdicts, what = _rater_verdicts(data, rater, order, no_majority)
-    outcomes = _outcome_columns(verdicts, sa, sb, len(systems))
-    boot = kern.bootstrap(outcomes, lambda sums: _scores(sums, len(systems), method), n_resamples=k,
-                          rng=kern.seed_of(rng), batch=batch, confidence_level=level)
-    total = outcomes.sum(axis=0)
-    first, second = np.triu_indices(len(systems), 1)
-    wins, losses, ties = (np.zeros(len(systems)) for _ in range(3))
-    for p, (u, v) in enumerate(zip(first, second)):
-        wins[u] += total[p, 0]
-        wins[v] += total[p, 1]
-        losses[u] += total[p, 1]
-        losses[v] += total[p, 0]
-        ties[u] += total[p, 2]
-        ties[v] += total[p, 2]
+    _price("the system ranking", method, pairs, data.n_items, 1, k)
+    per_item = pairs.outcomes(verdicts)
+    columns = pairs.columns([per_item])
+    shape = (pairs.n_pairs, 3)
+    total = _full_sums(columns, shape)
+    estimate, statistic = _scorer(pairs, method, total)
+    boot = _bootstrap_sparse(columns, shape, statistic, estimate, n_resamples=k, rng=kern.seed_of(rng), batch=batch,
+                             confidence_level=level)
+    wins = pairs.per_system(total[:, 0], total[:, 1])
+    losses = pairs.per_system(total[:, 1], total[:, 0])
+    ties = pairs.per_system(total[:, 2], total[:, 2])
     rank = sorted(range(len(systems)), key=lambda s: (not np.isfinite(boot.estimate[s]), -np.nan_to_num(
         boot.estimate[s], nan=-np.inf, neginf=-1e300), s))
-    fit = davidson_fit(total, len(systems)) if method == "davidson" else None
+    fit = _davidson(total, pairs) if method == "davidson" else None
     nu = float(fit.nu) if fit is not None else float("nan")
     converged = bool(fit.converged) if fit is not None else True
     return SystemRanking(rater=what, method=method, order=order, systems=tuple(systems[s] for s in rank),
@@ -366,21 +474,29 @@ def ranking_agreement(
     _check_system_args(data, method, order, no_majority)
     check_choice(coefficient, "coefficient", RANK_COEFFICIENTS)
     level, k, batch = kern.check_resampling(confidence_level, n_resamples, batch)
-    systems, sa, sb = _systems(data)
+    systems, pairs = _systems(data)
     names = _judges(data, judges)
     ref, what = _rater_verdicts(data, reference, order, no_majority)
     s = len(systems)
-    columns = [_outcome_columns(ref, sa, sb, s)]
-    columns += [_outcome_columns(_rater_verdicts(data, j, order, no_majority)[0], sa, sb, s) for j in names]
-    stacked = np.stack(columns, axis=1)  # (n, 1 + J, P, 3)
+    _price("the ranking agreement", method, pairs, data.n_items, 1 + len(names), k, coefficient=coefficient)
+    per_rater = [pairs.outcomes(ref)] + [pairs.outcomes(_rater_verdicts(data, j, order, no_majority)[0])
+                                         for j in names]
+    columns = pairs.columns(per_rater)
+    shape = (len(per_rater), pairs.n_pairs, 3)
+    full_scores, scores_of = _scorer(pairs, method, _full_sums(columns, shape))
 
-    def statistic(sums: np.ndarray) -> np.ndarray:
-        scores = _scores(sums, s, method)  # (..., 1 + J, S)
-        return _correlation(scores[..., 1:, :], np.broadcast_to(scores[..., :1, :], scores[..., 1:, :].shape),
-                            coefficient)
+    def correlate(scores: np.ndarray) -> np.ndarray:  # (..., 1 + J, S)
+        judge = scores[..., 1:, :]
+        flat_j = judge.reshape(-1, s)
+        flat_r = np.broadcast_to(scores[..., :1, :], judge.shape).reshape(-1, s)
+        # Kendall holds the signs of every system pair per row: a few rows at a time (2,000 systems: 2M pairs)
+        step = max(1, _CORRELATION_ELEMENTS // max(s * s, 1)) if coefficient == "kendall" else flat_j.shape[0]
+        out = np.concatenate([_correlation(flat_j[r:r + step], flat_r[r:r + step], coefficient)
+                              for r in range(0, flat_j.shape[0], step)]) if flat_j.shape[0] else np.zeros(0)
+        return out.reshape(judge.shape[:-1])
 
-    boot = kern.bootstrap(stacked, statistic, n_resamples=k, rng=kern.seed_of(rng), batch=batch,
-                          confidence_level=level)
+    boot = _bootstrap_sparse(columns, shape, lambda sums: correlate(scores_of(sums)), correlate(full_scores),
+                             n_resamples=k, rng=kern.seed_of(rng), batch=batch, confidence_level=level)
     return tuple(RankingAgreement(judge=name, reference=what, method=method, coefficient=coefficient, order=order,
                                   estimate=float(boot.estimate[j]), low=float(boot.low[j]), high=float(boot.high[j]),
                                   n_systems=s, n_defined=int(boot.defined[j]), confidence_level=level,
@@ -456,20 +572,21 @@ def close_pair_agreement(
         raise ValueError(f"delta must be a number in [0, 0.5] (a distance of the people's win rate from 50%); "
                          f"got {delta!r}")
     level, k, batch = kern.check_resampling(confidence_level, n_resamples, batch)
-    systems, sa, sb = _systems(data)
+    systems, pairs = _systems(data)
     names = _judges(data, judges)
-    s = len(systems)
+    _price("the close-pair agreement", "win-rate", pairs, data.n_items, 1 + len(names), k)
     ref, what = _rater_verdicts(data, reference, order, no_majority)
-    ref_out = _outcome_columns(ref, sa, sb, s)
-    ref_rate = _pair_rates(ref_out.sum(axis=0))
+    per_rater = [pairs.outcomes(ref)] + [pairs.outcomes(_rater_verdicts(data, j, order, no_majority)[0])
+                                         for j in names]
+    columns = pairs.columns(per_rater)
+    shape = (len(per_rater), pairs.n_pairs, 3)
+    full = _full_sums(columns, shape)  # (1 + J, Q, 3)
+    ref_rate = _pair_rates(full[0])
     decided = np.isfinite(ref_rate) & (ref_rate != 0.5)
     close = decided & (np.abs(ref_rate - 0.5) <= delta + 1e-12)
-    judge_out = np.stack([_outcome_columns(_rater_verdicts(data, j, order, no_majority)[0], sa, sb, s)
-                          for j in names], axis=1)  # (n, J, P, 3)
-    stacked = np.concatenate([ref_out[:, None], judge_out], axis=1)
 
     def statistic(sums: np.ndarray) -> np.ndarray:
-        rates = _pair_rates(sums)  # (..., 1 + J, P)
+        rates = _pair_rates(sums)  # (..., 1 + J, Q)
         same = np.sign(rates[..., 1:, :] - 0.5) == np.sign(rates[..., :1, :] - 0.5)
         same = same & np.isfinite(rates[..., 1:, :]) & np.isfinite(rates[..., :1, :]) & (rates[..., :1, :] != 0.5)
         out = np.full(same.shape[:-1], np.nan)
@@ -477,22 +594,22 @@ def close_pair_agreement(
             out = same[..., close].mean(axis=-1)
         return out
 
-    boot = kern.bootstrap(stacked, statistic, n_resamples=k, rng=kern.seed_of(rng), batch=batch,
-                          confidence_level=level)
-    first, second = np.triu_indices(s, 1)
+    boot = _bootstrap_sparse(columns, shape, statistic, statistic(full), n_resamples=k, rng=kern.seed_of(rng),
+                             batch=batch, confidence_level=level)
+    ref_items = full[0].sum(axis=-1)
     results = []
     for j, name in enumerate(names):
-        rates = _pair_rates(judge_out[:, j].sum(axis=0))
+        rates = _pair_rates(full[1 + j])
         same = (np.sign(rates - 0.5) == np.sign(ref_rate - 0.5)) & decided & np.isfinite(rates)
-        pairs = tuple({"system_u": systems[u], "system_v": systems[v], "reference_rate": kern.num(ref_rate[p]),
-                       "judge_rate": kern.num(rates[p]), "items": int(ref_out[:, p].sum()),
+        rows = tuple({"system_u": systems[u], "system_v": systems[v], "reference_rate": kern.num(ref_rate[p]),
+                       "judge_rate": kern.num(rates[p]), "items": int(ref_items[p]),
                        "close": bool(close[p]), "agree": bool(same[p])}
-                      for p, (u, v) in enumerate(zip(first, second)) if np.isfinite(ref_rate[p]))
+                      for p, (u, v) in enumerate(zip(pairs.u.tolist(), pairs.v.tolist())) if np.isfinite(ref_rate[p]))
         results.append(ClosePairs(judge=name, reference=what, delta=float(delta), order=order,
                                   estimate=float(boot.estimate[j]), low=float(boot.low[j]), high=float(boot.high[j]),
                                   n_close=int(close.sum()),
                                   all_pairs=float(same[decided].mean()) if decided.any() else float("nan"),
-                                  n_pairs=int(decided.sum()), pairs=pairs, confidence_level=level, n_resamples=k))
+                                  n_pairs=int(decided.sum()), pairs=rows, confidence_level=level, n_resamples=k))
     return tuple(results)
 
 

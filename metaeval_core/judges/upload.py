@@ -38,8 +38,8 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from metaeval_core.data.upload.csv_reader import _parse_csv
-from metaeval_core.data.upload.jsonl_reader import _DuplicateKey, _fail_broken_line, _no_duplicate_keys
+from metaeval_core.data.upload.csv_reader import _ID_COLUMNS, _parse_csv
+from metaeval_core.data.upload.jsonl_reader import _DuplicateKey, _fail_broken_line, _line_budget, _no_duplicate_keys
 from metaeval_core.data.upload.limits import UploadLimits, _Context, _list_names, _show
 from metaeval_core.data.upload.names import _names
 from metaeval_core.data.upload.reader import _dataset_id
@@ -73,36 +73,65 @@ _DEFAULT_PAIR_SET = "all"
 
 
 def _parse_jsonl_table(text: str, ctx: _Context) -> tuple[pd.DataFrame, np.ndarray]:
-    """JSON Lines of flat objects -> a frame of text cells (None for null) and each row's line number."""
-    records: list[dict] = []
+    """JSON Lines of flat objects -> a frame of text cells ('' for null or absent) and each row's line number.
+
+    The score reader's bounds, checked before anything is built: the lines counted before parsing, each line's
+    values and keys counted before ``json.loads`` (:func:`~metaeval_core.data.upload.jsonl_reader._line_budget`),
+    the distinct keys bounded like a CSV header's columns, and the cells (lines x keys) like a CSV's (each costs
+    a CSV at least one byte). Cells are stored per column, one shared string object per distinct value."""
+    if text.count("\n") >= ctx.limits.max_rows:  # cheap upper bound first; blank lines do not count
+        lines_given = sum(1 for line in text.split("\n") if line.strip())
+        if lines_given > ctx.limits.max_rows:
+            ctx.fail("too-many-rows", f"{lines_given:,} lines; the limit is {ctx.limits.max_rows:,} (a deployment "
+                     "can change it with METAEVAL_MAX_UPLOAD_ROWS)")
+    max_keys = ctx.limits.max_measures + _ID_COLUMNS
+    columns: dict[str, list] = {}
+    shared: dict[str, str] = {}
     lines: list[int] = []
     for number, line in enumerate(text.split("\n"), start=1):
         line = line.strip()
         if not line:
             continue
-        if len(records) >= ctx.limits.max_rows:
-            ctx.fail("too-many-rows", f"more than {ctx.limits.max_rows:,} lines, the limit", where=f"line {number}")
+        _line_budget(line, number, len(lines), ctx)
         try:
             record = json.loads(line, object_pairs_hook=_no_duplicate_keys)
         except _DuplicateKey as error:
             ctx.fail("duplicate-column", f"the key {error.key!r} appears twice in one object; give each key once",
                      where=f"line {number}", column=error.key)
         except (ValueError, RecursionError) as error:
-            _fail_broken_line(line, number, not records, error, ctx)
+            _fail_broken_line(line, number, not lines, error, ctx)
         if not isinstance(record, dict):
             ctx.fail("broken-jsonl", f"each line must be a JSON object; got {type(record).__name__}",
                      where=f"line {number}")
+        k = len(lines)
         for key, value in record.items():
             if isinstance(value, (dict, list)):
                 ctx.fail("broken-jsonl", f"the value of {key!r} must be a string or a number; got "
                          f"{_show(json.dumps(value))}", where=f"line {number}", column=key)
-        records.append({k: None if v is None else (str(v).lower() if isinstance(v, bool) else str(v))
-                        for k, v in record.items()})
+            column = columns.get(key)
+            if column is None:
+                if len(columns) >= max_keys:
+                    ctx.fail("too-many-measures", f"more than {max_keys:,} distinct keys, the limit (as a CSV "
+                             "header's columns)", where=f"line {number}", column=key)
+                if (k + 1) * (len(columns) + 1) > ctx.limits.max_bytes:
+                    ctx.fail("too-many-cells", f"{k + 1:,} lines x {len(columns) + 1:,} distinct keys; the limit "
+                             f"is {ctx.limits.max_bytes:,} cells (as a CSV of the same shape)", where=f"line {number}",
+                             column=key)
+                column = columns[key] = [""] * k
+            text_value = "" if value is None else (str(value).lower() if isinstance(value, bool) else str(value))
+            column.append(shared.setdefault(text_value, text_value))
         lines.append(number)
-    if not records:
+        if len(record) < len(columns):
+            for column in columns.values():
+                if len(column) == k:
+                    column.append("")
+        if len(lines) * len(columns) > ctx.limits.max_bytes:
+            ctx.fail("too-many-cells", f"{len(lines):,} lines x {len(columns):,} distinct keys; the limit is "
+                     f"{ctx.limits.max_bytes:,} cells (as a CSV of the same shape)", where=f"line {number}")
+    if not lines:
         ctx.fail("empty-file", "the file holds no JSON object")
-    frame = pd.DataFrame.from_records(records).astype(object)
-    return frame.where(frame.notna(), ""), np.asarray(lines)
+    frame = pd.DataFrame({key: pd.Series(values, dtype=object) for key, values in columns.items()})
+    return frame, np.asarray(lines)
 
 
 def _roles(columns: Sequence[str], ctx: _Context) -> tuple[dict[str, str], dict[str, str], list[str]]:
@@ -169,6 +198,45 @@ def _rater_kinds(raters: tuple[str, ...], kind_values: pd.Series | None, rater_c
     return kinds
 
 
+# The reference keywords of every judges statistic (``reference=``, ``rater=``): a rater of that name would be
+# shadowed by the keyword (``'gold'`` may name the gold rater itself, which is what the keyword resolves to).
+_REFERENCE_KEYWORDS = ("auto", "majority", "gold")
+
+
+def _check_rater_names(raters: tuple[str, ...], kinds: list[str], rater_codes: np.ndarray, rows: np.ndarray,
+                       column: str, kind_column: str | None, ctx: _Context) -> None:
+    """Refuse a rater named like a reference keyword, and several gold raters (which one is *the* gold?)."""
+    for k, (name, kind) in enumerate(zip(raters, kinds)):
+        if name.lower() in _REFERENCE_KEYWORDS and not (name.lower() == "gold" and kind == "gold"):
+            ctx.fail("bad-name", f"the rater name {name!r} is a reference keyword ({', '.join(_REFERENCE_KEYWORDS)}: "
+                     "the gold label or the human majority), so it could not be chosen by name; rename the rater",
+                     where=ctx.at(rows[int(np.argmax(rater_codes == k))]), column=column)
+    golds = [name for name, kind in zip(raters, kinds) if kind == "gold"]
+    if len(golds) > 1:
+        ctx.fail("inconsistent-kind", f"{len(golds)} raters are gold labels ({_list_names(golds, 6)}): a dataset has "
+                 "one gold label, the reference of every statistic; keep one as gold and give the others the kind "
+                 "human (a 'kind' column) so they count in the human majority", column=kind_column or column)
+
+
+def _people_in_one_slot(verdicts: np.ndarray, raters: tuple[str, ...], kinds: list[str]) -> list[str]:
+    """A person's (human or gold) verdict counts in whichever order it was shown: one given only in the swapped
+    order moves to the original slot, which the references (majority, gold, ceiling) read. In place."""
+    notes, both = [], []
+    for r, kind in enumerate(kinds):
+        if kind == "judge":
+            continue
+        v = verdicts[:, r, :]
+        moved = (v[:, 0] == MISSING) & (v[:, 1] != MISSING)
+        v[moved, 0] = v[moved, 1]
+        v[moved, 1] = MISSING
+        if (v[:, 1] != MISSING).any():
+            both.append(raters[r])
+    if both:
+        notes.append(f"people with verdicts in both orders on some items: {_list_names(both, 6)}; their verdict in "
+                     "the original order is the one the references (majority, gold, ceiling) count.")
+    return notes
+
+
 def read_verdict_file(
     source: str | os.PathLike | bytes | Any,
     *,
@@ -230,12 +298,21 @@ def read_verdict_file(
     sys_b = _names(frame[col("system_b")], col("system_b"), "system", rows, ctx, allow_empty=True)
     item_codes, items = pd.factorize(items_col)
     rater_codes, raters = pd.factorize(rater_col)
-    items, raters = tuple(str(i) for i in items), tuple(str(r) for r in raters)
+    items = tuple(str(i) for i in np.asarray(items, dtype=object).tolist())  # not per element of an Arrow index
+    raters = tuple(str(r) for r in np.asarray(raters, dtype=object).tolist())
     n, r = len(items), len(raters)
     _check_count(r, limits.max_measures, "too-many-measures", "raters", ctx, "METAEVAL_MAX_UPLOAD_MEASURES")
     _check_cells(n * r * 2, ctx, f"{n:,} items x {r:,} raters x 2 orders")
     system_a = _constant(sys_a, item_codes, n, "system A", col("system_a"), rows, ctx)
     system_b = _constant(sys_b, item_codes, n, "system B", col("system_b"), rows, ctx)
+    same = [k for k in range(n) if system_a[k] and system_a[k] == system_b[k]]
+    if same:
+        k = same[0]
+        line = rows[int(np.argmax(item_codes == k))]
+        ctx.fail("inconsistent-attribute", f"item {items[k]!r} compares system {system_a[k]!r} with itself "
+                 f"({len(same):,} such item(s)): a verdict between two outputs of one system says nothing about "
+                 "systems; leave system_a/system_b empty for such items or drop them", where=ctx.at(line),
+                 column=col("system_b"))
     systems = {s for s in system_a + system_b if s}
     _check_count(len(systems), limits.max_systems, "too-many-systems", "systems", ctx, "METAEVAL_MAX_UPLOAD_SYSTEMS")
     # orders
@@ -259,8 +336,12 @@ def read_verdict_file(
                  f"{items[item_codes[k]]!r} in the {ORDERS[order_codes[k]]} order (the first is on line "
                  f"{rows[first]})", where=ctx.at(rows[k]))
     # verdicts: unrecognised values are invalid verdicts, kept and named
-    written = frame[col("verdict")].astype(str).str.strip()
-    codes = written.str.lower().map(_VERDICT_WORDS)
+    # each distinct written verdict read once (a million rows hold a handful of values)
+    written_codes, written_values = pd.factorize(frame[col("verdict")], use_na_sentinel=False)
+    shown = [str(v).strip() for v in np.asarray(written_values, dtype=object).tolist()]
+    code_of = np.array([_VERDICT_WORDS.get(v.lower(), -1) for v in shown] + [-1], dtype=np.int64)
+    codes = pd.Series(code_of[written_codes]).replace(-1, np.nan)
+    written = pd.Series(np.asarray(shown + [""], dtype=object)[written_codes])
     invalid = codes.isna().to_numpy()
     verdicts = np.full((n, r, 2), MISSING, dtype=np.int8)
     verdicts[item_codes, rater_codes, order_codes] = np.where(invalid, INVALID, codes.fillna(0).to_numpy()).astype(
@@ -268,7 +349,7 @@ def read_verdict_file(
     notes: list[str] = []
     if invalid.any():
         values = pd.Series(written[invalid]).value_counts()
-        shown = ", ".join(f"{(v if v else '(empty)')!r} x {c}" for v, c in list(values.items())[:6])
+        shown = ", ".join(f"{_show(v if v else '(empty)')} x {c}" for v, c in list(values.items())[:6])
         notes.append(f"{int(invalid.sum())} verdict(s) are neither A, B nor tie and are kept as invalid "
                      f"({shown}{' ...' if len(values) > 6 else ''}); each statistic says how it counts them.")
     # scores
@@ -298,6 +379,8 @@ def read_verdict_file(
             scores = None
     # raters' kinds
     kinds = _rater_kinds(raters, frame[col("kind")] if col("kind") else None, rater_codes, rows, col("kind"), ctx)
+    _check_rater_names(raters, kinds, rater_codes, rows, col("rater"), col("kind"), ctx)
+    notes.extend(_people_in_one_slot(verdicts, raters, kinds))
     if not any(k in ("human", "gold") for k in kinds):
         ctx.fail("no-human-measure", f"no rater is a person or a gold label (raters: {_list_names(raters)}); name "
                  "them (e.g. human-1, gold) or add a 'kind' column with human, gold or judge")
@@ -444,14 +527,23 @@ def is_verdict_file(path: str | os.PathLike) -> bool:
     """
     import csv
     import gzip
+    import io
+    import stat
     import zlib
 
     try:
-        with open(path, "rb") as handle:
-            head = handle.read(2)
-        opener = gzip.open if head == b"\x1f\x8b" else open
-        with opener(path, "rb") as handle:
-            line = handle.readline(1 << 16).decode("utf-8-sig", errors="replace").strip()
+        # O_NONBLOCK and a regular-file check first: a FIFO or a device is not waited on (the score reader then
+        # names the problem)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return False
+            head = handle.read(1 << 16)
+            if head[:2] == b"\x1f\x8b":
+                handle.seek(0)
+                with gzip.GzipFile(fileobj=handle) as unzipped:
+                    head = unzipped.read(1 << 16)
+        line = io.BytesIO(head).readline().decode("utf-8-sig", errors="replace").strip()
     except (OSError, EOFError, zlib.error):  # a damaged gzip stream: the score reader names the problem
         return False
     if line.startswith("{"):
@@ -461,7 +553,13 @@ def is_verdict_file(path: str | os.PathLike) -> bool:
             return False
         columns = list(record) if isinstance(record, dict) else []
     else:
-        columns = next(csv.reader([line], delimiter="\t" if "\t" in line else ","), [])
+        # the separator the CSV reader would choose: the most frequent of comma, tab and semicolon in the header
+        counts = {sep: line.count(sep) for sep in (",", "\t", ";")}
+        sep = max(counts, key=lambda k: (counts[k], k == ","))
+        try:
+            columns = next(csv.reader([line], delimiter=sep), [])
+        except csv.Error:
+            return False
     names = {str(c).strip().lower() for c in columns}
     return all(any(alias in names for alias in _ROLES[role]) for role in _REQUIRED)
 

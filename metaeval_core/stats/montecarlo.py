@@ -215,7 +215,9 @@ def block_draws(kind: Literal["items", "swaps", "permutations"], rng: object, n_
             yield slice(group[0][0].start, group[-1][0].stop), draws
         return
     for sl, gen in blocks:
-        draws = _draw(kind, gen, sl.stop - sl.start, n)
-        for start in range(0, len(draws), b):
-            part = draws[start:start + b]
+        # a part of a block at a time from the block's own generator: the same numbers as the whole block (draws
+        # are sequential), without holding the block (64 resamples of a million items: 512 MB of indices)
+        rows = sl.stop - sl.start
+        for start in range(0, rows, b):
+            part = _draw(kind, gen, min(b, rows - start), n)
             yield slice(sl.start + start, sl.start + start + len(part)), part

@@ -129,8 +129,10 @@ def by_subset(_data: PairwiseData, key: DataKey, pair_set: str, by: str, conv: C
 
 def breakdowns(data: PairwiseData) -> list[str]:
     """What agreement can be broken down by: the pair sets (when several) and the item attributes."""
-    return (["pair_set"] if len(data.pair_sets) > 1 else []) + [a for a in data.attributes
-                                                                 if 1 < len(data.subsets(a)) <= 60]
+    from metaeval_core.judges.agreement import MAX_SUBSETS
+
+    return (["pair_set"] if 1 < len(data.pair_sets) <= MAX_SUBSETS else []) + [
+        a for a in data.attributes if 1 < len(data.subsets(a)) <= MAX_SUBSETS]
 
 
 def references(data: PairwiseData) -> list[str]:

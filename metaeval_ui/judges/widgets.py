@@ -176,12 +176,13 @@ def reference(data: PairwiseData, box) -> str:
 
 def conventions(data: PairwiseData, *, statistic: bool = True) -> jd.Conventions:
     """Statistic, reference, presentation order, ties and invalid verdicts (sidebar expander)."""
-    two_orders = any(len(data.orders_of(j)) == 2 for j in data.judges)
+    modes = data.order_modes(ORDER_MODES)  # what the data has: judges run only swapped offer 'swapped'
+    two_orders = len(modes) > 2
     with st.sidebar.expander("Agreement conventions", expanded=True):
         stat = _radio("j_stat", "Statistic", STATISTICS, STAT_NAMES, st) if statistic else "accuracy"
         ref = reference(data, st)
         # 'both' (right in both orders) is an accuracy; kappa and alpha are per order or their average.
-        orders = [o for o in (ORDER_MODES if two_orders else ("original",)) if stat == "accuracy" or o != "both"]
+        orders = [o for o in modes if stat == "accuracy" or o != "both"]
         order = _radio("j_order", "Presentation order", orders, ORDERS, st,
                        help=None if two_orders else "The judges saw each pair in one order only.")
         ties = _radio("j_ties", "Ties", TIE_CONVENTIONS, TIES, st)

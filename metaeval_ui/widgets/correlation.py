@@ -11,7 +11,7 @@ import streamlit as st
 from metaeval_core.stats.coefficients import COEFFICIENTS, SYSTEM_ONLY_COEFFICIENTS
 from metaeval_core.stats.correlation import LEVELS
 from metaeval_core.data.dataset import Dataset
-from metaeval_core.data.selection import SelectionText
+from metaeval_core.data.selection import SelectionText, selection_term
 from metaeval_ui import state, text
 from metaeval_ui.errors import EXPECTED, escape_markdown, message_of
 
@@ -112,7 +112,7 @@ def system_subset(dataset: Dataset, container=None) -> SelectionText:
     grammar (``!refA``, ``kind=mt,refB``; docs/methods.md sec. 0.3), typed when "expression…" is picked. The text
     comes back parsed (:class:`~metaeval_core.data.selection.SelectionText`): nothing downstream parses it again."""
     box = container or st.sidebar
-    presets = [""] + [f"{attr}={value}" for attr, values in dataset.system_attributes.items()
+    presets = [""] + [selection_term(attr, value) for attr, values in dataset.system_attributes.items()
                       for value in dict.fromkeys(values)]
     options = [*presets, CUSTOM_SYSTEMS]
     current = state.get("systems") or ""

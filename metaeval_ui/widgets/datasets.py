@@ -10,6 +10,7 @@ import streamlit as st
 
 from metaeval_core._paths import shell_command
 from metaeval_core.data.dataset import Dataset
+from metaeval_core.data.selection import selection_term
 from metaeval_ui import data, state, text, userdata
 from metaeval_ui.navigation import JUDGES_PAGES, page_links
 from metaeval_ui.widgets.mtme import mtme_box
@@ -275,7 +276,7 @@ MAX_INPUT_GROUPS = 30  # an attribute with more values (e.g. documents) is not o
 
 def input_subset(dataset: Dataset) -> Dataset:
     """Inputs restricted to one value of an input attribute (an MT test set's domain), or all inputs."""
-    options = [""] + [f"{attr}={value}" for attr, values in dataset.input_attributes.items()
+    options = [""] + [selection_term(attr, value) for attr, values in dataset.input_attributes.items()
                       if len(set(values)) <= MAX_INPUT_GROUPS for value in dict.fromkeys(values)]
     if len(options) == 1:
         return dataset

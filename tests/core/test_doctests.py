@@ -12,7 +12,8 @@ import importlib
 import pytest
 
 MODULES = ["metaeval_core.wording", "metaeval_core.data.selection", "metaeval_core.analyses.leaderboard",
-           "metaeval_core.stats.montecarlo", "metaeval_core.stats.resampling", "metaeval_core.analyses.ceilings"]
+           "metaeval_core.stats.montecarlo", "metaeval_core.stats.resampling", "metaeval_core.analyses.ceilings",
+           "metaeval_core.data.upload.export"]
 
 
 @pytest.mark.parametrize("name", MODULES)

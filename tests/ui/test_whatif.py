@@ -315,9 +315,14 @@ def test_a_reload_or_a_link_on_this_machine_reopens_the_modified_dataset(store_e
     assert again.sidebar.selectbox(key="w:dataset").value == "whatif:demo"
     assert banner(again) and any("Restored from its autosaved draft" in w.value for w in again.warning)
     assert counts(again)["judged inputs"] == "103"
-    # Reverting deletes the draft: the same link then opens the original, and says so at the top.
+    # A tab opened from the link reverts: the link's draft is not its own, so the link still reopens it (issue 28).
     again.checkbox(key="whatif_revert_confirm").check().run()
     again.button(key="whatif_revert").click().run()
+    assert banner(new_app({"dataset": params["dataset"], "draft": params["draft"]}).run())
+    # The session that wrote the draft reverts: it is deleted; the link then opens the original and says so.
+    goto(at, "pages/whatif.py")
+    at.checkbox(key="whatif_revert_confirm").check().run()
+    at.button(key="whatif_revert").click().run()
     third = new_app({"dataset": params["dataset"], "draft": params["draft"]}).run()
     assert third.sidebar.selectbox(key="w:dataset").value == "demo"
     assert any("ORIGINAL dataset's" in w.value.replace("\\", "") for w in third.main.warning)
@@ -408,3 +413,30 @@ def test_a_merge_beyond_the_upload_limits_is_refused_before_the_preview(store_en
     errors = [e.value for e in at.error]
     assert any("cannot be merged" in e and "METAEVAL\\_MAX\\_UPLOAD\\_CELLS" in e for e in errors), errors
     assert not [b for b in at.button if b.key == "whatif_merge"]
+
+
+def test_two_tabs_on_one_link_fork_apart_and_a_link_pins_its_state(store_env):
+    """Two tabs open one draft link; the second excludes a system: it gets a new token, and the link (and the first
+    tab's draft) still opens the merged dataset without the exclusion (issue 28: the second tab replaced it)."""
+    at = merged_app()
+    link = {k: at.query_params[k] for k in at.query_params}
+    first, second = (new_app(dict(link)).run() for _ in range(2))
+    assert banner(first) and banner(second)
+    goto(second, "pages/whatif.py")
+    system = DEMO.systems[0]
+    next(m for m in second.multiselect if m.label == "Excluded systems").set_value([system]).run()
+    second.button(key="whatif_exclude").click().run()
+    assert_clean(second)
+    forked = second.query_params["draft"]
+    assert forked and forked != link["draft"]
+    again = goto(new_app(dict(link)).run(), "pages/whatif.py")
+    assert banner(again)
+    box = next(m for m in again.multiselect if m.label == "Excluded systems")
+    assert list(box.value) == []  # the link opens the state it was copied from
+    # the merge's own tab changes too: a third token, the second tab's draft untouched
+    goto(at, "pages/whatif.py")
+    next(m for m in at.multiselect if m.label == "Excluded systems").set_value([DEMO.systems[1]]).run()
+    at.button(key="whatif_exclude").click().run()
+    assert at.query_params["draft"] not in (link["draft"], forked)
+    reopened = goto(new_app({"dataset": link["dataset"], "draft": forked}).run(), "pages/whatif.py")
+    assert list(next(m for m in reopened.multiselect if m.label == "Excluded systems").value) == [system]

@@ -67,7 +67,7 @@ numbers), ``export`` (the way back).
 
 from __future__ import annotations
 
-from metaeval_core.data.upload.export import check_long_export, dataset_to_long_frame
+from metaeval_core.data.upload.export import check_long_export, dataset_to_long_frame, neutralise_cell, safe_csv
 from metaeval_core.data.upload.limits import UPLOAD_ERROR_KINDS, Format, Layout, UploadError, UploadLimits
 from metaeval_core.data.upload.names import HUMAN_NAMES, HUMAN_PREFIXES, HUMAN_SUFFIXES, detect_layout, looks_human
 from metaeval_core.data.upload.reader import read_user_file
@@ -91,4 +91,6 @@ __all__ = [
     "read_user_file",
     "validation_report",
     "measure_role",
+    "neutralise_cell",
+    "safe_csv",
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 
+import re
 import unicodedata
 
 import numpy as np
@@ -211,3 +212,63 @@ def check_long_export(dataset: Dataset) -> Dataset:
         As :func:`dataset_to_long_frame`.
     """
     return _check_long_export(dataset, False, "check_long_export")
+
+
+# -- CSV downloads: no cell a spreadsheet would run as a formula ---------------------------------------------
+# OWASP, "CSV Injection": a cell starting with = + - @ (or a tab or carriage return, which some spreadsheets
+# skip before reading the rest as a formula) is prefixed with a single quote. A plain number ('-0.5', '+3e2')
+# cannot run anything and stays a number.
+_FORMULA_LEAD = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:inf|nan)", re.IGNORECASE)
+
+
+def neutralise_cell(value: object) -> object:
+    """``value`` with a single quote before it when it is text a spreadsheet would read as a formula.
+
+    Non-text values (numbers, booleans, missing) and text that is a plain number are returned unchanged.
+
+    >>> neutralise_cell("=cmd|' /C calc'!A0"), neutralise_cell("-0.5"), neutralise_cell(-3), neutralise_cell("@x")
+    ("'=cmd|' /C calc'!A0", '-0.5', -3, "'@x")
+
+    References: docs/methods.md sec. 17 (uploads and downloads); OWASP, CSV Injection.
+    """
+    if isinstance(value, str) and value.startswith(_FORMULA_LEAD) and not _PLAIN_NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
+def neutralised_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``frame`` whose text cells, column names and index labels are :func:`neutralise_cell`-ed;
+    numeric columns are untouched (numbers stay numbers)."""
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"frame must be a pandas DataFrame; got {type(frame).__name__}")
+    columns = []
+    for k in range(frame.shape[1]):
+        column = frame.iloc[:, k]
+        if column.dtype == object or isinstance(column.dtype, (pd.StringDtype, pd.CategoricalDtype)):
+            column = column.astype(object).map(neutralise_cell)
+        columns.append(column.reset_index(drop=True))
+    out = pd.concat(columns, axis=1, ignore_index=True) if columns else pd.DataFrame(index=range(len(frame)))
+    out.index = frame.index
+    out.columns = _neutral_index(frame.columns)
+    out.index = _neutral_index(out.index)
+    return out
+
+
+def _neutral_index(index: pd.Index) -> pd.Index:
+    if isinstance(index, pd.MultiIndex):
+        return pd.MultiIndex.from_tuples([tuple(neutralise_cell(v) for v in t) for t in index], names=index.names)
+    if index.dtype == object or isinstance(index.dtype, pd.StringDtype):
+        return pd.Index([neutralise_cell(v) for v in index], name=neutralise_cell(index.name), dtype=object)
+    return index
+
+
+def safe_csv(frame: pd.DataFrame, *, index: bool = False) -> str:
+    """``frame.to_csv(index=index)`` with every formula-leading text cell neutralised (:func:`neutralise_cell`):
+    every CSV download goes through it.
+
+    References: docs/methods.md sec. 17; OWASP, CSV Injection.
+    """
+    # RFC 4180 line ends: the csv writer then quotes every cell holding a CR or LF (with '\n' alone, a bare CR in a
+    # name is written unquoted and splits the row in a spreadsheet)
+    return neutralised_frame(frame).to_csv(index=index, lineterminator="\r\n")

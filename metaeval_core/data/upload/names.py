@@ -259,6 +259,8 @@ def _names(series: pd.Series, column: str, what: str, rows: np.ndarray, ctx: _Co
                          "visibly", where=ctx.at(rows[k]), column=column)
     ascii_only = labels.str.isascii().to_numpy(dtype=bool, na_value=True)
     normal = [u if a else _nfc(u, ctx) for u, a in zip(labels.tolist(), ascii_only)] + [""]
+    if not ascii_only.all():
+        _check_lookalikes(normal[:-1], ascii_only, what, codes, rows, column, ctx)
     # one category per distinct normal form ('' for a missing name): the rows stay integer codes
     final_of_label, categories = pd.factorize(pd.Series(normal, dtype=object))
     if not isinstance(series.dtype, pd.CategoricalDtype):  # text (CSV, JSONL): text per row, NaN where missing
@@ -267,6 +269,33 @@ def _names(series: pd.Series, column: str, what: str, rows: np.ndarray, ctx: _Co
     per_row = final_of_label[np.where(codes < 0, len(normal) - 1, codes)]
     return pd.Series(pd.Categorical.from_codes(per_row, categories=pd.Index(categories, dtype=object)),
                      index=series.index)
+
+
+# Dashes that look like an ASCII hyphen-minus (U+2010 hyphen .. U+2015 bar, minus sign, small and fullwidth
+# hyphen-minus); NFKC folds fullwidth letters and digits, ligatures and other compatibility forms.
+_DASHES = re.compile("[\u2010-\u2015\u2212\ufe58\ufe63\uff0d]")
+
+
+def lookalike_key(name: str) -> str:
+    """The form two names that look alike share: NFKC (fullwidth letters, compatibility forms) with every dash
+    read as ``-``. Two different names with one key are refused by the readers (``bad-name``)."""
+    return _DASHES.sub("-", unicodedata.normalize("NFKC", name))
+
+
+def _check_lookalikes(normal: list[str], ascii_only: np.ndarray, what: str, codes: np.ndarray, rows: np.ndarray,
+                      column: str, ctx: _Context) -> None:
+    """Refuse two distinct (NFC) names that differ only by compatibility forms or dash variants: they would split
+    one system or rater in two silently (``'m1'`` and fullwidth ``'ｍ1'``, ``'gpt-4'`` and ``'gpt‐4'``)."""
+    keys: dict[str, int] = {lookalike_key(name): u for u, (name, a) in enumerate(zip(normal, ascii_only)) if a}
+    for u, (name, a) in enumerate(zip(normal, ascii_only)):
+        if a:
+            continue
+        other = keys.setdefault(lookalike_key(name), u)
+        if other != u and normal[other] != name:
+            k = int(np.argmax(codes == u))
+            ctx.fail("bad-name", f"the {what} names {_show(normal[other])} and {_show(name)} differ only by "
+                     "fullwidth or compatibility characters or a dash variant (U+2010 hyphen, minus sign ...), so "
+                     "they look the same; write them the same way", where=ctx.at(rows[k]), column=column)
 
 
 def _check_name_bytes(labels: pd.Series, what: str, column: str, ctx: _Context) -> None:

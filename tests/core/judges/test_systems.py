@@ -9,7 +9,7 @@ from scipy import optimize, stats
 from metaeval_core.judges import (
     A, B, TIE, close_pair_agreement, davidson_fit, majority_verdict, ranking_agreement, system_ranking,
 )
-from metaeval_core.judges.systems import _outcome_columns
+from metaeval_core.judges.systems import _Pairs
 from tests.core.judges.helpers import block_draws, loaded, random_data
 
 
@@ -149,9 +149,9 @@ def test_pandalm_system_rankings(data_dir):
     assert len(human.systems) == 5 and human.systems[0] == "llama-7b"
     davidson = system_ranking(data, method="davidson", n_resamples=100, rng=0)
     assert davidson.systems == human.systems and davidson.nu > 0
-    outcomes = _outcome_columns(majority_verdict(data.verdicts[:, :3, 0])[:, None],
-                                *[np.array([data.systems.index(s) for s in col])
-                                  for col in (data.system_a, data.system_b)], 5).sum(axis=0)
+    pairs = _Pairs(*[np.array([data.systems.index(s) for s in col]) for col in (data.system_a, data.system_b)], 5)
+    per_item = pairs.outcomes(majority_verdict(data.verdicts[:, :3, 0])[:, None])
+    outcomes = np.stack([per_item[pairs.of_item == q].sum(axis=0) for q in range(pairs.n_pairs)])
     strength, nu, _ = _davidson_scipy(outcomes, 5)
     assert davidson.nu == pytest.approx(nu, rel=1e-5)
     close = close_pair_agreement(data, n_resamples=100, rng=0)
