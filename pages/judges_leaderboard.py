@@ -30,27 +30,22 @@ if not part.judges_of():
     jw.stop("No judge has a verdict on these items.")
 found = None
 with guard("Could not compute the agreement"), st.spinner(f"Bootstrap and permutation tests, {res.n_resamples:,}…"):
-    table = jd.agreement(data, key, pair_set, conv, res)
-    ceiling = jd.ceiling(data, key, pair_set, conv, res)
-    comparison = jd.comparison(data, key, pair_set, conv, alternative, correction, alpha, res)
-    board, chance_frame, forest, heatmap = jd.leaderboard_view(data, key, pair_set, conv, alternative, correction,
-                                                               alpha, res)
-    found = table
+    result, board, chance_frame, forest, heatmap = jd.leaderboard_view(data, key, pair_set, conv, alternative,
+                                                                       correction, alpha, res)
+    found = result
 if found is None:
     widgets.finish()
     st.stop()
+comparison = result.comparison
 
-judges = board[board["kind"] == "judge"]
 where = f"{pair_set} ({part.n_items:,} items)" if pair_set else f"all {part.n_items:,} items"
-st.markdown(jx.leaderboard_sentence(board, comparison, statistic=conv.statistic))
-st.caption(jx.conventions_caption(table, seed=res.seed))
-if ceiling is not None and judges["estimate"].notna().any():
-    st.caption(escape_markdown(jx.ceiling_sentence(ceiling, float(judges["estimate"].iloc[0]))))
-elif part.humans:
-    st.caption(escape_markdown(f"No human ceiling: it needs at least three annotators per item; these items have "
-                               f"{len(part.humans)}."))
-if not chance_frame.empty:
-    st.caption(escape_markdown(jx.chance_sentence(chance_frame)))
+st.markdown(jx.wording.headline(result, mark=lambda name: f"**{escape_markdown(name)}**"))
+for warning in result.warnings:
+    st.warning(escape_markdown(warning), icon=":material/warning:")
+st.caption(escape_markdown(jx.wording.conventions(result)))
+for sentence in (jx.wording.ceiling(result), jx.wording.chance(result)):
+    if sentence:
+        st.caption(escape_markdown(sentence))
 
 name = exports.file_name("judges", data.id, pair_set, conv.statistic, conv.order)
 exports.chart(forest, key="judges_forest", name=name, title=f"{jx.STATISTICS[conv.statistic]} with people, {where}")
@@ -82,7 +77,8 @@ if options:
     if subsets is not None and not subsets.empty:
         correction_name = subsets["correction"].iloc[0]
         st.caption(escape_markdown(
-            f"{jx.STATISTICS[conv.statistic]} per {by.replace('_', ' ')} (rows: judges); the p-values against chance "
+            f"{jx.STATISTICS[conv.statistic]} per {by.replace('_', ' ')} (rows: one per subset and judge); the "
+            "one-sided p-values against chance "
             f"are {correction_label(correction_name)}-corrected over all {len(subsets):,} subset x judge cells"
             + jx.subset_resolution(len(subsets), res.n_resamples, correction_name) + "."))
         st.dataframe(jt.compact(subsets, jt.VIEWS["subsets"]), hide_index=True, width="stretch",

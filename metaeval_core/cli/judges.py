@@ -165,8 +165,35 @@ def _view_table(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
         cli.print_table(table, ["judge", "n", "original", "swapped", "both", "consistent", "kappa"])
 
 
+def leaderboard_table(board) -> list[dict]:
+    """The leaderboard's rows as the CLI prints them (values x 100; the page shows the same rows, x 1)."""
+    def p(value: float) -> str | None:
+        return None if not math.isfinite(value) else f"{value:.3f}"
+
+    kinds = {"human-ceiling": "ceiling", "annotator": "person"}
+    people = {"judge", "annotator"}
+    shown = {"chance": "(permuted)", "human-ceiling": "(mean)"}
+    return [{"name": shown.get(r.kind, r.name), "kind": kinds.get(r.kind, r.kind), "value": _fmt(r.estimate, r.low, r.high),
+             "n": r.n_items, "inv": r.n_invalid if r.kind in people else None,
+             "ties": r.n_ties if r.kind in people else None, "cl": r.cluster,
+             "chance": _fmt(r.chance_mean, r.chance_low, r.chance_high), "p": p(r.chance_pvalue),
+             "p.holm": p(r.chance_pvalue_corrected)} for r in board.rows]
+
+
+LEADERBOARD_COLUMNS = ["name", "kind", "value", "n", "inv", "ties", "cl", "chance", "p", "p.holm"]
+
+
+def leaderboard_sentences(board) -> list[str]:
+    """The sentences printed under a leaderboard (the page shows the same ones): headline, warnings, chance,
+    ceiling."""
+    from metaeval_core.judges import wording
+
+    return [s for s in (wording.headline(board), *board.warnings, wording.chance(board), wording.ceiling(board))
+            if s]
+
+
 def _view_leaderboard(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
-    from metaeval_core.judges import judge_leaderboard
+    from metaeval_core.judges import judge_leaderboard, wording
 
     cli = _cli()
     records, boards = [], []
@@ -183,17 +210,17 @@ def _view_leaderboard(args: argparse.Namespace, data, pair_sets: list[str]) -> N
         return
     if boards:
         board = boards[0][1]
-        _say(f"{data.id}: {args.statistic} against {board.reference}, order {args.order}; ties: {board.ties}; "
-             f"invalid verdicts: {board.invalid}",
-             _interval_note(args, f"; cluster: judges no {board.correction}-corrected paired permutation test "
-                                  f"separates at {board.alpha:g} share a rank; chance: verdicts permuted over items"))
+        _say(f"{data.id}: " + wording.conventions(board),
+             _interval_note(args, f"; cl: cluster, judges no {board.correction}-corrected paired permutation "
+                                  f"test separates at {board.alpha:g} share a rank; chance: each judge's verdicts "
+                                  "permuted over items (mean [range]); p: one-sided permutation p-value against "
+                                  "chance (is the judge above it?), uncorrected; p.holm: Holm-corrected over the "
+                                  "judges of the block; inv, ties: the rater's own invalid and tie verdicts; n: "
+                                  "items counted ('-' where the row's parts count different items)"))
     for name, board in boards:
         print(f"\n{name}")
-        table = [{"name": r.name, "kind": r.kind, "value": _fmt(r.estimate, r.low, r.high), "n": r.n_items,
-                  "cluster": r.cluster, "chance": _fmt(r.chance_mean, r.chance_low, r.chance_high),
-                  "p(chance)": None if not math.isfinite(r.chance_pvalue) else f"{r.chance_pvalue:.3f}"}
-                 for r in board.rows]
-        cli.print_table(table, ["name", "kind", "value", "n", "cluster", "chance", "p(chance)"])
+        cli.print_table(leaderboard_table(board), LEADERBOARD_COLUMNS)
+        _say(*leaderboard_sentences(board))
 
 
 def _view_bias(args: argparse.Namespace, data, pair_sets: list[str]) -> None:

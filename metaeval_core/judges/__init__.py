@@ -66,6 +66,7 @@ from metaeval_core.judges.agreement import (  # noqa: F401
 )
 from metaeval_core.judges.compare import PERMUTATION_METHOD, JudgeComparison, compare_judges, draw_swaps  # noqa: F401
 from metaeval_core.judges.leaderboard import JudgeLeaderboard, LeaderboardRow, judge_leaderboard  # noqa: F401
+from metaeval_core.judges import wording  # noqa: F401
 from metaeval_core.judges.biases import (  # noqa: F401
     Estimate, LengthPreference, PositionalBias, length_preference, output_lengths, positional_bias,
 )

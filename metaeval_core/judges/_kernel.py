@@ -29,7 +29,10 @@ OrderMode = Literal["original", "swapped", "average", "both"]
 ORDER_MODES: tuple[str, ...] = get_args(OrderMode)
 Ties = Literal["three-class", "drop-reference-ties", "drop-any-tie"]
 TIE_CONVENTIONS: tuple[str, ...] = get_args(Ties)
-Invalid = Literal["wrong", "drop", "tie"]
+# 'as-verdict' (LLMBar's convention): an invalid verdict is an answer like another. Against a reference (never
+# invalid) it is therefore wrong, as under 'wrong'; it differs where two raters' verdicts are compared with each
+# other (positional consistency, rater x rater agreement): two invalid verdicts agree.
+Invalid = Literal["wrong", "drop", "tie", "as-verdict"]
 INVALID_CONVENTIONS: tuple[str, ...] = get_args(Invalid)
 
 K = 4  # verdict categories in a confusion table: A, B, tie, invalid
@@ -62,7 +65,8 @@ def count_mask(judge: np.ndarray, reference: np.ndarray, conv: Conventions) -> n
     * ``'drop-reference-ties'``: cells whose reference is a tie are left out (a judge's tie elsewhere is wrong).
     * ``'drop-any-tie'``: cells where the reference or the judge says tie are left out (MT-Bench's "w/o tie").
     * ``invalid='wrong'``: an invalid verdict counts and never agrees; ``'drop'``: left out; ``'tie'``: read
-      as a tie (apply :func:`read_invalid` to ``judge`` first).
+      as a tie (apply :func:`read_invalid` to ``judge`` first); ``'as-verdict'``: a category of its own, so
+      against a reference (never invalid) the same as ``'wrong'``.
     """
     keep = (judge != MISSING) & (reference != MISSING)
     if conv.invalid == "drop":

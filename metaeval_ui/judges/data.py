@@ -99,13 +99,11 @@ def chance(_data: PairwiseData, key: DataKey, pair_set: str, conv: Conventions,
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def ceiling(_data: PairwiseData, key: DataKey, pair_set: str, conv: Conventions,
-            res: Resampling) -> core.AgreementTable | None:
-    """The human ceiling, or None when the items have fewer than three annotators."""
-    data = part(_data, pair_set)
-    if len(data.humans) < 3:
-        return None
-    return core.human_ceiling(data, statistic=conv.statistic, ties=conv.ties, invalid=conv.invalid, **res.kwargs())
+def leaderboard(_data: PairwiseData, key: DataKey, pair_set: str, conv: Conventions, alternative: str,
+                correction: str, alpha: float, res: Resampling) -> core.JudgeLeaderboard:
+    """The core's leaderboard (the same object ``metaeval judges --view leaderboard`` prints)."""
+    return core.judge_leaderboard(part(_data, pair_set), **_opts(conv), alternative=alternative,
+                                  correction=correction, alpha=alpha, **res.kwargs())
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -226,22 +224,22 @@ def finite(value: object) -> bool:
 @st.cache_resource(max_entries=16, show_spinner=False)
 def leaderboard_view(_data: PairwiseData, key: DataKey, pair_set: str, conv: Conventions, alternative: str,
                      correction: str, alpha: float, res: Resampling) -> tuple:
-    """(board, chance frame, forest figure, heatmap figure or None) of the Judges leaderboard: building the figures
-    of LLMBar's 26 judges took ~1 s per run, now once per view. Shared and read-only: callers never mutate them."""
+    """(core leaderboard, board frame, chance frame, forest figure, heatmap figure or None) of the Judges
+    leaderboard: building the figures of LLMBar's 26 judges took ~1 s per run, now once per view. Shared and
+    read-only: callers never mutate them."""
     from metaeval_ui.judges import figures as jf, tables as jt
 
-    table = agreement(_data, key, pair_set, conv, res)
-    chances = chance(_data, key, pair_set, conv, res)
-    people = ceiling(_data, key, pair_set, conv, res)
-    compared = comparison(_data, key, pair_set, conv, alternative, correction, alpha, res)
-    board = jt.leaderboard(table, compared, chances, people)
-    chance_frame = jt.chance_frame(chances)
-    forest = jf.leaderboard_forest(board[board["kind"] != "chance"], statistic=conv.statistic, chance=chance_frame)
+    result = leaderboard(_data, key, pair_set, conv, alternative, correction, alpha, res)
+    board = jt.leaderboard(result)
+    chance_frame = jt.chance_frame(result.chance)
+    drawn = board[board["kind"] != "chance"].replace({"kind": {jt.KIND_LABELS["annotator"]: "human ceiling"}})
+    forest = jf.leaderboard_forest(drawn, statistic=conv.statistic, chance=chance_frame)
     heatmap = None
+    compared = result.comparison
     if compared is not None:
         two = compared.table.alternative == "two-sided"
         heatmap = jf.judge_heatmap(compared, title="Do the row and column judges differ?" if two else
                                    "Is the row judge better than the column judge?",
                                    row_axis="row judge (X)" if two else "row judge (X): better than Y?",
                                    hover=jt.comparison_hover(compared))
-    return board, chance_frame, forest, heatmap
+    return result, board, chance_frame, forest, heatmap

@@ -7,15 +7,10 @@ import pandas as pd
 from metaeval_ui.errors import escape_markdown as md
 from metaeval_ui.figures import correction_label, fmt, fmt_p
 
-TIES = {"three-class": "a tie is a third verdict (three classes)",
-        "drop-reference-ties": "items the reference calls a tie are left out",
-        "drop-any-tie": "items where the reference or the judge says tie are left out"}
-INVALID = {"wrong": "an invalid (unparsed) verdict counts as wrong", "drop": "items with an invalid verdict are left "
-           "out", "tie": "an invalid verdict counts as a tie", "as-verdict": "two invalid verdicts count as the same "
-           "answer"}
-ORDERS = {"original": "the original order (A shown first)", "swapped": "the swapped order (B shown first)",
-          "average": "the mean over both orders", "both": "both orders (right only when right in both)"}
-STATISTICS = {"accuracy": "Accuracy", "kappa": "Cohen's kappa", "alpha": "Krippendorff's alpha"}
+from metaeval_core.judges import wording  # noqa: F401 - the leaderboard's sentences (core: the CLI prints them too)
+from metaeval_core.judges.wording import INVALID, ORDERS, TIES  # noqa: F401
+
+STATISTICS = {k: v[0].upper() + v[1:] for k, v in wording.STATISTICS.items()}
 
 
 def bootstrap(result, *, seed: int, detail: str = "") -> str:
@@ -28,15 +23,6 @@ def interval(estimate: float, low: float, high: float) -> str:
     return f"{fmt(estimate)} [{fmt(low)}, {fmt(high)}]"
 
 
-def conventions_caption(result, *, seed: int) -> str:
-    """What every number of an agreement table means, from the table itself (statistic, reference, order, ties,
-    invalid verdicts, interval)."""
-    return (f"{STATISTICS.get(result.statistic, result.statistic)} of each judge's verdicts against the reference "
-            f"**{md(result.reference)}**, in {ORDERS.get(result.order, result.order)}; ties: "
-            f"{TIES.get(result.ties, result.ties)}; {INVALID.get(result.invalid, result.invalid)}. Intervals: "
-            + bootstrap(result, seed=seed, detail=f" ({result.n_items:,})"))
-
-
 def comparison_caption(comparison) -> str:
     table = comparison.table
     fam = {"row": "each row judge's tests", "table": "the whole table", "none": "no family"}.get(table.family,
@@ -47,49 +33,6 @@ def comparison_caption(comparison) -> str:
             f"{table.n_resamples:,} permutations. A cell is filled when p < {table.alpha:g} and outlined when "
             f"still significant after {correction_label(table.correction)} over {fam}. Clusters: a judge opens a "
             "new cluster when a judge of the cluster above is significantly better after the correction.")
-
-
-def leaderboard_sentence(board: pd.DataFrame, comparison, *, statistic: str) -> str:
-    """The headline: the table's top judge, its interval and whom it is not distinguishable from."""
-    judges = board[board["kind"] == "judge"]
-    if judges.empty or not judges["estimate"].notna().any():
-        return "No judge has a defined agreement on these items."
-    top = judges.iloc[0]
-    name = "accuracy" if statistic == "accuracy" else STATISTICS.get(statistic, statistic)
-    head = (f"Highest {name}: {leaders(judges)}, {interval(top['estimate'], top['low'], top['high'])} on {int(top['n_items']):,} "
-            "items.")
-    if comparison is None:
-        return head
-    table = comparison.table
-    mates = [j for j in judges.loc[judges["cluster"] == top["cluster"], "judge"] if j != top["judge"]]
-    if table.alternative == "two-sided":
-        verb = "do not differ significantly from it"
-    else:
-        verb = "are not significantly worse than it"
-    where = f"(permutation test, {correction_label(table.correction)}-corrected, alpha = {table.alpha:g})"
-    if not mates:
-        rest = "every other judge differs from it significantly" if table.alternative == "two-sided" else \
-            "it is significantly better than every other judge"
-        return f"{head} It is alone in the first cluster: {rest} {where}."
-    shown = ", ".join(f"**{md(m)}**" for m in mates[:5]) + (f" and {len(mates) - 5} more" if len(mates) > 5 else "")
-    return f"{head} {len(mates)} other judge(s) {verb} and share its cluster: {shown} {where}."
-
-
-def ceiling_sentence(ceiling, top_estimate: float) -> str:
-    values = [r.estimate for r in ceiling.rows]
-    mean = sum(values) / len(values)
-    compare = "below" if top_estimate < min(r.low for r in ceiling.rows) else "within reach of"
-    return (f"Human ceiling: each of the {len(values)} annotators against the majority of the others agrees "
-            f"{fmt(min(values))}–{fmt(max(values))} (mean {fmt(mean)}); the best judge is {compare} it. The ceiling "
-            "uses the other annotators' majority, so it is a slightly different reference from the judges' one.")
-
-
-def chance_sentence(chance: pd.DataFrame) -> str:
-    beaten = int((chance["pvalue"] < 0.05).sum())
-    return (f"Chance: the same verdicts permuted over the items (each judge's and the reference's verdict shares "
-            f"kept) give {fmt(chance['estimate'].min())}–{fmt(chance['estimate'].max())}; {beaten} of "
-            f"{len(chance)} judge(s) are above their chance range at p < 0.05 "
-            f"(smallest p = {fmt_p(chance['pvalue'].min())}).")
 
 
 # -- biases -------------------------------------------------------------------------------------------------

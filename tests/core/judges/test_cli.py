@@ -98,7 +98,7 @@ def test_leaderboard_view_has_judges_annotators_and_the_ceiling(capsys, verdict_
     code, out, _ = run(capsys, "judges", "--dataset", str(verdict_file), "--view", "leaderboard", "--json",
                        "--n-resamples", "50", "--statistic", "kappa", "--order", "average")
     records = json.loads(out)
-    assert [r["kind"] for r in records] == ["judge"] * 3 + ["annotator"] * 3 + ["human-ceiling"]
+    assert [r["kind"] for r in records] == ["judge"] * 3 + ["chance"] + ["annotator"] * 3 + ["human-ceiling"]
     assert {r["statistic"] for r in records} == {"kappa"} and records[0]["order"] == "average"
 
 

@@ -1,0 +1,140 @@
+"""Sentences about the judges' results, written from the result objects: the CLI and the pages print the same words.
+
+Plain text (no markdown); a page escapes it. Numbers with three decimals, intervals "0.698 [0.668, 0.721]",
+counts agreeing with their nouns.
+
+References: docs/methods.md sec. 18.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, Sequence
+
+TIES = {"three-class": "a tie is a third verdict (three classes)",
+        "drop-reference-ties": "items the reference calls a tie are left out",
+        "drop-any-tie": "items where the reference or the judge says tie are left out"}
+INVALID = {"wrong": "an invalid (unparsed) verdict counts as wrong",
+           "drop": "items with an invalid verdict are left out",
+           "tie": "an invalid verdict counts as a tie",
+           "as-verdict": "an invalid verdict is an answer like another (LLMBar's convention: two invalid verdicts "
+                         "agree; against a reference it is wrong)"}
+ORDERS = {"original": "the original order (A shown first)", "swapped": "the swapped order (B shown first)",
+          "average": "the mean over both orders", "both": "both orders (right only when right in both)"}
+STATISTICS = {"accuracy": "accuracy", "kappa": "Cohen's kappa", "alpha": "Krippendorff's alpha"}
+CORRECTIONS = {"bonferroni": "Bonferroni", "holm": "Holm", "bh": "Benjamini-Hochberg", "none": "no correction"}
+
+
+def count(n: int, singular: str, plural: str | None = None) -> str:
+    """``'1 judge'``, ``'2 judges'``, ``'1,300 items'``."""
+    return f"{int(n):,} {singular if int(n) == 1 else (plural or singular + 's')}"
+
+
+def number(value: float | None, digits: int = 3) -> str:
+    if value is None or not math.isfinite(float(value)):
+        return "undefined"
+    text = f"{float(value):.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
+def interval(estimate: float, low: float, high: float) -> str:
+    finite = all(v is not None and math.isfinite(float(v)) for v in (low, high))
+    return number(estimate) + (f" [{number(low)}, {number(high)}]" if finite else "")
+
+
+def pvalue(p: float | None) -> str:
+    if p is None or not math.isfinite(float(p)):
+        return "undefined"
+    return f"{p:.3f}" if p >= 0.001 else "< 0.001"
+
+
+def names(items: Sequence[str], limit: int = 5) -> str:
+    """'A', 'A and B', 'A, B and C', 'A, B, C, D, E and 3 more'."""
+    items = list(items)
+    if len(items) > limit:
+        return ", ".join(items[:limit]) + f" and {len(items) - limit} more"
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" and {items[-1]}"
+
+
+# -- the leaderboard ------------------------------------------------------------------------------------------
+
+
+def conventions(board) -> str:
+    """What every number of the leaderboard means: statistic, reference, order, ties, invalid verdicts, interval."""
+    return (f"{STATISTICS.get(board.statistic, board.statistic).capitalize()} of each judge's verdicts against "
+            f"{board.reference}, in {ORDERS.get(board.order, board.order)}; ties: "
+            f"{TIES.get(board.ties, board.ties)}; {INVALID.get(board.invalid, board.invalid)}. Intervals: "
+            f"{board.confidence_level:.0%} percentile bootstrap over items ({count(board.n_items, 'item')}), "
+            f"{board.n_resamples:,} resamples.")
+
+
+def headline(board, *, mark: Callable[[str], str] = str) -> str:
+    """The top judge (with every judge tied with it), its interval, and the other judges of its cluster.
+
+    ``mark`` wraps each judge's name (a page passes an escaping bold; the CLI prints names as they are)."""
+    judges = [r for r in board.judge_rows() if math.isfinite(r.estimate)]
+    if not judges:
+        return "No judge has a defined agreement on these items."
+    top = judges[0]
+    leaders = [r.name for r in judges if r.estimate == top.estimate and r.cluster == top.cluster]
+    tied = " (tied)" if len(leaders) > 1 else ""
+    head = (f"Highest {STATISTICS.get(board.statistic, board.statistic)}: {names([mark(n) for n in leaders], 10)}"
+            f"{tied}, "
+            f"{interval(top.estimate, top.low, top.high)} on {count(top.n_items, 'item')}.")
+    if board.comparison is None:
+        return head
+    two = board.alternative == "two-sided"
+    where = (f"(paired permutation test, {CORRECTIONS.get(board.correction, board.correction)}-corrected, "
+             f"alpha = {board.alpha:g})")
+    mates = [r.name for r in judges if r.cluster == top.cluster and r.name not in leaders]
+    if not mates:
+        if len(judges) == len(leaders):
+            return head
+        rest = ("every other judge differs from it significantly" if two
+                else "it is significantly better than every other judge")
+        return f"{head} {'They are' if len(leaders) > 1 else 'It is'} alone in the first cluster: {rest} {where}."
+    verb = ("do not differ significantly from it" if two else "are not significantly worse than it")
+    return (f"{head} {count(len(mates), 'other judge')} {verb} and share its cluster: "
+            f"{names([mark(m) for m in mates])} {where}.")
+
+
+def chance(board) -> str:
+    """The judges' chance range and how many beat chance (one-sided permutation p, corrected over the judges)."""
+    rows = [r for r in board.judge_rows() if math.isfinite(r.chance_pvalue)]
+    if not rows:
+        return ""
+    low = min(r.chance_mean for r in rows)
+    high = max(r.chance_mean for r in rows)
+    beaten = sum(r.chance_pvalue_corrected < 0.05 for r in rows)
+    correction = CORRECTIONS.get(board.chance_correction, board.chance_correction)
+    who = f"All {len(rows)} judges" if beaten == len(rows) > 1 else f"{beaten} of {count(len(rows), 'judge')}"
+    span = number(low) if number(low) == number(high) else f"{number(low)} to {number(high)}"
+    return (f"Chance (each judge's verdicts permuted over the items, its and the reference's verdict shares kept): "
+            f"mean {span}. {who} {'agrees' if len(rows) == 1 else 'agree'}"
+            f" with the reference more than chance (one-sided permutation p < 0.05 after {correction} over the "
+            f"{len(rows)}; smallest uncorrected p = {pvalue(min(r.chance_pvalue for r in rows))}).")
+
+
+def ceiling(board) -> str:
+    """The human ceiling under its rule, or why there is none."""
+    if board.ceiling is None:
+        return board.no_ceiling
+    people = board.kind_rows("annotator")
+    values = [r.estimate for r in people]
+    counts = [r.n_items for r in people]
+    mean = board.ceiling_mean
+    judges = [r for r in board.judge_rows() if math.isfinite(r.estimate)]
+    compare = ""
+    if judges and math.isfinite(mean.low):
+        best = judges[0].estimate
+        side = ("below" if best < mean.low else "above" if best > mean.high else "within")
+        compare = f"; the best judge ({number(best)}) is {side} its interval"
+    on = (f"on {count(counts[0], 'item')} each" if len(set(counts)) == 1
+          else f"on {', '.join(f'{c:,}' for c in counts)} items respectively ({', '.join(r.name for r in people)})")
+    return (f"Human ceiling {interval(mean.estimate, mean.low, mean.high)}: {board.ceiling_rule}. The "
+            f"{count(len(people), 'annotator')} score {number(min(values))} to {number(max(values))} {on}"
+            f"{compare}. The ceiling's reference is the other annotators' majority, not exactly the judges' one.")
+
+
+__all__ = ["INVALID", "ORDERS", "STATISTICS", "TIES", "ceiling", "chance", "conventions", "count", "headline",
+           "interval", "names", "number", "pvalue"]
