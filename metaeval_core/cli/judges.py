@@ -24,7 +24,7 @@ _FIGURES: tuple[tuple[str, str, str], ...] = (
     ("accuracy_original", "accuracy", "original"),
     ("accuracy_swapped", "accuracy", "swapped"),
     ("accuracy_both", "accuracy", "both"),
-    ("kappa", "kappa", "original"),
+    ("kappa_original", "kappa", "original"),
 )
 
 
@@ -152,8 +152,9 @@ def _view_table(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
         return
     _say(f"{data.id}: judges against {records[0]['reference'] if records else 'the reference'}; ties: {args.ties}; "
          f"invalid verdicts: {args.invalid}",
-         _interval_note(args, "; both: right in both orders; consistent: the same verdict in both orders") +
-         " (e.g. one order only)")
+         _interval_note(args, "; original, swapped: accuracy with A, B shown first; both: right in both orders; "
+                              "consistent: the same verdict in both orders; kappa orig.: Cohen's kappa in the "
+                              "original order (A shown first)") + " (e.g. one order only)")
     for name, part in subsets(data, pair_sets, args.by):
         rows = [r for r in records if r["subset"] == name]
         if not rows:
@@ -161,8 +162,8 @@ def _view_table(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
         print(f"\n{name} ({part.n_items} pairs)")
         table = [{"judge": r["judge"], "n": r["n_items"], "original": _cell(r, "accuracy_original"),
                   "swapped": _cell(r, "accuracy_swapped"), "both": _cell(r, "accuracy_both"),
-                  "consistent": _cell(r, "consistency"), "kappa": _cell(r, "kappa")} for r in rows]
-        cli.print_table(table, ["judge", "n", "original", "swapped", "both", "consistent", "kappa"])
+                  "consistent": _cell(r, "consistency"), "kappa orig.": _cell(r, "kappa_original")} for r in rows]
+        cli.print_table(table, ["judge", "n", "original", "swapped", "both", "consistent", "kappa orig."])
 
 
 def leaderboard_table(board) -> list[dict]:
@@ -227,29 +228,38 @@ def _view_bias(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
     from metaeval_core.judges import length_preference, positional_bias
 
     cli = _cli()
-    records = []
+    records, positions = [], {}
     for name, part in subsets(data, pair_sets, args.by):
         judges = part.judges_of()
         if not judges:
             continue
         options = dict(judges=judges, confidence_level=args.confidence_level, n_resamples=args.n_resamples,
                        rng=args.seed)
-        position = positional_bias(part, invalid=args.invalid, **options)
+        position = positions[name] = positional_bias(part, invalid=args.invalid, **options)
         length = (length_preference(part, reference=args.reference, order="average", **options)
                   if part.has_texts else [None] * len(judges))
         for p, l in zip(position, length):
             record = {"dataset": data.id, "by": args.by, "subset": name, **p.to_dict()}
-            if l is not None:
-                record.update({k: v for k, v in l.to_dict().items() if k not in ("judge", "confidence_level",
-                                                                                 "n_resamples")})
+            if l is not None:  # the length figures' own counts and order keep their names apart
+                renamed = {"n_items": "length_n_items", "order": "length_order"}
+                record.update({renamed.get(k, k): v for k, v in l.to_dict().items()
+                               if k not in ("judge", "confidence_level", "n_resamples")})
             records.append(record)
     if args.json:
         cli.emit(args, records)
         return
+    from metaeval_core.judges import wording
+
+    two_orders = any(len(data.orders_of(j)) == 2 for j in data.judges)
+    pooled = ("the judge's, both orders pooled" if two_orders else "the judge's, in the one order it judged")
     _say(f"{data.id}: position and length biases; invalid verdicts: {args.invalid}",
          _interval_note(args, "; consistent: the same verdict in both orders; first: share of winners shown first "
-                              "(50 = none); longer: share of winners that are the longer output (words), the "
-                              "judge's (both orders) and the reference's on the same items, and their gap"))
+                              "(50 = none); a judge that scores each output is read from its scores (equal scores "
+                              f"are ties); longer: share of winners that are the longer output (words), {pooled}, "
+                              "and the reference's on the same items (people), and their gap"))
+    if not two_orders:
+        _say("The judges saw each pair in one presentation order: consistency and first-position preference "
+             "need both orders, so those columns are '-'.")
     for name in dict.fromkeys(r["subset"] for r in records):
         rows = [r for r in records if r["subset"] == name]
         print(f"\n{name}")
@@ -257,6 +267,8 @@ def _view_bias(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
                   "longer": _cell(r, "judge_longer"), "people": _cell(r, "reference_longer"),
                   "gap": _cell(r, "difference")} for r in rows]
         cli.print_table(table, ["judge", "consistent", "first", "longer", "people", "gap"])
+        notes = [wording.tie_break(p) for p in positions[name]]
+        _say(*[n for n in notes if n])
 
 
 def _view_systems(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
@@ -303,7 +315,8 @@ def _view_systems(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
 
 
 def _view_scores(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
-    from metaeval_core.judges import score_accuracy, scoring_judges
+    from metaeval_core.judges import scoring_judges
+    from metaeval_core.judges.coverage import score_accuracy_on_own_items
 
     cli = _cli()
     records = []
@@ -311,8 +324,9 @@ def _view_scores(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
         judges = [j for j in scoring_judges(part) if j in part.judges_of() or data.rater(j).kind == "judge"]
         if not judges:
             continue
-        for row in score_accuracy(part, judges=judges, reference=args.reference, confidence_level=args.confidence_level,
-                                  n_resamples=args.n_resamples, rng=args.seed):
+        for row in score_accuracy_on_own_items(part, judges, reference=args.reference,
+                                               confidence_level=args.confidence_level, n_resamples=args.n_resamples,
+                                               rng=args.seed):
             records.append({"dataset": data.id, "by": args.by, "subset": name, **row.to_dict()})
     if not records:
         raise cli.CLIError(f"--view scores: no judge of {data.id!r} scores the outputs (scores as verdicts need "
@@ -323,7 +337,8 @@ def _view_scores(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
     _say(f"{data.id}: judges' scores read as verdicts (A when score_a - score_b > epsilon), against "
          f"{records[0]['reference']}",
          _interval_note(args, "; tie-calibrated: epsilon chosen to maximise the accuracy (re-chosen in every "
-                              "resample); at 0: only equal scores tie"))
+                              "resample); at 0: only equal scores tie; each judge on the items it judged (n), "
+                              "items it judged without both scores counted wrong (unscored)"))
     cli.print_table([{"subset": r["subset"], "judge": r["judge"],
                       "tie-calibrated": _fmt(r["estimate"], r["low"], r["high"]), "epsilon": r["epsilon"],
                       "at 0": _fmt(r["accuracy_at_zero"], interval=False), "n": r["n_items"],
@@ -437,4 +452,9 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--delta", type=float, default=0.1,
                    help="for --view systems: a close pair's people win rate lies within this of 0.5 (default 0.1)")
     p.add_argument("--confidence-level", type=float, default=0.95)
-    cli.add_resampling_args(p)
+    # Not cli.add_resampling_args: its help says 10 while a 0.95 percentile interval needs 40 (the check refuses
+    # fewer); the judges' help states the rule the check applies.
+    p.add_argument("--n-resamples", type=cli.resample_count, default=1000,
+                   help="resamples (default 1000): at least ceil(2 / (1 - confidence level)), i.e. 40 at the "
+                        "default 0.95 (one resample in each tail of the interval), at most 10,000")
+    p.add_argument("--seed", type=int, default=0, help="random seed: the same seed gives the same numbers")

@@ -136,5 +136,25 @@ def ceiling(board) -> str:
             f"{compare}. The ceiling's reference is the other annotators' majority, not exactly the judges' one.")
 
 
-__all__ = ["INVALID", "ORDERS", "STATISTICS", "TIES", "ceiling", "chance", "conventions", "count", "headline",
+# -- biases ---------------------------------------------------------------------------------------------------
+
+
+def tie_break(result) -> str:
+    """Why a scoring judge's positional figures read as they do (a :class:`PositionalBias`); '' for others."""
+    if result.n_equal_scores == 0 and result.basis != "scores":
+        return ""
+    head = (f"{result.judge} scores each output once, so its verdicts in both orders come from the same two scores"
+            f"; it gave equal scores on {result.n_equal_scores} of {count(result.n_items, 'item')} judged in both "
+            "orders")
+    broken = (f", and its given verdicts name a winner on {result.n_tie_broken} of them (by a rule: LLMBar's Rating "
+              "strategy names the output shown second), so its verdict-level consistency (about 1 minus the share of equal "
+              "scores) and first-position share describe that tie-break rule, not the judge"
+              if result.n_tie_broken else "")
+    if result.basis == "scores":
+        return (head + broken + ". Shown here on its scores (equal scores are ties): consistent on every scored item "
+                "by construction, and no position preference can show.")
+    return head + broken + "."
+
+
+__all__ = ["tie_break", "INVALID", "ORDERS", "STATISTICS", "TIES", "ceiling", "chance", "conventions", "count", "headline",
            "interval", "names", "number", "pvalue"]

@@ -32,7 +32,7 @@ def test_judges_table_fits_and_json_names_each_judge_and_pair_set(capsys, data_d
     assert len(records) == len(data.judges_of("Natural")) + len(data.judges_of("MT-Bench")) == 26 + 8
     first = records[0]
     assert (first["pair_set"], first["evaluator"], first["strategy"]) == ("Natural", "GPT-4", "Vanilla_NoRules")
-    for key in ("accuracy_original", "accuracy_swapped", "accuracy_both", "consistency", "kappa"):
+    for key in ("accuracy_original", "accuracy_swapped", "accuracy_both", "consistency", "kappa_original"):
         assert first[f"{key}_low"] <= first[key] <= first[f"{key}_high"]
     assert first["n_items"] == 100 and first["ties"] == "three-class" and first["invalid"] == "wrong"
 
