@@ -10,6 +10,8 @@ from metaeval_ui.figures import correction_label, fmt, fmt_p
 from metaeval_core.judges import wording  # noqa: F401 - the leaderboard's sentences (core: the CLI prints them too)
 from metaeval_core.judges.wording import INVALID, ORDERS, TIES  # noqa: F401
 
+LENGTH_ORDERS = {"original": "the original order (A shown first)", "swapped": "the swapped order (B shown first)",
+                 "average": "both orders pooled"}
 STATISTICS = {k: v[0].upper() + v[1:] for k, v in wording.STATISTICS.items()}
 
 
@@ -81,10 +83,15 @@ def order_sentence(frame: pd.DataFrame) -> str:
 
 def length_sentence(frame: pd.DataFrame) -> str:
     """How many judges choose the longer output more (or less) often than the reference does."""
-    more = frame[frame["difference_low"] > 0]
-    less = frame[frame["difference_high"] < 0]
+    defined = frame[frame["difference"].notna()]
+    if defined.empty:
+        return ("No judge has a verdict naming a winner on these items in the order chosen: the length preference "
+                "is undefined here (every row is empty), not zero.")
+    more = defined[defined["difference_low"] > 0]
+    less = defined[defined["difference_high"] < 0]
     reference = frame["reference"].iloc[0]
-    parts = [f"{len(more)} of {len(frame)} judge(s) choose the longer output more often than the reference "
+    of = f"{len(defined)} judges" if len(defined) > 1 else "the one judge"
+    parts = [f"Of {of} with a value, {len(more)} choose the longer output more often than the reference "
              f"({md(reference)}) and {len(less)} less often (interval of the difference excludes 0)."]
     if not frame["difference"].isna().all():
         top = frame.loc[frame["difference"].abs().idxmax()]
@@ -97,7 +104,7 @@ def length_sentence(frame: pd.DataFrame) -> str:
 def length_caption(result, *, seed: int) -> str:
     return (f"Share of A-or-B verdicts choosing the longer output (in {result.unit}), judge vs reference on the same "
             f"items; items whose outputs have equal length are left out; the judge's verdicts: "
-            f"{ORDERS.get(result.order, result.order)}. "
+            f"{LENGTH_ORDERS.get(result.order, result.order)}. "
             + bootstrap(result, seed=seed, detail=" (both shares from the same resamples)"))
 
 
