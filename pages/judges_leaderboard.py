@@ -6,7 +6,7 @@ import streamlit as st
 from metaeval_ui import exports, state, widgets
 from metaeval_ui.errors import escape_markdown, guard
 from metaeval_ui.figures import correction_label
-from metaeval_ui.judges import data as jd, tables as jt, text as jx, widgets as jw
+from metaeval_ui.judges import data as jd, figures as jf, tables as jt, text as jx, widgets as jw
 
 data = jw.begin("Judges leaderboard")
 if data is None:
@@ -64,6 +64,22 @@ else:
                   title=title)
     exports.table_download(comparison.to_frame(), exports.file_name("judges-tests", data.id, pair_set),
                            label="Download tests (CSV)", title="Judge vs judge tests")
+
+st.subheader("How much do the raters agree with each other?")
+agreeing = None
+with guard("Could not compute the agreement between raters"), st.spinner("Rater x rater agreement…"):
+    agreeing = jd.raters(data, key, pair_set, conv)
+if agreeing is not None:
+    matrix, classes = agreeing
+    st.caption(escape_markdown(jx.raters_caption(matrix, conv.statistic)))
+    exports.chart(jf.rater_matrix(matrix, statistic=conv.statistic, title="Rater x rater agreement"),
+                  key="judges_raters", name=exports.file_name("judges-raters", data.id, pair_set),
+                  title="Rater x rater agreement")
+    exports.table_download(matrix.to_frame(), exports.file_name("judges-raters", data.id, pair_set),
+                           label="Download rater x rater agreement (CSV)", title="Rater x rater agreement")
+    if not classes.empty:
+        st.caption(escape_markdown(jx.classification_caption(classes)))
+        st.dataframe(jt.compact(classes, jt.VIEWS["classification"]), hide_index=True, width="stretch")
 
 options = jd.breakdowns(part)
 if options:

@@ -271,6 +271,51 @@ def _view_bias(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
         _say(*[n for n in notes if n])
 
 
+def _view_agreement(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
+    from metaeval_core.judges.raters import classification_scores, rater_agreement
+
+    cli = _cli()
+    statistic = args.statistic
+    invalid = args.invalid
+    order = "original" if args.order in ("original", "average", "both") else args.order
+    blocks = []
+    for name, part in subsets(data, pair_sets, args.by):
+        if part.n_raters < 2 or not part.judges_of():
+            continue
+        matrix = rater_agreement(part, order=order, invalid=invalid)
+        scores = classification_scores(part, reference=args.reference, order=order,
+                                       invalid="wrong" if invalid == "as-verdict" else invalid)
+        blocks.append((name, matrix, scores))
+    if args.json:
+        cli.emit(args, [{"dataset": data.id, "by": args.by, "subset": name, "raters": list(m.raters),
+                         "kinds": list(m.kinds), "order": m.order, "invalid": m.invalid,
+                         "pairs": m.to_records(), "classification": [c.to_dict() for c in c_]}
+                        for name, m, c_ in blocks])
+        return
+    _say(f"{data.id}: agreement between every two raters (people, gold labels, judges) on the items both rated, "
+         f"{order} order; invalid verdicts: {invalid}; shown: {statistic} (--statistic accuracy|kappa|alpha); "
+         "then each judge's macro precision, recall and F1 against the reference (x 100)")
+    for name, matrix, scores in blocks:
+        print(f"\n{name}")
+        values = matrix.matrix(statistic)
+        if len(matrix.raters) <= 12:
+            rows = [{"rater": f"{i + 1} {r}", **{str(j + 1): None if not math.isfinite(values[i, j]) else
+                                                  f"{values[i, j]:.2f}" for j in range(len(matrix.raters))}}
+                    for i, r in enumerate(matrix.raters)]
+            cli.print_table(rows, ["rater", *[str(j + 1) for j in range(len(matrix.raters))]])
+        else:
+            rows = [{"rater": a, "other": b, statistic: None if not math.isfinite(values[i, j]) else
+                     f"{values[i, j]:.3f}", "n": int(matrix.n_common[i, j])}
+                    for i, a in enumerate(matrix.raters) for j, b in enumerate(matrix.raters) if j > i]
+            cli.print_table(rows, ["rater", "other", statistic, "n"])
+        print()
+        pct = lambda v: "-" if not math.isfinite(v) else f"{100 * v:.1f}"  # noqa: E731
+        cli.print_table([{"judge": c.judge, "precision": pct(c.macro_precision), "recall": pct(c.macro_recall),
+                          "F1": pct(c.macro_f1), "accuracy": pct(c.accuracy), "n": c.n_items,
+                          "classes": "/".join(c.labels)} for c in scores],
+                        ["judge", "precision", "recall", "F1", "accuracy", "n", "classes"])
+
+
 def _view_systems(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
     from metaeval_core.judges import close_pair_agreement, ranking_agreement, system_ranking
 
@@ -363,7 +408,7 @@ def _view_describe(args: argparse.Namespace, data, pair_sets: list[str]) -> None
 
 
 _VIEWS = {"table": _view_table, "leaderboard": _view_leaderboard, "bias": _view_bias, "systems": _view_systems,
-          "scores": _view_scores, "describe": _view_describe}
+          "scores": _view_scores, "describe": _view_describe, "agreement": _view_agreement}
 
 
 def cmd_judges(args: argparse.Namespace) -> None:
@@ -443,7 +488,8 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
                         "--statistic with clusters, chance level and the human ceiling; bias: position and length; "
                         "systems: rankings from verdicts, judge vs people (needs system ids); scores: judges' scores "
                         "as verdicts (tie-calibrated accuracy); describe: items, raters, verdict counts and warnings "
-                        "(for a verdict file; `metaeval describe` reads score files)")
+                        "(for a verdict file; `metaeval describe` reads score files); agreement: every two raters' "
+                        "--statistic (people and judges) and the judges' macro precision/recall/F1")
     p.add_argument("--statistic", choices=STATISTICS, default="accuracy", help="for --view leaderboard")
     p.add_argument("--order", choices=ORDER_MODES, default="original",
                    help="for --view leaderboard: original, swapped, average (of both orders) or both (right in both)")

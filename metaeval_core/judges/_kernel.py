@@ -171,11 +171,13 @@ def accuracy_from_sums(sums: np.ndarray) -> np.ndarray:
 
 
 def kappa_from_confusion(conf: np.ndarray) -> np.ndarray:
-    """Cohen's kappa from (..., 16) confusion counts (judge-major); NaN when undefined (chance agreement 1).
+    """Cohen's kappa from (..., m * m) confusion counts (judge-major; m = 4 here, 5 for rater pairs); NaN when
+    undefined (chance agreement 1).
 
     ``kappa = (p_o - p_e) / (1 - p_e)`` with ``p_o`` the diagonal share and ``p_e = sum_k r_k c_k / N^2``.
     """
-    c = conf.reshape(conf.shape[:-1] + (K, K))
+    m = int(round(np.sqrt(conf.shape[-1])))
+    c = conf.reshape(conf.shape[:-1] + (m, m))
     total = c.sum(axis=(-2, -1))
     diag = np.trace(c, axis1=-2, axis2=-1)
     expected = (c.sum(axis=-1) * c.sum(axis=-2)).sum(axis=-1)  # N^2 p_e

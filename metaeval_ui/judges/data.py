@@ -118,6 +118,19 @@ def comparison(_data: PairwiseData, key: DataKey, pair_set: str, conv: Conventio
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
+def raters(_data: PairwiseData, key: DataKey, pair_set: str, conv: Conventions) -> tuple:
+    """(rater x rater agreement, the judges' macro precision/recall/F1 against the reference) on these items."""
+    from metaeval_core.judges.raters import classification_scores, rater_agreement
+
+    data = part(_data, pair_set)
+    order = conv.order if conv.order in ("original", "swapped") else "original"
+    matrix = rater_agreement(data, order=order, invalid=conv.invalid)
+    scores = classification_scores(data, reference=conv.reference, order=order,
+                                   invalid="wrong" if conv.invalid == "as-verdict" else conv.invalid)
+    return matrix, pd.DataFrame([{**c.to_dict(), "labels": "/".join(c.labels)} for c in scores])
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
 def by_subset(_data: PairwiseData, key: DataKey, pair_set: str, by: str, conv: Conventions,
               res: Resampling) -> pd.DataFrame:
     """Agreement per pair set or item attribute, with the chance p-value corrected over subsets and judges."""

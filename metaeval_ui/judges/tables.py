@@ -154,6 +154,8 @@ VIEWS = {  # the columns each judges table shows on screen
     "scores": {"judge": "judge", "accuracy [interval]": ("estimate", "low", "high"),
                "epsilon [range]": ("epsilon", "epsilon_low", "epsilon_high"), "at epsilon 0": "accuracy_at_zero",
                "items": "n_items", "unscored": "n_unscored", "equal scores": "n_equal"},
+    "classification": {"judge": "judge", "macro precision": "macro_precision", "macro recall": "macro_recall",
+                       "macro F1": "macro_f1", "accuracy": "accuracy", "items": "n_items", "classes": "labels"},
     "subsets": {"subset": "subset", "judge": "judge", "estimate [interval]": ("estimate", "low", "high"),
                 "items": "n_items", "p vs chance (corrected)": "chance_pvalue_corrected"},
 }

@@ -198,3 +198,21 @@ def subset_resolution(n_tests: int, n_resamples: int, correction: str) -> str:
         return ""
     return (f"; with {n_resamples:,} permutations the smallest corrected p-value is {n_tests}/{n_resamples + 1:,} = "
             f"{fmt(smallest)}, so none can fall below 0.05 (more resamples in the sidebar's Bootstrap)")
+
+
+# -- raters -------------------------------------------------------------------------------------------------
+
+
+def raters_caption(matrix, statistic: str) -> str:
+    shown = STATISTICS.get(statistic, statistic)
+    return (f"{shown} between every two raters (people, gold labels, judges) on the items both rated, in "
+            f"{ORDERS.get(matrix.order, matrix.order)}; {INVALID.get(matrix.invalid, matrix.invalid)}"
+            ". A judge that agrees with each annotator as well as the annotators agree with each other is at the "
+            "people's level; the download holds kappa, raw agreement and alpha with the common items of every pair.")
+
+
+def classification_caption(frame: pd.DataFrame) -> str:
+    return (f"Each judge's verdicts as a classifier of the reference ({frame['reference'].iloc[0]}): precision, "
+            "recall and F1 per class (A, B, tie, and invalid when the judge gave invalid verdicts and they count as "
+            "wrong), averaged over the classes with equal weight (macro, as PandaLM reports them; sklearn's "
+            "average='macro', zero_division=0).")

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from metaeval_core.cli.main import main
-from ui_helpers import assert_clean, new_app
+from ui_helpers import assert_clean, new_app, plotly_specs
 
 from tests.ui.test_judges_pages import LEADERBOARD, BIAS, lead, open_upload, plain, table, upload
 
@@ -72,6 +72,10 @@ def test_a_two_annotator_upload_has_the_same_ceiling_on_the_page_and_in_the_cli(
     captions = plain(" ".join(c.value for c in at.caption))
     assert "Human ceiling" in captions and "plain agreement" in captions
     assert "needs at least three" not in captions
+    # the rater x rater matrix and the judges' macro scores sit on the same page
+    assert "judges_raters" in plotly_specs(at)
+    macro = table(at, "macro F1", "macro precision")
+    assert list(macro["judge"]) == ["good", "fair", "poor"]
 
 
 @pytest.mark.realdata
