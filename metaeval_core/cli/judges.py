@@ -316,6 +316,74 @@ def _view_agreement(args: argparse.Namespace, data, pair_sets: list[str]) -> Non
                         ["judge", "precision", "recall", "F1", "accuracy", "n", "classes"])
 
 
+def _alt_test_records(args: argparse.Namespace, results, subset: str) -> list[dict]:
+    return [{"dataset": args.dataset, "subset": subset, **r.to_dict()} for r in results]
+
+
+def _print_alt_test(records: list[dict]) -> None:
+    cli = _cli()
+    for record in records:
+        verdict = "passes" if record["passes"] else "does not pass"
+        print(f"\n{record['subset']}: {record['judge']} {verdict}: winning rate {record['winning_rate']:.2f}, "
+              f"advantage probability {record['advantage_probability']:.3f}")
+        cli.print_table([{"annotator": a["annotator"], "n": a["n_items"],
+                          "judge align": f"{a['judge_alignment']:.3f}", "own align": f"{a['annotator_alignment']:.3f}",
+                          "judge wins": f"{a['judge_wins']:.3f}", "p": f"{a['pvalue']:.4f}",
+                          "p (BY)": f"{a['pvalue_corrected']:.4f}", "judge wins test": "yes" if a["rejected"] else "no"}
+                         for a in record["annotators"]],
+                        ["annotator", "n", "judge align", "own align", "judge wins", "p", "p (BY)", "judge wins test"])
+        _say(*record["notes"])
+
+
+def _view_alt_test(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
+    from metaeval_core.judges.alt_test import alt_test
+
+    cli = _cli()
+    order = args.order if args.order in ("original", "swapped") else "original"
+    records = []
+    for name, part in subsets(data, pair_sets, args.by):
+        if not part.judges_of():
+            continue
+        records += _alt_test_records(args, alt_test(part, epsilon=args.epsilon, q=args.fdr, order=order,
+                                                    min_items=args.min_items), name)
+    if args.json:
+        cli.emit(args, records)
+        return
+    _alt_test_header(args, "verdicts; alignment: the share of the other annotators giving the same verdict")
+    _print_alt_test(records)
+
+
+def _alt_test_header(args: argparse.Namespace, what: str) -> None:
+    _say(f"{args.dataset}: the alternative annotator test (Calderon, Reichart & Dror 2025) on {what}. Each annotator "
+         "left out in turn: on its items, do the judge's answers align with the other annotators at least as well "
+         f"as its own, allowing epsilon = {args.epsilon:g}? One-sided t-test of mean(W_annotator - W_judge) < "
+         f"epsilon, Benjamini-Yekutieli over the annotators at q = {args.fdr:g}; the judge passes when it wins "
+         "against at least half of them; advantage probability: the mean share of items where the judge aligns "
+         f"at least as well (ties count for both). Annotators with fewer than {args.min_items} items are left out.")
+
+
+def alt_test_on_scores(args: argparse.Namespace) -> None:
+    """``--view alt-test`` on a dataset of scores: the judges are ``--judges`` (default: every metric) scored on
+    the annotators' scale, the annotators those of ``--human``."""
+    from metaeval_core.data.registry import load_dataset
+    from metaeval_core.judges.alt_test import alt_test_scores
+
+    cli = _cli()
+    dataset = load_dataset(args.dataset, data_dir=cli.data_dir(args))
+    human = args.human or (dataset.human_measures[0] if dataset.human_measures else None)
+    if human is None:
+        raise cli.CLIError(f"--view alt-test: {args.dataset!r} has no human measure")
+    judges = cli.split_list(args.judges, "judges") if args.judges else list(dataset.metric_measures)
+    results = alt_test_scores(dataset, human=human, judges=judges, alignment=args.alignment, epsilon=args.epsilon,
+                              q=args.fdr, min_items=args.min_items)
+    records = _alt_test_records(args, results, human)
+    if args.json:
+        cli.emit(args, records)
+        return
+    _alt_test_header(args, f"scores ({human}); alignment: {args.alignment} against the other annotators")
+    _print_alt_test(records)
+
+
 def _view_systems(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
     from metaeval_core.judges import close_pair_agreement, ranking_agreement, system_ranking
 
@@ -408,12 +476,28 @@ def _view_describe(args: argparse.Namespace, data, pair_sets: list[str]) -> None
 
 
 _VIEWS = {"table": _view_table, "leaderboard": _view_leaderboard, "bias": _view_bias, "systems": _view_systems,
-          "scores": _view_scores, "describe": _view_describe, "agreement": _view_agreement}
+          "scores": _view_scores, "describe": _view_describe, "agreement": _view_agreement, "alt-test": _view_alt_test}
 
 
 def cmd_judges(args: argparse.Namespace) -> None:
+    if args.view == "alt-test" and _is_score_dataset(args):
+        alt_test_on_scores(args)
+        return
     data = _load(args)
     _VIEWS[args.view](args, data, _pair_sets(args, data))
+
+
+def _is_score_dataset(args: argparse.Namespace) -> bool:
+    from metaeval_core.data import registry
+
+    if args.dataset in registry.dataset_ids():
+        return registry.dataset_info(args.dataset, data_dir=_cli().data_dir(args)).kind != "pairwise"
+    from metaeval_core.judges.upload import is_verdict_file
+
+    try:
+        return not is_verdict_file(args.dataset)
+    except (OSError, ValueError):
+        return False
 
 
 def describe_pairwise(data) -> dict:
@@ -489,7 +573,8 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
                         "systems: rankings from verdicts, judge vs people (needs system ids); scores: judges' scores "
                         "as verdicts (tie-calibrated accuracy); describe: items, raters, verdict counts and warnings "
                         "(for a verdict file; `metaeval describe` reads score files); agreement: every two raters' "
-                        "--statistic (people and judges) and the judges' macro precision/recall/F1")
+                        "--statistic (people and judges) and the judges' macro precision/recall/F1; alt-test: may each judge "
+                        "replace the annotators? (Calderon et al. 2025; --epsilon, --fdr, --min-items)")
     p.add_argument("--statistic", choices=STATISTICS, default="accuracy", help="for --view leaderboard")
     p.add_argument("--order", choices=ORDER_MODES, default="original",
                    help="for --view leaderboard: original, swapped, average (of both orders) or both (right in both)")
@@ -497,6 +582,19 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
                    help="for --view systems: win rates or Bradley-Terry with ties (Davidson)")
     p.add_argument("--delta", type=float, default=0.1,
                    help="for --view systems: a close pair's people win rate lies within this of 0.5 (default 0.1)")
+    p.add_argument("--epsilon", type=float, default=0.2,
+                   help="for --view alt-test: the judge's allowance (the paper: 0.2 against experts, 0.15 skilled "
+                        "annotators, 0.1 crowd workers)")
+    p.add_argument("--fdr", type=float, default=0.05,
+                   help="for --view alt-test: the Benjamini-Yekutieli level q over annotators (default 0.05)")
+    p.add_argument("--min-items", type=int, default=30,
+                   help="for --view alt-test: annotators with fewer items are left out (the paper: 30 for the "
+                        "t-test's normal approximation)")
+    p.add_argument("--alignment", choices=("neg-rmse", "neg-abs"), default="neg-rmse",
+                   help="for --view alt-test on score data: negative RMSE or negative mean absolute error")
+    p.add_argument("--human", help="for --view alt-test on score data: the human measure (default: the first)")
+    p.add_argument("--judges", metavar="NAME[,NAME...]",
+                   help="for --view alt-test on score data: the measures tested (default: every metric)")
     p.add_argument("--confidence-level", type=float, default=0.95)
     # Not cli.add_resampling_args: its help says 10 while a 0.95 percentile interval needs 40 (the check refuses
     # fewer); the judges' help states the rule the check applies.

@@ -81,7 +81,8 @@ def verdict_file(tmp_path):
     return path
 
 
-@pytest.mark.parametrize("view", ["table", "leaderboard", "bias", "systems", "scores", "describe"])
+@pytest.mark.parametrize("view", ["table", "leaderboard", "bias", "systems", "scores", "describe", "agreement",
+                                  "alt-test"])
 def test_every_view_prints_a_fitting_table_and_json(capsys, monkeypatch, verdict_file, view):
     monkeypatch.setenv("COLUMNS", "100")
     code, out, err = run(capsys, "judges", "--dataset", str(verdict_file), "--view", view, "--n-resamples", "50")
