@@ -1,7 +1,7 @@
 """Sentences about the judges' results, written from the result objects: the CLI and the pages print the same words.
 
-Plain text (no markdown); a page escapes it. Numbers with three decimals, intervals "0.698 [0.668, 0.721]",
-counts agreeing with their nouns.
+Plain text (no markdown); a page escapes it. Numbers, intervals, counts and p-values come from the project's one
+wording module (:mod:`metaeval_core.wording`); this module words the judges' own results.
 
 References: docs/methods.md sec. 18.
 """
@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import math
 from typing import Callable, Sequence
+
+from metaeval_core.wording import CORRECTION_LABELS as CORRECTIONS
+from metaeval_core.wording import count, count_of, estimate_with_bounds, format_pvalue, number
+from metaeval_core.wording import names as _names
 
 TIES = {"three-class": "a tie is a third verdict (three classes)",
         "drop-reference-ties": "items the reference calls a tie are left out",
@@ -22,38 +26,19 @@ INVALID = {"wrong": "an invalid (unparsed) verdict counts as wrong",
 ORDERS = {"original": "the original order (A shown first)", "swapped": "the swapped order (B shown first)",
           "average": "the mean over both orders", "both": "both orders (right only when right in both)"}
 STATISTICS = {"accuracy": "accuracy", "kappa": "Cohen's kappa", "alpha": "Krippendorff's alpha"}
-CORRECTIONS = {"bonferroni": "Bonferroni", "holm": "Holm", "bh": "Benjamini-Hochberg", "none": "no correction"}
-
-
-def count(n: int, singular: str, plural: str | None = None) -> str:
-    """``'1 judge'``, ``'2 judges'``, ``'1,300 items'``."""
-    return f"{int(n):,} {singular if int(n) == 1 else (plural or singular + 's')}"
-
-
-def number(value: float | None, digits: int = 3) -> str:
-    if value is None or not math.isfinite(float(value)):
-        return "undefined"
-    text = f"{float(value):.{digits}f}"
-    return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
 def interval(estimate: float, low: float, high: float) -> str:
-    finite = all(v is not None and math.isfinite(float(v)) for v in (low, high))
-    return number(estimate) + (f" [{number(low)}, {number(high)}]" if finite else "")
+    """"0.698 [0.668, 0.721]" (:func:`metaeval_core.wording.estimate_with_bounds`)."""
+    return estimate_with_bounds(estimate, low, high)
 
 
 def pvalue(p: float | None) -> str:
-    if p is None or not math.isfinite(float(p)):
-        return "undefined"
-    return f"{p:.3f}" if p >= 0.001 else "< 0.001"
+    return format_pvalue(p)
 
 
 def names(items: Sequence[str], limit: int = 5) -> str:
-    """'A', 'A and B', 'A, B and C', 'A, B, C, D, E and 3 more'."""
-    items = list(items)
-    if len(items) > limit:
-        return ", ".join(items[:limit]) + f" and {len(items) - limit} more"
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" and {items[-1]}"
+    return _names(items, shown=limit)
 
 
 # -- the leaderboard ------------------------------------------------------------------------------------------
@@ -107,7 +92,8 @@ def chance(board) -> str:
     high = max(r.chance_mean for r in rows)
     beaten = sum(r.chance_pvalue_corrected < 0.05 for r in rows)
     correction = CORRECTIONS.get(board.chance_correction, board.chance_correction)
-    who = f"All {len(rows)} judges" if beaten == len(rows) > 1 else f"{beaten} of {count(len(rows), 'judge')}"
+    who = count_of(beaten, len(rows), "judge")
+    who = who[0].upper() + who[1:]
     span = number(low) if number(low) == number(high) else f"{number(low)} to {number(high)}"
     return (f"Chance (each judge's verdicts permuted over the items, its and the reference's verdict shares kept): "
             f"mean {span}. {who} {'agrees' if len(rows) == 1 else 'agree'}"

@@ -131,6 +131,23 @@ def raters(_data: PairwiseData, key: DataKey, pair_set: str, conv: Conventions) 
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
+def alt_test(_data: PairwiseData, key: DataKey, pair_set: str, epsilon: float, order: str) -> tuple:
+    """The alt-test of every judge: (one row per judge, one row per judge and annotator, ''), or (None, None, why)
+    when the data cannot take it (too few items per annotator: the core's message carries the paper's advice)."""
+    from metaeval_core.judges.alt_test import alt_test as run
+
+    try:
+        results = run(part(_data, pair_set), epsilon=epsilon, order=order if order in ("original", "swapped")
+                      else "original")
+    except ValueError as error:
+        return None, None, str(error)
+    summary = pd.DataFrame([{k: v for k, v in r.to_dict().items() if k not in ("annotators",)} for r in results])
+    summary["notes"] = summary["notes"].map(" ".join)
+    summary["skipped"] = summary["skipped"].map(lambda s: ", ".join(f"{x['annotator']} ({x['n_items']})" for x in s))
+    return summary, pd.DataFrame([row for r in results for row in r.to_records()]), ""
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
 def by_subset(_data: PairwiseData, key: DataKey, pair_set: str, by: str, conv: Conventions,
               res: Resampling) -> pd.DataFrame:
     """Agreement per pair set or item attribute, with the chance p-value corrected over subsets and judges."""

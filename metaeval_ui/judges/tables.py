@@ -156,6 +156,12 @@ VIEWS = {  # the columns each judges table shows on screen
                "items": "n_items", "unscored": "n_unscored", "equal scores": "n_equal"},
     "classification": {"judge": "judge", "macro precision": "macro_precision", "macro recall": "macro_recall",
                        "macro F1": "macro_f1", "accuracy": "accuracy", "items": "n_items", "classes": "labels"},
+    "alt_summary": {"judge": "judge", "passes": "passes", "winning rate": "winning_rate",
+                    "advantage probability": "advantage_probability"},
+    "alt_annotators": {"judge": "judge", "annotator left out": "annotator", "items": "n_items",
+                       "judge's alignment": "judge_alignment", "annotator's alignment": "annotator_alignment",
+                       "judge wins (share)": "judge_wins", "p (one-sided t)": "pvalue",
+                       "p (Benjamini-Yekutieli)": "pvalue_corrected", "judge wins the test": "rejected"},
     "subsets": {"subset": "subset", "judge": "judge", "estimate [interval]": ("estimate", "low", "high"),
                 "items": "n_items", "p vs chance (corrected)": "chance_pvalue_corrected"},
 }

@@ -216,3 +216,31 @@ def classification_caption(frame: pd.DataFrame) -> str:
             "recall and F1 per class (A, B, tie, and invalid when the judge gave invalid verdicts and they count as "
             "wrong), averaged over the classes with equal weight (macro, as PandaLM reports them; sklearn's "
             "average='macro', zero_division=0).")
+
+
+# -- alt-test -----------------------------------------------------------------------------------------------
+
+from metaeval_core.judges.alt_test import EPSILONS  # noqa: E402,F401
+
+EPSILON_CHOICES = {"experts": "experts (epsilon 0.2)", "skilled": "skilled annotators (0.15)",
+                   "crowd": "crowd workers (0.1)"}
+
+
+def alt_test_sentence(summary: pd.DataFrame) -> str:
+    passing = summary[summary["passes"]]
+    best = summary.loc[summary["advantage_probability"].idxmax()]
+    head = (f"{len(passing)} of {len(summary)} judges pass (winning rate at least 0.5)"
+            if len(summary) > 1 else f"The judge {'passes' if len(passing) else 'does not pass'}")
+    return (f"{head} at epsilon = {fmt(summary['epsilon'].iloc[0], 2)}; highest advantage probability: "
+            f"**{md(best['judge'])}**, {fmt(best['advantage_probability'])}.")
+
+
+def alt_test_caption(summary: pd.DataFrame) -> str:
+    return ("Alternative annotator test (Calderon, Reichart & Dror, ACL 2025): each annotator left out in turn; on "
+            "its items, alignment = share of the other annotators giving the same verdict, for the judge and for the "
+            "left-out annotator. A judge wins an item when it aligns at least as well (a tie counts for both). "
+            "One-sided t-test that the annotator's advantage (its wins minus the judge's) is below epsilon, "
+            "Benjamini-Yekutieli over the annotators at q = 0.05; winning rate: share of annotators beaten; the "
+            "judge passes at 0.5; advantage probability: the judge's mean share of wins. Epsilon is the judge's "
+            "allowance for being cheaper: the paper's 0.2 for experts, 0.15 skilled annotators, 0.1 crowd workers."
+            + "".join(f" {n}" for n in dict.fromkeys(summary["notes"]) if n))
