@@ -484,6 +484,13 @@ def cmd_judges(args: argparse.Namespace) -> None:
         alt_test_on_scores(args)
         return
     data = _load(args)
+    if args.verdicts:
+        from metaeval_core.judges.loaders import attach_verdicts
+
+        data = attach_verdicts(data, args.verdicts)
+    if not data.judges and args.view != "describe":
+        raise _cli().CLIError(f"{data.id!r} has no judge: attach your judge's verdicts with --verdicts FILE (CSV/TSV "
+                              "or JSON Lines with columns item or pair_id, verdict, optionally rater and order)")
     _VIEWS[args.view](args, data, _pair_sets(args, data))
 
 
@@ -552,9 +559,12 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     p = command("judges", cmd_judges, "pairwise (A or B?) judges against people: accuracy in each presentation "
                                       "order and in both, positional consistency and kappa, with intervals, for "
                                       "every judge on every pair set")
-    p.add_argument("--dataset", required=True, help="a pairwise dataset id (pandalm, llmbar) or a long CSV/JSONL "
+    p.add_argument("--dataset", required=True, help="a pairwise dataset id (pandalm, llmbar, judgebench) or a long CSV/JSONL "
                                                     "verdict file")
     p.add_argument("--data-dir", help="data directory (default: $METAEVAL_DATA_DIR or data/cache)")
+    p.add_argument("--verdicts", metavar="FILE",
+                   help="a judge's verdicts on a built-in dataset's items, joined by item id (JudgeBench: pair_id): "
+                        "CSV/TSV or JSON Lines with item (or pair_id), verdict, optionally rater and order",)
     p.add_argument("--download", action="store_true", help="download missing files of a built-in dataset first")
     p.add_argument("--pair-sets", metavar="NAME[,NAME...]", help="only these pair sets (default: all)")
     p.add_argument("--by", default="pair_set", metavar="ATTRIBUTE",

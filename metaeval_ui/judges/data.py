@@ -60,6 +60,22 @@ def parse_upload(raw: bytes, name: str) -> PairwiseData:
     return core.read_verdict_file(raw, name=name, dataset_id=UPLOAD_PREFIX + content_sha256(raw)[:12])
 
 
+def attach(data: PairwiseData, raw: bytes, name: str) -> PairwiseData:
+    """``data`` with the judges of an uploaded verdicts file attached by item id (the core's
+    :func:`~metaeval_core.judges.loaders.attach_verdicts`; raises on a bad file)."""
+    import io
+
+    from metaeval_core.judges.loaders import attach_verdicts
+
+    lowered = name.lower()
+    if lowered.endswith((".jsonl", ".json")):
+        frame = pd.read_json(io.BytesIO(raw), lines=True, dtype=False)
+    else:
+        frame = pd.read_csv(io.BytesIO(raw), sep="\t" if lowered.endswith(".tsv") else ",", dtype=str,
+                            keep_default_na=False)
+    return attach_verdicts(data, frame)
+
+
 def key_of(data: PairwiseData) -> DataKey:
     return (data.id, data.version)
 

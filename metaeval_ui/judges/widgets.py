@@ -18,6 +18,7 @@ from metaeval_ui.widgets import _short_title
 UPLOAD_OPTION = "__upload__"
 _UPLOADS = "_judges_uploads"  # session-only: dataset id -> PairwiseData
 _REJECTED = "_judges_upload_rejected"  # (file name, the core's message)
+_ATTACHED = "_judges_attached"  # session-only: built-in dataset id -> its data with the user's judges attached
 _LINK_MISSING = "_judges_link_missing"  # the upload id a link named, not loaded in this session
 MAX_UPLOAD_MB = 50
 PAGES = JUDGES_PAGES
@@ -167,6 +168,31 @@ def raters_caption(data: PairwiseData) -> str:
     return ", ".join(parts)
 
 
+def attach_panel(data: PairwiseData) -> PairwiseData | None:
+    """A built-in dataset without judges (JudgeBench): the user's judge's verdicts joined by item id, or None (the
+    reason shown)."""
+    attached = st.session_state.setdefault(_ATTACHED, {})
+    file = st.sidebar.file_uploader(
+        f"Your judge's verdicts on {data.id} (CSV, TSV or JSON Lines)", key="j_attach_upload",
+        help="Columns item (or pair_id), verdict (A, B or tie, or A>B / B>A), optionally rater and order "
+             "(original/swapped). Joined with the dataset's items by id.")
+    if file is not None:
+        try:
+            raw = file.getvalue()
+            if len(raw) > MAX_UPLOAD_MB * 1024 * 1024:
+                raise ValueError(f"larger than {MAX_UPLOAD_MB} MB")
+            attached[data.id] = jd.attach(data, raw, file.name)
+        except EXPECTED as error:
+            st.error(escape_markdown(f"{file.name} was not attached: {message_of(error)}"), icon=":material/block:")
+            return None
+    if data.id not in attached:
+        st.info(escape_markdown(f"{data.title or data.id} has no judge of its own: upload your judge's verdicts on its "
+                                "items in the sidebar (joined by item id) to get every statistic."),
+                icon=":material/upload:")
+        return None
+    return attached[data.id]
+
+
 def begin(title: str) -> PairwiseData | None:
     """The page's title and sidebar; the dataset, or None (the reason is shown)."""
     ensure_navigation_mode()
@@ -174,6 +200,8 @@ def begin(title: str) -> PairwiseData | None:
     exports.begin()
     st.title(title)
     picked = dataset_picker()
+    if picked is not None and not picked.judges:
+        picked = attach_panel(picked)
     if picked is not None:
         exports.set_dataset(picked)
         st.caption(escape_markdown(f"{picked.title or picked.id}. {picked.n_items:,} items; "

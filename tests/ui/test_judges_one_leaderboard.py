@@ -127,3 +127,21 @@ def test_the_data_check_lists_notes_and_the_bias_page_has_no_idle_order_control(
     at.switch_page(BIAS).run()
     assert_clean(at)
     assert not [r for r in at.sidebar.radio if r.label == "Presentation order"]
+
+
+@pytest.mark.realdata
+def test_judgebench_asks_for_a_judge_then_scores_the_uploaded_one(real_env, data_dir):
+    from metaeval_core.judges import load_pairwise
+
+    from tests.core.judges.test_judgebench import judge_frame
+
+    at = new_app({"jdataset": "judgebench", "jk": "40"}).run()
+    at.switch_page(LEADERBOARD).run()
+    assert_clean(at)
+    assert any("has no judge of its own" in plain(i.value) for i in at.info) and not at.dataframe
+    frame = judge_frame(load_pairwise("judgebench", data_dir=data_dir))
+    at.file_uploader(key="j_attach_upload").upload("mine.csv", frame.to_csv(index=False).encode(), "text/csv").run()
+    assert_clean(at)
+    board = table(at, "kind", "cluster")
+    assert list(board["judge"])[:1] == ["my-judge"]
+    assert "No human ceiling: the reference is a gold label" in plain(" ".join(c.value for c in at.caption))
