@@ -108,8 +108,10 @@ def judge_records(data, *, reference: str = "auto", ties: str = "three-class", i
 
 def _fmt(value: Any, low: Any = None, high: Any = None, *, interval: bool = True) -> str:
     """'83 [76,90]': a share x 100 and its interval; '83' without one; '-' when undefined."""
-    def pct(v: Any) -> str:
-        return "?" if v is None or not math.isfinite(v) else f"{100 * v:.0f}"
+    from metaeval_core.wording import number
+
+    def pct(v: Any) -> str:  # never '-0' (wording.number drops the sign of a value that rounds to zero)
+        return "?" if v is None or not math.isfinite(v) else number(100 * v, 0)
 
     if value is None or not math.isfinite(value):
         return "-"
@@ -273,6 +275,7 @@ def _view_bias(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
 
 def _view_agreement(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
     from metaeval_core.judges.raters import classification_scores, rater_agreement
+    from metaeval_core.wording import number
 
     cli = _cli()
     statistic = args.statistic
@@ -309,7 +312,7 @@ def _view_agreement(args: argparse.Namespace, data, pair_sets: list[str]) -> Non
                     for i, a in enumerate(matrix.raters) for j, b in enumerate(matrix.raters) if j > i]
             cli.print_table(rows, ["rater", "other", statistic, "n"])
         print()
-        pct = lambda v: "-" if not math.isfinite(v) else f"{100 * v:.1f}"  # noqa: E731
+        pct = lambda v: "-" if not math.isfinite(v) else number(100 * v, 1)  # noqa: E731
         cli.print_table([{"judge": c.judge, "precision": pct(c.macro_precision), "recall": pct(c.macro_recall),
                           "F1": pct(c.macro_f1), "accuracy": pct(c.accuracy), "n": c.n_items,
                           "classes": "/".join(c.labels)} for c in scores],

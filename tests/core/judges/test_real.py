@@ -54,7 +54,7 @@ def test_pairwise_datasets_are_refused_by_the_score_loader(data_dir):
     loaded(data_dir, "pandalm")
     with pytest.raises(DatasetError, match="pairwise verdicts"):
         load_dataset("pandalm", data_dir=data_dir)
-    assert {i.id for i in list_datasets(data_dir=data_dir, kind="pairwise")} == {"pandalm", "llmbar"}
+    assert {i.id for i in list_datasets(data_dir=data_dir, kind="pairwise")} == {"pandalm", "llmbar", "judgebench"}
     assert "pandalm" not in {i.id for i in list_datasets(data_dir=data_dir, kind="scores")}
 
 
