@@ -475,7 +475,8 @@ def _view_describe(args: argparse.Namespace, data, pair_sets: list[str]) -> None
     for warning in report.warnings:
         _say(f"warning: {warning}")
     if not report.warnings:
-        print("no warnings")
+        # Notes (verdicts kept as invalid, rater kinds read from names) are printed above: say they wait.
+        print("no warnings" if not info["notes"] else f"no warnings; read the {len(info['notes'])} note(s) above")
 
 
 _VIEWS = {"table": _view_table, "leaderboard": _view_leaderboard, "bias": _view_bias, "systems": _view_systems,

@@ -111,6 +111,9 @@ def test_llmbar_all_items_warns_that_judges_cover_different_sets(real_env):
     at.switch_page(LEADERBOARD).run()
     warnings = plain(" ".join(w.value for w in at.warning))
     assert "scored on different items" in warnings and "Natural" in warnings and "MT-Bench" in warnings
+    captions = plain(" ".join(c.value for c in at.caption))
+    assert "0 human annotator" not in captions
+    assert "human preference" in captions and "MT-Bench, FairEval and LLMEval^2" in captions
 
 
 def test_a_link_to_an_upload_of_another_session_warns_first_and_shows_no_numbers(demo_env):
