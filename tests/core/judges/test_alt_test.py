@@ -136,3 +136,17 @@ def test_hanna_is_refused_with_the_reason(data_dir, capsys):
     if "not available" in err:
         pytest.skip("hanna is not in the data directory")
     assert code != 0 and "positions filled by different people" in err
+
+
+@pytest.mark.slow
+def test_a_judge_exchangeable_with_the_annotators_is_rejected_at_the_nominal_rate():
+    """Calibration: when the judge is one more annotator (exchangeable with the left-out one), E[d] = 0, so the
+    one-sided t-test at epsilon = 0 rejects about 5% of the time at 0.05 (uncorrected, one annotator)."""
+    rng = np.random.default_rng(2025)
+    rejected, reps, n = 0, 400, 100
+    for _ in range(reps):
+        truth = rng.integers(0, 3, n)
+        raters = np.where(rng.random((4, n)) < 0.6, truth, rng.integers(0, 3, (4, n))).astype(float)
+        result = alt_test_arrays(raters[3], raters[:3], names=["a", "b", "c"], epsilon=0.0)
+        rejected += result.annotators[0].pvalue < 0.05
+    assert 0.025 <= rejected / reps <= 0.08
