@@ -148,3 +148,14 @@ def test_judgebench_asks_for_a_judge_then_scores_the_uploaded_one(real_env, data
     board = table(at, "kind", "cluster")
     assert list(board["judge"])[:1] == ["my-judge"]
     assert "No human ceiling: the reference is a gold label" in plain(" ".join(c.value for c in at.caption))
+
+
+def test_as_verdict_runs_every_judges_page_and_is_named(demo_env):
+    at = open_upload({"jinvalid": "as-verdict", "jcinvalid": "as-verdict"})
+    assert at.query_params["jinvalid"] == "as-verdict"
+    captions = plain(" ".join(c.value for c in at.caption))
+    assert "LLMBar's convention" in captions
+    headers = " ".join(table(at, "kind", "cluster").columns)
+    assert "one-sided" in headers and "Holm" in headers and "tie verdicts" in headers
+    at.switch_page(BIAS).run()
+    assert_clean(at)
