@@ -69,7 +69,7 @@ def judge_records(data, *, reference: str = "auto", ties: str = "three-class", i
                   n_resamples: int = 1000, seed: int = 0) -> list[dict]:
     """One record per judge and pair set (or value of the item attribute ``by``): items, accuracy per order and
     in both, consistency, kappa."""
-    from metaeval_core.judges import judge_agreement, positional_bias
+    from metaeval_core.judges import judge_agreement, positional_bias, wording
 
     records = []
     for name, part in subsets(data, pair_sets, by):
@@ -99,7 +99,9 @@ def judge_records(data, *, reference: str = "auto", ties: str = "three-class", i
                                f"{key}_n": row.n_items})
             consistency = bias[j].consistency
             record.update(consistency=consistency.estimate, consistency_low=consistency.low,
-                          consistency_high=consistency.high, consistency_n=consistency.n)
+                          consistency_high=consistency.high, consistency_n=consistency.n,
+                          consistency_basis=bias[j].basis, n_equal_scores=bias[j].n_equal_scores,
+                          n_tie_broken=bias[j].n_tie_broken, tie_break_note=wording.tie_break(bias[j]))
             record.update(ties=ties, invalid=invalid, confidence_level=confidence_level, n_resamples=n_resamples,
                           seed=seed, interval="percentile bootstrap over items")
             records.append(record)
@@ -166,6 +168,7 @@ def _view_table(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
                   "swapped": _cell(r, "accuracy_swapped"), "both": _cell(r, "accuracy_both"),
                   "consistent": _cell(r, "consistency"), "kappa orig.": _cell(r, "kappa_original")} for r in rows]
         cli.print_table(table, ["judge", "n", "original", "swapped", "both", "consistent", "kappa orig."])
+        _say(*[r["tie_break_note"] for r in rows if r["tie_break_note"]])
 
 
 def leaderboard_table(board) -> list[dict]:

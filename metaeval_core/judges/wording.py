@@ -134,7 +134,8 @@ def tie_break(result) -> str:
             "orders")
     broken = (f", and its given verdicts name a winner on {result.n_tie_broken} of them (by a rule: LLMBar's Rating "
               "strategy names the output shown second), so its verdict-level consistency (about 1 minus the share of equal "
-              "scores) and first-position share describe that tie-break rule, not the judge"
+              "scores), first-position share and the gap between its accuracies in the two orders describe that "
+              "tie-break rule, not the judge"
               if result.n_tie_broken else "")
     if result.basis == "scores":
         return (head + broken + ". Shown here on its scores (equal scores are ties): consistent on every scored item "
