@@ -381,7 +381,7 @@ def alt_test_on_scores(args: argparse.Namespace) -> None:
         raise cli.CLIError(f"--view alt-test: {args.dataset!r} has no human measure")
     judges = cli.split_list(args.judges, "judges") if args.judges else list(dataset.metric_measures)
     results = alt_test_scores(dataset, human=human, judges=judges, alignment=args.alignment, epsilon=args.epsilon,
-                              q=args.fdr, min_items=args.min_items)
+                              q=args.fdr, min_items=args.min_items, annotators=args.annotators_are)
     records = _alt_test_records(args, results, human)
     if args.json:
         cli.emit(args, records)
@@ -610,6 +610,9 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--alignment", choices=("neg-rmse", "neg-abs"), default="neg-rmse",
                    help="for --view alt-test on score data: negative RMSE or negative mean absolute error")
     p.add_argument("--human", help="for --view alt-test on score data: the human measure (default: the first)")
+    p.add_argument("--annotators-are", choices=("as-declared", "persons"), default="as-declared",
+                   help="for --view alt-test on an uploaded score file, which does not say: persons states that each "
+                        "annotator is one person throughout (refused where the data declares slots, as HANNA)")
     p.add_argument("--judges", metavar="NAME[,NAME...]",
                    help="for --view alt-test on score data: the measures tested (default: every metric)")
     p.add_argument("--confidence-level", type=float, default=0.95)

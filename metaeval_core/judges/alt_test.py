@@ -20,7 +20,7 @@ LLM-as-a-Judge.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal, Sequence, get_args
 
 import numpy as np
@@ -268,14 +268,17 @@ def alt_test_scores(
     epsilon: float = 0.2,
     q: float = 0.05,
     min_items: int = MIN_ITEMS,
+    annotators: Literal["as-declared", "persons"] = "as-declared",
 ) -> tuple[AltTest, ...]:
     """The alt-test on score data: each judge (a measure on the annotators' scale: RMSE and absolute error compare
     numbers, so a metric on another scale always loses) against the annotators of the human measure ``human``,
     each (system, input) cell one item.
 
-    Refused when the annotators are not identified persons (``dataset.annotators_are(human)`` is not
-    ``'persons'``): leaving out "annotator 2" means nothing when slot 2 was filled by different people (HANNA's
-    crowd slots).
+    Refused when the annotators are not identified persons: leaving out "annotator 2" means nothing when slot 2
+    was filled by different people (HANNA's crowd slots, declared ``'positions'``). An uploaded file does not say
+    (``'unknown'``): ``annotators='persons'`` states that each annotator column is one person throughout (an
+    upload's ``annotator`` ids), and a note in every result says it was stated, not read; a dataset that declares
+    positions is refused whatever is stated.
 
     References
     ----------
@@ -285,18 +288,27 @@ def alt_test_scores(
     if measure.annotators is None:
         raise DatasetError(f"measure {human!r} of {dataset.id!r} keeps no per-annotator scores: the alt-test leaves "
                            "out one annotator at a time")
+    check_choice(annotators, "annotators", ("as-declared", "persons"))
     identity = dataset.annotators_are(human)
-    if identity != "persons":
+    stated = annotators == "persons" and identity == "unknown"
+    if identity != "persons" and not stated:
         what = ("positions filled by different people" if identity == "positions"
                 else "not known to be the same people throughout")
         raise DatasetError(f"the annotators of {human!r} in {dataset.id!r} are {what}: the alt-test leaves out one "
                            "person at a time and compares the judge with the others, so it needs annotators known "
-                           "to be the same people throughout (as SummEval's experts are)")
+                           "to be the same people throughout (as SummEval's experts are)"
+                           + ("; if each annotator of this file is one person, say so (annotators='persons', "
+                              "--annotators-are persons)" if identity == "unknown" else ""))
     check_choice(alignment, "alignment", ("neg-rmse", "neg-abs"))
-    annotators = measure.annotators.reshape(measure.annotators.shape[0], -1)
-    names = [f"annotator {k + 1}" for k in range(annotators.shape[0])]
-    return tuple(alt_test_arrays(dataset.measure(j).scores.ravel(), annotators, names=names, judge_name=j,
-                                 alignment=alignment, epsilon=epsilon, q=q, min_items=min_items) for j in judges)
+    per_annotator = measure.annotators.reshape(measure.annotators.shape[0], -1)
+    names = [f"annotator {k + 1}" for k in range(per_annotator.shape[0])]
+    results = tuple(alt_test_arrays(dataset.measure(j).scores.ravel(), per_annotator, names=names, judge_name=j,
+                                    alignment=alignment, epsilon=epsilon, q=q, min_items=min_items) for j in judges)
+    if stated:
+        note = (f"The annotators of {human!r} were stated to be the same people throughout (the data does not "
+                "say so).")
+        results = tuple(replace(r, notes=r.notes + (note,)) for r in results)
+    return results
 
 
 __all__ = ["ALIGNMENTS", "AltTest", "AnnotatorTest", "EPSILONS", "MIN_ITEMS", "alt_test", "alt_test_arrays",

@@ -150,3 +150,27 @@ def test_a_judge_exchangeable_with_the_annotators_is_rejected_at_the_nominal_rat
         result = alt_test_arrays(raters[3], raters[:3], names=["a", "b", "c"], epsilon=0.0)
         rejected += result.annotators[0].pvalue < 0.05
     assert 0.025 <= rejected / reps <= 0.08
+
+
+def test_a_score_upload_with_annotator_ids_is_tested_once_its_annotators_are_stated(tmp_path, capsys):
+    rng = np.random.default_rng(7)
+    rows = []
+    for s in range(4):
+        for i in range(12):
+            truth = rng.integers(1, 6)
+            for a in ("ann-ana", "ann-ben", "ann-cy"):
+                rows.append(f"sys{s},doc{i},quality,{int(np.clip(truth + rng.integers(-1, 2), 1, 5))},{a},human")
+            rows.append(f"sys{s},doc{i},my-judge,{int(np.clip(truth + rng.integers(-1, 2), 1, 5))},,metric")
+    path = tmp_path / "scores.csv"
+    path.write_text("system,input,measure,score,annotator,kind\n" + "\n".join(rows) + "\n")
+    argv = ["judges", "--dataset", str(path), "--view", "alt-test", "--human", "quality", "--judges", "my-judge",
+            "--json"]
+    code = main(argv)
+    _, err = capsys.readouterr()
+    assert code != 0 and "--annotators-are persons" in err
+    code = main(argv + ["--annotators-are", "persons"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    record, = json.loads(out)
+    assert record["judge"] == "my-judge" and record["alignment"] == "neg-rmse" and len(record["annotators"]) == 3
+    assert any("stated to be the same people" in n for n in record["notes"])
