@@ -148,6 +148,7 @@ FIELDS: dict[str, Field] = {
     "j_sys_order": Field("jsorder", "str", "original"),
     "j_delta": Field("jdelta", "float", 0.1),
     "j_judge": Field("jjudge", "str"),
+    "j_eps": Field("jeps", "str", "experts"),
 }
 
 

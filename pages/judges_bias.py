@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from metaeval_ui import exports, widgets
-from metaeval_ui.errors import guard
+from metaeval_ui.errors import escape_markdown, guard
 from metaeval_ui.judges import data as jd, figures as jf, tables as jt, text as jx, widgets as jw
 
 data = jw.begin("Judge biases")
@@ -13,13 +13,15 @@ if data is None:
     widgets.finish()
     st.stop()
 pair_set = jw.pair_set(data)
-conv = jw.conventions(data, statistic=False)
+conv = jw.conventions(data, statistic=False, order=False)
 with st.sidebar.expander("Bias settings", expanded=True):
     cons_invalid = jw._radio("j_cons_invalid", "Invalid verdicts in the consistency", ("wrong", "drop", "tie",
                              "as-verdict"), jx.INVALID, st)
     unit = jw._radio("j_unit", "Length unit", ("words", "characters"), {}, st)
-    len_order = jw._radio("j_len_order", "Judge's verdicts for length", ("average", "original", "swapped"),
-                          jx.ORDERS, st)
+    two_orders = any(len(data.orders_of(j)) == 2 for j in data.judges)
+    len_order = jw._radio("j_len_order", "Judge's verdicts for length",
+                          ("average", "original", "swapped") if two_orders else ("original",), jx.LENGTH_ORDERS, st,
+                          help=None if two_orders else "The judges saw each pair in one order only.")
 res = jw.resampling()
 key = jd.key_of(data)
 part = jd.part(data, pair_set)
@@ -41,6 +43,8 @@ else:
                jf.interval_dots(dots, x_title="share", reference=0.5, reference_label="0.5: no preference",
                                 x_range=(0, 1)), frame, key="judges_position", name=f"judges-position_{where}",
                title="Positional consistency and first-position preference", what="position", view="position")
+    for note in filter(None, (jx.wording.tie_break(p) for p in positional)):
+        st.info(escape_markdown(note), icon=":material/info:")
     if per_order is not None and not per_order.empty:
         st.markdown(jx.order_sentence(per_order))
         exports.chart(jf.interval_dots(jt.per_order_dots(per_order), x_title=jx.STATISTICS[conv.statistic]),

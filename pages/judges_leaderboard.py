@@ -6,7 +6,7 @@ import streamlit as st
 from metaeval_ui import exports, state, widgets
 from metaeval_ui.errors import escape_markdown, guard
 from metaeval_ui.figures import correction_label
-from metaeval_ui.judges import data as jd, tables as jt, text as jx, widgets as jw
+from metaeval_ui.judges import data as jd, figures as jf, tables as jt, text as jx, widgets as jw
 
 data = jw.begin("Judges leaderboard")
 if data is None:
@@ -30,27 +30,22 @@ if not part.judges_of():
     jw.stop("No judge has a verdict on these items.")
 found = None
 with guard("Could not compute the agreement"), st.spinner(f"Bootstrap and permutation tests, {res.n_resamples:,}…"):
-    table = jd.agreement(data, key, pair_set, conv, res)
-    ceiling = jd.ceiling(data, key, pair_set, conv, res)
-    comparison = jd.comparison(data, key, pair_set, conv, alternative, correction, alpha, res)
-    board, chance_frame, forest, heatmap = jd.leaderboard_view(data, key, pair_set, conv, alternative, correction,
-                                                               alpha, res)
-    found = table
+    result, board, chance_frame, forest, heatmap = jd.leaderboard_view(data, key, pair_set, conv, alternative,
+                                                                       correction, alpha, res)
+    found = result
 if found is None:
     widgets.finish()
     st.stop()
+comparison = result.comparison
 
-judges = board[board["kind"] == "judge"]
 where = f"{pair_set} ({part.n_items:,} items)" if pair_set else f"all {part.n_items:,} items"
-st.markdown(jx.leaderboard_sentence(board, comparison, statistic=conv.statistic))
-st.caption(jx.conventions_caption(table, seed=res.seed))
-if ceiling is not None and judges["estimate"].notna().any():
-    st.caption(escape_markdown(jx.ceiling_sentence(ceiling, float(judges["estimate"].iloc[0]))))
-elif part.humans:
-    st.caption(escape_markdown(f"No human ceiling: it needs at least three annotators per item; these items have "
-                               f"{len(part.humans)}."))
-if not chance_frame.empty:
-    st.caption(escape_markdown(jx.chance_sentence(chance_frame)))
+st.markdown(jx.wording.headline(result, mark=lambda name: f"**{escape_markdown(name)}**"))
+for warning in result.warnings:
+    st.warning(escape_markdown(warning), icon=":material/warning:")
+st.caption(escape_markdown(jx.wording.conventions(result)))
+for sentence in (jx.wording.ceiling(result), jx.wording.chance(result)):
+    if sentence:
+        st.caption(escape_markdown(sentence))
 
 name = exports.file_name("judges", data.id, pair_set, conv.statistic, conv.order)
 exports.chart(forest, key="judges_forest", name=name, title=f"{jx.STATISTICS[conv.statistic]} with people, {where}")
@@ -70,6 +65,44 @@ else:
     exports.table_download(comparison.to_frame(), exports.file_name("judges-tests", data.id, pair_set),
                            label="Download tests (CSV)", title="Judge vs judge tests")
 
+st.subheader("How much do the raters agree with each other?")
+agreeing = None
+with guard("Could not compute the agreement between raters"), st.spinner("Rater x rater agreement…"):
+    agreeing = jd.raters(data, key, pair_set, conv)
+if agreeing is not None:
+    matrix, classes = agreeing
+    st.caption(escape_markdown(jx.raters_caption(matrix, conv.statistic)))
+    exports.chart(jf.rater_matrix(matrix, statistic=conv.statistic, title="Rater x rater agreement"),
+                  key="judges_raters", name=exports.file_name("judges-raters", data.id, pair_set),
+                  title="Rater x rater agreement")
+    exports.table_download(matrix.to_frame(), exports.file_name("judges-raters", data.id, pair_set),
+                           label="Download rater x rater agreement (CSV)", title="Rater x rater agreement")
+    if not classes.empty:
+        st.caption(escape_markdown(jx.classification_caption(classes)))
+        st.dataframe(jt.compact(classes, jt.VIEWS["classification"]), hide_index=True, width="stretch")
+
+st.subheader("Could a judge replace the annotators? (alt-test)")
+if len(part.humans) < 2:
+    st.info(escape_markdown(f"The alt-test leaves out one human annotator at a time: it needs at least two; these "
+                            f"items have {len(part.humans)} (a gold label is not a person)."), icon=":material/info:")
+else:
+    eps_key = state.prepare("j_eps", options=list(jx.EPSILON_CHOICES), fallback="experts")
+    who = state.commit("j_eps", st.radio("The annotators are", list(jx.EPSILON_CHOICES), key=eps_key,
+                                         format_func=jx.EPSILON_CHOICES.get, horizontal=True))
+    tested = None
+    with guard("Could not run the alt-test"), st.spinner("Alt-test…"):
+        tested = jd.alt_test(data, key, pair_set, jx.EPSILONS[who], conv.order)
+    if tested is not None and tested[2]:
+        st.info(escape_markdown(f"No alt-test here: {tested[2]}."), icon=":material/info:")
+    elif tested is not None:
+        summary, per_annotator, _ = tested
+        st.markdown(jx.alt_test_sentence(summary))
+        st.caption(escape_markdown(jx.alt_test_caption(summary)))
+        st.dataframe(jt.compact(summary, jt.VIEWS["alt_summary"]), hide_index=True, width="stretch")
+        st.dataframe(jt.compact(per_annotator, jt.VIEWS["alt_annotators"]), hide_index=True, width="stretch")
+        exports.table_download(per_annotator, exports.file_name("judges-alt-test", data.id, pair_set),
+                               label="Download alt-test (CSV)", title="Alt-test per annotator")
+
 options = jd.breakdowns(part)
 if options:
     st.subheader("Per subset")
@@ -82,7 +115,8 @@ if options:
     if subsets is not None and not subsets.empty:
         correction_name = subsets["correction"].iloc[0]
         st.caption(escape_markdown(
-            f"{jx.STATISTICS[conv.statistic]} per {by.replace('_', ' ')} (rows: judges); the p-values against chance "
+            f"{jx.STATISTICS[conv.statistic]} per {by.replace('_', ' ')} (rows: one per subset and judge); the "
+            "one-sided p-values against chance "
             f"are {correction_label(correction_name)}-corrected over all {len(subsets):,} subset x judge cells"
             + jx.subset_resolution(len(subsets), res.n_resamples, correction_name) + "."))
         st.dataframe(jt.compact(subsets, jt.VIEWS["subsets"]), hide_index=True, width="stretch",

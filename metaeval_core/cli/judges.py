@@ -24,7 +24,7 @@ _FIGURES: tuple[tuple[str, str, str], ...] = (
     ("accuracy_original", "accuracy", "original"),
     ("accuracy_swapped", "accuracy", "swapped"),
     ("accuracy_both", "accuracy", "both"),
-    ("kappa", "kappa", "original"),
+    ("kappa_original", "kappa", "original"),
 )
 
 
@@ -69,7 +69,7 @@ def judge_records(data, *, reference: str = "auto", ties: str = "three-class", i
                   n_resamples: int = 1000, seed: int = 0) -> list[dict]:
     """One record per judge and pair set (or value of the item attribute ``by``): items, accuracy per order and
     in both, consistency, kappa."""
-    from metaeval_core.judges import judge_agreement, positional_bias
+    from metaeval_core.judges import judge_agreement, positional_bias, wording
 
     records = []
     for name, part in subsets(data, pair_sets, by):
@@ -99,7 +99,9 @@ def judge_records(data, *, reference: str = "auto", ties: str = "three-class", i
                                f"{key}_n": row.n_items})
             consistency = bias[j].consistency
             record.update(consistency=consistency.estimate, consistency_low=consistency.low,
-                          consistency_high=consistency.high, consistency_n=consistency.n)
+                          consistency_high=consistency.high, consistency_n=consistency.n,
+                          consistency_basis=bias[j].basis, n_equal_scores=bias[j].n_equal_scores,
+                          n_tie_broken=bias[j].n_tie_broken, tie_break_note=wording.tie_break(bias[j]))
             record.update(ties=ties, invalid=invalid, confidence_level=confidence_level, n_resamples=n_resamples,
                           seed=seed, interval="percentile bootstrap over items")
             records.append(record)
@@ -108,8 +110,10 @@ def judge_records(data, *, reference: str = "auto", ties: str = "three-class", i
 
 def _fmt(value: Any, low: Any = None, high: Any = None, *, interval: bool = True) -> str:
     """'83 [76,90]': a share x 100 and its interval; '83' without one; '-' when undefined."""
-    def pct(v: Any) -> str:
-        return "?" if v is None or not math.isfinite(v) else f"{100 * v:.0f}"
+    from metaeval_core.wording import number
+
+    def pct(v: Any) -> str:  # never '-0' (wording.number drops the sign of a value that rounds to zero)
+        return "?" if v is None or not math.isfinite(v) else number(100 * v, 0)
 
     if value is None or not math.isfinite(value):
         return "-"
@@ -152,8 +156,9 @@ def _view_table(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
         return
     _say(f"{data.id}: judges against {records[0]['reference'] if records else 'the reference'}; ties: {args.ties}; "
          f"invalid verdicts: {args.invalid}",
-         _interval_note(args, "; both: right in both orders; consistent: the same verdict in both orders") +
-         " (e.g. one order only)")
+         _interval_note(args, "; original, swapped: accuracy with A, B shown first; both: right in both orders; "
+                              "consistent: the same verdict in both orders; kappa orig.: Cohen's kappa in the "
+                              "original order (A shown first)") + " (e.g. one order only)")
     for name, part in subsets(data, pair_sets, args.by):
         rows = [r for r in records if r["subset"] == name]
         if not rows:
@@ -161,12 +166,40 @@ def _view_table(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
         print(f"\n{name} ({part.n_items} pairs)")
         table = [{"judge": r["judge"], "n": r["n_items"], "original": _cell(r, "accuracy_original"),
                   "swapped": _cell(r, "accuracy_swapped"), "both": _cell(r, "accuracy_both"),
-                  "consistent": _cell(r, "consistency"), "kappa": _cell(r, "kappa")} for r in rows]
-        cli.print_table(table, ["judge", "n", "original", "swapped", "both", "consistent", "kappa"])
+                  "consistent": _cell(r, "consistency"), "kappa orig.": _cell(r, "kappa_original")} for r in rows]
+        cli.print_table(table, ["judge", "n", "original", "swapped", "both", "consistent", "kappa orig."])
+        _say(*[r["tie_break_note"] for r in rows if r["tie_break_note"]])
+
+
+def leaderboard_table(board) -> list[dict]:
+    """The leaderboard's rows as the CLI prints them (values x 100; the page shows the same rows, x 1)."""
+    def p(value: float) -> str | None:
+        return None if not math.isfinite(value) else f"{value:.3f}"
+
+    kinds = {"human-ceiling": "ceiling", "annotator": "person"}
+    people = {"judge", "annotator"}
+    shown = {"chance": "(permuted)", "human-ceiling": "(mean)"}
+    return [{"name": shown.get(r.kind, r.name), "kind": kinds.get(r.kind, r.kind), "value": _fmt(r.estimate, r.low, r.high),
+             "n": r.n_items, "inv": r.n_invalid if r.kind in people else None,
+             "ties": r.n_ties if r.kind in people else None, "cl": r.cluster,
+             "chance": _fmt(r.chance_mean, r.chance_low, r.chance_high), "p": p(r.chance_pvalue),
+             "p.holm": p(r.chance_pvalue_corrected)} for r in board.rows]
+
+
+LEADERBOARD_COLUMNS = ["name", "kind", "value", "n", "inv", "ties", "cl", "chance", "p", "p.holm"]
+
+
+def leaderboard_sentences(board) -> list[str]:
+    """The sentences printed under a leaderboard (the page shows the same ones): headline, warnings, chance,
+    ceiling."""
+    from metaeval_core.judges import wording
+
+    return [s for s in (wording.headline(board), *board.warnings, wording.chance(board), wording.ceiling(board))
+            if s]
 
 
 def _view_leaderboard(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
-    from metaeval_core.judges import judge_leaderboard
+    from metaeval_core.judges import judge_leaderboard, wording
 
     cli = _cli()
     records, boards = [], []
@@ -183,46 +216,55 @@ def _view_leaderboard(args: argparse.Namespace, data, pair_sets: list[str]) -> N
         return
     if boards:
         board = boards[0][1]
-        _say(f"{data.id}: {args.statistic} against {board.reference}, order {args.order}; ties: {board.ties}; "
-             f"invalid verdicts: {board.invalid}",
-             _interval_note(args, f"; cluster: judges no {board.correction}-corrected paired permutation test "
-                                  f"separates at {board.alpha:g} share a rank; chance: verdicts permuted over items"))
+        _say(f"{data.id}: " + wording.conventions(board),
+             _interval_note(args, f"; cl: cluster, judges no {board.correction}-corrected paired permutation "
+                                  f"test separates at {board.alpha:g} share a rank; chance: each judge's verdicts "
+                                  "permuted over items (mean [range]); p: one-sided permutation p-value against "
+                                  "chance (is the judge above it?), uncorrected; p.holm: Holm-corrected over the "
+                                  "judges of the block; inv, ties: the rater's own invalid and tie verdicts; n: "
+                                  "items counted ('-' where the row's parts count different items)"))
     for name, board in boards:
         print(f"\n{name}")
-        table = [{"name": r.name, "kind": r.kind, "value": _fmt(r.estimate, r.low, r.high), "n": r.n_items,
-                  "cluster": r.cluster, "chance": _fmt(r.chance_mean, r.chance_low, r.chance_high),
-                  "p(chance)": None if not math.isfinite(r.chance_pvalue) else f"{r.chance_pvalue:.3f}"}
-                 for r in board.rows]
-        cli.print_table(table, ["name", "kind", "value", "n", "cluster", "chance", "p(chance)"])
+        cli.print_table(leaderboard_table(board), LEADERBOARD_COLUMNS)
+        _say(*leaderboard_sentences(board))
 
 
 def _view_bias(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
     from metaeval_core.judges import length_preference, positional_bias
 
     cli = _cli()
-    records = []
+    records, positions = [], {}
     for name, part in subsets(data, pair_sets, args.by):
         judges = part.judges_of()
         if not judges:
             continue
         options = dict(judges=judges, confidence_level=args.confidence_level, n_resamples=args.n_resamples,
                        rng=args.seed)
-        position = positional_bias(part, invalid=args.invalid, **options)
+        position = positions[name] = positional_bias(part, invalid=args.invalid, **options)
         length = (length_preference(part, reference=args.reference, order="average", **options)
                   if part.has_texts else [None] * len(judges))
         for p, l in zip(position, length):
             record = {"dataset": data.id, "by": args.by, "subset": name, **p.to_dict()}
-            if l is not None:
-                record.update({k: v for k, v in l.to_dict().items() if k not in ("judge", "confidence_level",
-                                                                                 "n_resamples")})
+            if l is not None:  # the length figures' own counts and order keep their names apart
+                renamed = {"n_items": "length_n_items", "order": "length_order"}
+                record.update({renamed.get(k, k): v for k, v in l.to_dict().items()
+                               if k not in ("judge", "confidence_level", "n_resamples")})
             records.append(record)
     if args.json:
         cli.emit(args, records)
         return
+    from metaeval_core.judges import wording
+
+    two_orders = any(len(data.orders_of(j)) == 2 for j in data.judges)
+    pooled = ("the judge's, both orders pooled" if two_orders else "the judge's, in the one order it judged")
     _say(f"{data.id}: position and length biases; invalid verdicts: {args.invalid}",
          _interval_note(args, "; consistent: the same verdict in both orders; first: share of winners shown first "
-                              "(50 = none); longer: share of winners that are the longer output (words), the "
-                              "judge's (both orders) and the reference's on the same items, and their gap"))
+                              "(50 = none); a judge that scores each output is read from its scores (equal scores "
+                              f"are ties); longer: share of winners that are the longer output (words), {pooled}, "
+                              "and the reference's on the same items (people), and their gap"))
+    if not two_orders:
+        _say("The judges saw each pair in one presentation order: consistency and first-position preference "
+             "need both orders, so those columns are '-'.")
     for name in dict.fromkeys(r["subset"] for r in records):
         rows = [r for r in records if r["subset"] == name]
         print(f"\n{name}")
@@ -230,6 +272,122 @@ def _view_bias(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
                   "longer": _cell(r, "judge_longer"), "people": _cell(r, "reference_longer"),
                   "gap": _cell(r, "difference")} for r in rows]
         cli.print_table(table, ["judge", "consistent", "first", "longer", "people", "gap"])
+        notes = [wording.tie_break(p) for p in positions[name]]
+        _say(*[n for n in notes if n])
+
+
+def _view_agreement(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
+    from metaeval_core.judges.raters import classification_scores, rater_agreement
+    from metaeval_core.wording import number
+
+    cli = _cli()
+    statistic = args.statistic
+    invalid = args.invalid
+    order = "original" if args.order in ("original", "average", "both") else args.order
+    blocks = []
+    for name, part in subsets(data, pair_sets, args.by):
+        if part.n_raters < 2 or not part.judges_of():
+            continue
+        matrix = rater_agreement(part, order=order, invalid=invalid)
+        scores = classification_scores(part, reference=args.reference, order=order,
+                                       invalid="wrong" if invalid == "as-verdict" else invalid)
+        blocks.append((name, matrix, scores))
+    if args.json:
+        cli.emit(args, [{"dataset": data.id, "by": args.by, "subset": name, "raters": list(m.raters),
+                         "kinds": list(m.kinds), "order": m.order, "invalid": m.invalid,
+                         "pairs": m.to_records(), "classification": [c.to_dict() for c in c_]}
+                        for name, m, c_ in blocks])
+        return
+    _say(f"{data.id}: agreement between every two raters (people, gold labels, judges) on the items both rated, "
+         f"{order} order; invalid verdicts: {invalid}; shown: {statistic} (--statistic accuracy|kappa|alpha); "
+         "then each judge's macro precision, recall and F1 against the reference (x 100)")
+    for name, matrix, scores in blocks:
+        print(f"\n{name}")
+        values = matrix.matrix(statistic)
+        if len(matrix.raters) <= 12:
+            rows = [{"rater": f"{i + 1} {r}", **{str(j + 1): None if not math.isfinite(values[i, j]) else
+                                                  f"{values[i, j]:.2f}" for j in range(len(matrix.raters))}}
+                    for i, r in enumerate(matrix.raters)]
+            cli.print_table(rows, ["rater", *[str(j + 1) for j in range(len(matrix.raters))]])
+        else:
+            rows = [{"rater": a, "other": b, statistic: None if not math.isfinite(values[i, j]) else
+                     f"{values[i, j]:.3f}", "n": int(matrix.n_common[i, j])}
+                    for i, a in enumerate(matrix.raters) for j, b in enumerate(matrix.raters) if j > i]
+            cli.print_table(rows, ["rater", "other", statistic, "n"])
+        print()
+        pct = lambda v: "-" if not math.isfinite(v) else number(100 * v, 1)  # noqa: E731
+        cli.print_table([{"judge": c.judge, "precision": pct(c.macro_precision), "recall": pct(c.macro_recall),
+                          "F1": pct(c.macro_f1), "accuracy": pct(c.accuracy), "n": c.n_items,
+                          "classes": "/".join(c.labels)} for c in scores],
+                        ["judge", "precision", "recall", "F1", "accuracy", "n", "classes"])
+
+
+def _alt_test_records(args: argparse.Namespace, results, subset: str) -> list[dict]:
+    return [{"dataset": args.dataset, "subset": subset, **r.to_dict()} for r in results]
+
+
+def _print_alt_test(records: list[dict]) -> None:
+    cli = _cli()
+    for record in records:
+        verdict = "passes" if record["passes"] else "does not pass"
+        print(f"\n{record['subset']}: {record['judge']} {verdict}: winning rate {record['winning_rate']:.2f}, "
+              f"advantage probability {record['advantage_probability']:.3f}")
+        cli.print_table([{"annotator": a["annotator"], "n": a["n_items"],
+                          "judge align": f"{a['judge_alignment']:.3f}", "own align": f"{a['annotator_alignment']:.3f}",
+                          "judge wins": f"{a['judge_wins']:.3f}", "p": f"{a['pvalue']:.4f}",
+                          "p (BY)": f"{a['pvalue_corrected']:.4f}", "judge wins test": "yes" if a["rejected"] else "no"}
+                         for a in record["annotators"]],
+                        ["annotator", "n", "judge align", "own align", "judge wins", "p", "p (BY)", "judge wins test"])
+        _say(*record["notes"])
+
+
+def _view_alt_test(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
+    from metaeval_core.judges.alt_test import alt_test
+
+    cli = _cli()
+    order = args.order if args.order in ("original", "swapped") else "original"
+    records = []
+    for name, part in subsets(data, pair_sets, args.by):
+        if not part.judges_of():
+            continue
+        records += _alt_test_records(args, alt_test(part, epsilon=args.epsilon, q=args.fdr, order=order,
+                                                    min_items=args.min_items), name)
+    if args.json:
+        cli.emit(args, records)
+        return
+    _alt_test_header(args, "verdicts; alignment: the share of the other annotators giving the same verdict")
+    _print_alt_test(records)
+
+
+def _alt_test_header(args: argparse.Namespace, what: str) -> None:
+    _say(f"{args.dataset}: the alternative annotator test (Calderon, Reichart & Dror 2025) on {what}. Each annotator "
+         "left out in turn: on its items, do the judge's answers align with the other annotators at least as well "
+         f"as its own, allowing epsilon = {args.epsilon:g}? One-sided t-test of mean(W_annotator - W_judge) < "
+         f"epsilon, Benjamini-Yekutieli over the annotators at q = {args.fdr:g}; the judge passes when it wins "
+         "against at least half of them; advantage probability: the mean share of items where the judge aligns "
+         f"at least as well (ties count for both). Annotators with fewer than {args.min_items} items are left out.")
+
+
+def alt_test_on_scores(args: argparse.Namespace) -> None:
+    """``--view alt-test`` on a dataset of scores: the judges are ``--judges`` (default: every metric) scored on
+    the annotators' scale, the annotators those of ``--human``."""
+    from metaeval_core.data.registry import load_dataset
+    from metaeval_core.judges.alt_test import alt_test_scores
+
+    cli = _cli()
+    dataset = load_dataset(args.dataset, data_dir=cli.data_dir(args))
+    human = args.human or (dataset.human_measures[0] if dataset.human_measures else None)
+    if human is None:
+        raise cli.CLIError(f"--view alt-test: {args.dataset!r} has no human measure")
+    judges = cli.split_list(args.judges, "judges") if args.judges else list(dataset.metric_measures)
+    results = alt_test_scores(dataset, human=human, judges=judges, alignment=args.alignment, epsilon=args.epsilon,
+                              q=args.fdr, min_items=args.min_items, annotators=args.annotators_are)
+    records = _alt_test_records(args, results, human)
+    if args.json:
+        cli.emit(args, records)
+        return
+    _alt_test_header(args, f"scores ({human}); alignment: {args.alignment} against the other annotators")
+    _print_alt_test(records)
 
 
 def _view_systems(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
@@ -276,7 +434,8 @@ def _view_systems(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
 
 
 def _view_scores(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
-    from metaeval_core.judges import score_accuracy, scoring_judges
+    from metaeval_core.judges import scoring_judges
+    from metaeval_core.judges.coverage import score_accuracy_on_own_items
 
     cli = _cli()
     records = []
@@ -284,8 +443,9 @@ def _view_scores(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
         judges = [j for j in scoring_judges(part) if j in part.judges_of() or data.rater(j).kind == "judge"]
         if not judges:
             continue
-        for row in score_accuracy(part, judges=judges, reference=args.reference, confidence_level=args.confidence_level,
-                                  n_resamples=args.n_resamples, rng=args.seed):
+        for row in score_accuracy_on_own_items(part, judges, reference=args.reference,
+                                               confidence_level=args.confidence_level, n_resamples=args.n_resamples,
+                                               rng=args.seed):
             records.append({"dataset": data.id, "by": args.by, "subset": name, **row.to_dict()})
     if not records:
         raise cli.CLIError(f"--view scores: no judge of {data.id!r} scores the outputs (scores as verdicts need "
@@ -296,7 +456,8 @@ def _view_scores(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
     _say(f"{data.id}: judges' scores read as verdicts (A when score_a - score_b > epsilon), against "
          f"{records[0]['reference']}",
          _interval_note(args, "; tie-calibrated: epsilon chosen to maximise the accuracy (re-chosen in every "
-                              "resample); at 0: only equal scores tie"))
+                              "resample); at 0: only equal scores tie; each judge on the items it judged (n), "
+                              "items it judged without both scores counted wrong (unscored)"))
     cli.print_table([{"subset": r["subset"], "judge": r["judge"],
                       "tie-calibrated": _fmt(r["estimate"], r["low"], r["high"]), "epsilon": r["epsilon"],
                       "at 0": _fmt(r["accuracy_at_zero"], interval=False), "n": r["n_items"],
@@ -317,16 +478,40 @@ def _view_describe(args: argparse.Namespace, data, pair_sets: list[str]) -> None
     for warning in report.warnings:
         _say(f"warning: {warning}")
     if not report.warnings:
-        print("no warnings")
+        # Notes (verdicts kept as invalid, rater kinds read from names) are printed above: say they wait.
+        print("no warnings" if not info["notes"] else f"no warnings; read the {len(info['notes'])} note(s) above")
 
 
 _VIEWS = {"table": _view_table, "leaderboard": _view_leaderboard, "bias": _view_bias, "systems": _view_systems,
-          "scores": _view_scores, "describe": _view_describe}
+          "scores": _view_scores, "describe": _view_describe, "agreement": _view_agreement, "alt-test": _view_alt_test}
 
 
 def cmd_judges(args: argparse.Namespace) -> None:
+    if args.view == "alt-test" and _is_score_dataset(args):
+        alt_test_on_scores(args)
+        return
     data = _load(args)
+    if args.verdicts:
+        from metaeval_core.judges.loaders import attach_verdicts
+
+        data = attach_verdicts(data, args.verdicts)
+    if not data.judges and args.view != "describe":
+        raise _cli().CLIError(f"{data.id!r} has no judge: attach your judge's verdicts with --verdicts FILE (CSV/TSV "
+                              "or JSON Lines with columns item or pair_id, verdict, optionally rater and order)")
     _VIEWS[args.view](args, data, _pair_sets(args, data))
+
+
+def _is_score_dataset(args: argparse.Namespace) -> bool:
+    from metaeval_core.data import registry
+
+    if args.dataset in registry.dataset_ids():
+        return registry.dataset_info(args.dataset, data_dir=_cli().data_dir(args)).kind != "pairwise"
+    from metaeval_core.judges.upload import is_verdict_file
+
+    try:
+        return not is_verdict_file(args.dataset)
+    except (OSError, ValueError):
+        return False
 
 
 def describe_pairwise(data) -> dict:
@@ -381,9 +566,12 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     p = command("judges", cmd_judges, "pairwise (A or B?) judges against people: accuracy in each presentation "
                                       "order and in both, positional consistency and kappa, with intervals, for "
                                       "every judge on every pair set")
-    p.add_argument("--dataset", required=True, help="a pairwise dataset id (pandalm, llmbar) or a long CSV/JSONL "
+    p.add_argument("--dataset", required=True, help="a pairwise dataset id (pandalm, llmbar, judgebench) or a long CSV/JSONL "
                                                     "verdict file")
     p.add_argument("--data-dir", help="data directory (default: $METAEVAL_DATA_DIR or data/cache)")
+    p.add_argument("--verdicts", metavar="FILE",
+                   help="a judge's verdicts on a built-in dataset's items, joined by item id (JudgeBench: pair_id): "
+                        "CSV/TSV or JSON Lines with item (or pair_id), verdict, optionally rater and order",)
     p.add_argument("--download", action="store_true", help="download missing files of a built-in dataset first")
     p.add_argument("--pair-sets", metavar="NAME[,NAME...]", help="only these pair sets (default: all)")
     p.add_argument("--by", default="pair_set", metavar="ATTRIBUTE",
@@ -401,7 +589,9 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
                         "--statistic with clusters, chance level and the human ceiling; bias: position and length; "
                         "systems: rankings from verdicts, judge vs people (needs system ids); scores: judges' scores "
                         "as verdicts (tie-calibrated accuracy); describe: items, raters, verdict counts and warnings "
-                        "(for a verdict file; `metaeval describe` reads score files)")
+                        "(for a verdict file; `metaeval describe` reads score files); agreement: every two raters' "
+                        "--statistic (people and judges) and the judges' macro precision/recall/F1; alt-test: may each judge "
+                        "replace the annotators? (Calderon et al. 2025; --epsilon, --fdr, --min-items)")
     p.add_argument("--statistic", choices=STATISTICS, default="accuracy", help="for --view leaderboard")
     p.add_argument("--order", choices=ORDER_MODES, default="original",
                    help="for --view leaderboard: original, swapped, average (of both orders) or both (right in both)")
@@ -409,5 +599,26 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
                    help="for --view systems: win rates or Bradley-Terry with ties (Davidson)")
     p.add_argument("--delta", type=float, default=0.1,
                    help="for --view systems: a close pair's people win rate lies within this of 0.5 (default 0.1)")
+    p.add_argument("--epsilon", type=float, default=0.2,
+                   help="for --view alt-test: the judge's allowance (the paper: 0.2 against experts, 0.15 skilled "
+                        "annotators, 0.1 crowd workers)")
+    p.add_argument("--fdr", type=float, default=0.05,
+                   help="for --view alt-test: the Benjamini-Yekutieli level q over annotators (default 0.05)")
+    p.add_argument("--min-items", type=int, default=30,
+                   help="for --view alt-test: annotators with fewer items are left out (the paper: 30 for the "
+                        "t-test's normal approximation)")
+    p.add_argument("--alignment", choices=("neg-rmse", "neg-abs"), default="neg-rmse",
+                   help="for --view alt-test on score data: negative RMSE or negative mean absolute error")
+    p.add_argument("--human", help="for --view alt-test on score data: the human measure (default: the first)")
+    p.add_argument("--annotators-are", choices=("as-declared", "persons"), default="as-declared",
+                   help="for --view alt-test on an uploaded score file, which does not say: persons states that each "
+                        "annotator is one person throughout (refused where the data declares slots, as HANNA)")
+    p.add_argument("--judges", metavar="NAME[,NAME...]",
+                   help="for --view alt-test on score data: the measures tested (default: every metric)")
     p.add_argument("--confidence-level", type=float, default=0.95)
-    cli.add_resampling_args(p)
+    # Not cli.add_resampling_args: its help says 10 while a 0.95 percentile interval needs 40 (the check refuses
+    # fewer); the judges' help states the rule the check applies.
+    p.add_argument("--n-resamples", type=cli.resample_count, default=1000,
+                   help="resamples (default 1000): at least ceil(2 / (1 - confidence level)), i.e. 40 at the "
+                        "default 0.95 (one resample in each tail of the interval), at most 10,000")
+    p.add_argument("--seed", type=int, default=0, help="random seed: the same seed gives the same numbers")

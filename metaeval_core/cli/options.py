@@ -26,7 +26,7 @@ MAX_RESAMPLES = 10_000
 STATISTICS: tuple[str, ...] = ("accuracy", "kappa", "alpha")
 ORDER_MODES: tuple[str, ...] = ("original", "swapped", "average", "both")
 TIE_CONVENTIONS: tuple[str, ...] = ("three-class", "drop-reference-ties", "drop-any-tie")
-INVALID_CONVENTIONS: tuple[str, ...] = ("wrong", "drop", "tie")
+INVALID_CONVENTIONS: tuple[str, ...] = ("wrong", "drop", "tie", "as-verdict")
 RANKING_METHODS: tuple[str, ...] = ("win-rate", "davidson")
 
 # Unambiguous other spellings a user types (the papers' words, short names) -> the option's value.

@@ -44,7 +44,7 @@ DatasetKind = Literal["scores", "pairwise"]
 DATASET_KINDS: tuple[str, ...] = ("scores", "pairwise")
 # The loaders of kind 'pairwise' by name. They live a floor up (metaeval_core.judges.loaders.PAIRWISE_LOADERS, which
 # loads through verified_files); the registry only checks the names (tests/test_architecture.py: the two agree).
-PAIRWISE_LOADER_NAMES: tuple[str, ...] = ("pandalm", "llmbar")
+PAIRWISE_LOADER_NAMES: tuple[str, ...] = ("pandalm", "llmbar", "judgebench")
 
 
 # ---------------------------------------------------------------------------

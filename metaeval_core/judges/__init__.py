@@ -33,8 +33,15 @@ Judge against judge (``compare``)
 Leaderboard (``leaderboard``)
     :func:`judge_leaderboard` -> :class:`JudgeLeaderboard`: in one call, each judge's agreement with interval,
     significance cluster and chance level (:class:`LeaderboardRow` of kind ``'judge'``), then the annotators and
-    the human ceiling (kinds ``'annotator'``, ``'human-ceiling'``) when the reference is the human majority of at
-    least two annotators; keeps the underlying ``agreement``, ``comparison`` (clusters) and ``ceiling``.
+    a chance row (kind ``'chance'``), the annotators and the human ceiling (kinds ``'annotator'``,
+    ``'human-ceiling'``, one stated rule) when the reference is the human majority of at least two annotators;
+    keeps the underlying ``agreement``, ``chance``, ``comparison`` (clusters) and ``ceiling``; its sentences are
+    in ``wording`` (the CLI and the page print the same).
+Raters and the alt-test (``raters``, ``alt_test``)
+    :func:`rater_agreement` -> :class:`RaterAgreement` (rater x rater kappa, raw agreement, alpha of people and
+    judges), :func:`classification_scores` (macro precision/recall/F1 against the reference); :func:`alt_test`,
+    :func:`alt_test_scores` -> :class:`AltTest` (Calderon et al. 2025: may a judge replace the annotators?).
+    :func:`attach_verdicts` adds a user's judges to a built-in dataset by item id (JudgeBench: :func:`load_judgebench`).
 Biases (``biases``)
     :func:`positional_bias` -> :class:`PositionalBias` (consistency across orders, first-position preference,
     each an :class:`Estimate` with interval); :func:`length_preference` -> :class:`LengthPreference` (judge vs
@@ -66,6 +73,12 @@ from metaeval_core.judges.agreement import (  # noqa: F401
 )
 from metaeval_core.judges.compare import PERMUTATION_METHOD, JudgeComparison, compare_judges, draw_swaps  # noqa: F401
 from metaeval_core.judges.leaderboard import JudgeLeaderboard, LeaderboardRow, judge_leaderboard  # noqa: F401
+from metaeval_core.judges import wording  # noqa: F401
+from metaeval_core.judges.loaders import attach_verdicts, load_judgebench  # noqa: F401
+from metaeval_core.judges.raters import (  # noqa: F401
+    ClassificationScores, RaterAgreement, classification_scores, rater_agreement,
+)
+from metaeval_core.judges.alt_test import AltTest, AnnotatorTest, alt_test, alt_test_scores  # noqa: F401
 from metaeval_core.judges.biases import (  # noqa: F401
     Estimate, LengthPreference, PositionalBias, length_preference, output_lengths, positional_bias,
 )
@@ -92,4 +105,6 @@ __all__ = [
     "system_ranking", "davidson_fit", "ranking_agreement", "close_pair_agreement",
     "ScoreAccuracy", "score_accuracy", "scoring_judges", "verdicts_from_scores",
     "VerdictReport", "is_verdict_file", "pairwise_to_long_frame", "read_verdict_file", "verdict_report",
+    "wording", "attach_verdicts", "load_judgebench", "RaterAgreement", "ClassificationScores", "rater_agreement",
+    "classification_scores", "AltTest", "AnnotatorTest", "alt_test", "alt_test_scores",
 ]

@@ -29,7 +29,10 @@ OrderMode = Literal["original", "swapped", "average", "both"]
 ORDER_MODES: tuple[str, ...] = get_args(OrderMode)
 Ties = Literal["three-class", "drop-reference-ties", "drop-any-tie"]
 TIE_CONVENTIONS: tuple[str, ...] = get_args(Ties)
-Invalid = Literal["wrong", "drop", "tie"]
+# 'as-verdict' (LLMBar's convention): an invalid verdict is an answer like another. Against a reference (never
+# invalid) it is therefore wrong, as under 'wrong'; it differs where two raters' verdicts are compared with each
+# other (positional consistency, rater x rater agreement): two invalid verdicts agree.
+Invalid = Literal["wrong", "drop", "tie", "as-verdict"]
 INVALID_CONVENTIONS: tuple[str, ...] = get_args(Invalid)
 
 K = 4  # verdict categories in a confusion table: A, B, tie, invalid
@@ -62,7 +65,8 @@ def count_mask(judge: np.ndarray, reference: np.ndarray, conv: Conventions) -> n
     * ``'drop-reference-ties'``: cells whose reference is a tie are left out (a judge's tie elsewhere is wrong).
     * ``'drop-any-tie'``: cells where the reference or the judge says tie are left out (MT-Bench's "w/o tie").
     * ``invalid='wrong'``: an invalid verdict counts and never agrees; ``'drop'``: left out; ``'tie'``: read
-      as a tie (apply :func:`read_invalid` to ``judge`` first).
+      as a tie (apply :func:`read_invalid` to ``judge`` first); ``'as-verdict'``: a category of its own, so
+      against a reference (never invalid) the same as ``'wrong'``.
     """
     keep = (judge != MISSING) & (reference != MISSING)
     if conv.invalid == "drop":
@@ -167,11 +171,13 @@ def accuracy_from_sums(sums: np.ndarray) -> np.ndarray:
 
 
 def kappa_from_confusion(conf: np.ndarray) -> np.ndarray:
-    """Cohen's kappa from (..., 16) confusion counts (judge-major); NaN when undefined (chance agreement 1).
+    """Cohen's kappa from (..., m * m) confusion counts (judge-major; m = 4 here, 5 for rater pairs); NaN when
+    undefined (chance agreement 1).
 
     ``kappa = (p_o - p_e) / (1 - p_e)`` with ``p_o`` the diagonal share and ``p_e = sum_k r_k c_k / N^2``.
     """
-    c = conf.reshape(conf.shape[:-1] + (K, K))
+    m = int(round(np.sqrt(conf.shape[-1])))
+    c = conf.reshape(conf.shape[:-1] + (m, m))
     total = c.sum(axis=(-2, -1))
     diag = np.trace(c, axis1=-2, axis2=-1)
     expected = (c.sum(axis=-1) * c.sum(axis=-2)).sum(axis=-1)  # N^2 p_e

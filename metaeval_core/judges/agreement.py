@@ -56,6 +56,8 @@ class JudgeAgreement(ToFrame):
         convention says, never silently dropped).
     n_ties : int
         Items in scope whose reference is a tie.
+    n_judge_ties : int
+        The rater's own tie verdicts on the items in scope, in the orders read.
     n_defined, n_resamples : int
         Resamples whose statistic was defined, and drawn.
     confidence_level : float
@@ -79,13 +81,15 @@ class JudgeAgreement(ToFrame):
     n_resamples: int
     confidence_level: float
     method: str = BOOTSTRAP_METHOD
+    n_judge_ties: int = 0
 
     def to_dict(self) -> dict:
         return {"judge": self.judge, "reference": self.reference, "statistic": self.statistic,
                 "order": self.order, "ties": self.ties, "invalid": self.invalid,
                 "estimate": kern.num(self.estimate), "low": kern.num(self.low), "high": kern.num(self.high),
                 "n_items": self.n_items, "n_in_scope": self.n_in_scope, "n_invalid": self.n_invalid,
-                "n_ties": self.n_ties, "n_defined": self.n_defined, "n_resamples": self.n_resamples,
+                "n_ties": self.n_ties, "n_judge_ties": self.n_judge_ties, "n_defined": self.n_defined,
+                "n_resamples": self.n_resamples,
                 "confidence_level": self.confidence_level, "method": self.method}
 
 
@@ -234,6 +238,7 @@ def _scope_counts(judge: np.ndarray, reference: np.ndarray, order: str, conv: Co
         "n_in_scope": present.sum(axis=0),
         "n_invalid": ((v == INVALID) & present[:, :, None]).sum(axis=(0, 2)),
         "n_ties": (present & (reference == TIE)).sum(axis=0),
+        "n_judge_ties": ((v == TIE) & present[:, :, None]).sum(axis=(0, 2)),
     }
 
 
@@ -250,7 +255,7 @@ def _table(data, names, judge, reference, what, *, statistic, order, conv, confi
             invalid=conv.invalid, estimate=float(estimate[j]), low=float(low[j]), high=float(high[j]),
             n_items=int(counts["n_items"][j]), n_in_scope=int(counts["n_in_scope"][j]),
             n_invalid=int(counts["n_invalid"][j]), n_ties=int(counts["n_ties"][j]), n_defined=int(defined[j]),
-            n_resamples=n_resamples, confidence_level=confidence_level)
+            n_resamples=n_resamples, confidence_level=confidence_level, n_judge_ties=int(counts["n_judge_ties"][j]))
         for j, name in enumerate(names))
     return AgreementTable(rows=rows, dataset=data.id, statistic=statistic, reference=what[0] if len(set(what)) == 1
                           else "each annotator's others", order=order, ties=conv.ties, invalid=conv.invalid,

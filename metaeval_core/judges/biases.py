@@ -21,10 +21,12 @@ from metaeval_core._frames import ToFrame
 from metaeval_core.data.dataset import DatasetError
 from metaeval_core.judges import _kernel as kern
 from metaeval_core.judges.agreement import _judges, resolve_reference
-from metaeval_core.judges.model import A, B, INVALID, MISSING, NO_MAJORITY, NoMajority, PairwiseData
+from metaeval_core.judges.model import A, B, INVALID, MISSING, NO_MAJORITY, TIE, NoMajority, PairwiseData
 
-ConsistencyInvalid = Literal["wrong", "drop", "tie", "as-verdict"]
-CONSISTENCY_INVALID: tuple[str, ...] = get_args(ConsistencyInvalid)
+ConsistencyInvalid = kern.Invalid
+CONSISTENCY_INVALID: tuple[str, ...] = kern.INVALID_CONVENTIONS
+PositionBasis = Literal["scores", "verdicts"]
+POSITION_BASES: tuple[str, ...] = get_args(PositionBasis)
 LengthUnit = Literal["words", "characters"]
 LENGTH_UNITS: tuple[str, ...] = get_args(LengthUnit)
 LengthOrder = Literal["original", "swapped", "average"]
@@ -76,8 +78,19 @@ class PositionalBias(ToFrame):
     n_items : int
         Items with verdicts in both orders.
     n_invalid : int
-        Invalid verdicts on those items (both orders).
+        The judge's invalid verdicts on the items, in any order (the consistency's ``invalid`` convention
+        applies to those on items judged in both orders).
     invalid : str
+    basis : str
+        ``'scores'`` when the judge scores each output and its verdicts were read from its scores (A when its
+        score for A is higher, a tie when the two scores are equal, invalid when a score is missing);
+        ``'verdicts'`` otherwise.
+    n_equal_scores : int
+        Items (judged in both orders) on which the judge gave both outputs equal scores.
+    n_tie_broken : int
+        Of those, the items where its given verdicts named a winner in some order: a tie broken by a rule
+        (LLMBar's Rating strategy names the output shown second), which makes the verdict-level consistency
+        and first-position share describe the rule, not the judge.
     """
 
     judge: str
@@ -88,12 +101,16 @@ class PositionalBias(ToFrame):
     invalid: str
     confidence_level: float
     n_resamples: int
+    basis: str = "verdicts"
+    n_equal_scores: int = 0
+    n_tie_broken: int = 0
 
     def to_dict(self) -> dict:
         return {"judge": self.judge, **self.consistency.to_dict("consistency"),
                 **self.first_position.to_dict("first_position"), "n_items": self.n_items,
-                "n_invalid": self.n_invalid, "invalid": self.invalid, "confidence_level": self.confidence_level,
-                "n_resamples": self.n_resamples}
+                "n_invalid": self.n_invalid, "invalid": self.invalid, "basis": self.basis,
+                "n_equal_scores": self.n_equal_scores, "n_tie_broken": self.n_tie_broken,
+                "confidence_level": self.confidence_level, "n_resamples": self.n_resamples}
 
 
 def positional_bias(
@@ -101,6 +118,7 @@ def positional_bias(
     *,
     judges: Sequence[str] | None = None,
     invalid: ConsistencyInvalid = "wrong",
+    basis: PositionBasis = "scores",
     confidence_level: float = 0.95,
     n_resamples: int = 1000,
     rng: np.random.Generator | int | None = None,
@@ -109,7 +127,9 @@ def positional_bias(
     """Positional consistency and first-position preference of each judge, with bootstrap intervals.
 
     Only items a judge judged in both presentation orders count (a judge with one order gets undefined
-    values and ``n_items = 0``). See :class:`PositionalBias` for the definitions and conventions.
+    values and ``n_items = 0``). With ``basis='scores'`` (default) a judge that scores each output is
+    measured on its scores, equal scores being ties (its given verdicts may break them by a rule); with
+    ``'verdicts'`` on its verdicts as given. See :class:`PositionalBias` for the definitions and conventions.
 
     References
     ----------
@@ -119,10 +139,29 @@ def positional_bias(
     if not isinstance(data, PairwiseData):
         raise TypeError(f"data must be a PairwiseData (from load_pairwise); got {type(data).__name__}")
     check_choice(invalid, "invalid", CONSISTENCY_INVALID)
+    check_choice(basis, "basis", POSITION_BASES)
     level, k, batch = kern.check_resampling(confidence_level, n_resamples, batch)
     names = _judges(data, judges)
-    v = data.verdicts[:, [data.rater_index(j) for j in names], :]  # (n, J, 2)
+    v = data.verdicts[:, [data.rater_index(j) for j in names], :].copy()  # (n, J, 2)
     both = (v != MISSING).all(axis=2)
+    bases = ["verdicts"] * len(names)
+    n_equal = np.zeros(len(names), dtype=int)
+    n_broken = np.zeros(len(names), dtype=int)
+    if data.scores is not None:
+        from metaeval_core.judges.scores import verdicts_from_scores
+
+        for j, name in enumerate(names):
+            scores = data.scores[:, data.rater_index(name)]
+            if not np.isfinite(scores).any():
+                continue
+            derived = verdicts_from_scores(scores[:, 0], scores[:, 1])
+            equal = both[:, j] & (derived == TIE)
+            n_equal[j] = int(equal.sum())
+            n_broken[j] = int((equal & ((v[:, j] == A) | (v[:, j] == B)).any(axis=1)).sum())
+            if basis == "scores":
+                derived = np.where(derived == MISSING, INVALID, derived)
+                v[:, j] = np.where(v[:, j] != MISSING, derived[:, None], MISSING)
+                bases[j] = "scores"
     any_invalid = (v == INVALID).any(axis=2)
     counted = both & ~any_invalid if invalid == "drop" else both
     read = kern.read_invalid(v, invalid)  # 'tie': an invalid verdict reads as a tie
@@ -136,10 +175,11 @@ def positional_bias(
     columns = np.stack([np.stack([counted, same], axis=-1).astype(float),
                         np.stack([named.sum(axis=2), first.sum(axis=2)], axis=-1).astype(float)], axis=2)
     estimates = _ratios(columns, confidence_level=level, n_resamples=k, rng=kern.seed_of(rng), batch=batch)
-    n_invalid = ((v == INVALID) & both[..., None]).sum(axis=(0, 2))
+    n_invalid = (v == INVALID).sum(axis=(0, 2))
     return tuple(PositionalBias(judge=name, consistency=estimates[j][0], first_position=estimates[j][1],
                                 n_items=int(both[:, j].sum()), n_invalid=int(n_invalid[j]), invalid=invalid,
-                                confidence_level=level, n_resamples=k)
+                                confidence_level=level, n_resamples=k, basis=bases[j],
+                                n_equal_scores=int(n_equal[j]), n_tie_broken=int(n_broken[j]))
                  for j, name in enumerate(names))
 
 

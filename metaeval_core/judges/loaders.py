@@ -21,7 +21,7 @@ import numpy as np
 
 from metaeval_core.data.dataset import DatasetError
 from metaeval_core.data.loaders._common import LoaderFiles, read_json
-from metaeval_core.judges.model import A, B, INVALID, MISSING, TIE, PairwiseData, Rater
+from metaeval_core.judges.model import A, B, INVALID, MISSING, ORDERS, TIE, PairwiseData, Rater
 
 # Bump when a loader's output changes for the same input files (part of PairwiseData.version).
 PAIRWISE_LOADER_VERSION = "1"
@@ -237,9 +237,155 @@ def load_llmbar(files: LoaderFiles) -> PairwiseData:
     )
 
 
+JUDGEBENCH_FILES: Mapping[str, str] = {  # pair set -> file
+    "GPT-4o pairs": "judgebench/data/dataset=judgebench,response_model=gpt-4o-2024-05-13.jsonl",
+    "Claude-3.5-Sonnet pairs": "judgebench/data/dataset=judgebench,response_model=claude-3-5-sonnet-20240620.jsonl",
+}
+JUDGEBENCH_GOLD = "correct"
+_JUDGEBENCH_CATEGORIES = (("mmlu-pro", "knowledge"), ("livebench-reasoning", "reasoning"),
+                          ("livebench-math", "math"), ("livecodebench", "coding"))
+
+
+def _category(source: str) -> str:
+    return next((name for prefix, name in _JUDGEBENCH_CATEGORIES if source.startswith(prefix)), source)
+
+
+def load_judgebench(files: LoaderFiles) -> PairwiseData:
+    """JudgeBench's response pairs with their correctness label, and no judge: a user attaches a judge's
+    verdicts with :func:`attach_verdicts` (joined by ``pair_id``).
+
+    Items are the ``pair_id``; A = ``response_A``; the gold label ``correct`` is the label (``A>B``: A is the
+    correct response). Pair sets: the GPT-4o pairs and the Claude-3.5-Sonnet pairs. Item attributes: ``source``
+    (MMLU-Pro subject, LiveBench task, LiveCodeBench) and ``category`` (knowledge, reasoning, math, coding).
+
+    References
+    ----------
+    Tan et al. (ICLR 2025), JudgeBench; docs/methods.md sec. 18.14.
+    """
+    import json
+
+    items, pair_set, inputs, out_a, out_b, gold, sources = [], [], [], [], [], [], []
+    identical = 0
+    for s, (name, path) in enumerate(JUDGEBENCH_FILES.items()):
+        fpath = _file(files, path)
+        with open(fpath, encoding="utf-8") as handle:
+            for k, line in enumerate(handle):
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    raise _fail(fpath, f"line {k + 1} is not JSON") from None
+                label = str(record.get("label", "")).strip()
+                if label not in ("A>B", "B>A"):
+                    raise _fail(fpath, f"line {k + 1}: label must be A>B or B>A; got {record.get('label')!r}")
+                items.append(str(record.get("pair_id")))
+                pair_set.append(s)
+                inputs.append(str(record.get("question", "")))
+                out_a.append(str(record.get("response_A", "")))
+                out_b.append(str(record.get("response_B", "")))
+                identical += out_a[-1] == out_b[-1]
+                gold.append(A if label == "A>B" else B)
+                sources.append(str(record.get("source", "")))
+    n = len(items)
+    verdicts = np.full((n, 1, 2), MISSING, dtype=np.int8)
+    verdicts[:, 0, 0] = gold
+    notes = ["The label is which response is objectively correct (no human raters, no ties): a judge's agreement "
+             "with it is its accuracy at finding the correct response. No judge is included: attach your judge's "
+             "verdicts, joined by pair_id."]
+    if identical:
+        notes.append(f"{identical} pair(s) have identical responses A and B yet a label; no judge can be right on "
+                     "them but by chance.")
+    return PairwiseData(
+        id="judgebench", items=tuple(items), pair_sets=tuple(JUDGEBENCH_FILES), pair_set=np.asarray(pair_set),
+        raters=(Rater(JUDGEBENCH_GOLD, "gold", label="correct response (gold)"),), verdicts=verdicts,
+        inputs=tuple(inputs), output_a=tuple(out_a), output_b=tuple(out_b),
+        attributes={"source": tuple(sources), "category": tuple(_category(x) for x in sources)}, notes=tuple(notes))
+
+
+def attach_verdicts(data: PairwiseData, frame: Any, *, default_rater: str = "my-judge") -> PairwiseData:
+    """``data`` with the verdicts of one or more judges added, joined by item id.
+
+    ``frame`` is a pandas DataFrame (or a CSV/TSV/JSON Lines path) with columns ``item`` (or ``pair_id``),
+    ``verdict`` (A, B or tie in the item's own numbering, also ``A>B``/``B>A``; anything else is kept as
+    invalid), optionally ``rater`` (default ``default_rater``) and ``order`` (``original``/``swapped``,
+    default original). Every item must be one of ``data``'s; items a judge did not judge stay without a
+    verdict (its statistics use the items it judged).
+
+    Raises
+    ------
+    DatasetError
+        Missing columns, unknown items (named), a rater id already in ``data``, a second verdict for one
+        (item, rater, order).
+
+    References
+    ----------
+    docs/methods.md sec. 18.14 and 18.10.
+    """
+    import hashlib
+
+    import pandas as pd
+
+    from metaeval_core.judges.upload import _VERDICT_WORDS
+
+    if not isinstance(frame, pd.DataFrame):
+        path = Path(os.fspath(frame))
+        name = path.name.lower().removesuffix(".gz")
+        if name.endswith((".jsonl", ".json")):
+            frame = pd.read_json(path, lines=True, dtype=False)
+        else:
+            frame = pd.read_csv(path, sep="\t" if name.endswith(".tsv") else ",", dtype=str, keep_default_na=False)
+    frame = frame.rename(columns={c: str(c).strip().lower() for c in frame.columns})
+    if "item" not in frame and "pair_id" in frame:
+        frame = frame.rename(columns={"pair_id": "item"})
+    missing = [c for c in ("item", "verdict") if c not in frame]
+    if missing:
+        raise DatasetError(f"the verdicts need the column(s) {', '.join(missing)} (item or pair_id, verdict; "
+                           "optionally rater, order)")
+    if frame.empty:
+        raise DatasetError("the verdicts file has no rows")
+    items = frame["item"].astype(str).str.strip()
+    raters = (frame["rater"].astype(str).str.strip() if "rater" in frame else pd.Series(default_rater,
+                                                                                       index=frame.index))
+    orders = frame["order"].astype(str).str.strip().str.lower() if "order" in frame else pd.Series(
+        "original", index=frame.index)
+    bad_orders = sorted(set(orders) - set(ORDERS))
+    if bad_orders:
+        raise DatasetError(f"order must be original or swapped; got {bad_orders[0]!r}")
+    position = {item: k for k, item in enumerate(data.items)}
+    unknown = sorted(set(items) - set(position))
+    if unknown:
+        raise DatasetError(f"{len(unknown)} item(s) are not in {data.id!r} (join by its item ids): "
+                           + ", ".join(unknown[:3]) + (" ..." if len(unknown) > 3 else ""))
+    new = list(dict.fromkeys(raters))
+    clash = [r for r in new if r in data.rater_ids]
+    if clash:
+        raise DatasetError(f"rater {clash[0]!r} is already in {data.id!r}: name your judge otherwise")
+    codes = frame["verdict"].astype(str).str.strip().str.lower().map(_VERDICT_WORDS).fillna(INVALID).astype(int)
+    added = np.full((data.n_items, len(new), 2), MISSING, dtype=np.int8)
+    seen = set()
+    for item, rater, order, code in zip(items, raters, orders, codes):
+        key = (item, rater, order)
+        if key in seen:
+            raise DatasetError(f"a second verdict of {rater!r} on item {item!r} ({order} order)")
+        seen.add(key)
+        added[position[item], new.index(rater), ORDERS.index(order)] = code
+    n_invalid = int((added == INVALID).sum())
+    digest = hashlib.sha256(pd.util.hash_pandas_object(frame, index=False).values.tobytes()).hexdigest()[:12]
+    notes = list(data.notes)
+    if n_invalid:
+        notes.append(f"{n_invalid} attached verdict(s) are neither A, B nor tie and are kept as invalid.")
+    scores = None if data.scores is None else np.concatenate(
+        [data.scores, np.full((data.n_items, len(new), 2), np.nan)], axis=1)
+    return replace(data, raters=data.raters + tuple(Rater(r, "judge") for r in new),
+                   verdicts=np.concatenate([data.verdicts, added], axis=1), scores=scores,
+                   version=f"{data.version}:judges={digest}", notes=tuple(notes))
+
+
 PAIRWISE_LOADERS: Mapping[str, Callable[[LoaderFiles], PairwiseData]] = {
     "pandalm": load_pandalm,
     "llmbar": load_llmbar,
+    "judgebench": load_judgebench,
 }
 
 

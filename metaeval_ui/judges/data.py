@@ -60,6 +60,22 @@ def parse_upload(raw: bytes, name: str) -> PairwiseData:
     return core.read_verdict_file(raw, name=name, dataset_id=UPLOAD_PREFIX + content_sha256(raw)[:12])
 
 
+def attach(data: PairwiseData, raw: bytes, name: str) -> PairwiseData:
+    """``data`` with the judges of an uploaded verdicts file attached by item id (the core's
+    :func:`~metaeval_core.judges.loaders.attach_verdicts`; raises on a bad file)."""
+    import io
+
+    from metaeval_core.judges.loaders import attach_verdicts
+
+    lowered = name.lower()
+    if lowered.endswith((".jsonl", ".json")):
+        frame = pd.read_json(io.BytesIO(raw), lines=True, dtype=False)
+    else:
+        frame = pd.read_csv(io.BytesIO(raw), sep="\t" if lowered.endswith(".tsv") else ",", dtype=str,
+                            keep_default_na=False)
+    return attach_verdicts(data, frame)
+
+
 def key_of(data: PairwiseData) -> DataKey:
     return (data.id, data.version)
 
@@ -99,13 +115,11 @@ def chance(_data: PairwiseData, key: DataKey, pair_set: str, conv: Conventions,
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def ceiling(_data: PairwiseData, key: DataKey, pair_set: str, conv: Conventions,
-            res: Resampling) -> core.AgreementTable | None:
-    """The human ceiling, or None when the items have fewer than three annotators."""
-    data = part(_data, pair_set)
-    if len(data.humans) < 3:
-        return None
-    return core.human_ceiling(data, statistic=conv.statistic, ties=conv.ties, invalid=conv.invalid, **res.kwargs())
+def leaderboard(_data: PairwiseData, key: DataKey, pair_set: str, conv: Conventions, alternative: str,
+                correction: str, alpha: float, res: Resampling) -> core.JudgeLeaderboard:
+    """The core's leaderboard (the same object ``metaeval judges --view leaderboard`` prints)."""
+    return core.judge_leaderboard(part(_data, pair_set), **_opts(conv), alternative=alternative,
+                                  correction=correction, alpha=alpha, **res.kwargs())
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -117,6 +131,36 @@ def comparison(_data: PairwiseData, key: DataKey, pair_set: str, conv: Conventio
         return None
     return core.compare_judges(data, **_opts(conv), alternative=alternative, correction=correction, alpha=alpha,
                                n_resamples=res.n_resamples, rng=res.seed)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def raters(_data: PairwiseData, key: DataKey, pair_set: str, conv: Conventions) -> tuple:
+    """(rater x rater agreement, the judges' macro precision/recall/F1 against the reference) on these items."""
+    from metaeval_core.judges.raters import classification_scores, rater_agreement
+
+    data = part(_data, pair_set)
+    order = conv.order if conv.order in ("original", "swapped") else "original"
+    matrix = rater_agreement(data, order=order, invalid=conv.invalid)
+    scores = classification_scores(data, reference=conv.reference, order=order,
+                                   invalid="wrong" if conv.invalid == "as-verdict" else conv.invalid)
+    return matrix, pd.DataFrame([{**c.to_dict(), "labels": "/".join(c.labels)} for c in scores])
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def alt_test(_data: PairwiseData, key: DataKey, pair_set: str, epsilon: float, order: str) -> tuple:
+    """The alt-test of every judge: (one row per judge, one row per judge and annotator, ''), or (None, None, why)
+    when the data cannot take it (too few items per annotator: the core's message carries the paper's advice)."""
+    from metaeval_core.judges.alt_test import alt_test as run
+
+    try:
+        results = run(part(_data, pair_set), epsilon=epsilon, order=order if order in ("original", "swapped")
+                      else "original")
+    except ValueError as error:
+        return None, None, str(error)
+    summary = pd.DataFrame([{k: v for k, v in r.to_dict().items() if k not in ("annotators",)} for r in results])
+    summary["notes"] = summary["notes"].map(" ".join)
+    summary["skipped"] = summary["skipped"].map(lambda s: ", ".join(f"{x['annotator']} ({x['n_items']})" for x in s))
+    return summary, pd.DataFrame([row for r in results for row in r.to_records()]), ""
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -204,7 +248,9 @@ def scores(_data: PairwiseData, key: DataKey, pair_set: str, reference: str, inv
     judges = tuple(j for j in core.scoring_judges(data) if j in data.judges_of())
     if not judges:
         return ()
-    return tuple(core.score_accuracy(data, judges=judges, reference=reference, invalid=invalid, **res.kwargs()))
+    from metaeval_core.judges.coverage import score_accuracy_on_own_items
+
+    return score_accuracy_on_own_items(data, judges, reference=reference, invalid=invalid, **res.kwargs())
 
 
 def scoring(data: PairwiseData) -> tuple[str, ...]:
@@ -228,22 +274,22 @@ def finite(value: object) -> bool:
 @st.cache_resource(max_entries=16, show_spinner=False)
 def leaderboard_view(_data: PairwiseData, key: DataKey, pair_set: str, conv: Conventions, alternative: str,
                      correction: str, alpha: float, res: Resampling) -> tuple:
-    """(board, chance frame, forest figure, heatmap figure or None) of the Judges leaderboard: building the figures
-    of LLMBar's 26 judges took ~1 s per run, now once per view. Shared and read-only: callers never mutate them."""
+    """(core leaderboard, board frame, chance frame, forest figure, heatmap figure or None) of the Judges
+    leaderboard: building the figures of LLMBar's 26 judges took ~1 s per run, now once per view. Shared and
+    read-only: callers never mutate them."""
     from metaeval_ui.judges import figures as jf, tables as jt
 
-    table = agreement(_data, key, pair_set, conv, res)
-    chances = chance(_data, key, pair_set, conv, res)
-    people = ceiling(_data, key, pair_set, conv, res)
-    compared = comparison(_data, key, pair_set, conv, alternative, correction, alpha, res)
-    board = jt.leaderboard(table, compared, chances, people)
-    chance_frame = jt.chance_frame(chances)
-    forest = jf.leaderboard_forest(board[board["kind"] != "chance"], statistic=conv.statistic, chance=chance_frame)
+    result = leaderboard(_data, key, pair_set, conv, alternative, correction, alpha, res)
+    board = jt.leaderboard(result)
+    chance_frame = jt.chance_frame(result.chance)
+    drawn = board[board["kind"] != "chance"].replace({"kind": {jt.KIND_LABELS["annotator"]: "human ceiling"}})
+    forest = jf.leaderboard_forest(drawn, statistic=conv.statistic, chance=chance_frame)
     heatmap = None
+    compared = result.comparison
     if compared is not None:
         two = compared.table.alternative == "two-sided"
         heatmap = jf.judge_heatmap(compared, title="Do the row and column judges differ?" if two else
                                    "Is the row judge better than the column judge?",
                                    row_axis="row judge (X)" if two else "row judge (X): better than Y?",
                                    hover=jt.comparison_hover(compared))
-    return board, chance_frame, forest, heatmap
+    return result, board, chance_frame, forest, heatmap

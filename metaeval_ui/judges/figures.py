@@ -87,3 +87,21 @@ def interval_dots(frame: pd.DataFrame, *, x_title: str, label: str = "label", se
         legend={"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 1, "xanchor": "right"},
         height=max(260, 120 + (30 + 12 * len(names)) * len(labels)), margin={"t": 80 if title else 50})
     return fig
+
+
+def rater_matrix(result, *, statistic: str, title: str = "") -> go.Figure:
+    """Rater x rater heatmap (people first, then gold labels, then judges) of a
+    :class:`~metaeval_core.judges.raters.RaterAgreement`: the chosen statistic in each cell, the common items in the
+    hover."""
+    values = result.matrix(statistic)
+    names = [esc(r) for r in result.raters]
+    text = [[fmt(v, 2) for v in row] for row in values]
+    hover = [[f"{names[i]} vs {names[j]}<br>{STATISTIC_LABELS.get(statistic, statistic)} = {fmt(values[i, j])}"
+              f"<br>common items: {int(result.n_common[i, j]):,}" for j in range(len(names))]
+             for i in range(len(names))]
+    fig = go.Figure(go.Heatmap(z=np.where(np.isfinite(values), values, None), x=names, y=names, text=text,
+                               texttemplate="%{text}", hovertext=hover, hoverinfo="text", colorscale="Blues",
+                               zmin=0 if statistic == "accuracy" else None, zmax=1,
+                               colorbar={"title": STATISTIC_LABELS.get(statistic, statistic)}))
+    fig.update_layout(title=title, yaxis={"autorange": "reversed"}, height=max(320, 60 + 28 * len(names)))
+    return fig

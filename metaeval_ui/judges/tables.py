@@ -5,44 +5,25 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-CHANCE_LABEL = "chance (permuted)"  # the label of the leaderboard's chance row
-
 BOARD_COLUMNS = ["kind", "judge", "cluster", "estimate", "low", "high", "n_items", "n_invalid", "n_ties",
-                 "chance", "chance_low", "chance_high", "chance_p", "n_defined", "n_resamples", "confidence_level"]
+                 "chance", "chance_low", "chance_high", "chance_p", "chance_p_holm", "statistic", "reference", "order",
+                 "ties_convention", "invalid_convention", "n_resamples", "confidence_level"]
+KIND_LABELS = {"judge": "judge", "chance": "chance", "annotator": "annotator vs the others",
+               "human-ceiling": "human ceiling"}
 
 
-def leaderboard(table, comparison=None, chance=(), ceiling=None) -> pd.DataFrame:
-    """Judges best first (the order of the significance clusters), then a chance row, then the human-ceiling rows.
-
-    ``cluster`` is the judge's significance cluster (1 = best) when ``comparison`` is given; the chance columns are
-    each judge's permuted-verdicts mean, range and p-value.
-    """
-    rows = pd.DataFrame(table.to_records())
+def leaderboard(board) -> pd.DataFrame:
+    """The core's :class:`~metaeval_core.judges.JudgeLeaderboard` as a frame, its rows in the core's order (the
+    same rows ``metaeval judges --view leaderboard`` prints)."""
+    rows = pd.DataFrame(board.to_records())
     if rows.empty:
         return pd.DataFrame(columns=BOARD_COLUMNS)
-    rows["kind"] = "judge"
-    if comparison is not None:
-        rank = dict(zip(comparison.clusters.metrics, comparison.clusters.rank))
-        rows["cluster"] = rows["judge"].map(rank)
-        order = {j: k for k, j in enumerate(comparison.clusters.metrics)}
-        rows = rows.iloc[np.argsort(rows["judge"].map(order).to_numpy(), kind="stable")]
-    else:
-        rows["cluster"] = np.nan
-        rows = rows.sort_values("estimate", ascending=False, kind="stable", na_position="last")
-    chance_frame = pd.DataFrame([c.to_dict() for c in chance])
-    if not chance_frame.empty:
-        rows = rows.merge(chance_frame[["judge", "mean", "low", "high", "pvalue"]].rename(columns={
-            "mean": "chance", "low": "chance_low", "high": "chance_high", "pvalue": "chance_p"}), on="judge",
-            how="left")
-        extra = [{"kind": "chance", "judge": CHANCE_LABEL, "estimate": float(chance_frame["mean"].mean()),
-                  "low": float(chance_frame["low"].min()), "high": float(chance_frame["high"].max()),
-                  "n_items": table.n_items, "n_resamples": int(chance_frame["n_resamples"].iloc[0]),
-                  "confidence_level": table.confidence_level}]
-        rows = pd.concat([rows, pd.DataFrame(extra)], ignore_index=True)
-    if ceiling is not None:
-        people = pd.DataFrame(ceiling.to_records()).assign(kind="human ceiling")
-        people["judge"] = people["judge"].map(lambda h: f"{h} vs the others")
-        rows = pd.concat([rows, people], ignore_index=True)
+    rows = rows.rename(columns={"name": "judge", "chance_mean": "chance", "chance_pvalue": "chance_p",
+                                "chance_pvalue_corrected": "chance_p_holm", "ties": "ties_convention",
+                                "invalid": "invalid_convention"})
+    people = rows["kind"] == "annotator"
+    rows.loc[people, "judge"] = rows.loc[people, "judge"] + " vs the others"
+    rows["kind"] = rows["kind"].map(KIND_LABELS)
     return rows.reindex(columns=BOARD_COLUMNS).reset_index(drop=True)
 
 
@@ -153,8 +134,9 @@ def board_view(board: pd.DataFrame, statistic: str) -> pd.DataFrame:
     """The leaderboard as read: judge, cluster, estimate with its interval, counts and the chance comparison."""
     return compact(board, {"judge": "judge", "kind": "kind", "cluster": "cluster",
                            f"{statistic} [interval]": ("estimate", "low", "high"), "items": "n_items",
-                           "invalid": "n_invalid", "ties": "n_ties",
-                           "chance [range]": ("chance", "chance_low", "chance_high"), "p vs chance": "chance_p"})
+                           "invalid verdicts": "n_invalid", "tie verdicts": "n_ties",
+                           "chance [range]": ("chance", "chance_low", "chance_high"),
+                           "p vs chance (one-sided)": "chance_p", "p vs chance (Holm over judges)": "chance_p_holm"})
 
 
 VIEWS = {  # the columns each judges table shows on screen
@@ -172,6 +154,14 @@ VIEWS = {  # the columns each judges table shows on screen
     "scores": {"judge": "judge", "accuracy [interval]": ("estimate", "low", "high"),
                "epsilon [range]": ("epsilon", "epsilon_low", "epsilon_high"), "at epsilon 0": "accuracy_at_zero",
                "items": "n_items", "unscored": "n_unscored", "equal scores": "n_equal"},
+    "classification": {"judge": "judge", "macro precision": "macro_precision", "macro recall": "macro_recall",
+                       "macro F1": "macro_f1", "accuracy": "accuracy", "items": "n_items", "classes": "labels"},
+    "alt_summary": {"judge": "judge", "passes": "passes", "winning rate": "winning_rate",
+                    "advantage probability": "advantage_probability"},
+    "alt_annotators": {"judge": "judge", "annotator left out": "annotator", "items": "n_items",
+                       "judge's alignment": "judge_alignment", "annotator's alignment": "annotator_alignment",
+                       "judge wins (share)": "judge_wins", "p (one-sided t)": "pvalue",
+                       "p (Benjamini-Yekutieli)": "pvalue_corrected", "judge wins the test": "rejected"},
     "subsets": {"subset": "subset", "judge": "judge", "estimate [interval]": ("estimate", "low", "high"),
                 "items": "n_items", "p vs chance (corrected)": "chance_pvalue_corrected"},
 }

@@ -7,15 +7,12 @@ import pandas as pd
 from metaeval_ui.errors import escape_markdown as md
 from metaeval_ui.figures import correction_label, fmt, fmt_p
 
-TIES = {"three-class": "a tie is a third verdict (three classes)",
-        "drop-reference-ties": "items the reference calls a tie are left out",
-        "drop-any-tie": "items where the reference or the judge says tie are left out"}
-INVALID = {"wrong": "an invalid (unparsed) verdict counts as wrong", "drop": "items with an invalid verdict are left "
-           "out", "tie": "an invalid verdict counts as a tie", "as-verdict": "two invalid verdicts count as the same "
-           "answer"}
-ORDERS = {"original": "the original order (A shown first)", "swapped": "the swapped order (B shown first)",
-          "average": "the mean over both orders", "both": "both orders (right only when right in both)"}
-STATISTICS = {"accuracy": "Accuracy", "kappa": "Cohen's kappa", "alpha": "Krippendorff's alpha"}
+from metaeval_core.judges import wording  # noqa: F401 - the leaderboard's sentences (core: the CLI prints them too)
+from metaeval_core.judges.wording import INVALID, ORDERS, TIES  # noqa: F401
+
+LENGTH_ORDERS = {"original": "the original order (A shown first)", "swapped": "the swapped order (B shown first)",
+                 "average": "both orders pooled"}
+STATISTICS = {k: v[0].upper() + v[1:] for k, v in wording.STATISTICS.items()}
 
 
 def bootstrap(result, *, seed: int, detail: str = "") -> str:
@@ -28,15 +25,6 @@ def interval(estimate: float, low: float, high: float) -> str:
     return f"{fmt(estimate)} [{fmt(low)}, {fmt(high)}]"
 
 
-def conventions_caption(result, *, seed: int) -> str:
-    """What every number of an agreement table means, from the table itself (statistic, reference, order, ties,
-    invalid verdicts, interval)."""
-    return (f"{STATISTICS.get(result.statistic, result.statistic)} of each judge's verdicts against the reference "
-            f"**{md(result.reference)}**, in {ORDERS.get(result.order, result.order)}; ties: "
-            f"{TIES.get(result.ties, result.ties)}; {INVALID.get(result.invalid, result.invalid)}. Intervals: "
-            + bootstrap(result, seed=seed, detail=f" ({result.n_items:,})"))
-
-
 def comparison_caption(comparison) -> str:
     table = comparison.table
     fam = {"row": "each row judge's tests", "table": "the whole table", "none": "no family"}.get(table.family,
@@ -47,49 +35,6 @@ def comparison_caption(comparison) -> str:
             f"{table.n_resamples:,} permutations. A cell is filled when p < {table.alpha:g} and outlined when "
             f"still significant after {correction_label(table.correction)} over {fam}. Clusters: a judge opens a "
             "new cluster when a judge of the cluster above is significantly better after the correction.")
-
-
-def leaderboard_sentence(board: pd.DataFrame, comparison, *, statistic: str) -> str:
-    """The headline: the table's top judge, its interval and whom it is not distinguishable from."""
-    judges = board[board["kind"] == "judge"]
-    if judges.empty or not judges["estimate"].notna().any():
-        return "No judge has a defined agreement on these items."
-    top = judges.iloc[0]
-    name = "accuracy" if statistic == "accuracy" else STATISTICS.get(statistic, statistic)
-    head = (f"Highest {name}: {leaders(judges)}, {interval(top['estimate'], top['low'], top['high'])} on {int(top['n_items']):,} "
-            "items.")
-    if comparison is None:
-        return head
-    table = comparison.table
-    mates = [j for j in judges.loc[judges["cluster"] == top["cluster"], "judge"] if j != top["judge"]]
-    if table.alternative == "two-sided":
-        verb = "do not differ significantly from it"
-    else:
-        verb = "are not significantly worse than it"
-    where = f"(permutation test, {correction_label(table.correction)}-corrected, alpha = {table.alpha:g})"
-    if not mates:
-        rest = "every other judge differs from it significantly" if table.alternative == "two-sided" else \
-            "it is significantly better than every other judge"
-        return f"{head} It is alone in the first cluster: {rest} {where}."
-    shown = ", ".join(f"**{md(m)}**" for m in mates[:5]) + (f" and {len(mates) - 5} more" if len(mates) > 5 else "")
-    return f"{head} {len(mates)} other judge(s) {verb} and share its cluster: {shown} {where}."
-
-
-def ceiling_sentence(ceiling, top_estimate: float) -> str:
-    values = [r.estimate for r in ceiling.rows]
-    mean = sum(values) / len(values)
-    compare = "below" if top_estimate < min(r.low for r in ceiling.rows) else "within reach of"
-    return (f"Human ceiling: each of the {len(values)} annotators against the majority of the others agrees "
-            f"{fmt(min(values))}–{fmt(max(values))} (mean {fmt(mean)}); the best judge is {compare} it. The ceiling "
-            "uses the other annotators' majority, so it is a slightly different reference from the judges' one.")
-
-
-def chance_sentence(chance: pd.DataFrame) -> str:
-    beaten = int((chance["pvalue"] < 0.05).sum())
-    return (f"Chance: the same verdicts permuted over the items (each judge's and the reference's verdict shares "
-            f"kept) give {fmt(chance['estimate'].min())}–{fmt(chance['estimate'].max())}; {beaten} of "
-            f"{len(chance)} judge(s) are above their chance range at p < 0.05 "
-            f"(smallest p = {fmt_p(chance['pvalue'].min())}).")
 
 
 # -- biases -------------------------------------------------------------------------------------------------
@@ -138,10 +83,15 @@ def order_sentence(frame: pd.DataFrame) -> str:
 
 def length_sentence(frame: pd.DataFrame) -> str:
     """How many judges choose the longer output more (or less) often than the reference does."""
-    more = frame[frame["difference_low"] > 0]
-    less = frame[frame["difference_high"] < 0]
+    defined = frame[frame["difference"].notna()]
+    if defined.empty:
+        return ("No judge has a verdict naming a winner on these items in the order chosen: the length preference "
+                "is undefined here (every row is empty), not zero.")
+    more = defined[defined["difference_low"] > 0]
+    less = defined[defined["difference_high"] < 0]
     reference = frame["reference"].iloc[0]
-    parts = [f"{len(more)} of {len(frame)} judge(s) choose the longer output more often than the reference "
+    of = f"{len(defined)} judges" if len(defined) > 1 else "the one judge"
+    parts = [f"Of {of} with a value, {len(more)} choose the longer output more often than the reference "
              f"({md(reference)}) and {len(less)} less often (interval of the difference excludes 0)."]
     if not frame["difference"].isna().all():
         top = frame.loc[frame["difference"].abs().idxmax()]
@@ -154,7 +104,7 @@ def length_sentence(frame: pd.DataFrame) -> str:
 def length_caption(result, *, seed: int) -> str:
     return (f"Share of A-or-B verdicts choosing the longer output (in {result.unit}), judge vs reference on the same "
             f"items; items whose outputs have equal length are left out; the judge's verdicts: "
-            f"{ORDERS.get(result.order, result.order)}. "
+            f"{LENGTH_ORDERS.get(result.order, result.order)}. "
             + bootstrap(result, seed=seed, detail=" (both shares from the same resamples)"))
 
 
@@ -248,3 +198,49 @@ def subset_resolution(n_tests: int, n_resamples: int, correction: str) -> str:
         return ""
     return (f"; with {n_resamples:,} permutations the smallest corrected p-value is {n_tests}/{n_resamples + 1:,} = "
             f"{fmt(smallest)}, so none can fall below 0.05 (more resamples in the sidebar's Bootstrap)")
+
+
+# -- raters -------------------------------------------------------------------------------------------------
+
+
+def raters_caption(matrix, statistic: str) -> str:
+    shown = STATISTICS.get(statistic, statistic)
+    return (f"{shown} between every two raters (people, gold labels, judges) on the items both rated, in "
+            f"{ORDERS.get(matrix.order, matrix.order)}; {INVALID.get(matrix.invalid, matrix.invalid)}"
+            ". A judge that agrees with each annotator as well as the annotators agree with each other is at the "
+            "people's level; the download holds kappa, raw agreement and alpha with the common items of every pair.")
+
+
+def classification_caption(frame: pd.DataFrame) -> str:
+    return (f"Each judge's verdicts as a classifier of the reference ({frame['reference'].iloc[0]}): precision, "
+            "recall and F1 per class (A, B, tie, and invalid when the judge gave invalid verdicts and they count as "
+            "wrong), averaged over the classes with equal weight (macro, as PandaLM reports them; sklearn's "
+            "average='macro', zero_division=0).")
+
+
+# -- alt-test -----------------------------------------------------------------------------------------------
+
+from metaeval_core.judges.alt_test import EPSILONS  # noqa: E402,F401
+
+EPSILON_CHOICES = {"experts": "experts (epsilon 0.2)", "skilled": "skilled annotators (0.15)",
+                   "crowd": "crowd workers (0.1)"}
+
+
+def alt_test_sentence(summary: pd.DataFrame) -> str:
+    passing = summary[summary["passes"]]
+    best = summary.loc[summary["advantage_probability"].idxmax()]
+    head = (f"{len(passing)} of {len(summary)} judges pass (winning rate at least 0.5)"
+            if len(summary) > 1 else f"The judge {'passes' if len(passing) else 'does not pass'}")
+    return (f"{head} at epsilon = {fmt(summary['epsilon'].iloc[0], 2)}; highest advantage probability: "
+            f"**{md(best['judge'])}**, {fmt(best['advantage_probability'])}.")
+
+
+def alt_test_caption(summary: pd.DataFrame) -> str:
+    return ("Alternative annotator test (Calderon, Reichart & Dror, ACL 2025): each annotator left out in turn; on "
+            "its items, alignment = share of the other annotators giving the same verdict, for the judge and for the "
+            "left-out annotator. A judge wins an item when it aligns at least as well (a tie counts for both). "
+            "One-sided t-test that the annotator's advantage (its wins minus the judge's) is below epsilon, "
+            "Benjamini-Yekutieli over the annotators at q = 0.05; winning rate: share of annotators beaten; the "
+            "judge passes at 0.5; advantage probability: the judge's mean share of wins. Epsilon is the judge's "
+            "allowance for being cheaper: the paper's 0.2 for experts, 0.15 skilled annotators, 0.1 crowd workers."
+            + "".join(f" {n}" for n in dict.fromkeys(summary["notes"]) if n))

@@ -18,6 +18,8 @@ from metaeval_ui.widgets import _short_title
 UPLOAD_OPTION = "__upload__"
 _UPLOADS = "_judges_uploads"  # session-only: dataset id -> PairwiseData
 _REJECTED = "_judges_upload_rejected"  # (file name, the core's message)
+_ATTACHED = "_judges_attached"  # session-only: built-in dataset id -> its data with the user's judges attached
+_LINK_MISSING = "_judges_link_missing"  # the upload id a link named, not loaded in this session
 MAX_UPLOAD_MB = 50
 PAGES = JUDGES_PAGES
 FORMAT_HELP = ("Long CSV/TSV or JSON Lines, one verdict per row: item, system_a, system_b, rater, verdict (A, B or "
@@ -78,8 +80,7 @@ def dataset_picker() -> PairwiseData | None:
         state.put("j_dataset", state.get("dataset"))  # a link made with ?dataset=pandalm
     wanted = state.get("j_dataset")
     if wanted and str(wanted).startswith(jd.UPLOAD_PREFIX) and wanted not in uploads:
-        state.add_note(f"The link refers to an uploaded verdict file ({wanted}) that is not loaded in this session: "
-                       "upload it again to reproduce the view.")
+        st.session_state[_LINK_MISSING] = str(wanted)
     default = next((c.id for c in choices.values() if c.available), UPLOAD_OPTION)
     key = state.prepare("j_dataset", options=options, fallback=default)
     labels = {k: _label(choices, uploads, k) for k in options}  # fixed now: a format_func reads no session state
@@ -95,6 +96,18 @@ def dataset_picker() -> PairwiseData | None:
     if rejected is not None:
         st.error(escape_markdown(rejected_sentence(*rejected)), icon=":material/block:")
         st.sidebar.caption(escape_markdown(f"{rejected[0]}: {rejected[1]}"))
+        return None
+    missing = st.session_state.get(_LINK_MISSING)
+    if missing and (chosen != default or chosen in uploads):
+        st.session_state.pop(_LINK_MISSING)  # the reader chose another dataset, or uploaded one
+        missing = None
+    if missing:
+        # A link to an upload opened in a new tab (uploads live in their session): say so first, and show no other
+        # dataset's numbers under it.
+        st.warning(escape_markdown(f"This link refers to an uploaded verdict file ({missing}) that is not loaded in "
+                                   "this session (uploads stay in the tab they were made in). Upload the same file "
+                                   "again in the sidebar to reproduce the view; no numbers are shown until then."),
+                   icon=":material/link_off:")
         return None
     if chosen == UPLOAD_OPTION:
         st.info("Upload a verdicts file in the sidebar to meta-evaluate your own judges. " + FORMAT_HELP,
@@ -119,15 +132,65 @@ def report_panel(data: PairwiseData) -> None:
     if not data.id.startswith(jd.UPLOAD_PREFIX):
         return
     report = jd.report(data, jd.key_of(data))
-    n = len(report.warnings)
-    with st.expander(f"Data check: {n} warning(s) to read before the numbers" if n else "Data check: no warnings",
-                     expanded=bool(n), icon=":material/fact_check:"):
+    with st.expander(data_check_title(len(report.warnings), len(report.notes)),
+                     expanded=bool(report.warnings or report.notes), icon=":material/fact_check:"):
         st.markdown(escape_markdown(report.lines()[0] + "."))
         for warning in report.warnings:
             st.warning(escape_markdown(warning), icon=":material/warning:")
         for note in report.notes:
             st.caption(escape_markdown(f"Note: {note}"))
         st.dataframe(report.rows, hide_index=True, width="stretch")
+
+
+def data_check_title(n_warnings: int, n_notes: int) -> str:
+    """The data check's title: never "no warnings" while notes (verdicts kept as invalid, rater kinds read from
+    names) wait to be read."""
+    from metaeval_core.judges.wording import count
+
+    parts = [count(n_warnings, "warning")] if n_warnings else []
+    parts += [count(n_notes, "note")] if n_notes else []
+    if not parts:
+        return "Data check: nothing to flag"
+    return f"Data check: {' and '.join(parts)} to read before the numbers"
+
+
+def raters_caption(data: PairwiseData) -> str:
+    """Who judged: the judges, the people, and what the reference label is (LLMBar's label is a gold label on its
+    own sets and the source benchmarks' human preference on MT-Bench, FairEval and LLMEval^2)."""
+    from metaeval_core.judges.wording import count
+
+    parts = [count(len(data.judges), "judge")]
+    if data.humans:
+        parts.append(count(len(data.humans), "human annotator"))
+    for gold in data.golds:
+        label = data.rater(gold).display_name
+        parts.append(f"the reference label {label!r}" if label != gold else f"a reference label ({gold})")
+    return ", ".join(parts)
+
+
+def attach_panel(data: PairwiseData) -> PairwiseData | None:
+    """A built-in dataset without judges (JudgeBench): the user's judge's verdicts joined by item id, or None (the
+    reason shown)."""
+    attached = st.session_state.setdefault(_ATTACHED, {})
+    file = st.sidebar.file_uploader(
+        f"Your judge's verdicts on {data.id} (CSV, TSV or JSON Lines)", key="j_attach_upload",
+        help="Columns item (or pair_id), verdict (A, B or tie, or A>B / B>A), optionally rater and order "
+             "(original/swapped). Joined with the dataset's items by id.")
+    if file is not None:
+        try:
+            raw = file.getvalue()
+            if len(raw) > MAX_UPLOAD_MB * 1024 * 1024:
+                raise ValueError(f"larger than {MAX_UPLOAD_MB} MB")
+            attached[data.id] = jd.attach(data, raw, file.name)
+        except EXPECTED as error:
+            st.error(escape_markdown(f"{file.name} was not attached: {message_of(error)}"), icon=":material/block:")
+            return None
+    if data.id not in attached:
+        st.info(escape_markdown(f"{data.title or data.id} has no judge of its own: upload your judge's verdicts on its "
+                                "items in the sidebar (joined by item id) to get every statistic."),
+                icon=":material/upload:")
+        return None
+    return attached[data.id]
 
 
 def begin(title: str) -> PairwiseData | None:
@@ -137,11 +200,13 @@ def begin(title: str) -> PairwiseData | None:
     exports.begin()
     st.title(title)
     picked = dataset_picker()
+    if picked is not None and not picked.judges:
+        picked = attach_panel(picked)
     if picked is not None:
         exports.set_dataset(picked)
-        st.caption(escape_markdown(f"{picked.title or picked.id}. {picked.n_items:,} items, {len(picked.judges)} "
-                                   f"judges, {len(picked.humans)} human annotator(s)"
-                                   + (", a gold label" if picked.golds else "") + "."))
+        st.caption(escape_markdown(f"{picked.title or picked.id}. {picked.n_items:,} items; "
+                                   f"{raters_caption(picked)}."
+                                   + "".join(f" {note}" for note in picked.notes if "label" in note.lower())))
         report_panel(picked)
     return picked
 
@@ -174,8 +239,9 @@ def reference(data: PairwiseData, box) -> str:
              "annotator."))
 
 
-def conventions(data: PairwiseData, *, statistic: bool = True) -> jd.Conventions:
-    """Statistic, reference, presentation order, ties and invalid verdicts (sidebar expander)."""
+def conventions(data: PairwiseData, *, statistic: bool = True, order: bool = True) -> jd.Conventions:
+    """Statistic, reference, presentation order, ties and invalid verdicts (sidebar expander); ``order=False``
+    where a page computes every order itself (no control that does nothing)."""
     modes = data.order_modes(ORDER_MODES)  # what the data has: judges run only swapped offer 'swapped'
     two_orders = len(modes) > 2
     with st.sidebar.expander("Agreement conventions", expanded=True):
@@ -183,11 +249,12 @@ def conventions(data: PairwiseData, *, statistic: bool = True) -> jd.Conventions
         ref = reference(data, st)
         # 'both' (right in both orders) is an accuracy; kappa and alpha are per order or their average.
         orders = [o for o in modes if stat == "accuracy" or o != "both"]
-        order = _radio("j_order", "Presentation order", orders, ORDERS, st,
-                       help=None if two_orders else "The judges saw each pair in one order only.")
+        chosen_order = (_radio("j_order", "Presentation order", orders, ORDERS, st,
+                               help=None if two_orders else "The judges saw each pair in one order only.")
+                        if order else orders[0])
         ties = _radio("j_ties", "Ties", TIE_CONVENTIONS, TIES, st)
         invalid = _radio("j_invalid", "Invalid verdicts", INVALID_CONVENTIONS, INVALID, st)
-    return jd.Conventions(stat, ref, order, ties, invalid)
+    return jd.Conventions(stat, ref, chosen_order, ties, invalid)
 
 
 def resampling() -> jd.Resampling:

@@ -38,6 +38,7 @@ IDS = (
     "hanna",
     "pandalm",
     "llmbar",
+    "judgebench",
     "wmt22-zhen",
 )
 

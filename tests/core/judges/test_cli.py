@@ -32,7 +32,7 @@ def test_judges_table_fits_and_json_names_each_judge_and_pair_set(capsys, data_d
     assert len(records) == len(data.judges_of("Natural")) + len(data.judges_of("MT-Bench")) == 26 + 8
     first = records[0]
     assert (first["pair_set"], first["evaluator"], first["strategy"]) == ("Natural", "GPT-4", "Vanilla_NoRules")
-    for key in ("accuracy_original", "accuracy_swapped", "accuracy_both", "consistency", "kappa"):
+    for key in ("accuracy_original", "accuracy_swapped", "accuracy_both", "consistency", "kappa_original"):
         assert first[f"{key}_low"] <= first[key] <= first[f"{key}_high"]
     assert first["n_items"] == 100 and first["ties"] == "three-class" and first["invalid"] == "wrong"
 
@@ -81,7 +81,8 @@ def verdict_file(tmp_path):
     return path
 
 
-@pytest.mark.parametrize("view", ["table", "leaderboard", "bias", "systems", "scores", "describe"])
+@pytest.mark.parametrize("view", ["table", "leaderboard", "bias", "systems", "scores", "describe", "agreement",
+                                  "alt-test"])
 def test_every_view_prints_a_fitting_table_and_json(capsys, monkeypatch, verdict_file, view):
     monkeypatch.setenv("COLUMNS", "100")
     code, out, err = run(capsys, "judges", "--dataset", str(verdict_file), "--view", view, "--n-resamples", "50")
@@ -98,7 +99,7 @@ def test_leaderboard_view_has_judges_annotators_and_the_ceiling(capsys, verdict_
     code, out, _ = run(capsys, "judges", "--dataset", str(verdict_file), "--view", "leaderboard", "--json",
                        "--n-resamples", "50", "--statistic", "kappa", "--order", "average")
     records = json.loads(out)
-    assert [r["kind"] for r in records] == ["judge"] * 3 + ["annotator"] * 3 + ["human-ceiling"]
+    assert [r["kind"] for r in records] == ["judge"] * 3 + ["chance"] + ["annotator"] * 3 + ["human-ceiling"]
     assert {r["statistic"] for r in records} == {"kappa"} and records[0]["order"] == "average"
 
 
@@ -155,3 +156,43 @@ def test_describe_reads_a_verdict_file_as_verdicts_not_scores(capsys, verdict_fi
     assert not is_verdict_file(scores) and not is_verdict_file(tmp_path / "absent.csv")
     code, out, err = run(capsys, "describe", "--dataset", str(scores))
     assert code == 0 and "pairwise" not in out, err
+
+
+@pytest.mark.realdata
+def test_pandalm_bias_counts_its_invalid_verdicts_and_says_one_order(capsys, data_dir, monkeypatch):
+    loaded(data_dir, "pandalm")
+    code, out, _ = run(capsys, "judges", "--dataset", "pandalm", "--data-dir", str(data_dir), "--view", "bias",
+                       "--n-resamples", "50", "--json")
+    records = json.loads(out)
+    assert records[0]["judge"] == "GPT-3.5-turbo" and records[0]["n_invalid"] == 25
+    assert records[0]["length_n_items"] > 0 and records[0]["n_items"] == 0  # no item judged in both orders
+    monkeypatch.setenv("COLUMNS", "100")
+    code, out, _ = run(capsys, "judges", "--dataset", "pandalm", "--data-dir", str(data_dir), "--view", "bias",
+                       "--n-resamples", "50")
+    flat = " ".join(out.split())
+    assert "both orders pooled" not in flat and "in the one order it judged" in flat
+    assert "saw each pair in one presentation order" in flat
+    code, out, err = run(capsys, "judges", "--dataset", "pandalm", "--data-dir", str(data_dir), "--view",
+                         "leaderboard", "--order", "average", "--n-resamples", "50")
+    assert code != 0 and "needs verdicts in original and swapped order" in err
+    with pytest.raises(SystemExit):
+        main(["judges", "--help"])
+    assert "40 at the default 0.95" in " ".join(capsys.readouterr().out.split())
+
+
+def test_as_verdict_is_named_in_every_result(capsys, verdict_file):
+    for view in ("leaderboard", "table", "bias"):
+        code, out, err = run(capsys, "judges", "--dataset", str(verdict_file), "--view", view, "--invalid",
+                             "as-verdict", "--n-resamples", "50", "--json")
+        assert code == 0, err
+        records = json.loads(out)
+        assert all(r["invalid"] == "as-verdict" for r in records), view
+
+
+def test_describe_does_not_say_no_warnings_over_unread_notes(capsys, tmp_path):
+    path = tmp_path / "v.csv"
+    path.write_text("item,system_a,system_b,rater,verdict\n" + "".join(
+        f"q{i},x,y,annotator1,A\nq{i},x,y,my-judge,{'??' if i == 0 else 'B'}\n" for i in range(4)))
+    code, out, err = run(capsys, "judges", "--dataset", str(path), "--view", "describe")
+    assert code == 0, err
+    assert "no warnings\n" not in out and "note(s) above" in out or "warning:" in out

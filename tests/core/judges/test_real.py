@@ -54,7 +54,7 @@ def test_pairwise_datasets_are_refused_by_the_score_loader(data_dir):
     loaded(data_dir, "pandalm")
     with pytest.raises(DatasetError, match="pairwise verdicts"):
         load_dataset("pandalm", data_dir=data_dir)
-    assert {i.id for i in list_datasets(data_dir=data_dir, kind="pairwise")} == {"pandalm", "llmbar"}
+    assert {i.id for i in list_datasets(data_dir=data_dir, kind="pairwise")} == {"pandalm", "llmbar", "judgebench"}
     assert "pandalm" not in {i.id for i in list_datasets(data_dir=data_dir, kind="scores")}
 
 
@@ -76,7 +76,7 @@ def test_llmbar_reproduces_the_authors_statistics(data_dir, pair_set, judge, n, 
     ours = [judge_agreement(part, judges=[judge], order=o, n_resamples=40, rng=0).rows[0].estimate
             for o in ("original", "swapped", "both")]
     # evaluate.py counts a pair whose two winners are both unparsed as 'equal': invalid='as-verdict'
-    ours.append(positional_bias(part, judges=[judge], invalid="as-verdict", n_resamples=40, rng=0)[0]
+    ours.append(positional_bias(part, judges=[judge], invalid="as-verdict", basis="verdicts", n_resamples=40, rng=0)[0]
                 .consistency.estimate)
     for value, count in zip(ours, counts):
         if count is not None:
@@ -102,3 +102,19 @@ def test_fetch_downloads_and_verifies_the_pairwise_files(data_dir, tmp_path, dat
     assert all(check.status == "ok" for check in verify_files(dataset_id, data_dir=tmp_path))
     again = load_pairwise(dataset_id, data_dir=tmp_path)
     assert again.version == load_pairwise(dataset_id, data_dir=data_dir).version
+
+
+def test_rating_judges_consistency_on_verdicts_is_llmbars_tie_break_and_on_scores_complete(data_dir):
+    from metaeval_core.judges import positional_bias, wording
+
+    part = loaded(data_dir, "llmbar").select_pair_set("Natural")
+    given, = positional_bias(part, judges=["ChatGPT/Rating"], basis="verdicts", n_resamples=40, rng=0)
+    scored, = positional_bias(part, judges=["ChatGPT/Rating"], n_resamples=40, rng=0)
+    # the figures: 47 equal scores, consistent 53 = 100 - 47 on the verdicts LLMBar derived from them
+    assert given.n_equal_scores == given.n_tie_broken == 47 and given.consistency.estimate == pytest.approx(0.53)
+    assert scored.basis == "scores" and scored.consistency.estimate == 1.0
+    assert scored.first_position.estimate == pytest.approx(0.5)
+    note = wording.tie_break(scored)
+    assert "47 of 100" in note and "shown second" in note and "by construction" in note
+    plain, = positional_bias(part, judges=["GPT-4/Vanilla"], n_resamples=40, rng=0)
+    assert plain.basis == "verdicts" and wording.tie_break(plain) == ""
