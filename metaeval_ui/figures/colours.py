@@ -36,7 +36,8 @@ HIGHLIGHT_LINE = dict(color="#111111", width=2.5)
 # Plotly's RdBu runs red (low) -> white -> blue (high): positive correlations blue, on every heatmap.
 CORRELATION_SCALE = "RdBu"
 COEFFICIENT_LABELS = {"pearson": "Pearson r", "spearman": "Spearman ρ", "kendall": "Kendall τ",
-                      "kendall-b": "Kendall τ-b", "kendall-c": "Kendall τ-c"}
+                      "kendall-b": "Kendall τ-b", "kendall-c": "Kendall τ-c",
+                      "pdp": "PDP (pairwise difference Pearson)"}
 
 _LOCAL = threading.local()
 

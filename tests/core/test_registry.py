@@ -39,6 +39,7 @@ IDS = (
     "pandalm",
     "llmbar",
     "wmt22-zhen",
+    "wmt23",
 )
 
 
