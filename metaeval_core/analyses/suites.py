@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Literal, Mapping, Sequence
 
 import numpy as np
@@ -190,6 +191,34 @@ def load_suite_data(dataset_id: str = "wmt23", lps: Sequence[str] | None = None,
         sys = load_dataset(dataset_id, lp=lp, data_dir=data_dir, download=download, mtme_level="sys")
         out[lp] = _pair(lp, seg, sys)
     return out
+
+
+def suite_of(dataset: Dataset, suite: Suite) -> "SuiteResult":
+    """The suite on every language pair of the test set ``dataset`` (one pair of a built-in test set such as
+    wmt23) was loaded from, from the same data directory; point values, computed once per process.
+
+    References: docs/methods.md sec. 13.4.
+    """
+    root = _test_set_root(dataset)
+    return _suite_cached(dataset.id, str(root), suite)
+
+
+def _test_set_root(dataset: Dataset):
+    from pathlib import Path
+
+    # read_mtme's first note names the test-set folder: "mt-metrics-eval test set wmt23, language pair zh-en (DIR)."
+    for note in dataset.notes:
+        if note.startswith("mt-metrics-eval test set ") and note.endswith(").") and "(" in note:
+            return Path(note[note.rindex("(") + 1:-2])
+    raise DatasetError(f"dataset {dataset.id!r} was not read from an mt-metrics-eval test set")
+
+
+@lru_cache(maxsize=4)
+def _suite_cached(dataset_id: str, root: str, suite: str) -> "SuiteResult":
+    from pathlib import Path
+
+    data_dir = Path(root).parents[1]  # <data dir>/<id>/<test set>/
+    return run_suite(load_suite_data(dataset_id, data_dir=data_dir), suite)
 
 
 @dataclass(frozen=True)
