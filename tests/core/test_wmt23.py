@@ -213,3 +213,18 @@ def test_pdp_equals_mt_metrics_eval(data_dir, reference):
         some = next(iter(spec["system"].values()))
         assert some["pdp"] == pytest.approx(some["pearson"], abs=1e-12)
     assert checked > 4 * 60
+
+
+@pytest.mark.realdata
+def test_zh_en_per_rater_files_give_a_human_ceiling(pairs):
+    from metaeval_core.analyses.ceilings import human_ceiling
+
+    zh = pairs["zh-en"]
+    m = zh.measure("mqm.raters")
+    assert m.kind == "human" and m.annotators.shape == (8, 17, 1976) and zh.annotators_are("mqm.raters") == "persons"
+    rated = np.sum(~np.isnan(m.annotators), axis=0)
+    assert int((rated == 8).sum()) == 288 and int((rated >= 2).sum()) == 288
+    assert "mqm.raters" not in pairs["he-en"].measures and "mqm.raters" not in pairs["en-de"].measures
+    ceiling = human_ceiling(zh.with_default_systems(), "mqm.raters", level="input", coefficient="pearson",
+                            method="boot-inputs", n_resamples=50, rng=0)
+    assert len(ceiling.rows) == 8 and all(0.3 < r.estimate < 0.8 for r in ceiling.rows)
