@@ -88,3 +88,12 @@ def test_wmt22_defaults_to_the_gold_alone_and_pool_all(real_env):
     assert at.multiselect(key="w:avg_humans").value == ["mqm"]
     assert at.radio(key="w:pool").value == "all"
     assert "datasets are resampled independently" not in texts(at.caption)
+
+
+def test_wmt23_dataset_page_names_its_licence_and_pool_all(real_env):
+    at = new_app({"dataset": "wmt23", "lp": "en-de"}).run()
+    at.switch_page("pages/dataset.py").run()
+    assert_clean(at)
+    captions = texts(at.caption)
+    assert "GPL-3.0" in captions and "WMT23's terms" in captions
+    assert at.radio(key="w:pool").value == "all"
