@@ -34,6 +34,7 @@ class Field:
 
 FIELDS: dict[str, Field] = {
     "dataset": Field("dataset", "str"),
+    "lp": Field("lp", "str"),  # the language pair of a test set with several (wmt23)
     "draft": Field("draft", "str"),  # the autosaved what-if draft the 'whatif:...' dataset is rebuilt from
     "human": Field("human", "str"),
     "metrics": Field("metric", "list"),
@@ -126,6 +127,8 @@ FIELDS: dict[str, Field] = {
     "avg_rule": Field("avg_rule", "str", "default"),
     "avg_k": Field("avg_k", "int", 1000),
     "avg_seed": Field("avg_seed", "int", 0),
+    "avg_suite": Field("suite", "str", "wmt23"),  # on a test set with several language pairs (wmt23)
+    "avg_suite_k": Field("suite_k", "int", 0),
     # LLM judges (docs/methods.md sec. 18): the pairwise dataset is the judges pages' own choice
     "j_dataset": Field("jdataset", "str"),
     "j_set": Field("jset", "str", ""),

@@ -4,7 +4,7 @@ import streamlit as st
 
 from metaeval_core.stats.correlation import LEVELS
 from metaeval_core.stats.significance import method_label
-from metaeval_ui import exports, figures, state, widgets
+from metaeval_ui import data, exports, figures, state, widgets
 from metaeval_ui.data import average as du
 from metaeval_ui.errors import escape_markdown, guard
 from metaeval_ui.widgets import analyses as wa
@@ -16,9 +16,44 @@ if ctx is None:
     widgets.finish()
     st.stop()
 ds = ctx.dataset
+if du.suite_offered(state.get("dataset") or ""):  # WMT23: mt-metrics-eval's suites over every language pair
+    options = list(du.SUITE_OPTIONS)
+    key = state.prepare("avg_suite", options=options, fallback="wmt23")
+    chosen_suite = state.commit("avg_suite", st.sidebar.radio(
+        "Tasks", options, key=key, format_func=du.SUITE_OPTIONS.get,
+        help="WMT's suites span all language pairs, with mt-metrics-eval's tasks, weights and rescaled average "
+             "(docs/methods.md sec. 13.4); 'Tasks chosen below' averages tasks on this pair's data."))
+    if chosen_suite != du.SUITE_NONE:
+        k = wa.bounded_int("avg_suite_k", "Resamples (k)", low=0, high=du.MAX_SUITE_RESAMPLES, default=0, step=10,
+                           reason="every task of every pair is recomputed per resample")
+        seed = wa.seed("avg_seed")
+        suite_result = None
+        with guard("Could not run the suite"), st.spinner("Running the suite on every language pair…"):
+            suite_result = du.suite(state.get("dataset"), data.data_dir_key(), chosen_suite, int(k), int(seed))
+        if suite_result is not None:
+            st.caption(escape_markdown(
+                f"{du.SUITE_OPTIONS[chosen_suite]} on {', '.join(suite_result.metric_ids)}: each task's value "
+                "rescaled to [0, 1] by its range and weighted as mt-metrics-eval does (AverageCorrs); metrics matched "
+                "by base name, each pair with its standard reference; "
+                + (f"95% BOOT-BOTH intervals ({k:,} resamples, seed {seed}) and clusters by a paired bootstrap test "
+                   "(Bonferroni per row)." if k else "no intervals (set Resamples above 0 for intervals and "
+                                                     "clusters).")))
+            frame = du.suite_frame(suite_result)
+            frames.dataframe(frame, hide_index=True, width="stretch", column_config={
+                "metric": st.column_config.TextColumn("metric", pinned=True),
+                **{c: st.column_config.NumberColumn(c, format="%.4f") for c in ("average", "low", "high")},
+                **{t.short: st.column_config.NumberColumn(t.short, format="%.3f", help=t.label)
+                   for t in suite_result.tasks}})
+            exports.table_download(frame, exports.file_name("suite", chosen_suite), title=du.SUITE_OPTIONS[
+                chosen_suite])
+            st.dataframe(du.suite_tasks_frame(suite_result), hide_index=True, width="stretch")
+        widgets.finish()
+        st.stop()
 humans_all = list(ds.human_measures)
 wa.reset_on_dataset_change(ds, "average", ("avg_humans", "avg_datasets", "avg_other"))
-key = state.prepare("avg_humans", options=humans_all, multi=True, fallback=humans_all)
+# On WMT data the gold alone (its DA variants are other judgments, some the same ones twice: wmt and wmt-z).
+gold = getattr(ds.conventions, "gold", "") if ds.conventions is not None else ""
+key = state.prepare("avg_humans", options=humans_all, multi=True, fallback=[gold] if gold in humans_all else humans_all)
 humans = state.commit("avg_humans", st.sidebar.multiselect(
     "Human dimensions", humans_all, key=key,
     help="Each chosen dimension, at each chosen level, is one task; every metric is averaged over all tasks."))
@@ -68,9 +103,9 @@ st.caption(escape_markdown(
     f"Each metric's {coefficient} over {n_tasks}, averaged by {du.rule_sentence(result)}. Whiskers: "
     f"95% BOOT-BOTH interval of the average ({k:,} resamples, seed {seed}); clusters: metrics no one-sided "
     f"{method_label(result.test)} test on the averages separates (Bonferroni per row, alpha 0.05) share a rank. "
-    "Tasks on one dataset share "
-    "their resamples, since they share systems and inputs"
-    + (f"; the {n_groups} datasets are resampled independently." if n_groups > 1 else ".")))
+    "Tasks on one dataset and system set share their resamples, since they share systems and inputs"
+    + (f"; the {n_groups} draw groups ({len({t.dataset for t in result.tasks})} dataset(s)) are resampled "
+       "independently." if n_groups > 1 else ".")))
 forest = du.forest_frame(result)
 name = exports.file_name("average", ds.id, coefficient, *levels)
 if not forest.empty:

@@ -16,6 +16,8 @@ if ctx is None:
 ds = ctx.dataset
 
 st.header(escape_markdown(ds.title or ds.id))
+if ds.licence:  # e.g. WMT23: the repository's GPL-3.0 and WMT23's own data terms
+    st.caption(escape_markdown(f"Licence: {ds.licence}"))
 if ds.citation:
     with st.expander("Citation"):
         st.code(ds.citation, language=None)
@@ -26,8 +28,9 @@ if not attributes.empty:
 
 measures = tuple(([ctx.human] if ctx.human else []) + list(ctx.metrics))
 pool = "judged"
-if ds.has_unjudged_pool:
-    key = state.prepare("pool", options=("judged", "all"), fallback="judged")
+if ds.has_unjudged_pool or ds.conventions is not None:  # WMT data: 'all' by convention (docs/methods.md sec. 0.6)
+    fallback = ds.conventions.pool if ds.conventions is not None else "judged"
+    key = state.prepare("pool", options=("judged", "all"), fallback=fallback)
     pool = state.commit("pool", st.radio(
         "Metric input pool", ("judged", "all"), key=key, horizontal=True,
         help="all: metric means and distributions also use the unjudged inputs (human measures never do)."))

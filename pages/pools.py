@@ -54,7 +54,7 @@ with guard("Could not compare the pools"), st.spinner(f"Bootstrapping ({k:,} res
         label, intervals, summary, widths = dp.simulation(ds, ctx.key, metric, ctx.human, systems, m, k, seed)
         st.caption(escape_markdown(label))
     else:
-        intervals, summary = dp.score_intervals(ds, ctx.key, metric, systems, k, seed)
+        intervals, summary = dp.score_intervals(ds, ctx.key, metric, systems, k, seed, ctx.human)
         widths = dp.width_comparison(ds, ctx.key, metric, ctx.human, systems, k, seed)
 if widths is None:
     widgets.finish()

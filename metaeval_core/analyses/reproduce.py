@@ -183,6 +183,38 @@ def _sacrerouge_rows() -> Iterable[PublishedValue]:
                     _correlation(metric, SUMMEVAL_HUMAN, level, coefficient))
 
 
+WMT23 = "Freitag et al. (WMT 2023), WMT23 metrics task"
+# The paper's overall table (primary metrics; [noref]: reference-free), 3 decimals; metaeval recomputes the whole
+# ranking live with mt-metrics-eval's tasks.WMT23() on the three language pairs (docs/methods.md sec. 13.4).
+WMT23_TABLE = (("XCOMET-Ensemble", 0.825), ("XCOMET-QE-Ensemble[noref]", 0.808), ("MetricX-23", 0.808),
+               ("GEMBA-MQM[noref]", 0.802), ("MetricX-23-QE[noref]", 0.800), ("mbr-metricx-qe[noref]", 0.788),
+               ("MaTESe", 0.782), ("CometKiwi[noref]", 0.782))
+
+
+def _wmt23_average(metric: str) -> Callable[[Dataset], float]:
+    def compute(dataset: Dataset) -> float:
+        from metaeval_core.analyses.suites import suite_of
+
+        result = suite_of(dataset, "wmt23")
+        return float(dict(zip(result.metrics, result.average))[metric])
+    return compute
+
+
+def _wmt23_leader(dataset: Dataset) -> str:
+    from metaeval_core.analyses.suites import suite_of
+
+    return suite_of(dataset, "wmt23").metrics[0]
+
+
+def _wmt23_rows() -> Iterable[PublishedValue]:
+    yield PublishedValue(WMT23, "Table 1 (overall)", "best metric of the official ranking (tasks.WMT23: 10 tasks over "
+                         "en-de, he-en, zh-en)", "wmt23", "XCOMET-Ensemble", 0.0, _wmt23_leader)
+    for metric, value in WMT23_TABLE:
+        yield PublishedValue(WMT23, "Table 1 (overall)", f"{metric}: average over the 10 tasks (system accuracy "
+                             "over all pairs x3, per pair system and segment Pearson, item-wise acc23; rescaled)",
+                             "wmt23", value, 0.0005, _wmt23_average(metric))
+
+
 NAACL_FULL_SET = ("the paper scores systems on the whole test set (all inputs); the judged file holds the metric's "
                   "scores on the 100 judged inputs only, and the mirror has no full-test-set scores")
 
@@ -223,6 +255,7 @@ PUBLISHED: tuple[PublishedValue, ...] = (
                    0.08, 0.005, _rsys("ROUGE-1", 0.5), NAACL_FULL_SET),
     PublishedValue(NAACL, "sec. 4.2, Fig. 6", "ROUGE-1 rSYS-Δ(0, 0.5), REALSumm judged file", "realsumm-naacl2022",
                    0.0, 0.005, _rsys("ROUGE-1", 0.5), NAACL_FULL_SET),
+    *_wmt23_rows(),
 )
 
 

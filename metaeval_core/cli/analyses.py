@@ -255,10 +255,55 @@ def cmd_chance(args: argparse.Namespace) -> None:
         cli.say(f"estimate: mean over {args.n_resamples:,} permutations of each metric's scores (humans fixed, seed "
               f"{args.seed}); low/high: their central {100 * args.confidence_level:g}%; observed: the metric's own "
               "value (docs/methods.md sec. 12)")
+def cmd_suite(args: argparse.Namespace) -> None:
+    """``average --dataset wmt23 --tasks wmt23|wmt24``: mt-metrics-eval's task suite over the test set's pairs."""
+    from metaeval_core.analyses.suites import SUITE_LABELS, load_suite_data, run_suite
+
+    cli = _cli()
+    if args.task or args.metrics:
+        raise cli.CLIError("--tasks runs a whole suite on --dataset (its metrics: the primary metrics of every "
+                           "language pair); leave out --task and --metrics")
+    if not args.dataset:
+        raise cli.CLIError("--tasks needs --dataset: a built-in test set with several language pairs (wmt23)")
+    from metaeval_core.data.registry import DatasetUnavailable
+
+    lps = None if not args.lps else cli.split_list(args.lps, "lps")
+    try:
+        data = load_suite_data(args.dataset, lps, data_dir=cli.data_dir(args), download=args.download)
+    except DatasetUnavailable as error:
+        raise cli.CLIError(cli.unavailable_message(error.info)) from None
+    k = args.suite_resamples if args.suite_resamples is not None else 0
+    result = run_suite(data, args.tasks, n_resamples=k, method=args.ci, confidence_level=args.confidence_level,
+                       alpha=args.alpha, rng=args.seed)
+    if args.json:
+        cli.emit(args, result.to_dict())
+        return
+    rows = result.to_records()
+    columns = ["cluster", "metric", "average", "low", "high"] if k else ["metric", "average"]
+    cli.print_table(rows, columns)
+    print()
+    cli.say(f"{SUITE_LABELS[result.suite]}; average: each task rescaled to [0, 1] by its range, weighted "
+            f"(mt-metrics-eval AverageCorrs)" + (f"; interval {result.method.upper()} over {k:,} resamples, clusters "
+                                                 f"by a paired bootstrap test, Bonferroni per row, alpha "
+                                                 f"{result.table.alpha:g}" if k and result.table else
+                                                 "; no intervals (--suite-resamples K for intervals and clusters)"))
+    print()
+    cli.say("tasks (mt-metrics-eval's names, weight):")
+    for task in result.tasks:
+        print(f"  {task.short}: {task.label} (weight {task.weight:.4f})")
+    cli.print_table([{"metric": r["metric"], **{t.short: r[t.short] for t in result.tasks}} for r in rows])
+
+
 def cmd_average(args: argparse.Namespace) -> None:
     from metaeval_core.analyses.average import average_over_tasks, parse_task
 
     cli = _cli()
+    if args.tasks:
+        cmd_suite(args)
+        return
+    if not args.task or not args.metrics:
+        raise cli.CLIError("average needs --task (repeated) and --metrics, or a suite: --dataset wmt23 --tasks "
+                           "wmt23|wmt24")
     try:
         tasks = [parse_task(text, level=args.level, coefficient=args.coefficient, pool=args.pool,
                             systems=args.systems) for text in args.task]
@@ -324,11 +369,22 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     p = command("average", cmd_average, "average of each metric over several tasks (dataset, human measure, level, "
                 "coefficient): WMT's rescaled average or the plain mean, with intervals, tests and significance "
                 "clusters on the average (docs/methods.md sec. 13)")
-    p.add_argument("--task", action="append", required=True, metavar="DATASET:HUMAN[:LEVEL[:COEFFICIENT]]",
+    p.add_argument("--task", action="append", metavar="DATASET:HUMAN[:LEVEL[:COEFFICIENT]]",
                    help="a task; repeat for each (e.g. --task summeval:expert.coherence --task "
                         "summeval:expert.relevance:input:pearson); level and coefficient default to --level and "
                         "--coefficient")
-    p.add_argument("--metrics", required=True, help="comma-separated metric ids")
+    p.add_argument("--metrics", help="comma-separated metric ids (with --task)")
+    p.add_argument("--tasks", choices=["wmt23", "wmt24"], default=None,
+                   help="instead of --task: mt-metrics-eval's task suite on --dataset (all its language pairs): "
+                        "wmt23 = tasks.WMT23() (the WMT23 official ranking), wmt24 = tasks.WMT24OnWMT23() (the WMT24 "
+                        "protocol); one record per metric: its average and each task's value (docs/methods.md "
+                        "sec. 13.4)")
+    p.add_argument("--dataset", default=None, help="with --tasks: a built-in test set with several language pairs "
+                                                   "(wmt23)")
+    p.add_argument("--lps", default=None, help="with --tasks: only these language pairs, comma-separated")
+    p.add_argument("--suite-resamples", type=int, default=None, metavar="K",
+                   help="with --tasks: bootstrap resamples for the average's intervals and clusters (default 0: "
+                        "point values, as mt-metrics-eval's k=0; 100 take about a minute)")
     p.add_argument("--level", choices=LEVELS, default="system", help="level of tasks that do not name one")
     p.add_argument("--coefficient", choices=ALL_COEFFICIENTS, default="kendall",
                    help="coefficient of tasks that do not name one")

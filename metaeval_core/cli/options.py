@@ -15,7 +15,7 @@ from typing import Iterable, Mapping
 # The core's option values (metaeval_core.stats.coefficients.COEFFICIENTS, ...): equal by test.
 LEVELS: tuple[str, ...] = ("system", "input", "global")
 COEFFICIENTS: tuple[str, ...] = ("pearson", "spearman", "kendall", "pairwise-accuracy", "tie-calibrated-accuracy",
-                                 "soft-pairwise-accuracy")
+                                 "soft-pairwise-accuracy", "pdp")
 SYSTEM_ONLY_COEFFICIENTS: tuple[str, ...] = ("soft-pairwise-accuracy",)
 POINT_COEFFICIENTS: tuple[str, ...] = tuple(c for c in COEFFICIENTS if c not in SYSTEM_ONLY_COEFFICIENTS)
 POOLS: tuple[str, ...] = ("judged", "all")

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 WMT = "wmt"
-SOURCE = "mt-metrics-eval (google-research), meta_info.py; Freitag et al. (WMT22 metrics task)"
+SOURCE = "mt-metrics-eval (google-research), meta_info.py; Freitag et al. (WMT22 and WMT23 metrics tasks)"
 
 # mt-metrics-eval meta_info.py, WMT22_PRIMARIES: base names (without the -REF suffix) of the primary
 # submissions and baselines of the WMT22 metrics task.
@@ -40,11 +40,31 @@ _WMT22: Mapping[str, tuple[str, str]] = {
     "uk-en": ("refA", "wmt"), "en-cs": ("refB", "wmt-appraise"), "en-hr": ("refA", "wmt-appraise"),
     "en-ja": ("refA", "wmt-appraise"), "en-uk": ("refA", "wmt-appraise"), "en-zh": ("refA", "wmt-appraise"),
 }
+# mt-metrics-eval meta_info.py, WMT23_PRIMARIES (the WMT23 primary submissions and baselines).
+WMT23_PRIMARIES: frozenset[str] = frozenset({
+    "Calibri-COMET22", "Calibri-COMET22-QE", "cometoid22-wmt22", "eBLEU", "embed_llama", "GEMBA-MQM", "KG-BERTScore",
+    "MaTESe", "MEE4", "MetricX-23", "MetricX-23-QE", "mre-score-labse-regular", "mbr-metricx-qe", "sescoreX",
+    "tokengram_F", "XCOMET-Ensemble", "XCOMET-QE-Ensemble", "XLsim", "BERTscore", "BLEU", "BLEURT-20", "chrF", "COMET",
+    "CometKiwi", "docWMT22CometDA", "docWMT22CometKiwiDA", "f200spBLEU", "MS-COMET-QE-22", "prismRef", "prismSrc",
+    "Random-sysname", "YiSi-1",
+})
+# mt-metrics-eval meta_info.py, DATA['wmt23']: the MQM pairs (WMT23) and the DA+SQM pairs (WMT23_DA); en-he, en-ru,
+# en-uk, ru-en and uk-en have no standard gold there.
+_WMT23: Mapping[str, tuple[str, str]] = {
+    "en-de": ("refA", "mqm"), "he-en": ("refB", "mqm"), "zh-en": ("refA", "mqm"),
+    "cs-uk": ("refA", "da-sqm"), "de-en": ("refA", "da-sqm"), "en-cs": ("refA", "da-sqm"), "en-he": ("refB", ""),
+    "en-ja": ("refA", "da-sqm"), "en-ru": ("refA", ""), "en-uk": ("refA", ""), "en-zh": ("refA", "da-sqm"),
+    "ja-en": ("refA", "da-sqm"), "ru-en": ("refA", ""), "uk-en": ("refA", ""),
+}
 KNOWN: Mapping[tuple[str, str], tuple[str, str, frozenset[str]]] = {
-    ("wmt22", lp): (ref, gold, WMT22_PRIMARIES) for lp, (ref, gold) in _WMT22.items()
+    **{("wmt22", lp): (ref, gold, WMT22_PRIMARIES) for lp, (ref, gold) in _WMT22.items()},
+    **{("wmt23", lp): (ref, gold, WMT23_PRIMARIES) for lp, (ref, gold) in _WMT23.items()},
 }
 # mt-metrics-eval meta_info.py: outlier_systems, left out unless include_outliers.
-OUTLIERS: Mapping[tuple[str, str], frozenset[str]] = {("wmt22", "en-de"): frozenset({"M2M100_1.2B-B4"})}
+OUTLIERS: Mapping[tuple[str, str], frozenset[str]] = {
+    ("wmt22", "en-de"): frozenset({"M2M100_1.2B-B4"}),
+    ("wmt23", "en-de"): frozenset({"synthetic_ref"}), ("wmt23", "zh-en"): frozenset({"synthetic_ref"}),
+}
 
 
 @dataclass(frozen=True)
@@ -91,7 +111,8 @@ class WmtConventions:
         excluded = [self.std_ref] if human_translations else [self.std_ref, *self.human_translations]
         from metaeval_core.data.selection import quote_term
 
-        return ",".join(f"-{quote_term(name)}" for name in (*excluded, *self.outliers) if name)
+        # dict.fromkeys: an outlier may also be a human translation (WMT23's synthetic_ref is both).
+        return ",".join(f"-{quote_term(name)}" for name in dict.fromkeys((*excluded, *self.outliers)) if name)
 
     def caption(self, *, human_translations: bool = False, pool: str | None = None, human: str | None = None,
                 systems: str | None = None) -> str:

@@ -397,7 +397,8 @@ def read_mtme(directory: str | os.PathLike, *, lp: str | None = None, level: Mtm
         if len(read[file]) > limits.max_systems:
             raise DatasetError(f"{file.path}: {len(read[file]):,} systems; the limit is {limits.max_systems:,} "
                                "(METAEVAL_MAX_UPLOAD_SYSTEMS)")
-    ratings = len(list((root / "human-scores").glob(f"{lp}.*.rating")))
+    rater_files = _rater_files(root, lp)
+    ratings = len(list((root / "human-scores").glob(f"{lp}.*.rating"))) - sum(map(len, rater_files.values()))
 
     systems = _natural(list(set(outputs) or {s for scores in read.values() for s in scores}))
     known = set(systems)
@@ -464,10 +465,65 @@ def read_mtme(directory: str | os.PathLike, *, lp: str | None = None, level: Mtm
     else:
         dataset = _system_view(read, systems, attributes, notes, missing, dataset_id or f"mtme:{test_set}/{lp}/sys",
                                f"{test_set} {lp} (mt-metrics-eval, system scores)", conventions)
+    if level == "seg" and rater_files:
+        raters = {f"{name}.raters": _rater_measure(f"{name}.raters", paths, systems, n_segments)
+                  for name, paths in rater_files.items()}
+        notes = [*dataset.notes, *(
+            f"Human measure {key}: {name} recomputed from its {len(rater_files[name])} per-rater files "
+            f"({lp}.{name}.rater1..{len(rater_files[name])}.seg.rating: minus the sum of each rater's error "
+            f"weights), the raters kept apart; {int((np.sum(~np.isnan(m.annotators), axis=0) >= 2).sum()):,} cells "
+            f"have two or more raters: a human ceiling (metaeval ceiling --human {key}; docs/methods.md sec. 14.4). "
+            f"These files are a release of their own: their scores need not equal {name}'s."
+            for key, m, name in ((k, v, k[:-len('.raters')]) for k, v in raters.items()))]
+        dataset = replace(dataset, measures={**dataset.measures, **raters}, notes=tuple(notes))
     default = conventions.systems()
     if default and not resolve_selection(default, dataset.systems, dataset.system_attributes, strict=False):
         default = ""
     return replace(dataset, conventions=conventions, default_systems=default)
+
+
+_RATER = re.compile(r"^(?P<name>.+)\.rater(?P<k>[0-9]+)\.seg\.rating$")
+
+
+def _rater_files(root: Path, lp: str) -> dict[str, list[Path]]:
+    """Per-rater MQM files ``<lp>.<name>.rater<k>.seg.rating`` grouped by name (only names with two or more)."""
+    groups: dict[str, list[tuple[int, Path]]] = defaultdict(list)
+    for path in (root / "human-scores").glob(f"{lp}.*.rater*.seg.rating"):
+        match = _RATER.match(path.name[len(lp) + 1:])
+        if match:
+            groups[match["name"]].append((int(match["k"]), path))
+    return {name: [p for _, p in sorted(found)] for name, found in sorted(groups.items()) if len(found) >= 2}
+
+
+def _rater_measure(name: str, paths: list[Path], systems: tuple[str, ...], n_segments: int) -> Measure:
+    """One human measure whose annotators are the raters: each rating line is ``SYSTEM TAB JSON`` (its errors, each
+    with its MQM weight ``score``) or ``None``; a rated segment scores minus the sum of its error weights (MQM's
+    penalties, as the .score files write them)."""
+    import json
+
+    position = {s: i for i, s in enumerate(systems)}
+    stack = np.full((len(paths), len(systems), n_segments), np.nan)
+    for a, path in enumerate(paths):
+        seen: dict[str, int] = defaultdict(int)
+        for number, line in enumerate(_lines(path), start=1):
+            system, _, text = line.partition("\t")
+            if system not in position:
+                raise DatasetError(f"{path}, line {number}: system {system[:60]!r} not in system-outputs")
+            j = seen[system]
+            seen[system] += 1
+            if j >= n_segments:
+                raise DatasetError(f"{path}, line {number}: more than {n_segments} segments for {system!r}")
+            if text.strip() == "None":
+                continue
+            try:
+                errors = json.loads(text)["errors"]
+                stack[a, position[system], j] = -float(sum(float(e["score"]) for e in errors)) + 0.0
+            except (ValueError, KeyError, TypeError) as error:
+                raise DatasetError(f"{path}, line {number}: not a rating ({type(error).__name__})") from None
+    label = f"{name} ({len(paths)} raters, per-rater files)"
+    # rater<k> is one person throughout the files (mt-metrics-eval keeps rater ids per file).
+    return Measure.from_annotators(name, "human", stack, label=label,
+                                   attributes={"raters": str(len(paths)), "annotators": "persons"})
 
 
 def _self_scored(read: Mapping[_ScoreFile, Mapping[str, np.ndarray]], systems: tuple[str, ...]) -> str:
@@ -478,14 +534,14 @@ def _self_scored(read: Mapping[_ScoreFile, Mapping[str, np.ndarray]], systems: t
         for ref in used:
             values = scores.get(ref)
             if values is not None and not np.all(np.isnan(values)):
-                scored.append(file.measure)
+                scored.append(file.measure)  # once per file: seg and sys files share the measure name
             else:
                 unscored += 1
     if not scored and not unscored:
         return ""
     text = " Most metrics have no score for the reference they use (NaN)" if unscored else ""
     if scored:
-        text += ("; " if text else " ") + (f"these score it against itself: {', '.join(sorted(scored))} (a "
+        text += ("; " if text else " ") + (f"these score it against itself: {', '.join(sorted(set(scored)))} (a "
                                            "reason WMT never scores its standard reference as a system)")
     return text + "."
 

@@ -803,7 +803,7 @@ def load_dataset(id_or_path: str, *, data_dir: Path | None = None, download: boo
             raise DatasetError(
                 f"dataset {key!r} holds pairwise verdicts (A or B?), not score matrices: load it with "
                 f"metaeval_core.judges.load_pairwise({key!r}) (on the command line: `metaeval judges --dataset {key}`)")
-        return _load_registered(entry, directory, download)
+        return _load_registered(_for_lp(entry, lp, mtme_level), directory, download)
     path = Path(key).expanduser()
     if path.is_dir():
         from metaeval_core.data.mtme import read_mtme
@@ -825,6 +825,53 @@ def load_dataset(id_or_path: str, *, data_dir: Path | None = None, download: boo
         f"{key!r} is neither a built-in dataset nor an existing file or directory; known datasets: "
         f"{', '.join(dataset_ids())}"
     )
+
+
+def language_pairs_of(dataset_id: str) -> tuple[str, ...]:
+    """The language pairs a built-in dataset offers (its registry option ``lps``; ``()`` for a dataset with one).
+
+    References: docs/methods.md sec. 0.5.
+    """
+    return tuple(dict(_entry(dataset_id).options).get("lps", ()))
+
+
+def default_lp(dataset_id: str) -> str | None:
+    """The language pair a built-in dataset with several loads by default (its option ``lp``), else None."""
+    options = dict(_entry(dataset_id).options)
+    return str(options["lp"]) if options.get("lps") else None
+
+
+def _lp_file(path: str, lp: str) -> bool:
+    # mt-metrics-eval names every per-pair file or folder after the pair: documents/<lp>.docs, metric-scores/<lp>/...
+    return any(part == lp or part.startswith(lp + ".") for part in Path(path).parts)
+
+
+def _for_lp(entry: _Entry, lp: str | None, level: str) -> _Entry:
+    """A test set with several language pairs (option ``lps``) as the entry of one: its files for that pair only
+    (checked and hashed), ``lp`` and the score ``level`` in its options (so in its version)."""
+    from dataclasses import replace
+
+    options = dict(entry.options)
+    pairs = tuple(options.get("lps", ()))
+    if not pairs:
+        if lp is not None and lp != options.get("lp"):
+            raise DatasetError(f"dataset {entry.id!r} has one language pair ({options.get('lp') or 'none'}); "
+                               f"--lp {lp} applies to a test set with several (such as wmt23)")
+        if level != "seg":
+            raise DatasetError(f"dataset {entry.id!r}: the score level (sys) applies to an mt-metrics-eval test set "
+                               "with several language pairs (such as wmt23) or a directory")
+        return entry
+    chosen = options.get("lp") if lp is None else lp
+    if chosen not in pairs:
+        raise DatasetError(f"dataset {entry.id!r} has no language pair {chosen!r}; choose one of {', '.join(pairs)}")
+    if level not in ("seg", "sys"):
+        raise DatasetError(f"the score level must be seg or sys; got {level!r}")
+    options.update(lp=chosen, level=level)
+    return replace(entry, title=f"{entry.title.split(' (')[0].split(',')[0]}, {chosen}" + (
+                       " (system scores)" if level == "sys" else ""),
+                   files=tuple(f for f in entry.files if _lp_file(f.path, chosen)),
+                   optional_files=tuple(f for f in entry.optional_files if _lp_file(f.path, chosen)),
+                   options=tuple(sorted(options.items())))
 
 
 @dataclass(frozen=True)

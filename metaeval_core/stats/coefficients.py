@@ -21,7 +21,7 @@ from scipy import stats
 from metaeval_core._checks import check_choice
 
 Coefficient = Literal[
-    "pearson", "spearman", "kendall", "pairwise-accuracy", "tie-calibrated-accuracy", "soft-pairwise-accuracy"
+    "pearson", "spearman", "kendall", "pairwise-accuracy", "tie-calibrated-accuracy", "soft-pairwise-accuracy", "pdp"
 ]
 COEFFICIENTS: tuple[str, ...] = get_args(Coefficient)
 # Statistics of whole score matrices defined at the system level only (docs/methods.md sec. 11.3):
@@ -35,8 +35,14 @@ CORRELATIONS: tuple[str, ...] = ("pearson", "spearman", "kendall")
 # Each coefficient's range of possible values (mt-metrics-eval's TaskResults.range: correlations [-1, 1],
 # accuracies [0, 1]); WMT's average rescales every task to [0, 1] by it (docs/methods.md sec. 13.3).
 COEFFICIENT_RANGES: dict[str, tuple[float, float]] = {
-    c: ((-1.0, 1.0) if c in ("pearson", "spearman", "kendall") else (0.0, 1.0)) for c in get_args(Coefficient)
+    c: ((-1.0, 1.0) if c in ("pearson", "spearman", "kendall", "pdp") else (0.0, 1.0)) for c in get_args(Coefficient)
 }
+# Pairwise Difference Pearson (DiIanni & Deutsch, EMNLP 2025): Pearson's r between the metric's and the humans'
+# score differences of every pair of systems on the same input, pooled over the inputs (mt-metrics-eval
+# ``Correlation.Pearson(average_by='item', pdp=True)``). Over one vector of points (the system level, the global
+# level) the differences of all pairs give Pearson's r itself; at the input level it is one pooled value, not a
+# mean of per-input values (docs/methods.md sec. 11.4).
+PDP = "pdp"
 
 # Pairs materialised at once by the O(n^2) Kendall kernel (int8 signs and a bool mask per pair); bounds its memory.
 _KENDALL_PAIR_BUDGET = 8_000_000
@@ -376,12 +382,75 @@ def _tie_calibrated(x: np.ndarray, z: np.ndarray) -> np.ndarray:
     return tie_calibrated_accuracy(x, z).accuracy
 
 
+def _pdp_points(x: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """PDP over one vector of points: the differences of all ordered pairs (i, j) have mean 0 and
+    ``sum (x_i - x_j)(z_i - z_j) = 2 n sum (x_i - mean x)(z_i - mean z)``, so their Pearson's r is Pearson's r of the
+    points (pairwise-complete, as mt-metrics-eval drops a pair whose human difference is missing)."""
+    return pearson(x, z)
+
+
+def pdp_input(metric: np.ndarray, human: np.ndarray, *, system_weights: np.ndarray | None = None,
+              input_weights: np.ndarray | None = None) -> np.ndarray:
+    """Pairwise Difference Pearson at the input level, over score matrices of shape ``(..., N, M)``.
+
+    Within each input ``k`` the differences of every ordered pair of systems that both have a score are formed
+    for the metric and the humans, and one Pearson's r is taken over all of them pooled over the inputs.
+    Their mean is 0, so r is ``sum_k P_k(x, z) / sqrt(sum_k P_k(x, x) sum_k P_k(z, z))`` with
+    ``P_k(x, z) = 2 (n_k S_k(xz) - S_k(x) S_k(z))`` over the input's valid systems: O(N M), no pair is formed.
+    ``system_weights`` (..., N) and ``input_weights`` (..., M) are resampling multiplicities (a system drawn twice
+    is two systems whose difference is 0). Undefined (NaN) when either side's differences are all 0.
+
+    References
+    ----------
+    DiIanni & Deutsch (EMNLP 2025); google-research/mt-metrics-eval ``stats.AverageCorrelation`` (``pdp=True``);
+    docs/methods.md sec. 11.4.
+    """
+    x = np.asarray(metric, dtype=np.float64)
+    z = np.asarray(human, dtype=np.float64)
+    x, z = np.broadcast_arrays(x, z)
+    valid = ~(np.isnan(x) | np.isnan(z))
+    # Each side rescaled by its largest magnitude (r is scale-invariant): squares neither under- nor overflow.
+    x0 = _rescaled(np.where(valid, x, 0.0).reshape(*x.shape[:-2], -1)).reshape(x.shape)
+    z0 = _rescaled(np.where(valid, z, 0.0).reshape(*z.shape[:-2], -1)).reshape(z.shape)
+    c = valid.astype(np.float64)
+    if system_weights is not None:
+        c = c * np.asarray(system_weights, dtype=np.float64)[..., :, None]
+    # Sums over the systems of each input (einsum: the same reduction order whatever the batch).
+    n = c.sum(axis=-2)
+    sx = np.einsum("...ij,...ij->...j", c, x0)
+    sz = np.einsum("...ij,...ij->...j", c, z0)
+    pxz = n * np.einsum("...ij,...ij,...ij->...j", c, x0, z0) - sx * sz
+    pxx = n * np.einsum("...ij,...ij,...ij->...j", c, x0, x0) - sx * sx
+    pzz = n * np.einsum("...ij,...ij,...ij->...j", c, z0, z0) - sz * sz
+    if input_weights is not None:
+        w = np.asarray(input_weights, dtype=np.float64)
+        pxz, pxx, pzz = pxz * w, pxx * w, pzz * w
+    sxz, sxx, szz = pxz.sum(axis=-1), np.maximum(pxx, 0.0).sum(axis=-1), np.maximum(pzz, 0.0).sum(axis=-1)
+    # All differences 0 on one side (each input constant): undefined, as Pearson's r of a constant vector. The
+    # within-input spread is tested exactly, not through the float sums.
+    spread_x = _input_spread(x, valid, c)
+    spread_z = _input_spread(z, valid, c)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = sxz / np.sqrt(sxx * szz)
+    r = np.clip(r, -1.0, 1.0)
+    return np.where(spread_x & spread_z & (sxx > 0) & (szz > 0), r, np.nan)
+
+
+def _input_spread(values: np.ndarray, valid: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """Whether some input has two different valid values among its weighted systems (over the leading axes)."""
+    used = valid & (weight > 0)
+    high = np.where(used, values, -np.inf).max(axis=-2, initial=-np.inf)
+    low = np.where(used, values, np.inf).min(axis=-2, initial=np.inf)
+    return (high > low).any(axis=-1)
+
+
 _FUNCTIONS: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "pearson": pearson,
     "spearman": spearman,
     "kendall": kendall,
     "pairwise-accuracy": pairwise_accuracy,
     "tie-calibrated-accuracy": _tie_calibrated,
+    "pdp": _pdp_points,
 }
 
 

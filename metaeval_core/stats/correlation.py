@@ -14,7 +14,9 @@ import numpy as np
 from metaeval_core._checks import check_choice
 from metaeval_core.data.checks import check_human
 from metaeval_core.stats.coefficients import (
+    PDP,
     Coefficient,
+    pdp_input,
     coefficient_function,
     require_level_for,
     tie_calibrated_accuracy,
@@ -112,6 +114,11 @@ def correlate_matrices(
         # One epsilon for every input (docs/methods.md sec. 11.2), not one per input.
         result = input_tie_calibrated(metric, human)
         return LevelCorrelation(result.accuracy, result.n, result.n_undefined, result.epsilon)
+    if level == "input" and coefficient == PDP:
+        # One Pearson's r over every input's pair differences, pooled (docs/methods.md sec. 11.4).
+        estimate = pdp_input(metric, human)
+        pairs = _judged_pair_inputs(metric, human)
+        return LevelCorrelation(estimate, pairs, human.shape[-1] - pairs)
     if level == "input":
         per_input = corr(np.swapaxes(metric, -1, -2), np.swapaxes(human, -1, -2))
         defined = ~np.isnan(per_input)
@@ -123,6 +130,12 @@ def correlate_matrices(
     if calibrated:
         return _calibrated_slices(x, z, n)
     return LevelCorrelation(corr(x, z), n, np.zeros_like(n))
+
+
+def _judged_pair_inputs(metric: np.ndarray, human: np.ndarray) -> np.ndarray:
+    """Inputs with at least two systems scored by both (those that contribute pair differences)."""
+    valid = ~(np.isnan(metric) | np.isnan(human))
+    return (valid.sum(axis=-2) >= 2).sum(axis=-1)
 
 
 def _calibrated_slices(x: np.ndarray, z: np.ndarray, n: np.ndarray) -> LevelCorrelation:
@@ -220,8 +233,9 @@ def correlate(
     metric, human : str
         Measure ids (any measure may serve as ``metric``; ``human`` must be a human measure).
     level : {'system', 'input', 'global'}
-    coefficient : {'pearson', 'spearman', 'kendall', 'pairwise-accuracy', 'tie-calibrated-accuracy', 'soft-pairwise-accuracy'}
-        ``'soft-pairwise-accuracy'`` at the system level only (docs/methods.md sec. 11.3).
+    coefficient : {'pearson', 'spearman', 'kendall', 'pairwise-accuracy', 'tie-calibrated-accuracy', 'soft-pairwise-accuracy', 'pdp'}
+        ``'soft-pairwise-accuracy'`` at the system level only (docs/methods.md sec. 11.3); ``'pdp'``: Pairwise
+        Difference Pearson, pooled over the inputs at the input level (sec. 11.4).
     pool : {'judged', 'all'}
         The metric's input pool at the system level (docs/methods.md sec. 0).
     systems : str, optional

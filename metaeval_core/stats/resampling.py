@@ -40,11 +40,13 @@ from scipy import stats
 from metaeval_core._checks import as_generator, check_bool, check_choice, check_confidence_level, check_int
 from metaeval_core.data.checks import check_dataset
 from metaeval_core.stats.coefficients import (
+    PDP,
     Coefficient,
     check_resampling_size,
     coefficient_function,
     pair_kernel_fits,
     pair_signs,
+    pdp_input,
     require_correlation,
     require_level_for,
     validate_coefficient,
@@ -366,6 +368,15 @@ def _bootstrap_correlations(
             cd = None if DX is None else _counts(DX[sl], m_metric)
             for idx, engine in enumerate(engines):
                 out[sl, idx] = engine.evaluate(cs, cd)[0]
+        return out
+
+    if level == "input" and coefficient == PDP:
+        # Pooled over inputs (docs/methods.md sec. 11.4): the resample's multiplicities weight systems and inputs.
+        b = _auto_batch(batch, 4 * n * m_metric * max(q, 1), k)
+        for sl in _chunks(k, b):
+            cs = None if S is None else _counts(S[sl], n)[:, None, :]
+            cd = None if DX is None else _counts(DX[sl], m_metric)[:, None, :]
+            out[sl] = pdp_input(np.stack(metrics)[None], human[None, None], system_weights=cs, input_weights=cd)
         return out
 
     if level == "input":

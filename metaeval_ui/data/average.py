@@ -135,3 +135,44 @@ def tasks_frame(result: TaskAverage) -> pd.DataFrame:
     return pd.DataFrame([{"task": t.label, "dataset": t.dataset, "human": t.human, "level": t.level,
                           "coefficient": t.coefficient, "draw group": g + 1}
                          for t, g in zip(result.tasks, result.draw_groups)])
+
+
+# -- WMT's task suites over a test set's language pairs (docs/methods.md sec. 13.4) ------------------------------------
+SUITE_NONE = "chosen"
+SUITE_OPTIONS = {SUITE_NONE: "Tasks chosen below", "wmt23": "WMT23 official ranking (tasks.WMT23)",
+                 "wmt24": "WMT24 protocol on WMT23 (tasks.WMT24OnWMT23)"}
+MAX_SUITE_RESAMPLES = 200  # ~0.4 s (wmt23) to ~1.5 s (wmt24, SPA) per resample on the shared machine
+
+
+def suite_offered(dataset_id: str) -> bool:
+    """Whether the dataset is a built-in test set with several language pairs (wmt23), where the suites run."""
+    return len(data.language_pairs(dataset_id)) > 1
+
+
+@st.cache_resource(max_entries=2, show_spinner="Loading every language pair…")
+def suite_data(dataset_id: str, data_dir: str):
+    from metaeval_core.analyses.suites import load_suite_data
+
+    return load_suite_data(dataset_id, data_dir=data_dir or None)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def suite(dataset_id: str, data_dir: str, name: str, n_resamples: int, seed: int):
+    """mt-metrics-eval's suite on every language pair, BOOT-BOTH intervals and clusters with ``n_resamples``."""
+    from metaeval_core.analyses.suites import run_suite
+
+    return run_suite(suite_data(dataset_id, data_dir), name, n_resamples=int(n_resamples),
+                     method="boot-both" if n_resamples else "boot-systems", rng=int(seed))
+
+
+def suite_frame(result) -> pd.DataFrame:
+    """One row per metric: cluster, metric, average, interval, then each task's value (columns named by pair and
+    statistic; mt-metrics-eval's task name and weight in :func:`suite_tasks_frame`)."""
+    frame = pd.DataFrame(result.to_records())
+    frame["cluster"] = pd.array(frame["cluster"], dtype="Int64")
+    return frame
+
+
+def suite_tasks_frame(result) -> pd.DataFrame:
+    return pd.DataFrame([{"column": t.short, "mt-metrics-eval task": t.label, "weight": round(t.weight, 4),
+                          "human translations as systems": t.human} for t in result.tasks])

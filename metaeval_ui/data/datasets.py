@@ -97,11 +97,23 @@ def is_pairwise(dataset_id: str | None) -> bool:
 
 
 @st.cache_resource(max_entries=6, show_spinner="Loading dataset…")
-def load_registered(dataset_id: str, data_dir: str) -> Dataset:
-    """A built-in dataset, loaded once per process and shared (read-only arrays) by every session."""
+def load_registered(dataset_id: str, data_dir: str, lp: str | None = None) -> Dataset:
+    """A built-in dataset, loaded once per process and shared (read-only arrays) by every session; ``lp`` picks
+    the language pair of a test set with several (wmt23)."""
     if dataset_id == DEMO_ID:
         return synthetic_dataset()
-    return _registry.load_dataset(dataset_id, data_dir=Path(data_dir) if data_dir else None)
+    return _registry.load_dataset(dataset_id, data_dir=Path(data_dir) if data_dir else None, lp=lp)
+
+
+def language_pairs(dataset_id: str) -> tuple[str, ...]:
+    """The language pairs a built-in dataset offers (``()`` for one with a single pair, or not built in)."""
+    if dataset_id not in _registry.dataset_ids():
+        return ()
+    return _registry.language_pairs_of(dataset_id)
+
+
+def default_lp(dataset_id: str) -> str | None:
+    return _registry.default_lp(dataset_id)
 
 
 def fetch(dataset_id: str, data_dir: str) -> list[Path]:

@@ -27,6 +27,10 @@ from typing import Iterable
 # Tableau 10 without red (kept for "discordant"/"flagged") and grey (kept for "muted"/ties), plus two dark hues.
 METRIC_PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf",
                   "#393b79", "#8c6d31")
+# Tableau 20's light companions of the palette (same order): taken, in hash order, only by the chosen metrics beyond
+# the palette's ten, so 21 WMT metrics shown together no longer share colours (20 distinct, then repeats).
+EXTRA_PALETTE = ("#aec7e8", "#ffbb78", "#98df8a", "#c5b0d5", "#c49c94", "#f7b6d2", "#dbdb8d", "#9edae5",
+                 "#6b6ecf", "#bd9e39")
 HUMAN_COLOUR = "#222222"
 HUMAN_DASH = "dash"
 HUMAN_SYMBOL = "diamond"
@@ -36,7 +40,8 @@ HIGHLIGHT_LINE = dict(color="#111111", width=2.5)
 # Plotly's RdBu runs red (low) -> white -> blue (high): positive correlations blue, on every heatmap.
 CORRELATION_SCALE = "RdBu"
 COEFFICIENT_LABELS = {"pearson": "Pearson r", "spearman": "Spearman ρ", "kendall": "Kendall τ",
-                      "kendall-b": "Kendall τ-b", "kendall-c": "Kendall τ-c"}
+                      "kendall-b": "Kendall τ-b", "kendall-c": "Kendall τ-c",
+                      "pdp": "PDP (pairwise difference Pearson)"}
 
 _LOCAL = threading.local()
 
@@ -49,8 +54,9 @@ def base_colour(name: str) -> str:
 def resolve_collisions(chosen: Iterable[str]) -> dict[str, str]:
     """The colours of metrics shown together: each its :func:`base_colour`, except that when several hash to the
     same colour the one with the smaller hash (then id) keeps it and the others take the next palette colours that no
-    shown metric owns (linear probing), so a metric without a collision always keeps its own colour. Depends on the
-    set, never on its order; beyond ``len(METRIC_PALETTE)`` metrics colours repeat."""
+    shown metric owns (linear probing), so a metric without a collision always keeps its own colour. Beyond
+    ``len(METRIC_PALETTE)`` metrics the rest take :data:`EXTRA_PALETTE`'s colours (light companions), and only
+    beyond both do colours repeat. Depends on the set, never on its order."""
     names = sorted({str(m) for m in chosen}, key=lambda n: (zlib.crc32(n.encode("utf-8")), n))
     size = len(METRIC_PALETTE)
     slots = {name: zlib.crc32(name.encode("utf-8")) % size for name in names}
@@ -59,13 +65,17 @@ def resolve_collisions(chosen: Iterable[str]) -> dict[str, str]:
         winners.setdefault(slots[name], name)
     used = set(winners)
     out = {name: METRIC_PALETTE[slot] for slot, name in winners.items()}
+    extra = iter(EXTRA_PALETTE)
     for name in names:
         if name in out:
             continue
         start = slots[name]
-        slot = next((k % size for k in range(start + 1, start + size) if k % size not in used), start)
-        used.add(slot)
-        out[name] = METRIC_PALETTE[slot]
+        slot = next((k % size for k in range(start + 1, start + size) if k % size not in used), None)
+        if slot is not None:
+            used.add(slot)
+            out[name] = METRIC_PALETTE[slot]
+        else:  # the palette is full: a light companion, then (beyond 20 metrics) the base colour again
+            out[name] = next(extra, METRIC_PALETTE[start])
     return out
 
 

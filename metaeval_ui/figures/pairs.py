@@ -77,10 +77,22 @@ def decile_labels(grid) -> tuple[list[str], list[str]]:
     ``l = 0``, ``l = t1 (0.012): skips 4`` (the pairs with ``|dx| < l``: bounds are inclusive, so row k keeps the
     pair at t_k); unique even with tied thresholds. ``grid`` is a :class:`metaeval_core.stats.pairs.DecileGrid`."""
     held = np.rint(np.asarray(grid.column_share, dtype=float) * grid.total_pairs).astype(int)
-    columns = [f"u = t{c + 1} ({fmt(u, 3)})<br>{pairs_count(int(n))}" for c, (u, n) in enumerate(zip(grid.upper, held))]
-    rows = ["l = 0"] + [f"l = t{r} ({fmt(v, 3)}): skips {int(grid.skipped[r])}"
-                        for r, v in enumerate(grid.lower[1:], start=1)]
+    upper = _distinct_texts(grid.upper)
+    lower = _distinct_texts(grid.lower)
+    columns = [f"u = t{c + 1} ({upper[c]})<br>{pairs_count(int(n))}" for c, n in enumerate(held)]
+    rows = ["l = 0"] + [f"l = t{r} ({lower[r]}): skips {int(grid.skipped[r])}" for r in range(1, len(lower))]
     return columns, rows
+
+
+def _distinct_texts(values) -> list[str]:
+    """The values with 3 decimals, or more (up to 8) until different values read differently: on WMT22
+    zh-en thresholds 0.00104 and 0.00134 both read '0.001' at three decimals."""
+    values = [float(v) for v in values]
+    for digits in range(3, 9):
+        texts = [fmt(v, digits) for v in values]
+        if all(texts[a] != texts[b] for a in range(len(values)) for b in range(a) if values[a] != values[b]):
+            return texts
+    return texts
 
 
 def decile_heatmap(grid, *, metric: str = "", selected: tuple[int, int] | None = None) -> go.Figure:

@@ -97,7 +97,9 @@ def pvalue_heatmap(
     fig.add_scatter(
         x=[j for i in range(n) for j in range(n)], y=[i for i in range(n) for _ in range(n)],
         text=[text[i, j] for i in range(n) for j in range(n)], mode="text", hoverinfo="skip", showlegend=False,
-        textfont={"color": [text_colour[i][j] for i in range(n) for j in range(n)], "size": 11},
+        # Smaller text in big tables: at 21 metrics a 7-character p near alpha ("0.04995") spilt into the next cell.
+        textfont={"color": [text_colour[i][j] for i in range(n) for j in range(n)],
+                  "size": 11 if n <= 12 else max(7, round(132 / n))},
     )
     # One layout update with every outline: add_shape per cell re-validates all shapes so far (quadratic: 26 judges
     # took 54 s, now 0.1 s).

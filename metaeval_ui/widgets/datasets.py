@@ -219,12 +219,25 @@ def dataset_picker() -> tuple[Dataset, data.DatasetKey] | None:
         with guard(f"Could not load dataset {chosen}"):
             dataset = userdata.load_choice(chosen)
     else:
+        lp = language_pair_picker(chosen)
         with guard(f"Could not load dataset {chosen}"):
-            dataset = data.load_registered(chosen, data_dir)
+            dataset = data.load_registered(chosen, data_dir, lp)
     if dataset is None:
         return None
     dataset = input_subset(default_systems_toggle(dataset))
     return dataset, data.dataset_key(dataset)
+
+
+def language_pair_picker(dataset_id: str) -> str | None:
+    """The sidebar's language pair of a test set with several (wmt23; URL ``lp=``), None for any other dataset."""
+    pairs = data.language_pairs(dataset_id)
+    if not pairs:
+        return None
+    key = state.prepare("lp", options=list(pairs), fallback=data.default_lp(dataset_id) or pairs[0])
+    return state.commit("lp", st.sidebar.selectbox(
+        "Language pair", list(pairs), key=key,
+        help="This test set has several language pairs; each has its own systems, segments and WMT conventions "
+             "(standard reference, outlier systems). The Overall average page's WMT suites span all of them."))
 
 
 def default_systems_toggle(dataset: Dataset) -> Dataset:

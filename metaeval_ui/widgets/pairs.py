@@ -42,10 +42,12 @@ def pool_and_systems(dataset: Dataset, *, pool: bool = True) -> tuple[str, str]:
     side = st.sidebar
     chosen = "judged"
     if pool:
-        has_pool = dataset.has_unjudged_pool
+        # On WMT data 'all' is the convention the conventions caption names (docs/methods.md sec. 0.6).
+        has_pool = dataset.has_unjudged_pool or dataset.conventions is not None
         if not has_pool:
             state.put("pool", "judged")
-        key = state.prepare("pool", options=("judged", "all"), fallback="judged")
+        fallback = dataset.conventions.pool if dataset.conventions is not None else "judged"
+        key = state.prepare("pool", options=("judged", "all"), fallback=fallback)
         chosen = state.commit("pool", side.radio(
             "Metric input pool", ("judged", "all"), key=key, horizontal=True, disabled=not has_pool,
             help="judged: system means over the inputs with human scores; all: the metric's means over every "

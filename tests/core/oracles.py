@@ -27,6 +27,8 @@ def scipy_corr(x: np.ndarray, z: np.ndarray, coefficient: str) -> float:
         return float(loop_accuracy(x, z))
     if coefficient == "tie-calibrated-accuracy":
         return float(loop_tie_calibrated(x, z)[0])
+    if coefficient == "pdp":  # one vector of points: the differences of all its pairs
+        return loop_pdp(x[:, None], z[:, None])
     keep = ~(np.isnan(x) | np.isnan(z))
     x, z = x[keep], z[keep]
     if x.size < 2 or x.min() == x.max() or z.min() == z.max():
@@ -38,6 +40,24 @@ def scipy_corr(x: np.ndarray, z: np.ndarray, coefficient: str) -> float:
         if coefficient == "spearman":
             return float(stats.spearmanr(x, z).statistic)
         return float(stats.kendalltau(x, z).statistic)
+
+
+def loop_pdp(metric: np.ndarray, human: np.ndarray) -> float:
+    """Pairwise Difference Pearson as mt-metrics-eval defines it (docs/methods.md sec. 11.4): per column (input),
+    the differences of every ordered pair of rows (systems), (i, i) included, where both sides have scores; then
+    scipy's Pearson r over all of them pooled."""
+    dx, dz = [], []
+    for k in range(metric.shape[1]):
+        for i in range(metric.shape[0]):
+            for j in range(metric.shape[0]):
+                if np.isnan(metric[[i, j], k]).any() or np.isnan(human[[i, j], k]).any():
+                    continue
+                dx.append(metric[i, k] - metric[j, k])
+                dz.append(human[i, k] - human[j, k])
+    dx, dz = np.array(dx), np.array(dz)
+    if dx.size < 2 or not dx.any() or not dz.any():
+        return math.nan
+    return float(stats.pearsonr(dx, dz).statistic)
 
 
 def row_means(matrix: np.ndarray) -> np.ndarray:
@@ -56,6 +76,8 @@ def level_corr(x: np.ndarray, z: np.ndarray, level: str, coefficient: str) -> fl
     if level == "input" and coefficient == "tie-calibrated-accuracy":
         # One epsilon shared by every input, not one per input (docs/methods.md sec. 11.2).
         return one_epsilon(x, z, "input")[0]
+    if level == "input" and coefficient == "pdp":
+        return loop_pdp(x, z)  # pooled over inputs (docs/methods.md sec. 11.4)
     if level == "input":
         per_input = [scipy_corr(x[:, j], z[:, j], coefficient) for j in range(x.shape[1])]
         defined = [r for r in per_input if not math.isnan(r)]

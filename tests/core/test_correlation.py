@@ -10,7 +10,7 @@ from metaeval_core.stats.correlation import LEVELS, correlate, correlate_many, c
 from metaeval_core.data.dataset import Dataset, DatasetError, Measure
 from metaeval_core.data.synthetic import SyntheticSpec, synthetic_dataset
 
-from .oracles import scipy_corr
+from .oracles import loop_pdp, scipy_corr
 from .tie_oracle import one_epsilon
 
 
@@ -24,6 +24,10 @@ def reference_level(metric, human, level, coefficient):
         # One epsilon shared by every input (docs/methods.md sec. 11.2).
         defined = sum(np.sum(~(np.isnan(metric[:, j]) | np.isnan(human[:, j]))) >= 2 for j in range(metric.shape[1]))
         return one_epsilon(metric, human, "input")[0], defined
+    if level == "input" and coefficient == "pdp":
+        # Pooled over inputs (docs/methods.md sec. 11.4); n counts the inputs with a pair.
+        defined = sum(np.sum(~(np.isnan(metric[:, j]) | np.isnan(human[:, j]))) >= 2 for j in range(metric.shape[1]))
+        return loop_pdp(metric, human), defined
     if level == "input":
         values = [scipy_corr(metric[:, j], human[:, j], coefficient) for j in range(metric.shape[1])]
         defined = [v for v in values if not np.isnan(v)]

@@ -40,6 +40,7 @@ IDS = (
     "llmbar",
     "judgebench",
     "wmt22-zhen",
+    "wmt23",
 )
 
 

@@ -64,3 +64,36 @@ def test_a_run_of_minutes_is_refused_with_what_to_change(real_env):
                   "metric": ["rouge-1.f1", "rouge-2.f1", "bertscore.f1", "qa-eval.f1", "METEOR"]}).run()
     at.switch_page("pages/average.py").run()
     assert at.error and "would take about" in at.error[0].value and "fewer metrics" in at.error[0].value
+
+
+def test_wmt23_offers_the_suites_named_as_mt_metrics_eval_names_them(real_env):
+    # The sidebar's language pair is in the URL; the suite spans every pair whatever the sidebar shows.
+    at = open_page({"lp": "he-en"}, dataset="wmt23")
+    assert at.selectbox(key="w:lp").value == "he-en" and at.query_params["lp"] == "he-en"
+    assert at.radio(key="w:avg_suite").value == "wmt23"
+    table = at.dataframe[0].value
+    assert list(table["metric"])[:3] == ["XCOMET-Ensemble", "XCOMET-QE-Ensemble[noref]", "MetricX-23"]
+    assert abs(table["average"].iloc[0] - 0.8246) < 1e-4 and "all accuracy" in table.columns
+    tasks = at.dataframe[1].value
+    assert tasks["mt-metrics-eval task"].iloc[0] == "lang=en-de,he-en,zh-en level=sys corr_fcn=accuracy"
+    assert tasks["weight"].iloc[0] == 0.25
+    at.radio(key="w:avg_suite").set_value("wmt24").run()
+    assert_clean(at)
+    assert at.dataframe[0].value["metric"].iloc[0] == "GEMBA-MQM[noref]"
+    assert "corr_fcn=pce" in " ".join(at.dataframe[1].value["mt-metrics-eval task"])
+
+
+def test_wmt22_defaults_to_the_gold_alone_and_pool_all(real_env):
+    at = open_page({"avg_k": "100", "metric": ["COMET-22-refA", "MEE4-refA"]}, dataset="wmt22-zhen")
+    assert at.multiselect(key="w:avg_humans").value == ["mqm"]
+    assert at.radio(key="w:pool").value == "all"
+    assert "datasets are resampled independently" not in texts(at.caption)
+
+
+def test_wmt23_dataset_page_names_its_licence_and_pool_all(real_env):
+    at = new_app({"dataset": "wmt23", "lp": "en-de"}).run()
+    at.switch_page("pages/dataset.py").run()
+    assert_clean(at)
+    captions = texts(at.caption)
+    assert "GPL-3.0" in captions and "WMT23's terms" in captions
+    assert at.radio(key="w:pool").value == "all"

@@ -168,3 +168,14 @@ def test_doubts_flag_intervals_through_zero_and_estimates_inside_chance():
     sentence = text.doubt_sentence(ranks)
     assert sentence.startswith("⚠ Rank 1 is not evidence of a good metric here: b (") and "c (" not in sentence
     assert text.doubt_sentence(ranks.assign(doubt="")) == ""
+
+
+def test_pvalue_heatmap_text_shrinks_in_big_tables():
+    import numpy as np
+
+    from metaeval_ui.figures.significance import pvalue_heatmap
+
+    for n, size in ((5, 11), (21, 7)):
+        p = np.full((n, n), 0.04995)
+        fig = pvalue_heatmap([f"m{k}" for k in range(n)], p, p < 0.05, p < 0.01)
+        assert fig.data[1].textfont.size == size

@@ -255,3 +255,10 @@ def test_decile_labels_count_one_pair_in_the_singular():
     x, z = rng.normal(size=5), rng.normal(size=5)
     columns, _ = decile_labels(decile_grid(x, z))
     assert columns[0].endswith("<br>1 pair") and all(not c.endswith("<br>1 pairs") for c in columns)
+
+
+def test_decile_labels_tell_close_thresholds_apart():
+    from metaeval_ui.figures.pairs import _distinct_texts
+
+    assert _distinct_texts([0.00104, 0.00134, 0.5]) == ["0.0010", "0.0013", "0.5000"]
+    assert _distinct_texts([0.25, 0.25, 0.5]) == ["0.250", "0.250", "0.500"]  # tied thresholds stay alike

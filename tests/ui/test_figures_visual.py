@@ -321,3 +321,13 @@ def test_legends_below_a_plot_hang_below_the_axis_title(declared):
     for fig in figures_with_legends:
         legend = fig.layout.legend
         assert legend.y < 0 and legend.yanchor == "top", (legend.y, legend.yanchor)
+
+
+def test_twenty_one_wmt_metrics_shown_together_get_twenty_distinct_colours():
+    # WMT22 zh-en's 21 primary metrics: the palette's ten, then its ten light companions, then one repeat.
+    names = [f"metric-{k}" for k in range(21)]
+    got = colours.resolve_collisions(names)
+    assert len(set(got.values())) == 20 and set(got.values()) <= set(colours.METRIC_PALETTE + colours.EXTRA_PALETTE)
+    assert not any(_is_reddish(c) for c in colours.EXTRA_PALETTE)
+    assert not set(figures.PALETTE) & set(colours.EXTRA_PALETTE)
+    assert len(set(colours.resolve_collisions(names[:20]).values())) == 20

@@ -106,3 +106,15 @@ def test_keep_every_system_names_the_metrics_evaluated_on_fewer_systems(real_env
     assert "BLEU-refA (15 of 16: no score for refA)" in captions
     assert "BLEU-refB (15 of 16: no score for refB)" in captions
     assert "COMETKiwi-src (" not in captions
+
+
+@pytest.mark.realdata
+def test_judged_vs_all_leaves_out_the_systems_without_mqm(real_env):
+    at = open_wmt("pages/pools.py", {"pools_k": "100", "dmetric": "COMET-22-refA"})
+    shown = set()
+    for chart in at.get("plotly_chart"):
+        import json
+
+        for trace in json.loads(chart.proto.spec).get("data", []):
+            shown |= {str(v) for v in (trace.get("x") or []) if isinstance(v, str)}
+    assert shown and not shown & {"DLUT", "NiuTrans", "QUARTZ_TuneReranking", "chrf_bestmbr"}

@@ -1,5 +1,5 @@
-"""The loader of built-in mt-metrics-eval test sets (WMT22 zh-en): :func:`metaeval_core.data.mtme.read_mtme`
-on the registry's files, with WMT's conventions.
+"""The loader of built-in mt-metrics-eval test sets (WMT22 zh-en; WMT23 en-de, he-en, zh-en, one language pair at a
+time): :func:`metaeval_core.data.mtme.read_mtme` on the registry's files, with WMT's conventions.
 
 References: docs/methods.md sec. 0.5-0.6; the dataset's ``SOURCE.md`` in the data mirror.
 """
@@ -15,7 +15,8 @@ from metaeval_core.data.loaders._common import LoadedData, LoaderFiles, _validat
 def load_mtme(files: LoaderFiles) -> LoadedData:
     """One language pair of an mt-metrics-eval test set listed file by file in the registry.
 
-    The registry's ``options`` give ``lp`` (``zh-en``) and ``test_set`` (``wmt22``); the test-set folder is
+    The registry's ``options`` give ``lp`` (``zh-en``), ``test_set`` (``wmt22``) and optionally ``level``
+    (``seg``, or ``sys`` for the files' own system scores); the test-set folder is
     the one holding ``documents/<lp>.docs``. Every file of the folder that the reader uses is a required,
     sha256-checked file of the entry. The result is the segment view of :func:`read_mtme` with its WMT
     conventions (standard reference never a system, gold, primary metrics, pool ``all``).
@@ -34,7 +35,8 @@ def load_mtme(files: LoaderFiles) -> LoadedData:
     test_set = str(files.options.get("test_set", root.name))
     if root.name != test_set:
         raise DatasetError(f"loader 'mtme': the test-set folder {root} is not named {test_set!r}")
-    ds = read_mtme(root, lp=lp, level="seg", dataset_id=f"mtme:{test_set}/{lp}")
+    level = str(files.options.get("level", "seg"))  # 'sys' for a test set with several pairs (registry _for_lp)
+    ds = read_mtme(root, lp=lp, level=level, dataset_id=f"mtme:{test_set}/{lp}")  # type: ignore[arg-type]
     return LoadedData(ds.systems, ds.inputs, ds.measures, ds.system_attributes, ds.notes,
                       default_systems=ds.default_systems, input_attributes=ds.input_attributes,
                       conventions=ds.conventions, task=ds.task, annotator_identity=ds.annotator_identity)

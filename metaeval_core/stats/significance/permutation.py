@@ -23,7 +23,7 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-from metaeval_core.stats.coefficients import coefficient_function, kendall, pair_kernel_fits
+from metaeval_core.stats.coefficients import coefficient_function, kendall, pair_kernel_fits, pdp_input
 from metaeval_core.stats.correlation import system_means
 from metaeval_core.stats.tiecal import SwappedInputCalibration
 from metaeval_core.stats.significance._common import _TOLERANCE
@@ -204,6 +204,8 @@ class _PermutationEngine:
         elif level == "input" and coefficient == "tie-calibrated-accuracy":
             # One epsilon over all inputs: no per-input values to reuse; the swapped pairs' candidates are fixed.
             self.swapped = SwappedInputCalibration(self.x, self.y, z)
+        elif level == "input" and coefficient == "pdp":
+            pass  # pooled over inputs: recomputed from the swapped matrices (docs/methods.md sec. 11.4)
         elif level == "input":
             corr = coefficient_function(coefficient)
             self.tau_x = corr(self.x.T, z.T)
@@ -233,6 +235,10 @@ class _PermutationEngine:
             # The swapped matrices choose their own shared epsilon (docs/methods.md sec. 11.2).
             accuracy_x, accuracy_y = self.swapped.evaluate(mask)
             return accuracy_x - accuracy_y
+        if self.level == "input" and self.coefficient == "pdp":
+            mask = np.broadcast_to(mask, (b, n, m))
+            return (pdp_input(np.where(mask, self.y, self.x), self.z)
+                    - pdp_input(np.where(mask, self.x, self.y), self.z))
         if self.level == "input":
             if self.method == "perm-inputs":
                 cols = mask[:, 0, :]
