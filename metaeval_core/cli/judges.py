@@ -16,6 +16,7 @@ import argparse
 import math
 from typing import Any, Callable
 
+from metaeval_core.cli.examples import add_judge_example_args, view_judge_examples
 from metaeval_core.cli.options import (INVALID_CONVENTIONS, ORDER_MODES, RANKING_METHODS, STATISTICS,
                                        TIE_CONVENTIONS)
 
@@ -321,7 +322,7 @@ def _view_describe(args: argparse.Namespace, data, pair_sets: list[str]) -> None
 
 
 _VIEWS = {"table": _view_table, "leaderboard": _view_leaderboard, "bias": _view_bias, "systems": _view_systems,
-          "scores": _view_scores, "describe": _view_describe}
+          "scores": _view_scores, "describe": _view_describe, "examples": view_judge_examples}
 
 
 def cmd_judges(args: argparse.Namespace) -> None:
@@ -401,13 +402,16 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
                         "--statistic with clusters, chance level and the human ceiling; bias: position and length; "
                         "systems: rankings from verdicts, judge vs people (needs system ids); scores: judges' scores "
                         "as verdicts (tie-calibrated accuracy); describe: items, raters, verdict counts and warnings "
-                        "(for a verdict file; `metaeval describe` reads score files)")
+                        "(for a verdict file; `metaeval describe` reads score files); examples: the items each judge "
+                        "gets wrong (--show wrong) or flips between the orders (--show flips), with their texts")
     p.add_argument("--statistic", choices=STATISTICS, default="accuracy", help="for --view leaderboard")
     p.add_argument("--order", choices=ORDER_MODES, default="original",
-                   help="for --view leaderboard: original, swapped, average (of both orders) or both (right in both)")
+                   help="for --view leaderboard and examples: original, swapped, average (of both orders) or both "
+                        "(right in both)")
     p.add_argument("--ranking", choices=RANKING_METHODS, default="win-rate",
                    help="for --view systems: win rates or Bradley-Terry with ties (Davidson)")
     p.add_argument("--delta", type=float, default=0.1,
                    help="for --view systems: a close pair's people win rate lies within this of 0.5 (default 0.1)")
     p.add_argument("--confidence-level", type=float, default=0.95)
+    add_judge_example_args(p)  # --view examples: items wrong or flipped (metaeval_core/cli/examples.py)
     cli.add_resampling_args(p)

@@ -320,3 +320,67 @@ def test_judge_validation():
 
     with pytest.raises(TypeError, match="PairwiseData"):
         judge_examples("pandalm", "x")
+
+
+# -- command line ----------------------------------------------------------------------------------------------------
+@pytest.fixture
+def cli(monkeypatch, capsys):
+    import json
+
+    from metaeval_core.cli import main as cli_main
+
+    if "metaeval_core.cli.examples" not in cli_main._COMMAND_MODULES:  # until main.py registers it
+        monkeypatch.setattr(cli_main, "_COMMAND_MODULES", cli_main._COMMAND_MODULES + ("metaeval_core.cli.examples",))
+
+    def run(*argv, as_json=True):
+        code = cli_main.main([*argv, *(["--json"] if as_json else [])])
+        out, err = capsys.readouterr()
+        return code, (json.loads(out) if as_json and code == 0 else out), err
+
+    return run
+
+
+def test_cli_examples_demo(cli):
+    code, records, _ = cli("examples", "--dataset", "demo", "--metric", "metric.good", "--human", "human.quality")
+    assert code == 0 and records
+    assert {"system_a", "system_b", "discordant", "human_difference", "metric_difference", "human_p_value"} <= set(
+        records[0])
+    flags = [r["discordant"] for r in records]
+    assert flags == sorted(flags, reverse=True)  # discordant first
+    code, records, _ = cli("examples", "--dataset", "demo", "--metric", "metric.good", "--human", "human.quality",
+                           "--level", "input", "--top", "3")
+    assert code == 0 and len(records) == 3 and "systems" in records[0] and "source" not in records[0]
+    code, out, _ = cli("examples", "--dataset", "demo", "--metric", "metric.good", "--human", "human.quality",
+                       "--level", "global", "--top", "2", as_json=False)
+    assert code == 0 and "no texts" in out and "rank" in out
+    code, _, err = cli("examples", "--dataset", "demo", "--metric", "metric.good", "--human", "human.quality",
+                       "--level", "input", "--lower", "0.1")
+    assert code == 2 and "--level system" in err
+    code, _, err = cli("examples", "--dataset", "demo", "--metric", "metric.good", "--human", "human.quality",
+                       "--top", "0")
+    assert code == 2 and "--top" in err
+
+
+def test_cli_examples_texts_on_wmt(cli, data_dir):
+    code, records, _ = cli("examples", "--dataset", "wmt22-zhen", "--data-dir", str(data_dir), "--metric",
+                           "COMET-22-refA", "--level", "input", "--top", "2")
+    assert code == 0 and len(records) == 2
+    assert records[0]["source"] and records[0]["reference"] and records[0]["systems"][0]["output"]
+    assert records[0]["value"] <= records[1]["value"]
+    code, records, _ = cli("examples", "--dataset", "summeval", "--data-dir", str(data_dir), "--metric", "rouge-1.f1",
+                           "--versus", "rouge-2.f1", "--human", "expert.relevance")
+    assert code == 0 and all(r["x_agrees"] != r["y_agrees"] for r in records)
+
+
+def test_cli_judges_view_examples(cli, data_dir):
+    code, records, _ = cli("judges", "--dataset", "llmbar", "--data-dir", str(data_dir), "--view", "examples",
+                           "--judge", "GPT-4/Vanilla", "--show", "flips", "--pair-sets", "Natural")
+    assert code == 0 and records
+    assert all(r["judge_original"] != r["judge_swapped"] for r in records)
+    assert records[0]["instruction"] and records[0]["output_a"] and records[0]["output_b"]
+    code, out, _ = cli("judges", "--dataset", "pandalm", "--data-dir", str(data_dir), "--view", "examples",
+                       "--top", "1", as_json=False)
+    assert code == 0 and "items wrong against" in out
+    code, _, err = cli("judges", "--dataset", "pandalm", "--data-dir", str(data_dir), "--view", "examples",
+                       "--judge", "nobody")
+    assert code == 2 and "nobody" in err
