@@ -21,8 +21,7 @@ _CELL_TEXT = 60
 
 
 def _cli():
-    # Imported lazily: metaeval_core.cli.main imports this module while building its parser.
-    from metaeval_core.cli import main as cli
+    from metaeval_core.cli import common as cli
 
     return cli
 

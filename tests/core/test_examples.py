@@ -324,13 +324,10 @@ def test_judge_validation():
 
 # -- command line ----------------------------------------------------------------------------------------------------
 @pytest.fixture
-def cli(monkeypatch, capsys):
+def cli(capsys):
     import json
 
     from metaeval_core.cli import main as cli_main
-
-    if "metaeval_core.cli.examples" not in cli_main._COMMAND_MODULES:  # until main.py registers it
-        monkeypatch.setattr(cli_main, "_COMMAND_MODULES", cli_main._COMMAND_MODULES + ("metaeval_core.cli.examples",))
 
     def run(*argv, as_json=True):
         code = cli_main.main([*argv, *(["--json"] if as_json else [])])
