@@ -342,6 +342,9 @@ def _show_item(record: dict, dataset: Dataset, key: DatasetKey, summary: dict, l
                              systems)
         st.caption(f"The inputs where {record['system_a']} and {record['system_b']} differ most in the humans' "
                    "scores, those the metric orders the other way first:")
+        if not summary.get("has_texts", True):
+            st.dataframe(pd.DataFrame.from_records(inputs), hide_index=True, width="stretch")
+            return
         for n, r in enumerate(inputs[:5]):
             with st.expander(f"{r['input']}: human a-b {_number(r['human a-b'])}, metric a-b "
                              f"{_number(r['metric a-b'])}" + (" — disagree" if r["disagrees"] else ""),
@@ -404,3 +407,42 @@ def judge_panel(data: Any, key: tuple[str, str], judges: Sequence[str], *, refer
             verdicts = pd.DataFrame([{"rater": k, **v} for k, v in chosen["raters"].items()])
             st.dataframe(verdicts, hide_index=True, width="stretch")
         _downloads(summary, records, name, key=name)
+
+
+def heatmap_cell(event: Any) -> tuple[Any, Any] | None:
+    """(x, y) of the first point clicked on a heatmap (``on_select="rerun"``), or None."""
+    for point in selected_points(event):
+        try:
+            return point["x"], point["y"]
+        except (KeyError, TypeError):
+            continue
+    return None
+
+
+def comparison_panel(dataset: Dataset, key: DatasetKey, metrics: Sequence[str], human: str, level: str,
+                     coefficient: str, pool: str, systems: str, *, picked: tuple[str, str] | None = None) -> None:
+    """A significance cell (metric X vs metric Y): the items where the two differ most."""
+    pairs = [f"{x} vs {y}" for x in metrics for y in metrics if x != y]
+    chosen = choose(pairs, picked=None if picked is None else f"{picked[0]} vs {picked[1]}",
+                    label="Examples for the comparison")
+    if chosen is None:
+        st.caption("Click a cell of the heatmap or a row of the table, or choose a comparison, to list the items "
+                   "where the two metrics differ most.")
+        return
+    x, y = chosen.split(" vs ", 1)
+    correlation_panel(dataset, key, x, human, level, coefficient, pool, systems, versus=y,
+                      title=f"Examples: where {x} and {y} differ")
+
+
+def band_panel(dataset: Dataset, key: DatasetKey, metric: str, human: str, pool: str, systems: str, lower: float,
+               upper: float) -> None:
+    """The system pairs of an rSYS-Delta band or decile cell (the page's band), discordant first."""
+    show = st.toggle("Examples: the system pairs in this band", key="ex_band",
+                     value=state.get("ex_metric") == f"band:{metric}")
+    if show:
+        state.commit("ex_metric", f"band:{metric}")
+    elif str(state.get("ex_metric") or "").startswith("band:"):
+        state.commit("ex_metric", None)
+    if show:
+        correlation_panel(dataset, key, metric, human, "system", "kendall", pool, systems, lower=lower, upper=upper,
+                          title="Examples: the pairs in the band")

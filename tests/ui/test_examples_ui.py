@@ -9,7 +9,7 @@ from ui_helpers import assert_clean, new_app
 
 
 def _panel_open(at) -> bool:
-    return any("Examples behind the number" in m.value for m in at.markdown)
+    return any(m.value.startswith("#### Examples") for m in at.markdown)
 
 
 def test_correlations_panel_on_the_demo_from_the_url(demo_env):
@@ -107,3 +107,31 @@ def test_judges_leaderboard_panel(real_env, dataset):
     text = " ".join(m.value for m in at.markdown)
     assert "**Instruction**" in text and "**Response A" in text and "**Response B" in text
     assert at.query_params["ex"] == judges[1]
+
+
+def test_significance_cell_lists_where_two_metrics_differ(demo_env):
+    at = new_app({"dataset": "demo", "human": "human.quality", "metric": ["metric.good", "metric.weak"],
+                  "sig_k": "200"}).run()
+    at.switch_page("pages/significance.py").run()
+    assert_clean(at)
+    assert not _panel_open(at)
+    at.selectbox(key="w:ex_metric").set_value("metric.good vs metric.weak").run()
+    assert_clean(at)
+    assert _panel_open(at)
+    assert "where the two differ" in " ".join(c.value for c in at.caption)
+    assert at.query_params["ex"] == "metric.good vs metric.weak"
+
+
+def test_realistic_pairs_band_lists_its_pairs(demo_env):
+    at = new_app({"dataset": "demo", "human": "human.quality", "dk": "200"}).run()
+    at.switch_page("pages/pairs.py").run()
+    assert_clean(at)
+    band = [t for t in at.toggle if t.key == "ex_band"]
+    assert band
+    band[0].set_value(True).run()
+    assert_clean(at)
+    assert _panel_open(at)
+    captions = " ".join(c.value for c in at.caption)
+    assert "metric difference" in captions
+    shown = [m.value for m in at.metric if m.label == "Pairs in band"]
+    assert shown and f"({shown[0]} of" in captions  # the panel lists exactly the band's pairs
