@@ -381,3 +381,59 @@ def test_cli_judges_view_examples(cli, data_dir):
     code, _, err = cli("judges", "--dataset", "pandalm", "--data-dir", str(data_dir), "--view", "examples",
                        "--judge", "nobody")
     assert code == 2 and "nobody" in err
+
+
+# -- uploads with texts ---------------------------------------------------------------------------------------------
+LONG_WITH_TEXTS = """system,input,measure,score,text,source,reference
+A,d1,human,3,the cat sat,le chat,the cat sat down
+A,d1,bleu,0.3,the cat sat,,
+B,d1,human,2,a cat,le chat,
+B,d1,bleu,0.4,,,
+A,d2,human,4,dogs run,les chiens,dogs are running
+A,d2,bleu,0.5,,,
+B,d2,human,1,dog,,
+B,d2,bleu,0.1,dog,,
+C,d1,human,5,the cat sat down,,
+C,d1,bleu,0.9,,,
+C,d2,human,5,,,
+C,d2,bleu,0.8,,,
+"""
+
+
+def test_long_upload_carries_its_texts(tmp_path):
+    from metaeval_core.data.upload import read_user_file
+
+    path = tmp_path / "with_texts.csv"
+    path.write_text(LONG_WITH_TEXTS, encoding="utf-8")
+    ds = read_user_file(path)
+    texts = example_texts(ds)
+    assert texts is not None and texts.systems == ds.systems and texts.inputs == ds.inputs
+    assert texts.sources == ("le chat", "les chiens") and texts.references == ("the cat sat down", "dogs are running")
+    assert texts.output(ds.systems.index("C"), ds.inputs.index("d2")) is None  # no text given: none
+    record = next(r for r in input_examples(ds, "bleu", "human", texts=texts).to_records() if r["input"] == "d1")
+    assert {s["system"]: s["output"] for s in record["systems"]} == {"A": "the cat sat", "B": "a cat",
+                                                                      "C": "the cat sat down"}
+    assert example_texts(ds.select_systems("A,B")) is texts  # a system subset keeps them
+    # texts change no number: the same scores without the text columns give the same fingerprint
+    plain = tmp_path / "plain.csv"
+    plain.write_text("\n".join(",".join(line.split(",")[:4]) for line in LONG_WITH_TEXTS.splitlines()) + "\n",
+                     encoding="utf-8")
+    assert read_user_file(plain).fingerprint() == ds.fingerprint()
+    assert example_texts(read_user_file(plain)) is None
+
+
+def test_upload_texts_are_checked(tmp_path):
+    from metaeval_core.data.upload import UploadError, read_user_file
+    from metaeval_core.data.upload.tables import MAX_TEXT_CHARS
+
+    conflicting = LONG_WITH_TEXTS.replace("A,d1,bleu,0.3,the cat sat,,", "A,d1,bleu,0.3,another text,,")
+    path = tmp_path / "conflict.csv"
+    path.write_text(conflicting, encoding="utf-8")
+    with pytest.raises(UploadError, match="two different 'text' texts for the same system and input") as caught:
+        read_user_file(path)
+    assert caught.value.kind == "inconsistent-attribute" and "line 3" in str(caught.value)
+    long = LONG_WITH_TEXTS.replace("dogs run", "w" * (MAX_TEXT_CHARS + 1))
+    path.write_text(long, encoding="utf-8")
+    with pytest.raises(UploadError, match="at most") as caught:
+        read_user_file(path)
+    assert caught.value.kind == "too-large"
