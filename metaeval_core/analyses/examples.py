@@ -32,7 +32,8 @@ from typing import Literal, Sequence, get_args
 import numpy as np
 from scipy import stats
 
-from metaeval_core._checks import check_choice, check_dataset, check_human, check_probability
+from metaeval_core._checks import check_choice, check_probability
+from metaeval_core.data.checks import check_dataset, check_human
 from metaeval_core._frames import ToFrame
 from metaeval_core.data.dataset import Dataset, Pool
 from metaeval_core.data.texts import ExampleTexts

@@ -31,6 +31,7 @@ from typing import Mapping
 import numpy as np
 
 from metaeval_core.data.dataset import Dataset, DatasetError
+from metaeval_core.data.text_model import ExampleTexts
 
 # Paths (relative to the data directory) and sha256 copied from the mirror's MANIFEST.json.
 SUMMEVAL_SUMMARIES = "summeval/bartscore/summeval_bartscore_summaries.jsonl"
@@ -243,47 +244,6 @@ REALSUMM_SUMMARIES = "realsumm/realsumm_summaries.jsonl"
 _SHA256[REALSUMM_SUMMARIES] = "e7afa469d96663eb5e3c7eec3de9abdc65b934ae305daf12dbcef82ab931fe6c"
 # Texts per input and per cell are shown, never scored, so a very long file is refused rather than read.
 _MAX_TEXT_BYTES = 64 * 1024 * 1024
-
-
-@dataclass(frozen=True, eq=False)
-class ExampleTexts:
-    """The texts behind a dataset's cells, aligned to its systems and inputs (all of them, judged or not).
-
-    Attributes
-    ----------
-    dataset_id : str
-    systems, inputs : tuple of str
-        The dataset's own order.
-    outputs : numpy.ndarray of object, shape (N, M)
-        System i's output on input j (a summary, a translation, a story); ``None`` where there is none.
-    sources : tuple of str
-        Each input's source (document, source sentence, prompt); ``''`` when unknown.
-    references : tuple of str
-        Each input's reference; ``''`` when unknown.
-    files : str
-        The file(s) the texts were read from.
-    """
-
-    dataset_id: str
-    systems: tuple[str, ...]
-    inputs: tuple[str, ...]
-    outputs: np.ndarray
-    sources: tuple[str, ...]
-    references: tuple[str, ...]
-    files: str = ""
-
-    def __post_init__(self) -> None:
-        shape = (len(self.systems), len(self.inputs))
-        if self.outputs.shape != shape:
-            raise ValueError(f"outputs must have shape {shape} (systems x inputs); got {self.outputs.shape}")
-        for name in ("sources", "references"):
-            if len(getattr(self, name)) != len(self.inputs):
-                raise ValueError(f"{name} must hold one text per input ({len(self.inputs)}); "
-                                 f"got {len(getattr(self, name))}")
-
-    def output(self, system: int, input_index: int) -> str | None:
-        value = self.outputs[system, input_index]
-        return None if value is None else str(value)
 
 
 def _matrix_for(dataset: Dataset, cells: Mapping[tuple[str, str], str]) -> np.ndarray:

@@ -322,7 +322,7 @@ def _one_per_key(keys: np.ndarray, values: np.ndarray, rows: np.ndarray, column:
 
 def _texts(frame: pd.DataFrame, columns: Mapping[str, str], systems: pd.Series, inputs: pd.Series, parsed: _Parsed,
            rows: np.ndarray, ctx: _Context):
-    from metaeval_core.data.texts import ExampleTexts
+    from metaeval_core.data.text_model import ExampleTexts
 
     s_index = {s: i for i, s in enumerate(parsed.systems)}
     i_index = {j: k for k, j in enumerate(parsed.inputs)}
