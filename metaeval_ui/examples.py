@@ -22,8 +22,11 @@ from metaeval_core.data.dataset import Dataset
 from metaeval_ui import exports, state
 from metaeval_ui.errors import escape_markdown, guard
 
-# Items listed in the panel (the download holds every item).
+# Items listed in the panel, and items kept for the downloads (every system pair; at the input and global levels
+# the first ones: `metaeval examples --json` lists them all). The cap keeps the cached records small: a cache hit
+# copies them, and 26,250 WMT cells with their texts would cost more than the page.
 TOP = 50
+KEPT = 500
 # Characters of a text shown before it is folded into an expander.
 FOLD = 280
 DatasetKey = tuple[str, str]
@@ -55,7 +58,8 @@ def correlation_examples(_dataset: Dataset, key: DatasetKey, metric: str, human:
     else:
         result = examples(_dataset, metric, human, level=level, coefficient=coefficient, pool=pool,
                           systems=systems or None, texts=found)
-    return {**result.summary(), "has_texts": found is not None}, result.to_records()
+    summary = {**result.summary(), "has_texts": found is not None}
+    return summary, result.to_records(top=KEPT if level != "system" or versus else None)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
