@@ -51,7 +51,7 @@ def test_choosing_opens_and_closes_the_panel(demo_env):
     assert at.code and "metric.good" in at.code[0].value
 
 
-def test_report_collects_the_examples(demo_env):
+def test_report_collects_the_examples_and_the_link(demo_env):
     from metaeval_ui import exports
 
     at = new_app({"dataset": "demo", "human": "human.quality", "metric": ["metric.good"], "ex": "metric.good",
@@ -59,9 +59,12 @@ def test_report_collects_the_examples(demo_env):
     at.switch_page("pages/correlations.py").run()
     assert_clean(at)
     assert "rank" in " ".join(c.value for c in at.caption)
-    titles = [t.value for t in at.get("download_button")] if hasattr(at, "get") else []
-    assert titles is not None
-    assert exports  # the panel registers its table under "Examples: ..." (checked on the real data below)
+    snap = at.session_state["_export_snapshot"]
+    titles = [item.title for item in snap["items"]]
+    assert "Examples: metric.good (global, kendall)" in titles
+    page = exports.report_html(snap)
+    assert "Examples: metric.good" in page and "rank_gap" in page
+    assert "ex=metric.good" in page  # the report's shareable link reopens the examples
 
 
 def test_summeval_panel_shows_texts(real_env):
