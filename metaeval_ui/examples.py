@@ -142,20 +142,24 @@ def table_selection(labels: Sequence[str]) -> dict | None:
     return None
 
 
-def choose(options: Sequence[str], *, picked: str | None = None, label: str = "Examples for",
+def choose(options: Sequence[str], *, picked: str | None | tuple = None, label: str = "Examples for",
            format_func=str) -> str | None:
-    """The item whose examples are open: a click (``picked``) wins, else the URL/session choice, else none.
+    """The item whose examples are open: a new click wins, else the URL/session choice, else none.
 
-    Returns None when nothing is chosen (the panel then invites a click). The choice is a picker too, so it works
-    without a pointer and in tests.
+    ``picked`` is what a table row or a chart point selects, or a tuple of them (one per source: a row, a bar);
+    a table keeps its selection across reruns, so only a source whose pick changed since the last run counts, and
+    the picker can still change the choice. Returns None when nothing is chosen (the panel then invites a click).
+    The choice is a picker too, so it works without a pointer and in tests.
     """
     options = list(options)
-    # A table keeps its selection across reruns: only a new click counts, so the picker can still change it.
-    if picked != st.session_state.get("_ex_last_pick"):
-        st.session_state["_ex_last_pick"] = picked
-        if picked in options and picked != state.get("ex_metric"):
-            state.put("ex_metric", picked)
-            state.put("ex_item", "")
+    picks = picked if isinstance(picked, tuple) else (picked,)
+    last = st.session_state.get("_ex_last_pick")
+    last = last if isinstance(last, tuple) and len(last) == len(picks) else (None,) * len(picks)
+    st.session_state["_ex_last_pick"] = picks
+    fresh = [p for p, before in zip(picks, last) if p != before and p in options]
+    if fresh and fresh[-1] != state.get("ex_metric"):
+        state.put("ex_metric", fresh[-1])
+        state.put("ex_item", "")
     none = "—"
     key = state.prepare("ex_metric", options=[none, *options], fallback=none)
     value = st.selectbox(label, [none, *options], key=key,
@@ -450,3 +454,21 @@ def band_panel(dataset: Dataset, key: DatasetKey, metric: str, human: str, pool:
     if show:
         correlation_panel(dataset, key, metric, human, "system", "kendall", pool, systems, lower=lower, upper=upper,
                           title="Examples: the pairs in the band")
+
+
+def clicked_label(event: Any, options: Sequence[str]) -> str | None:
+    """The option named by the first clicked point's x or y (a bar's category), or None.
+
+    Pass ``st.session_state.get(chart_key)`` to read a click before the chart is drawn again in this run.
+    """
+    import html
+
+    for point in selected_points(event):
+        for axis in ("x", "y"):
+            try:
+                value = html.unescape(str(point[axis]))
+            except (KeyError, TypeError):
+                continue
+            if value in options:
+                return value
+    return None

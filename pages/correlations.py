@@ -67,7 +67,8 @@ selection = st.dataframe(
     },
 )
 rows = examples.selected_rows(selection)
-chosen_metric = examples.choose(list(ctx.metrics), picked=view["metric"].iloc[rows[0]] if rows else None)
+bar = examples.clicked_label(st.session_state.get("correlation_bar"), list(ctx.metrics))  # a click on a bar
+chosen_metric = examples.choose(list(ctx.metrics), picked=(view["metric"].iloc[rows[0]] if rows else None, bar))
 if chosen_metric is not None:
     examples.correlation_panel(ds, ctx.key, chosen_metric, ctx.human, level, coefficient, pool, systems)
 if level == "system":  # one system set, stated once; metrics that could not score all of it are named
@@ -116,7 +117,8 @@ if coefficient in widgets.CORRELATIONS:
                           f"ignores which inputs were judged, disagrees about zero for {split}.")
 exports.chart(figures.correlation_bar(table, title=f"{coefficient} correlation, {level} level",
                                       interval_label="95% BOOT-BOTH interval"),
-              key="correlation_bar", name=exports.file_name("correlations", ds.id, level, coefficient, pool))
+              key="correlation_bar", name=exports.file_name("correlations", ds.id, level, coefficient, pool),
+              on_select="rerun", selection_mode="points")
 st.caption(escape_markdown(interval_note))
 exports.table_download(table, exports.file_name("correlations", ds.id, level, coefficient, pool),
                        title=f"Correlations ({coefficient}, {level} level, {pool} pool)")

@@ -94,3 +94,22 @@ def test_judges_leaderboard_row_opens_wrong_items_on_pandalm(browser_context, se
         h.screenshot(page, "examples-pandalm")
     finally:
         page.close()
+
+
+def test_clicking_a_bar_opens_that_metrics_examples(browser_context, server):
+    page = browser_context.new_page()
+    try:
+        _open(page, server, "correlations", {"dataset": "summeval", "human": "expert.relevance",
+                                             "metric": ["rouge-1.f1", "rouge-2.f1"]})
+        _clean(page)
+        bars = page.locator('[data-testid="stPlotlyChart"] .js-plotly-plot .bars path')
+        assert bars.count() >= 2
+        bars.nth(1).scroll_into_view_if_needed()
+        before = h.runs(page)
+        bars.nth(1).click(force=True)
+        h.wait_idle(page, since=before, timeout=TIMEOUT)
+        _clean(page)
+        assert "Examples behind the number" in h.main_text(page)
+        assert h.query(page).get("ex") == ["rouge-2.f1"], h.query(page)
+    finally:
+        page.close()
