@@ -472,3 +472,33 @@ def clicked_label(event: Any, options: Sequence[str]) -> str | None:
             if value in options:
                 return value
     return None
+
+
+def clickable_cells(fig: Any) -> Any:
+    """The figure with invisible markers over every cell of its first heatmap, so that a click selects a cell.
+
+    Streamlit reports plotly *selections*, and heatmaps have none; the markers (one per cell, transparent) carry the
+    cell's hover text, so hovering reads as before. Returns a copy (a cached figure stays as it was).
+    """
+    import plotly.graph_objects as go
+
+    fig = go.Figure(fig)
+    heat = next((t for t in fig.data if t.type == "heatmap"), None)
+    if heat is None or heat.z is None:
+        return fig
+    n_rows, n_cols = len(heat.z), len(heat.z[0]) if len(heat.z) else 0
+    xs = list(heat.x) if heat.x is not None else list(range(n_cols))
+    ys = list(heat.y) if heat.y is not None else list(range(n_rows))
+    px, py, hover = [], [], []
+    for i in range(n_rows):
+        for j in range(n_cols):
+            px.append(xs[j])
+            py.append(ys[i])
+            if heat.customdata is not None:
+                hover.append(heat.customdata[i][j])
+            else:
+                text = heat.text[i][j] if heat.text is not None else ""
+                hover.append(f"{ys[i]}, {xs[j]}<br>{text}")
+    fig.add_scatter(x=px, y=py, mode="markers", marker=dict(size=28, opacity=0), customdata=hover,
+                    hovertemplate="%{customdata}<extra></extra>", showlegend=False, name="")
+    return fig

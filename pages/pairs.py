@@ -116,7 +116,7 @@ min_pairs = state.commit("delta_min_pairs", int(st.number_input(
     "Smallest number of pairs in a grid cell", min_value=1, max_value=100, step=1, key=key,
     help="Cells with fewer pairs are left blank (the paper uses 5).")))
 heatmap, grid = dp.decile_figure(*args, lo, hi, min_pairs)
-cell = examples.heatmap_cell(exports.chart(heatmap, key="decile_heatmap", name="deciles_" + name, on_select="rerun",
+cell = examples.heatmap_cell(exports.chart(examples.clickable_cells(heatmap), key="decile_heatmap", name="deciles_" + name, on_select="rerun",
                                            selection_mode="points"))
 if cell is not None and cell != st.session_state.get("_decile_cell"):  # a click on a cell selects its band
     st.session_state["_decile_cell"] = cell

@@ -79,8 +79,8 @@ hover = [[figures.comparison_sentence(
     for j, y in enumerate(metrics)] for i, x in enumerate(metrics)]
 words = text.significance_wording(table, method_label=label)
 clicked = examples.heatmap_cell(exports.chart(
-    figures.pvalue_heatmap(metrics, table.pvalue, significant, still, hover=hover, alpha=alpha, title=words.title,
-                           row_axis=words.row_axis),
+    examples.clickable_cells(figures.pvalue_heatmap(metrics, table.pvalue, significant, still, hover=hover,
+                                                    alpha=alpha, title=words.title, row_axis=words.row_axis)),
     key="heatmap", name=exports.file_name("significance", ds.id, level, coefficient, method), on_select="rerun",
     selection_mode="points"))
 st.caption(

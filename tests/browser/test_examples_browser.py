@@ -113,3 +113,51 @@ def test_clicking_a_bar_opens_that_metrics_examples(browser_context, server):
         assert h.query(page).get("ex") == ["rouge-2.f1"], h.query(page)
     finally:
         page.close()
+
+
+def _click_in_plot(page, chart_index: int, fx: float, fy: float) -> None:
+    """Click at the fractions (fx, fy) of the n-th chart's plotting area (plotly's drag layer)."""
+    area = page.locator('[data-testid="stPlotlyChart"]').nth(chart_index).locator(".nsewdrag").first
+    area.scroll_into_view_if_needed()
+    box = area.bounding_box()
+    before = h.runs(page)
+    page.mouse.click(box["x"] + fx * box["width"], box["y"] + fy * box["height"])
+    h.wait_idle(page, since=before, timeout=TIMEOUT)
+
+
+def test_significance_cell_click_lists_where_two_metrics_differ(browser_context, server):
+    page = browser_context.new_page()
+    try:
+        _open(page, server, "significance", {"dataset": "summeval", "human": "expert.relevance",
+                                             "metric": ["rouge-1.f1", "rouge-2.f1"], "sig_k": "200"})
+        _clean(page)
+        _click_in_plot(page, 0, 0.75, 0.25)  # an off-diagonal cell of the 2 x 2 heatmap
+        _clean(page)
+        assert "where rouge-" in h.main_text(page)
+        assert h.query(page).get("ex", [""])[0] in ("rouge-1.f1 vs rouge-2.f1", "rouge-2.f1 vs rouge-1.f1")
+    finally:
+        page.close()
+
+
+def test_decile_cell_click_sets_the_band_and_lists_its_pairs(browser_context, server):
+    page = browser_context.new_page()
+    try:
+        _open(page, server, "pairs", {"dataset": "summeval", "human": "expert.relevance", "dmetric": "rouge-1.f1",
+                                      "dk": "200"})
+        _clean(page)
+        before = dict(h.query(page))
+        charts = page.locator('[data-testid="stPlotlyChart"]')
+        _click_in_plot(page, charts.count() - 1, 0.95, 0.05)  # the top-right cell: l = 0, u = t10 (every pair)
+        h.wait_idle(page, timeout=TIMEOUT)
+        _clean(page)
+        after = h.query(page)
+        assert after.get("u") != before.get("u") or after.get("l") != before.get("l"), (before, after)
+        toggle = page.get_by_text("Examples: the system pairs in this band")
+        toggle.scroll_into_view_if_needed()
+        mark = h.runs(page)
+        toggle.click()
+        h.wait_idle(page, since=mark, timeout=TIMEOUT)
+        _clean(page)
+        assert "Examples: the pairs in the band" in h.main_text(page)
+    finally:
+        page.close()
