@@ -161,6 +161,9 @@ def choose(options: Sequence[str], *, picked: str | None | tuple = None, label: 
         state.put("ex_metric", fresh[-1])
         state.put("ex_item", "")
     none = "—"
+    current = state.get("ex_metric")
+    if current not in (None, "") and current not in options:  # another page's choice: closed here, silently
+        state.put("ex_metric", None)
     key = state.prepare("ex_metric", options=[none, *options], fallback=none)
     value = st.selectbox(label, [none, *options], key=key,
                          format_func=lambda v: "— click a row, or choose —" if v == none else format_func(v))
@@ -252,6 +255,8 @@ def _item_picker(records: list[dict], ident, describe, *, label: str) -> dict | 
     clicked = ids[rows[0]] if rows and rows[0] < len(ids) else None
     fresh = clicked != st.session_state.get(f"_last:{list_key}")
     st.session_state[f"_last:{list_key}"] = clicked
+    if state.get("ex_item") not in (None, "", *ids):  # an item of another list (level, metric): the first, silently
+        state.put("ex_item", None)
     key = state.prepare("ex_item", options=ids, fallback=ids[0])
     if fresh and clicked is not None:  # a click in the list chooses the item (the picker below follows)
         st.session_state[key] = clicked

@@ -138,3 +138,16 @@ def test_realistic_pairs_band_lists_its_pairs(demo_env):
     assert "metric difference" in captions
     shown = [m.value for m in at.metric if m.label == "Pairs in band"]
     assert shown and f"({shown[0]} of" in captions  # the panel lists exactly the band's pairs
+
+
+def test_an_examples_choice_of_another_page_closes_silently(demo_env):
+    at = new_app({"dataset": "demo", "human": "human.quality", "metric": ["metric.good"], "ex": "GPT-4/Vanilla",
+                  "ex_item": "nowhere"}).run()
+    at.switch_page("pages/correlations.py").run()
+    assert_clean(at)
+    assert not _panel_open(at)
+    shown = " ".join(x.value for x in [*at.caption, *at.warning, *at.info])
+    assert "GPT-4/Vanilla" not in shown and "nowhere" not in shown
+    at.selectbox(key="w:ex_metric").set_value("metric.good").run()
+    assert_clean(at)
+    assert _panel_open(at) and "nowhere" not in " ".join(x.value for x in [*at.caption, *at.warning])
