@@ -152,6 +152,9 @@ FIELDS: dict[str, Field] = {
     "j_delta": Field("jdelta", "float", 0.1),
     "j_judge": Field("jjudge", "str"),
     "j_eps": Field("jeps", "str", "experts"),
+    # the examples panel (docs/methods.md sec. 19): the metric or judge whose items are open, and the item shown
+    "ex_metric": Field("ex", "str"),
+    "ex_item": Field("ex_item", "str"),
 }
 
 

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from metaeval_ui import data, exports, figures, state, text, widgets
+from metaeval_ui import data, examples, exports, figures, state, text, widgets
 from metaeval_ui.errors import escape_markdown, guard
 
 st.title("Correlations with human judgments")
@@ -51,8 +51,9 @@ else:
 view = table.rename(columns={"n_undefined": "skipped"})
 shown = (["metric", "human", "estimate"] + (["epsilon"] if calibrated else []) + ["n", "skipped"]
          + (["systems"] if systems else []))
-st.dataframe(
-    view[shown], hide_index=True, width="stretch",
+selection = st.dataframe(
+    view[shown], hide_index=True, width="stretch", key="corr_table", on_select="rerun", selection_mode="single-row",
+    selection_default=examples.table_selection(list(view["metric"])),
     column_config={
         "estimate": st.column_config.NumberColumn(f"{coefficient} ({level})", format="%.4f",
                                                   help="empty = undefined (never silently 0)"),
@@ -65,6 +66,11 @@ st.dataframe(
                                                  help="input level: inputs whose correlation was undefined"),
     },
 )
+rows = examples.selected_rows(selection)
+bar = examples.clicked_label(st.session_state.get("correlation_bar"), list(ctx.metrics))  # a click on a bar
+chosen_metric = examples.choose(list(ctx.metrics), picked=(view["metric"].iloc[rows[0]] if rows else None, bar))
+if chosen_metric is not None:
+    examples.correlation_panel(ds, ctx.key, chosen_metric, ctx.human, level, coefficient, pool, systems)
 if level == "system":  # one system set, stated once; metrics that could not score all of it are named
     lacking = data.unscored_systems(ds, ctx.key, tuple(ctx.metrics), ctx.human, pool, systems)
     chosen = table[table["human"] == ctx.human]
@@ -111,7 +117,8 @@ if coefficient in widgets.CORRELATIONS:
                           f"ignores which inputs were judged, disagrees about zero for {split}.")
 exports.chart(figures.correlation_bar(table, title=f"{coefficient} correlation, {level} level",
                                       interval_label="95% BOOT-BOTH interval"),
-              key="correlation_bar", name=exports.file_name("correlations", ds.id, level, coefficient, pool))
+              key="correlation_bar", name=exports.file_name("correlations", ds.id, level, coefficient, pool),
+              on_select="rerun", selection_mode="points")
 st.caption(escape_markdown(interval_note))
 exports.table_download(table, exports.file_name("correlations", ds.id, level, coefficient, pool),
                        title=f"Correlations ({coefficient}, {level} level, {pool} pool)")

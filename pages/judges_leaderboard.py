@@ -3,7 +3,7 @@
 
 import streamlit as st
 
-from metaeval_ui import exports, state, widgets
+from metaeval_ui import examples, exports, state, widgets
 from metaeval_ui.errors import escape_markdown, guard
 from metaeval_ui.figures import correction_label
 from metaeval_ui.judges import data as jd, figures as jf, tables as jt, text as jx, widgets as jw
@@ -49,8 +49,14 @@ for sentence in (jx.wording.ceiling(result), jx.wording.chance(result)):
 
 name = exports.file_name("judges", data.id, pair_set, conv.statistic, conv.order)
 exports.chart(forest, key="judges_forest", name=name, title=f"{jx.STATISTICS[conv.statistic]} with people, {where}")
-st.dataframe(jt.board_view(board, conv.statistic), hide_index=True, width="stretch")
+board_rows = jt.board_view(board, conv.statistic)
+picked = examples.selected_rows(st.dataframe(
+    board_rows, hide_index=True, width="stretch", key="judges_board", on_select="rerun", selection_mode="single-row",
+    selection_default=examples.table_selection(list(board_rows["judge"]))))
 exports.table_download(board, name, label="Download leaderboard (CSV)", title="Judges leaderboard")
+examples.judge_panel(part, jd.key_of(part), [*part.judges_of(), *part.humans], reference=conv.reference, order=conv.order,
+                     ties=conv.ties, invalid=conv.invalid,
+                     picked=board_rows["judge"].iloc[picked[0]] if picked else None)
 
 st.subheader("Which judges differ?")
 if comparison is None:

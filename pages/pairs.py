@@ -6,7 +6,7 @@ import streamlit as st
 
 from metaeval_core.stats.pairs import DELTA_METHODS, closest_count
 from metaeval_ui.data import pairs as dp
-from metaeval_ui import exports, figures, state, text, widgets
+from metaeval_ui import examples, exports, figures, state, text, widgets
 from metaeval_ui.figures import pairs as fp
 from metaeval_ui.widgets import pairs as wp
 from metaeval_ui.errors import escape_markdown, guard
@@ -116,7 +116,14 @@ min_pairs = state.commit("delta_min_pairs", int(st.number_input(
     "Smallest number of pairs in a grid cell", min_value=1, max_value=100, step=1, key=key,
     help="Cells with fewer pairs are left blank (the paper uses 5).")))
 heatmap, grid = dp.decile_figure(*args, lo, hi, min_pairs)
-exports.chart(heatmap, key="decile_heatmap", name="deciles_" + name)
+cell = examples.heatmap_cell(exports.chart(examples.clickable_cells(heatmap), key="decile_heatmap", name="deciles_" + name, on_select="rerun",
+                                           selection_mode="points"))
+if cell is not None and cell != st.session_state.get("_decile_cell"):  # a click on a cell selects its band
+    st.session_state["_decile_cell"] = cell
+    columns, rows = fp.decile_labels(grid)
+    if cell[0] in columns and cell[1] in rows:
+        wp.set_band(float(grid.lower[rows.index(cell[1])]), float(grid.upper[columns.index(cell[0])]))
+        st.rerun()
 if not grid.exists.all(where=grid.lower[:, None] < grid.upper[None, :]):
     st.caption(escape_markdown(
         f"{n_total} system pairs ({full['n_systems']} systems), bucket size {grid.bucket_size}: cells with fewer "
@@ -125,4 +132,5 @@ st.caption(escape_markdown(text.decile_grid_sentence(grid))
            + " The outlined cell, if any, selects exactly the pairs of the band above.")
 exports.table_download(table.assign(in_band=table["abs_dx"].between(lo, hi)), "pairs_" + name,
                        label="Download the system pairs (CSV)", title="System pairs")
+examples.band_panel(ds, ctx.key, metric, ctx.human, pool, systems, lo, hi)
 widgets.finish()

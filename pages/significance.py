@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from metaeval_core.stats import significance
-from metaeval_ui import data, exports, figures, state, tables, text, widgets
+from metaeval_ui import data, examples, exports, figures, state, tables, text, widgets
 from metaeval_ui.data import practice as practice_data
 from metaeval_ui.widgets import practice as practice_widgets
 from metaeval_ui.figures import practice as practice_figures
@@ -78,9 +78,11 @@ hover = [[figures.comparison_sentence(
     correction=correction, family=family, alternative=alternative) if i != j else x
     for j, y in enumerate(metrics)] for i, x in enumerate(metrics)]
 words = text.significance_wording(table, method_label=label)
-exports.chart(figures.pvalue_heatmap(metrics, table.pvalue, significant, still, hover=hover, alpha=alpha,
-                                     title=words.title, row_axis=words.row_axis),
-              key="heatmap", name=exports.file_name("significance", ds.id, level, coefficient, method))
+clicked = examples.heatmap_cell(exports.chart(
+    examples.clickable_cells(figures.pvalue_heatmap(metrics, table.pvalue, significant, still, hover=hover,
+                                                    alpha=alpha, title=words.title, row_axis=words.row_axis)),
+    key="heatmap", name=exports.file_name("significance", ds.id, level, coefficient, method), on_select="rerun",
+    selection_mode="points"))
 st.caption(
     f"Cell (X, Y): p-value of {escape_markdown(words.hypothesis)}. **Filled** ({words.cell}): p < {alpha:g}. "
     f"{figures.outline_note(alpha, correction, family)} "
@@ -103,9 +105,17 @@ else:
     st.markdown(("**Still significant after correction:** " if figures.corrects(correction, family)
                  else "**Significant (no correction):** ") + escape_markdown("; ".join(text.significant_pairs(
         winners[words.x_column], winners["Y"], winners["delta"], alternative=alternative))))
-st.dataframe(records, hide_index=True, width="stretch",
-             column_config={"delta": st.column_config.NumberColumn("delta", format="%.4f")}
-             | {c: st.column_config.NumberColumn(c, format=f"%.{digits}f") for c in ("p", "p corrected")})
+rows = examples.selected_rows(st.dataframe(
+    records, hide_index=True, width="stretch", key="sig_table", on_select="rerun", selection_mode="single-row",
+    column_config={"delta": st.column_config.NumberColumn("delta", format="%.4f")}
+    | {c: st.column_config.NumberColumn(c, format=f"%.{digits}f") for c in ("p", "p corrected")}))
+if rows:
+    clicked = (records[words.x_column].iloc[rows[0]], records["Y"].iloc[rows[0]])
+elif clicked is not None and all(isinstance(v, (int, float)) for v in clicked):  # heatmap axes: column Y, row X
+    clicked = (metrics[int(clicked[1])], metrics[int(clicked[0])]) if clicked[0] != clicked[1] else None
+else:
+    clicked = None
+examples.comparison_panel(ds, ctx.key, metrics, ctx.human, level, coefficient, pool, systems, picked=clicked)
 exports.table_download(records, exports.file_name("significance", ds.id, level, coefficient, method),
                        collect_it=False)
 # The report shows p as text with the digits its decision needs (the CSV keeps full precision).

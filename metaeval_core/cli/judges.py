@@ -16,6 +16,7 @@ import argparse
 import math
 from typing import Any, Callable
 
+from metaeval_core.cli.examples import add_judge_example_args, view_judge_examples
 from metaeval_core.cli.options import (INVALID_CONVENTIONS, ORDER_MODES, RANKING_METHODS, STATISTICS,
                                        TIE_CONVENTIONS)
 
@@ -483,7 +484,8 @@ def _view_describe(args: argparse.Namespace, data, pair_sets: list[str]) -> None
 
 
 _VIEWS = {"table": _view_table, "leaderboard": _view_leaderboard, "bias": _view_bias, "systems": _view_systems,
-          "scores": _view_scores, "describe": _view_describe, "agreement": _view_agreement, "alt-test": _view_alt_test}
+          "scores": _view_scores, "describe": _view_describe, "agreement": _view_agreement, "alt-test": _view_alt_test,
+          "examples": view_judge_examples}
 
 
 def cmd_judges(args: argparse.Namespace) -> None:
@@ -591,10 +593,13 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
                         "as verdicts (tie-calibrated accuracy); describe: items, raters, verdict counts and warnings "
                         "(for a verdict file; `metaeval describe` reads score files); agreement: every two raters' "
                         "--statistic (people and judges) and the judges' macro precision/recall/F1; alt-test: may each judge "
-                        "replace the annotators? (Calderon et al. 2025; --epsilon, --fdr, --min-items)")
+                        "replace the annotators? (Calderon et al. 2025; --epsilon, --fdr, --min-items); examples: the "
+                        "items each judge gets wrong (--show wrong) or flips between the orders (--show flips), with "
+                        "their texts")
     p.add_argument("--statistic", choices=STATISTICS, default="accuracy", help="for --view leaderboard")
     p.add_argument("--order", choices=ORDER_MODES, default="original",
-                   help="for --view leaderboard: original, swapped, average (of both orders) or both (right in both)")
+                   help="for --view leaderboard and examples: original, swapped, average (of both orders) or both "
+                        "(right in both)")
     p.add_argument("--ranking", choices=RANKING_METHODS, default="win-rate",
                    help="for --view systems: win rates or Bradley-Terry with ties (Davidson)")
     p.add_argument("--delta", type=float, default=0.1,
@@ -616,6 +621,7 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--judges", metavar="NAME[,NAME...]",
                    help="for --view alt-test on score data: the measures tested (default: every metric)")
     p.add_argument("--confidence-level", type=float, default=0.95)
+    add_judge_example_args(p)  # --view examples: items wrong or flipped (metaeval_core/cli/examples.py)
     # Not cli.add_resampling_args: its help says 10 while a 0.95 percentile interval needs 40 (the check refuses
     # fewer); the judges' help states the rule the check applies.
     p.add_argument("--n-resamples", type=cli.resample_count, default=1000,

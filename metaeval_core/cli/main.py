@@ -36,7 +36,8 @@ from metaeval_core.cli.output import (  # noqa: F401 - the names callers import 
 # returns a subparser that already has ``--json``.
 _COMMAND_MODULES: tuple[str, ...] = ("metaeval_core.cli.data_commands", "metaeval_core.cli.correlation_commands",
                                      "metaeval_core.cli.analyses", "metaeval_core.cli.practice",
-                                     "metaeval_core.cli.simulations", "metaeval_core.cli.judges")
+                                     "metaeval_core.cli.simulations", "metaeval_core.cli.judges",
+                                     "metaeval_core.cli.examples")
 
 EXIT_USAGE = 2
 EXIT_INTERNAL = 1

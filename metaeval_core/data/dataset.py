@@ -124,6 +124,9 @@ class Dataset:
     task: str = ""
     annotator_identity: str = "unknown"
     conventions: "WmtConventions | None" = None
+    # The texts behind the cells (metaeval_core.data.texts.ExampleTexts) when the dataset carries them (an upload
+    # with a text column); they change no number, so neither the fingerprint nor equality sees them.
+    texts: object = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.task not in TASKS:
@@ -359,6 +362,7 @@ class Dataset:
             task=self.task,
             annotator_identity=self.annotator_identity,
             conventions=self.conventions,
+            texts=self.texts,
         )
 
     def select_systems(self, selection: str | Mapping[str, str] | None) -> "Dataset":

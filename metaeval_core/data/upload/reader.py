@@ -236,6 +236,7 @@ def read_user_file(
                 f"{sum(1 for k in kinds.values() if k == 'metric')} metric measures."
             ),
             notes=tuple(ctx.notes),
+            texts=parsed.texts,
         )
     except UploadError:
         raise

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -167,6 +167,7 @@ class _Parsed:
     attributes: dict[str, list[str]]
     order: list[str] = field(default_factory=list)  # measures in order of first appearance
     kinds: dict[str, str] = field(default_factory=dict)  # measure -> 'human'/'metric' from a 'kind' column
+    texts: Any = None  # ExampleTexts from the long layout's optional text, source and reference columns
 
 
 def _from_cells(
@@ -252,12 +253,15 @@ def _first_repeat(s_codes: np.ndarray, i_codes: np.ndarray, m_codes: np.ndarray,
 def _from_long(frame: pd.DataFrame, rows: np.ndarray, roles: _Roles, ctx: _Context) -> _Parsed:
     needed = {"system": roles.system, "input": roles.input, "measure": roles.measure, "score": roles.score}
     _require(needed, list(frame.columns), ctx, "long")
+    text_columns = {c.strip().lower(): c for c in roles.others if c.strip().lower() in TEXT_COLUMNS}
+    roles.others = [c for c in roles.others if c not in text_columns.values()]
     if roles.others:
         ctx.fail(
             "mixed-format",
             f"the file has long-layout columns (measure {roles.measure!r}, score {roles.score!r}) and also the "
             f"columns {_list_names(roles.others)}; a long file holds only system, input, measure, score, "
-            f"optional annotator, kind, system_type and attr.* columns (drop the extra columns, or drop 'measure' and "
+            f"optional annotator, kind, system_type, attr.*, text, source and reference columns (drop the extra "
+            f"columns, or drop 'measure' and "
             f"'score' for the wide layout)",
             where="line 1" if ctx.row_word == "line" else None, column=str(roles.others[0]),
         )
@@ -276,7 +280,73 @@ def _from_long(frame: pd.DataFrame, rows: np.ndarray, roles: _Roles, ctx: _Conte
     parsed, s_codes = _from_cells(ctx, "long", systems, inputs, measures, annotator_codes, values, rows, what=what)
     parsed.attributes = _attributes(frame, roles, s_codes, parsed.systems, rows, ctx)
     parsed.kinds = kinds
+    if text_columns:
+        parsed.texts = _texts(frame, text_columns, systems, inputs, parsed, rows, ctx)
     return parsed
+
+
+# The long layout's optional text columns (docs/methods.md sec. 19.6): 'text' is system's output on the input (the
+# same on every row of the cell), 'source' and 'reference' belong to the input (the same on all its rows).
+TEXT_COLUMNS = ("text", "source", "reference")
+
+
+# One text longer than this is refused: texts are shown in the examples panel, never scored.
+MAX_TEXT_CHARS = 100_000
+
+
+def _text_values(series: pd.Series, column: str, rows: np.ndarray, ctx: _Context) -> np.ndarray:
+    raw = series.to_numpy(dtype=object)
+    empty = pd.isna(series).to_numpy() | np.array([isinstance(v, str) and not v.strip() for v in raw], dtype=bool)
+    values = np.array([None if empty[k] else str(v) for k, v in enumerate(raw)], dtype=object)
+    longest = max((len(v) for k, v in enumerate(values) if not empty[k]), default=0)
+    if longest > MAX_TEXT_CHARS:
+        k = next(k for k, v in enumerate(values) if not empty[k] and len(v) == longest)
+        ctx.fail("too-large", f"a {column!r} value holds {longest:,} characters; at most {MAX_TEXT_CHARS:,} "
+                 "are read (texts are shown, never scored)", where=ctx.at(rows[k]), column=column)
+    return np.where(empty, None, values)
+
+
+def _one_per_key(keys: np.ndarray, values: np.ndarray, rows: np.ndarray, column: str, what: str,
+                 ctx: _Context) -> dict:
+    """Each key's text; a key given two different texts is refused (which row and which text)."""
+    out: dict = {}
+    for k, (key, value) in enumerate(zip(keys, values)):
+        if value is None:
+            continue
+        seen = out.setdefault(key, value)
+        if seen != value:
+            ctx.fail("inconsistent-attribute", f"two different {column!r} texts for the same {what}; give one text per "
+                     f"{what} (or leave the other rows empty)", where=ctx.at(rows[k]), column=column)
+    return out
+
+
+def _texts(frame: pd.DataFrame, columns: Mapping[str, str], systems: pd.Series, inputs: pd.Series, parsed: _Parsed,
+           rows: np.ndarray, ctx: _Context):
+    from metaeval_core.data.text_model import ExampleTexts
+
+    s_index = {s: i for i, s in enumerate(parsed.systems)}
+    i_index = {j: k for k, j in enumerate(parsed.inputs)}
+    s_codes = np.array([s_index[str(s)] for s in systems], dtype=np.int64)
+    i_codes = np.array([i_index[str(j)] for j in inputs], dtype=np.int64)
+    outputs = np.full((len(parsed.systems), len(parsed.inputs)), None, dtype=object)
+    per_input = {}
+    for role in ("source", "reference"):
+        per_input[role] = [""] * len(parsed.inputs)
+        if role in columns:
+            found = _one_per_key(i_codes, _text_values(frame[columns[role]], columns[role], rows, ctx), rows,
+                                 columns[role], "input", ctx)
+            for k, text in found.items():
+                per_input[role][int(k)] = text
+    if "text" in columns:
+        cells = s_codes * len(parsed.inputs) + i_codes
+        found = _one_per_key(cells, _text_values(frame[columns["text"]], columns["text"], rows, ctx), rows,
+                             columns["text"], "system and input", ctx)
+        for cell, text in found.items():
+            outputs[int(cell) // len(parsed.inputs), int(cell) % len(parsed.inputs)] = text
+    ctx.notes.append(f"texts read from the column(s) {', '.join(repr(c) for c in columns.values())}: shown beside "
+                     "the numbers (examples), never scored")
+    return ExampleTexts("", tuple(parsed.systems), tuple(parsed.inputs), outputs, tuple(per_input["source"]),
+                        tuple(per_input["reference"]), ctx.file)
 
 
 def _from_wide(frame: pd.DataFrame, rows: np.ndarray, roles: _Roles, ctx: _Context) -> _Parsed:

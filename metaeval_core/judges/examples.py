@@ -1,0 +1,147 @@
+"""The items behind a judge's agreement: the ones it gets wrong, and the ones whose verdict flips with the order.
+
+A judge's accuracy is a share of counted items (:func:`metaeval_core.judges.agreement.judge_agreement`); this
+module lists the items in the complement, under the same reference and conventions, with the instruction, both
+responses and every rater's verdict, so a reader can see what the judge got wrong. ``view='flips'`` lists the
+items judged in both presentation orders whose verdict differs between them (positional inconsistency,
+:func:`metaeval_core.judges.biases.positional_bias`).
+
+References: docs/methods.md sec. 19.5.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+import numpy as np
+
+from metaeval_core._checks import check_choice
+from metaeval_core._frames import ToFrame
+from metaeval_core.judges import _kernel as kern
+from metaeval_core.judges.agreement import resolve_reference
+from metaeval_core.judges.model import INVALID, MISSING, NO_MAJORITY, ORDERS, VERDICTS, PairwiseData
+
+ExampleView = Literal["wrong", "flips"]
+EXAMPLE_VIEWS: tuple[str, ...] = get_args(ExampleView)
+ORDER_MODES: tuple[str, ...] = ("original", "swapped", "average", "both")
+
+
+def verdict_name(code: int) -> str | None:
+    """'A', 'B', 'tie', 'invalid', or None for no verdict."""
+    return None if code == MISSING else VERDICTS[int(code)]
+
+
+@dataclass(frozen=True, eq=False)
+class JudgeExamples(ToFrame):
+    """Items of one judge: those it gets wrong against the reference (``view='wrong'``), or those whose verdict
+    differs between the two presentation orders (``view='flips'``).
+
+    ``items`` indexes the dataset's items, in its order. ``n_counted`` is the number of items the statistic
+    counts under the conventions (for ``'wrong'``: ``1 - n_items / n_counted`` is the judge's accuracy in orders
+    ``'original'``, ``'swapped'`` and ``'both'``); for ``'flips'`` the items judged validly in both orders.
+
+    References: docs/methods.md sec. 19.5.
+    """
+
+    dataset: str
+    judge: str
+    view: str
+    reference: str
+    order: str
+    ties: str
+    invalid: str
+    items: np.ndarray
+    n_counted: int
+    data: PairwiseData
+
+    @property
+    def n_items(self) -> int:
+        return int(self.items.size)
+
+    def to_records(self, top: int | None = None) -> list[dict]:
+        data = self.data
+        j = data.rater_index(self.judge)
+        ref, _ = resolve_reference(data, self.reference)
+        out = []
+        chosen = self.items if top is None else self.items[:top]
+        for i in chosen:
+            i = int(i)
+            record = {
+                "item": data.items[i],
+                "pair_set": data.pair_sets[int(data.pair_set[i])],
+                "system_a": data.system_a[i] or None, "system_b": data.system_b[i] or None,
+                "judge_original": verdict_name(data.verdicts[i, j, 0]),
+                "judge_swapped": verdict_name(data.verdicts[i, j, 1]),
+                "reference": verdict_name(ref[i]),
+                "instruction": data.inputs[i] or None,
+                "output_a": data.output_a[i] or None, "output_b": data.output_b[i] or None,
+                "raters": {r.id: {o: verdict_name(data.verdicts[i, k, n]) for n, o in enumerate(ORDERS)
+                                  if data.verdicts[i, k, n] != MISSING}
+                           for k, r in enumerate(data.raters)
+                           if (data.verdicts[i, k] != MISSING).any()},
+            }
+            out.append(record)
+        return out
+
+    def summary(self) -> dict:
+        return {"dataset": self.dataset, "judge": self.judge, "view": self.view, "reference": self.reference,
+                "order": self.order, "ties": self.ties, "invalid": self.invalid, "n_items": self.n_items,
+                "n_counted": self.n_counted}
+
+
+def judge_examples(
+    data: PairwiseData,
+    judge: str,
+    *,
+    view: ExampleView = "wrong",
+    reference: str = "auto",
+    order: str = "original",
+    ties: str = "three-class",
+    invalid: str = "wrong",
+    no_majority: str = "tie",
+) -> JudgeExamples:
+    """The items a judge gets wrong against the reference, or whose verdict flips with the order.
+
+    Parameters
+    ----------
+    data : PairwiseData
+    judge : str
+        A rater id.
+    view : {'wrong', 'flips'}
+    reference, order, ties, invalid, no_majority
+        As in :func:`metaeval_core.judges.agreement.judge_agreement`: the listed ``'wrong'`` items are exactly
+        the counted items the accuracy does not credit (``order='average'`` lists the items wrong in at least
+        one order). ``'flips'`` ignores ``reference``, ``order`` and ``ties``; ``invalid='drop'`` leaves out
+        items with an invalid verdict, ``'tie'`` reads one as a tie.
+
+    References
+    ----------
+    docs/methods.md sec. 19.5.
+    """
+    if not isinstance(data, PairwiseData):
+        raise TypeError(f"data must be PairwiseData; got {type(data).__name__}")
+    check_choice(view, "view", EXAMPLE_VIEWS)
+    check_choice(order, "order", ORDER_MODES)
+    check_choice(no_majority, "no_majority", NO_MAJORITY)
+    conv = kern.Conventions(ties=ties, invalid=invalid)
+    j = data.rater_index(judge)
+    verdicts = kern.read_invalid(data.verdicts[:, j, :], conv.invalid)
+    if view == "flips":
+        both = (verdicts != MISSING).all(axis=1)
+        if conv.invalid == "drop":
+            both &= (data.verdicts[:, j, :] != INVALID).all(axis=1)
+        flips = both & (verdicts[:, 0] != verdicts[:, 1])
+        return JudgeExamples(data.id, judge, view, reference, order, ties, invalid, np.flatnonzero(flips),
+                             int(both.sum()), data)
+    ref, _ = resolve_reference(data, reference, no_majority=no_majority)
+    keep = kern.count_mask(verdicts, ref[:, None], conv)
+    hit = keep & (verdicts == ref[:, None])
+    slots = kern.order_slots(order)
+    if len(slots) == 1:
+        counted, wrong = keep[:, slots[0]], keep[:, slots[0]] & ~hit[:, slots[0]]
+    else:
+        counted = keep[:, 0] & keep[:, 1]
+        wrong = counted & ~(hit[:, 0] & hit[:, 1])
+    return JudgeExamples(data.id, judge, view, reference, order, ties, invalid, np.flatnonzero(wrong),
+                         int(counted.sum()), data)

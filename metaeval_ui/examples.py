@@ -1,0 +1,509 @@
+"""The examples panel: from a headline number to the items behind it (docs/methods.md sec. 19).
+
+A page wires a selection (a table row, a chart point, or the panel's own picker) to :func:`correlation_panel` or
+:func:`judge_panel`. The panel lists the items (system pairs, inputs, cells, judged items) with the numbers that
+made them appear, their texts side by side (long texts folded), a text view for a meeting, and a download of the
+listed items. The choice is kept in the URL (``ex``: the metric or judge whose examples are open, ``ex_item``: the
+item shown), so a shared link opens the same examples, and the listed items go into the page's HTML report.
+
+Computations are cached here (the core does the work: :mod:`metaeval_core.analyses.examples`,
+:mod:`metaeval_core.judges.examples`); no page code beyond the wiring.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Sequence
+
+import pandas as pd
+import streamlit as st
+
+from metaeval_core.data.dataset import Dataset
+from metaeval_ui import exports, state
+from metaeval_ui.errors import escape_markdown, guard
+
+# Items listed in the panel, and items kept for the downloads (every system pair; at the input and global levels
+# the first ones: `metaeval examples --json` lists them all). The cap keeps the cached records small: a cache hit
+# copies them, and 26,250 WMT cells with their texts would cost more than the page.
+TOP = 50
+KEPT = 500
+# Characters of a text shown before it is folded into an expander.
+FOLD = 280
+DatasetKey = tuple[str, str]
+
+
+# -- cached computations ------------------------------------------------------------------------------------
+@st.cache_resource(max_entries=16, show_spinner=False)
+def texts(_dataset: Dataset, key: DatasetKey):
+    """The dataset's texts (None when it has none); one copy per dataset version."""
+    from metaeval_core.data.texts import example_texts
+
+    return example_texts(_dataset)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def correlation_examples(_dataset: Dataset, key: DatasetKey, metric: str, human: str, level: str, coefficient: str,
+                         pool: str, systems: str, versus: str = "", lower: float = 0.0,
+                         upper: float = float("inf")) -> tuple[dict, list[dict]]:
+    """(summary, every record) of the items behind one value; texts included where the dataset has them."""
+    from metaeval_core.analyses.examples import compare_examples, examples, pair_examples
+
+    found = texts(_dataset, key)
+    if versus:
+        result = compare_examples(_dataset, metric, versus, human, level=level, coefficient=coefficient, pool=pool,
+                                  systems=systems or None, texts=found)
+    elif lower > 0 or upper != float("inf"):
+        result = pair_examples(_dataset, metric, human, coefficient=coefficient, pool=pool, systems=systems or None,
+                               lower=lower, upper=upper, texts=found)
+    else:
+        result = examples(_dataset, metric, human, level=level, coefficient=coefficient, pool=pool,
+                          systems=systems or None, texts=found)
+    summary = {**result.summary(), "has_texts": found is not None}
+    return summary, result.to_records(top=KEPT if level != "system" or versus else None)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def pair_inputs(_dataset: Dataset, key: DatasetKey, metric: str, human: str, system_a: str, system_b: str,
+                systems: str) -> list[dict]:
+    """The inputs of one system pair where the metric and the humans disagree most (texts side by side)."""
+    import numpy as np
+
+    from metaeval_core.stats.correlation import correlation_inputs
+
+    subset = _dataset.select_systems(systems or None).rated_by(human)
+    x, z = correlation_inputs(subset, metric, human, level="input", pool="judged")
+    a, b = subset.systems.index(system_a), subset.systems.index(system_b)
+    dx, dz = x[a] - x[b], z[a] - z[b]
+    inputs = [j for j, keep in zip(subset.inputs, subset.judged) if keep]
+    found = texts(_dataset, key)
+    rows = {s: i for i, s in enumerate(found.systems)} if found is not None else {}
+    cols = {j: k for k, j in enumerate(found.inputs)} if found is not None else {}
+    valid = ~(np.isnan(dx) | np.isnan(dz))
+    against = valid & (np.sign(dx) * np.sign(dz) < 0)
+    order = np.lexsort((-np.abs(np.where(valid, dz, 0.0)), ~against))
+    from metaeval_core.stats.exact import grid_scale
+
+    sx, sz = grid_scale(subset, metric), grid_scale(subset, human)
+    out = []
+    for k in order[:TOP]:
+        if not valid[k]:
+            continue
+        j = inputs[k]
+        record = {"input": j, "disagrees": bool(against[k]), "metric a-b": float(dx[k] / sx),
+                  "human a-b": float(dz[k] / sz)}
+        if found is not None and j in cols:
+            c = cols[j]
+            record.update(source=found.sources[c] or None, reference=found.references[c] or None,
+                          output_a=found.output(rows[system_a], c) if system_a in rows else None,
+                          output_b=found.output(rows[system_b], c) if system_b in rows else None)
+        out.append(record)
+    return out
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def judge_examples_records(_data: Any, key: tuple[str, str], judge: str, view: str, reference: str, order: str,
+                           ties: str, invalid: str) -> tuple[dict, list[dict]]:
+    from metaeval_core.judges.agreement import resolve_reference
+    from metaeval_core.judges.examples import judge_examples
+
+    result = judge_examples(_data, judge, view=view, reference=reference, order=order, ties=ties, invalid=invalid)
+    summary = {**result.summary(), "reference_label": resolve_reference(_data, reference)[1]}
+    return summary, result.to_records()
+
+
+# -- selection wiring -------------------------------------------------------------------------------------------
+def selected_rows(event: Any) -> list[int]:
+    """Row positions selected in an ``st.dataframe(..., on_select="rerun")`` event (empty when none)."""
+    try:
+        return [int(r) for r in event.selection.rows]
+    except (AttributeError, TypeError, ValueError):
+        try:
+            return [int(r) for r in event["selection"]["rows"]]
+        except (KeyError, TypeError, ValueError):
+            return []
+
+
+def selected_points(event: Any) -> list[dict]:
+    """Points selected in an ``st.plotly_chart(..., on_select="rerun")`` event (empty when none)."""
+    try:
+        return list(event.selection.points)
+    except (AttributeError, TypeError):
+        try:
+            return list(event["selection"]["points"])
+        except (KeyError, TypeError):
+            return []
+
+
+def table_selection(labels: Sequence[str]) -> dict | None:
+    """``selection_default`` for a table whose rows are ``labels``: the row of the open examples (from the URL)."""
+    chosen = state.get("ex_metric")
+    if chosen in labels:
+        return {"selection": {"rows": [list(labels).index(chosen)], "columns": []}}
+    return None
+
+
+def choose(options: Sequence[str], *, picked: str | None | tuple = None, label: str = "Examples for",
+           format_func=str) -> str | None:
+    """The item whose examples are open: a new click wins, else the URL/session choice, else none.
+
+    ``picked`` is what a table row or a chart point selects, or a tuple of them (one per source: a row, a bar);
+    a table keeps its selection across reruns, so only a source whose pick changed since the last run counts, and
+    the picker can still change the choice. Returns None when nothing is chosen (the panel then invites a click).
+    The choice is a picker too, so it works without a pointer and in tests.
+    """
+    options = list(options)
+    picks = picked if isinstance(picked, tuple) else (picked,)
+    last = st.session_state.get("_ex_last_pick")
+    last = last if isinstance(last, tuple) and len(last) == len(picks) else (None,) * len(picks)
+    st.session_state["_ex_last_pick"] = picks
+    fresh = [p for p, before in zip(picks, last) if p != before and p in options]
+    if fresh and fresh[-1] != state.get("ex_metric"):
+        state.put("ex_metric", fresh[-1])
+        state.put("ex_item", "")
+    none = "—"
+    current = state.get("ex_metric")
+    if current not in (None, "") and current not in options:  # another page's choice: closed here, silently
+        state.put("ex_metric", None)
+    key = state.prepare("ex_metric", options=[none, *options], fallback=none)
+    value = st.selectbox(label, [none, *options], key=key,
+                         format_func=lambda v: "— click a row, or choose —" if v == none else format_func(v))
+    state.commit("ex_metric", None if value == none else value)
+    return None if value == none else value
+
+
+# -- rendering --------------------------------------------------------------------------------------------------
+def _text(label: str, text: str | None, *, container: Any = None) -> None:
+    box = container or st
+    if not text:
+        box.caption(f"{label}: —")
+        return
+    if len(text) <= FOLD:
+        box.markdown(f"**{label}**  \n{escape_markdown(text)}")
+        return
+    box.markdown(f"**{label}**  \n{escape_markdown(text[:FOLD].rstrip())}…")
+    with box.expander(f"Whole {label.lower()} ({len(text.split()):,} words)"):
+        st.markdown(escape_markdown(text))
+
+
+def _number(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+def meeting_text(summary: dict, records: list[dict]) -> str:
+    """A plain-text view that reads well on a shared screen: per item its numbers, then its texts aligned."""
+    lines = []
+    head = {k: v for k, v in summary.items() if v is not None and k != "has_texts"}
+    lines.append(" · ".join(f"{k} {_number(v)}" for k, v in head.items()))
+    for n, r in enumerate(records, 1):
+        lines.append("")
+        numbers = {k: v for k, v in r.items()
+                   if k not in ("source", "reference", "output", "output_a", "output_b", "instruction", "systems",
+                                "raters")}
+        lines.append(f"[{n}] " + " · ".join(f"{k} {_number(v)}" for k, v in numbers.items()))
+        for key, label in (("instruction", "INSTRUCTION"), ("source", "SOURCE"), ("reference", "REFERENCE"),
+                           ("output", "OUTPUT"), ("output_a", "A"), ("output_b", "B")):
+            if r.get(key):
+                lines.append(f"  {label:<10} {' '.join(str(r[key]).split())}")
+        for s in r.get("systems", []) or []:
+            text = f"  {s['system']:<22} metric {_number(s['metric'])}  human {_number(s['human'])}"
+            if s.get("output"):
+                text += f"  | {' '.join(str(s['output']).split())}"
+            lines.append(text)
+        if r.get("raters"):
+            lines.append("  VERDICTS   " + "; ".join(f"{k}: {', '.join(f'{o} {v}' for o, v in vs.items())}"
+                                                    for k, vs in r["raters"].items()))
+    return "\n".join(lines) + "\n"
+
+
+def _downloads(summary: dict, records: list[dict], name: str, key: str) -> None:
+    left, right = st.columns(2)
+    left.download_button("Download the items (JSON)", json.dumps({"summary": summary, "items": records},
+                                                                  ensure_ascii=False, indent=1, default=str),
+                         file_name=exports.file_name(name, suffix=".json"), mime="application/json",
+                         on_click="ignore", key=f"{key}:json", icon=":material/download:")
+    right.download_button("Download the text view", meeting_text(summary, records),
+                          file_name=exports.file_name(name, suffix=".txt"), mime="text/plain", on_click="ignore",
+                          key=f"{key}:txt", icon=":material/download:")
+
+
+def _flat(records: list[dict]) -> pd.DataFrame:
+    """The records as a table of numbers (texts and nested lists left out) for the list and the report."""
+    rows = [{k: v for k, v in r.items() if not isinstance(v, (list, dict))
+             and k not in ("source", "reference", "output", "output_a", "output_b", "instruction")} for r in records]
+    return pd.DataFrame.from_records(rows)
+
+
+def _item_picker(records: list[dict], ident, describe, *, label: str) -> dict | None:
+    """A selectable list of the items; the chosen one's id is kept in the URL (``ex_item``)."""
+    if not records:
+        return None
+    ids = [ident(r) for r in records]
+    saved = state.get("ex_item") or ""
+    frame = _flat(records[:TOP])
+    list_key = f"ex_items:{abs(hash(tuple(ids[:TOP]))) % 10**12}"  # a new list starts with a fresh selection
+    event = st.dataframe(frame, hide_index=True, width="stretch", key=list_key, on_select="rerun",
+                         selection_mode="single-row",
+                         selection_default={"selection": {"rows": [ids.index(saved)], "columns": []}}
+                         if saved in ids[:TOP] else None)
+    rows = selected_rows(event)
+    clicked = ids[rows[0]] if rows and rows[0] < len(ids) else None
+    fresh = clicked != st.session_state.get(f"_last:{list_key}")
+    st.session_state[f"_last:{list_key}"] = clicked
+    if state.get("ex_item") not in (None, "", *ids):  # an item of another list (level, metric): the first, silently
+        state.put("ex_item", None)
+    key = state.prepare("ex_item", options=ids, fallback=ids[0])
+    if fresh and clicked is not None:  # a click in the list chooses the item (the picker below follows)
+        st.session_state[key] = clicked
+    chosen = st.selectbox(label, ids, key=key, format_func=lambda i: describe(records[ids.index(i)]))
+    state.commit("ex_item", chosen)
+    return records[ids.index(chosen)]
+
+
+def _meeting_toggle(key: str) -> bool:
+    return st.toggle("Text view for a meeting", key=f"ex_meeting:{key}",
+                     help="every listed item as plain text: numbers, then source, reference and outputs aligned")
+
+
+def correlation_panel(dataset: Dataset, key: DatasetKey, metric: str, human: str, level: str, coefficient: str,
+                      pool: str, systems: str, *, versus: str = "", lower: float = 0.0,
+                      upper: float = float("inf"), title: str = "") -> None:
+    """The items behind one correlation (or one two-metric comparison, or one rSYS-Delta cell)."""
+    with st.container(border=True):
+        st.markdown(f"#### {escape_markdown(title or 'Examples behind the number')}")
+        found = None
+        with guard("Could not list the examples"):
+            with st.spinner("Listing the items…"):
+                found = correlation_examples(dataset, key, metric, human, level, coefficient, pool, systems,
+                                             versus, lower, upper)
+        if found is None:
+            return
+        summary, records = found
+        st.caption(escape_markdown(_summary_sentence(summary, dataset)))
+        if not summary["has_texts"]:
+            st.info(f"{dataset.title or dataset.id} has no texts in the data directory (only SummEval, REALSumm, "
+                    "WMT22 zh-en and uploads with a text column do): the numbers are listed.")
+        name = exports.file_name("examples", dataset.id, metric, versus, human, level, coefficient)
+        exports.collect(f"Examples: {metric}{' vs ' + versus if versus else ''} ({level}, {coefficient})",
+                        table=_flat(records[:TOP]), text=_summary_sentence(summary, dataset), key="examples")
+        if _meeting_toggle(name):
+            st.code(meeting_text(summary, records[:TOP]), language=None, wrap_lines=True)
+            _downloads(summary, records, name, key=name)
+            return
+        left, right = st.columns([2, 3])
+        with left:
+            chosen = _list_items(records, summary, level, versus)
+        with right:
+            if chosen is not None:
+                _show_item(chosen, dataset, key, summary, level, versus, systems)
+        _downloads(summary, records, name, key=name)
+
+
+def _summary_sentence(summary: dict, dataset: Dataset) -> str:
+    if "metric_x" in summary:
+        return (f"{summary['metric_x']} vs {summary['metric_y']} against {summary['human']} "
+                f"({summary['level']} level, {summary['coefficient']}): {_number(summary['estimate_x'])} vs "
+                f"{_number(summary['estimate_y'])}; {summary['n_items']} items where the two differ, the largest "
+                "first.")
+    if summary["level"] == "system":
+        band = ""
+        if summary.get("lower") or summary.get("upper") is not None:
+            band = (f" Pairs with {_number(summary['lower'])} ≤ |metric difference| ≤ "
+                    f"{_number(summary['upper']) if summary['upper'] is not None else '∞'}"
+                    f" ({summary['n_pairs']} of {summary['total_pairs']}).")
+        return (f"{summary['metric']} vs {summary['human']}: system-level {summary['coefficient']} "
+                f"{_number(summary['estimate'])}. {summary['n_discordant']} of {summary['n_pairs']} system pairs are "
+                f"ordered unlike people (discordant, listed first), {summary['n_ties']} tied.{band} p(human): the "
+                "humans' paired permutation p-value of the pair's difference.")
+    if summary["level"] == "input":
+        return (f"{summary['metric']} vs {summary['human']}: input-level {summary['coefficient']} "
+                f"{_number(summary['estimate'])} is the mean of {summary['n_defined']} inputs' own values; the lowest "
+                "first.")
+    return (f"{summary['metric']} vs {summary['human']}: global-level {summary['coefficient']} "
+            f"{_number(summary['estimate'])} over {summary['n_cells']:,} cells; the cells whose metric rank and human "
+            "rank differ most first.")
+
+
+def _list_items(records: list[dict], summary: dict, level: str, versus: str) -> dict | None:
+    if not records:
+        st.caption("No items.")
+        return None
+    if versus and level == "system" or (not versus and level == "system"):
+        return _item_picker(records, lambda r: f"{r['system_a']} | {r['system_b']}",
+                            lambda r: f"{r['system_a']} vs {r['system_b']}", label="Pair")
+    if level == "input":
+        return _item_picker(records, lambda r: str(r["input"]),
+                            lambda r: f"{r['input']} ({_number(r.get('value', r.get('difference')))})",
+                            label="Input")
+    return _item_picker(records, lambda r: f"{r['system']} | {r['input']}",
+                        lambda r: f"{r['system']} on {r['input']}", label="Cell")
+
+
+def _show_item(record: dict, dataset: Dataset, key: DatasetKey, summary: dict, level: str, versus: str,
+               systems: str) -> None:
+    numbers = {k: v for k, v in record.items() if not isinstance(v, (list, dict))
+               and k not in ("source", "reference", "output", "output_a", "output_b")}
+    st.markdown(" · ".join(f"**{escape_markdown(k)}** {escape_markdown(_number(v))}" for k, v in numbers.items()))
+    if "system_a" in record:
+        metric = summary.get("metric") or summary.get("metric_x")
+        inputs = pair_inputs(dataset, key, metric, summary["human"], record["system_a"], record["system_b"],
+                             systems)
+        st.caption(f"The inputs where {record['system_a']} and {record['system_b']} differ most in the humans' "
+                   "scores, those the metric orders the other way first:")
+        if not summary.get("has_texts", True):
+            st.dataframe(pd.DataFrame.from_records(inputs), hide_index=True, width="stretch")
+            return
+        for n, r in enumerate(inputs[:5]):
+            with st.expander(f"{r['input']}: human a-b {_number(r['human a-b'])}, metric a-b "
+                             f"{_number(r['metric a-b'])}" + (" — disagree" if r["disagrees"] else ""),
+                             expanded=n == 0):
+                _text("Source", r.get("source"))
+                _text("Reference", r.get("reference"))
+                a, b = st.columns(2)
+                _text(record["system_a"], r.get("output_a"), container=a)
+                _text(record["system_b"], r.get("output_b"), container=b)
+        return
+    _text("Source", record.get("source"))
+    _text("Reference", record.get("reference"))
+    if record.get("output") is not None or "system" in record:
+        _text(f"Output of {record.get('system', '')}", record.get("output"))
+    if record.get("systems"):
+        frame = pd.DataFrame.from_records(record["systems"])
+        st.dataframe(frame, hide_index=True, width="stretch",
+                     column_config={"output": st.column_config.TextColumn("output", width="large")})
+
+
+def judge_panel(data: Any, key: tuple[str, str], judges: Sequence[str], *, reference: str, order: str, ties: str,
+                invalid: str, picked: str | None = None) -> None:
+    """The items a judge gets wrong (or flips), instruction and both responses side by side, every verdict."""
+    with st.container(border=True):
+        st.markdown("#### Examples behind the number")
+        judge = choose(judges, picked=picked, label="Judge")
+        if judge is None:
+            st.caption("Click a judge's row, or choose one, to list the items it gets wrong.")
+            return
+        view = st.radio("Items", ("wrong", "flips"), horizontal=True, key="ex_judge_view",
+                        format_func=lambda v: "wrong against the reference" if v == "wrong"
+                        else "verdict flips with the order")
+        found = None
+        with guard("Could not list the examples"):
+            found = judge_examples_records(data, key, judge, view, reference, order, ties, invalid)
+        if found is None:
+            return
+        summary, records = found
+        what = (f"{summary['n_items']} of {summary['n_counted']} counted items are wrong against "
+                f"{summary['reference_label']} (order {order})" if view == "wrong" else
+                f"{summary['n_items']} of {summary['n_counted']} items judged in both orders change verdict")
+        st.caption(escape_markdown(f"{judge}: {what}."))
+        name = exports.file_name("examples", data.id, judge, view)
+        exports.collect(f"Examples: {judge} ({view})", table=_flat(records[:TOP]), text=what, key="examples")
+        if _meeting_toggle(name):
+            st.code(meeting_text(summary, records[:TOP]), language=None, wrap_lines=True)
+            _downloads(summary, records, name, key=name)
+            return
+        chosen = _item_picker(records, lambda r: r["item"],
+                              lambda r: f"{r['item']}: judge {r['judge_original'] or '—'}"
+                              f"{'/' + r['judge_swapped'] if r['judge_swapped'] else ''}, reference "
+                              f"{r['reference'] or '—'}", label="Item")
+        if chosen is not None:
+            _text("Instruction", chosen.get("instruction"))
+            a, b = st.columns(2)
+            _text(f"Response A{' (' + chosen['system_a'] + ')' if chosen.get('system_a') else ''}",
+                  chosen.get("output_a"), container=a)
+            _text(f"Response B{' (' + chosen['system_b'] + ')' if chosen.get('system_b') else ''}",
+                  chosen.get("output_b"), container=b)
+            verdicts = pd.DataFrame([{"rater": k, **v} for k, v in chosen["raters"].items()])
+            st.dataframe(verdicts, hide_index=True, width="stretch")
+        _downloads(summary, records, name, key=name)
+
+
+def heatmap_cell(event: Any) -> tuple[Any, Any] | None:
+    """(x, y) of the first point clicked on a heatmap (``on_select="rerun"``), or None."""
+    for point in selected_points(event):
+        try:
+            return point["x"], point["y"]
+        except (KeyError, TypeError):
+            continue
+    return None
+
+
+def comparison_panel(dataset: Dataset, key: DatasetKey, metrics: Sequence[str], human: str, level: str,
+                     coefficient: str, pool: str, systems: str, *, picked: tuple[str, str] | None = None) -> None:
+    """A significance cell (metric X vs metric Y): the items where the two differ most."""
+    pairs = [f"{x} vs {y}" for x in metrics for y in metrics if x != y]
+    chosen = choose(pairs, picked=None if picked is None else f"{picked[0]} vs {picked[1]}",
+                    label="Examples for the comparison")
+    if chosen is None:
+        st.caption("Click a cell of the heatmap or a row of the table, or choose a comparison, to list the items "
+                   "where the two metrics differ most.")
+        return
+    x, y = chosen.split(" vs ", 1)
+    correlation_panel(dataset, key, x, human, level, coefficient, pool, systems, versus=y,
+                      title=f"Examples: where {x} and {y} differ")
+
+
+def band_panel(dataset: Dataset, key: DatasetKey, metric: str, human: str, pool: str, systems: str, lower: float,
+               upper: float) -> None:
+    """The system pairs of an rSYS-Delta band or decile cell (the page's band), discordant first."""
+    show = st.toggle("Examples: the system pairs in this band", key="ex_band",
+                     value=state.get("ex_metric") == f"band:{metric}")
+    if show:
+        state.commit("ex_metric", f"band:{metric}")
+    elif str(state.get("ex_metric") or "").startswith("band:"):
+        state.commit("ex_metric", None)
+    if show:
+        correlation_panel(dataset, key, metric, human, "system", "kendall", pool, systems, lower=lower, upper=upper,
+                          title="Examples: the pairs in the band")
+
+
+def clicked_label(event: Any, options: Sequence[str]) -> str | None:
+    """The option named by the first clicked point's x or y (a bar's category), or None.
+
+    Pass ``st.session_state.get(chart_key)`` to read a click before the chart is drawn again in this run.
+    """
+    import html
+
+    for point in selected_points(event):
+        for axis in ("x", "y"):
+            try:
+                value = html.unescape(str(point[axis]))
+            except (KeyError, TypeError):
+                continue
+            if value in options:
+                return value
+    return None
+
+
+def clickable_cells(fig: Any) -> Any:
+    """The figure with invisible markers over every cell of its first heatmap, so that a click selects a cell.
+
+    Streamlit reports plotly *selections*, and heatmaps have none; the markers (one per cell, transparent) carry the
+    cell's hover text, so hovering reads as before. Returns a copy (a cached figure stays as it was).
+    """
+    import plotly.graph_objects as go
+
+    fig = go.Figure(fig)
+    heat = next((t for t in fig.data if t.type == "heatmap"), None)
+    if heat is None or heat.z is None:
+        return fig
+    n_rows, n_cols = len(heat.z), len(heat.z[0]) if len(heat.z) else 0
+    xs = list(heat.x) if heat.x is not None else list(range(n_cols))
+    ys = list(heat.y) if heat.y is not None else list(range(n_rows))
+    px, py, hover = [], [], []
+    for i in range(n_rows):
+        for j in range(n_cols):
+            px.append(xs[j])
+            py.append(ys[i])
+            if heat.customdata is not None:
+                hover.append(heat.customdata[i][j])
+            else:
+                text = heat.text[i][j] if heat.text is not None else ""
+                hover.append(f"{ys[i]}, {xs[j]}<br>{text}")
+    fig.add_scatter(x=px, y=py, mode="markers", marker=dict(size=28, opacity=0), customdata=hover,
+                    hovertemplate="%{customdata}<extra></extra>", showlegend=False, name="")
+    return fig

@@ -1,0 +1,153 @@
+"""The examples panel (metaeval_ui/examples.py): from a correlation or a judge to the items behind it, kept in
+the URL, in the report, with texts where the dataset has them."""
+
+from __future__ import annotations
+
+import pytest
+
+from ui_helpers import assert_clean, new_app
+
+
+def _panel_open(at) -> bool:
+    return any(m.value.startswith("#### Examples") for m in at.markdown)
+
+
+def test_correlations_panel_on_the_demo_from_the_url(demo_env):
+    at = new_app({"dataset": "demo", "human": "human.quality", "metric": ["metric.good", "metric.weak"],
+                  "ex": "metric.weak"})
+    at.run()
+    at.switch_page("pages/correlations.py").run()
+    assert_clean(at)
+    assert at.selectbox(key="w:ex_metric").value == "metric.weak"
+    assert _panel_open(at)
+    captions = " ".join(c.value for c in at.caption)
+    assert "system pairs are ordered unlike people" in captions
+    assert any("has no texts" in i.value for i in at.info)  # the demo has no texts: numbers only
+    # the first listed pair is discordant (discordant first)
+    items = [d.value for d in at.dataframe if "discordant" in d.value.columns]
+    assert items and bool(items[0]["discordant"].iloc[0]) == (items[0]["discordant"].any())
+    assert at.query_params["ex"] == "metric.weak"
+    assert at.query_params["ex_item"]  # the shown pair is in the URL
+
+
+def test_choosing_opens_and_closes_the_panel(demo_env):
+    at = new_app({"dataset": "demo", "human": "human.quality", "metric": ["metric.good"]}).run()
+    at.switch_page("pages/correlations.py").run()
+    assert_clean(at)
+    assert not _panel_open(at)  # nothing chosen: no panel
+    at.selectbox(key="w:ex_metric").set_value("metric.good").run()
+    assert_clean(at)
+    assert _panel_open(at)
+    at.sidebar.radio(key="w:level").set_value("input").run()
+    assert_clean(at)
+    assert "the mean of" in " ".join(c.value for c in at.caption)
+    pick = at.selectbox(key="w:ex_item")
+    second = pick.options[1].split(" (")[0]  # options are labels: "input (its value)"
+    pick.set_value(second).run()
+    assert_clean(at)
+    assert at.query_params["ex_item"] == second
+    at.toggle[0].set_value(True).run()  # the meeting view
+    assert_clean(at)
+    assert at.code and "metric.good" in at.code[0].value
+
+
+def test_report_collects_the_examples_and_the_link(demo_env):
+    from metaeval_ui import exports
+
+    at = new_app({"dataset": "demo", "human": "human.quality", "metric": ["metric.good"], "ex": "metric.good",
+                  "level": "global"}).run()
+    at.switch_page("pages/correlations.py").run()
+    assert_clean(at)
+    assert "rank" in " ".join(c.value for c in at.caption)
+    snap = at.session_state["_export_snapshot"]
+    titles = [item.title for item in snap["items"]]
+    assert "Examples: metric.good (global, kendall)" in titles
+    page = exports.report_html(snap)
+    assert "Examples: metric.good" in page and "rank_gap" in page
+    assert "ex=metric.good" in page  # the report's shareable link reopens the examples
+
+
+def test_summeval_panel_shows_texts(real_env):
+    at = new_app({"dataset": "summeval", "human": "expert.relevance", "metric": ["rouge-1.f1"], "ex": "rouge-1.f1",
+                  "level": "input"}).run()
+    at.switch_page("pages/correlations.py").run()
+    assert_clean(at)
+    assert _panel_open(at)
+    assert not any("has no texts" in i.value for i in at.info)
+    text = " ".join(m.value for m in at.markdown)
+    assert "**Source**" in text and "**Reference**" in text
+    outputs = [d.value for d in at.dataframe if "output" in d.value.columns]
+    assert outputs and outputs[0]["output"].notna().any()
+
+
+def test_wmt_system_pair_shows_both_translations(real_env):
+    at = new_app({"dataset": "wmt22-zhen", "metric": ["COMET-22-refA"], "ex": "COMET-22-refA"}).run()
+    at.switch_page("pages/correlations.py").run()
+    assert_clean(at)
+    assert _panel_open(at)
+    pair = at.selectbox(key="w:ex_item").value
+    a, b = pair.split(" | ")
+    text = " ".join(m.value for m in at.markdown)
+    assert f"**{a}**" in text and f"**{b}**" in text and "**Source**" in text
+
+
+def test_hanna_says_there_are_no_texts(real_env):
+    at = new_app({"dataset": "hanna", "human": "Coherence", "metric": ["BLEU"], "ex": "BLEU"}).run()
+    at.switch_page("pages/correlations.py").run()
+    assert_clean(at)
+    assert any("has no texts" in i.value for i in at.info)
+
+
+@pytest.mark.parametrize("dataset", ["pandalm", "llmbar"])
+def test_judges_leaderboard_panel(real_env, dataset):
+    at = new_app({"jdataset": dataset}).run()
+    at.switch_page("pages/judges_leaderboard.py").run()
+    assert_clean(at)
+    judges = at.selectbox(key="w:ex_metric").options
+    at.selectbox(key="w:ex_metric").set_value(judges[1]).run()
+    assert_clean(at)
+    assert _panel_open(at)
+    text = " ".join(m.value for m in at.markdown)
+    assert "**Instruction**" in text and "**Response A" in text and "**Response B" in text
+    assert at.query_params["ex"] == judges[1]
+
+
+def test_significance_cell_lists_where_two_metrics_differ(demo_env):
+    at = new_app({"dataset": "demo", "human": "human.quality", "metric": ["metric.good", "metric.weak"],
+                  "sig_k": "200"}).run()
+    at.switch_page("pages/significance.py").run()
+    assert_clean(at)
+    assert not _panel_open(at)
+    at.selectbox(key="w:ex_metric").set_value("metric.good vs metric.weak").run()
+    assert_clean(at)
+    assert _panel_open(at)
+    assert "where the two differ" in " ".join(c.value for c in at.caption)
+    assert at.query_params["ex"] == "metric.good vs metric.weak"
+
+
+def test_realistic_pairs_band_lists_its_pairs(demo_env):
+    at = new_app({"dataset": "demo", "human": "human.quality", "dk": "200"}).run()
+    at.switch_page("pages/pairs.py").run()
+    assert_clean(at)
+    band = [t for t in at.toggle if t.key == "ex_band"]
+    assert band
+    band[0].set_value(True).run()
+    assert_clean(at)
+    assert _panel_open(at)
+    captions = " ".join(c.value for c in at.caption)
+    assert "metric difference" in captions
+    shown = [m.value for m in at.metric if m.label == "Pairs in band"]
+    assert shown and f"({shown[0]} of" in captions  # the panel lists exactly the band's pairs
+
+
+def test_an_examples_choice_of_another_page_closes_silently(demo_env):
+    at = new_app({"dataset": "demo", "human": "human.quality", "metric": ["metric.good"], "ex": "GPT-4/Vanilla",
+                  "ex_item": "nowhere"}).run()
+    at.switch_page("pages/correlations.py").run()
+    assert_clean(at)
+    assert not _panel_open(at)
+    shown = " ".join(x.value for x in [*at.caption, *at.warning, *at.info])
+    assert "GPT-4/Vanilla" not in shown and "nowhere" not in shown
+    at.selectbox(key="w:ex_metric").set_value("metric.good").run()
+    assert_clean(at)
+    assert _panel_open(at) and "nowhere" not in " ".join(x.value for x in [*at.caption, *at.warning])
