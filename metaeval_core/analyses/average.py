@@ -27,6 +27,7 @@ from typing import Literal, Mapping, Sequence
 import numpy as np
 
 from metaeval_core._checks import as_generator, check_choice, check_confidence_level, check_int, check_probability
+from metaeval_core.wording import finite_or_none
 from metaeval_core._frames import ToFrame
 from metaeval_core.analyses.practice.clusters import SignificanceClusters, significance_clusters
 from metaeval_core.data.dataset import POOLS, Dataset, DatasetError
@@ -221,9 +222,7 @@ class TaskAverage(ToFrame):
     def to_records(self) -> list[dict]:
         """One row per metric, ranked (averaged metrics by cluster and average, then those without an average);
         each task's value in a column named by its label."""
-        def num(v: float) -> float | None:
-            return float(v) if np.isfinite(v) else None
-
+        num = finite_or_none
         order = sorted(range(len(self.metrics)), key=lambda i: (
             bool(self.reasons[i]), self.rank(self.metrics[i]) or 0,
             -self.average[i] if np.isfinite(self.average[i]) else 0.0, i))

@@ -111,8 +111,11 @@ def cmd_high_range(args: argparse.Namespace) -> None:
     if args.json:
         cli.emit(args, result.to_dict())
         return
+    from metaeval_core.wording import number
+
     cli.say(f"baseline {result.baseline}: {result.mean_kept:.2f} of {len(result.system_names)} "
-          f"{dataset.vocabulary.outputs} kept per input; mean Kendall tau all {result.mean_tau_all:.3f}, top range {result.mean_tau_top:.3f}")
+            f"{dataset.vocabulary.outputs} kept per input; mean Kendall tau all {number(result.mean_tau_all)}, "
+            f"top range {number(result.mean_tau_top)}")
     cli.print_table(result.to_records())
     print()
     cli.print_table(result.curve_records())

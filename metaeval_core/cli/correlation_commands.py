@@ -12,6 +12,7 @@ from metaeval_core.cli.common import (
 )
 from metaeval_core.cli.options import CI_METHODS, POOLS
 from metaeval_core.cli.output import emit, print_table, say
+from metaeval_core.wording import number
 
 
 def cmd_correlate(args: argparse.Namespace) -> None:
@@ -95,7 +96,7 @@ def cmd_delta(args: argparse.Namespace) -> None:
             row = {"l": float(low)}
             for c, up in enumerate(grid.upper):
                 t = grid.tau[r, c]
-                row[f"u={up:.3g}"] = None if np.isnan(t) else f"{t:.2f} ({int(grid.n_pairs[r, c])})"
+                row[f"u={up:.3g}"] = None if np.isnan(t) else f"{number(t, 2)} ({int(grid.n_pairs[r, c])})"
             rows.append(row)
         print_table(rows)
         return

@@ -6,9 +6,11 @@ a permutation p-value or an undefined number is:
 
 * :func:`percentile_bounds`: the central ``confidence_level`` range of the defined (non-NaN) resampled values;
 * :func:`count_pvalue`: ``(1 + #{values at least as extreme}) / (1 + k)`` over the defined values, never 0;
-* :func:`block_draws`: bootstrap indices, swap bits or permutations in fixed blocks of :data:`BLOCK` resamples,
-  block ``g`` from child stream ``g`` of ``SeedSequence(seed)``, so the draws never depend on the batch size and
-  only the blocks being evaluated are held in memory;
+* :func:`block_generators`: the one draw scheme, fixed blocks of :data:`BLOCK` resamples, block ``g`` from child
+  stream ``g`` of ``SeedSequence(seed)``, so the draws never depend on the batch size (the correlation bootstrap
+  draws its system and input indices this way, ``stats.resampling._draw_bootstrap_indices``);
+* :func:`block_draws`: bootstrap indices, swap bits or permutations in those blocks, chunk by chunk, so only the
+  blocks being evaluated are held in memory (the judges);
 * :func:`finite_or_none`: a number as JSON says it (None when undefined; defined in :mod:`metaeval_core.wording`,
   the core's lowest floor, so the data layer shares it).
 

@@ -16,6 +16,7 @@ from typing import Sequence
 import numpy as np
 
 from metaeval_core._checks import RngLike, as_generator, check_choice, check_int
+from metaeval_core.wording import finite_or_none
 from metaeval_core.stats.coefficients import kendall, pair_kernel_fits
 from metaeval_core.data.dataset import Dataset, Pool, POOLS
 from metaeval_core.stats.pairs import _default_batch, _index_dtype, resampled_means
@@ -51,8 +52,8 @@ class StabilityCurve:
                 "measure": self.measure,
                 "pool": self.pool,
                 "m": int(m),
-                "mean": None if np.isnan(mu) else float(mu),
-                "std": None if np.isnan(sd) else float(sd),
+                "mean": finite_or_none(mu),
+                "std": finite_or_none(sd),
                 "n_defined": int(nd),
             }
             for m, mu, sd, nd in zip(self.sizes, self.mean, self.std, self.n_defined)

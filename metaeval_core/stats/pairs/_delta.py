@@ -19,6 +19,7 @@ from typing import Literal, get_args
 import numpy as np
 
 from metaeval_core._checks import check_choice, check_int
+from metaeval_core.wording import finite_or_none
 from metaeval_core.data.checks import check_human
 from metaeval_core.stats.coefficients import kendall_counts_from_signs, tau_b_from_counts
 from metaeval_core.stats.correlation import correlation_inputs
@@ -135,8 +136,7 @@ class DeltaResult(ToFrame):
     def to_dict(self) -> dict:
         out = {name: getattr(self, name) for name in self.__dataclass_fields__}
         for key in ("estimate", "lower", "upper", "share_of_pairs"):
-            value = float(out[key])
-            out[key] = value if np.isfinite(value) else None
+            out[key] = finite_or_none(out[key])
         return out
 
 

@@ -13,6 +13,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 
 from metaeval_core._checks import as_generator, check_callable, check_choice, check_int, check_probability
+from metaeval_core.wording import finite_or_none
 from metaeval_core._frames import ToFrame
 from metaeval_core.data.dataset import Dataset, Pool, POOLS
 from metaeval_core.stats.coefficients import (
@@ -94,9 +95,7 @@ class PairwiseTable(ToFrame):
 
     def to_records(self) -> list[dict]:
         """One dict per ordered pair (x, y), x != y, in row-major order."""
-        def num(v):
-            return None if not np.isfinite(v) else float(v)
-
+        num = finite_or_none
         records = []
         for i, x in enumerate(self.metrics):
             for j, y in enumerate(self.metrics):
