@@ -50,6 +50,17 @@ def test_every_package_face_only_re_exports():
     assert offenders == [], "define these in a named submodule and re-export them: " + ", ".join(offenders)
 
 
+def test_every_class_name_is_unique():
+    """One name, one idea: two classes of the same name (three ``Conventions``, two ``ChanceBaseline`` before issue
+    32) make a reader guess which one a function returns."""
+    where: dict[str, list[str]] = {}
+    for path in sorted([*REPO.glob("metaeval_core/**/*.py"), *REPO.glob("metaeval_ui/**/*.py")]):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ClassDef):
+                where.setdefault(node.name, []).append(str(path.relative_to(REPO)))
+    assert {name: paths for name, paths in where.items() if len(paths) > 1} == {}
+
+
 def test_the_registry_knows_the_pairwise_loaders_the_judges_define():
     """The registry checks pairwise loader names without importing the judges floor: the two lists agree."""
     from metaeval_core.data.registry import PAIRWISE_LOADER_NAMES
