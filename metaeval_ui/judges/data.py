@@ -265,8 +265,9 @@ def scores(_data: PairwiseData, key: DataKey, pair_set: str, reference: str, inv
         return ()
     from metaeval_core.judges.coverage import score_accuracy_on_own_items
 
-    return score_accuracy_on_own_items(data, judges, reference=reference, invalid=invalid, n_resamples=res.n_resamples,
-                                       rng=res.seed, confidence_level=res.confidence_level)
+    return score_accuracy_on_own_items(data, judges, reference=reference, invalid=invalid,
+                                       n_resamples=res.n_resamples, rng=res.seed,
+                                       confidence_level=res.confidence_level)
 
 
 def scoring(data: PairwiseData) -> tuple[str, ...]:
