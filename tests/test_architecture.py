@@ -5,6 +5,7 @@ that only re-export."""
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -48,6 +49,27 @@ def test_every_package_face_only_re_exports():
             if not names or not names <= LAZY_FACE:
                 offenders.append(f"{path.relative_to(REPO)}:{node.lineno}")
     assert offenders == [], "define these in a named submodule and re-export them: " + ", ".join(offenders)
+
+
+def test_every_class_name_is_unique():
+    """One name, one idea: two classes of the same name (three ``Conventions``, two ``ChanceBaseline`` before issue
+    32) make a reader guess which one a function returns."""
+    where: dict[str, list[str]] = {}
+    for path in sorted([*REPO.glob("metaeval_core/**/*.py"), *REPO.glob("metaeval_ui/**/*.py")]):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ClassDef):
+                where.setdefault(node.name, []).append(str(path.relative_to(REPO)))
+    assert {name: paths for name, paths in where.items() if len(paths) > 1} == {}
+
+
+def test_options_reach_the_core_by_name():
+    """Options travel as frozen values whose fields are passed by name (``rng=res.seed``), never spread from a
+    helper (``**res.kwargs()``), which no reader can follow."""
+    spread = re.compile(r"\*\*\s*[A-Za-z_][A-Za-z0-9_.]*\.kwargs\(\)|\*\*_opts\(")
+    offenders = [f"{path.relative_to(REPO)}:{k}" for path in sorted([*REPO.glob("metaeval_ui/**/*.py"),
+                                                                       *REPO.glob("pages/*.py")])
+                 for k, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if spread.search(line)]
+    assert offenders == []
 
 
 def test_the_registry_knows_the_pairwise_loaders_the_judges_define():

@@ -31,7 +31,7 @@ from metaeval_core.stats.montecarlo import finite_or_none
 from metaeval_core.wording import bounds as _bounds
 from metaeval_core.wording import correction_label, separation_sentence
 
-__all__ = ["CEILING_RULE", "ORDERING", "LeaderboardRow", "MetricsLeaderboard", "assemble_leaderboard",
+__all__ = ["CEILING_RULE", "ORDERING", "MetricsLeaderboardRow", "MetricsLeaderboard", "assemble_leaderboard",
            "chance_groups", "doubts", "metrics_leaderboard"]
 
 RowKind = Literal["metric", "chance", "human ceiling"]
@@ -43,7 +43,7 @@ CEILING_RULE = ("one row per annotator of the human measure, scored against the 
 
 
 @dataclass(frozen=True)
-class LeaderboardRow:
+class MetricsLeaderboardRow:
     """One row: a metric (ranked), a chance baseline or a human ceiling (never ranked).
 
     ``cluster`` is the significance cluster of a metric (None on other rows); ``epsilon`` the tie threshold of the
@@ -81,7 +81,7 @@ class MetricsLeaderboard(ToFrame):
     human: str
     level: str
     coefficient: str
-    rows: tuple[LeaderboardRow, ...]
+    rows: tuple[MetricsLeaderboardRow, ...]
     test: str
     alternative: str
     correction: str
@@ -98,7 +98,7 @@ class MetricsLeaderboard(ToFrame):
     ceiling_rule: str = CEILING_RULE
 
     @property
-    def metrics(self) -> tuple[LeaderboardRow, ...]:
+    def metrics(self) -> tuple[MetricsLeaderboardRow, ...]:
         """The ranked rows (kind 'metric')."""
         return tuple(r for r in self.rows if r.kind == "metric")
 
@@ -304,15 +304,15 @@ def assemble_leaderboard(
     groups = chance_groups(list(chance))
     reasons = doubts(ranks, groups)
     epsilons = dict(epsilons or {})
-    rows = [LeaderboardRow("metric", m, float(e), float(lo), float(hi), cluster=int(c),
-                           epsilon=_float(epsilons.get(m, math.nan)), doubt=d)
+    rows = [MetricsLeaderboardRow("metric", m, float(e), float(lo), float(hi), cluster=int(c),
+                                  epsilon=_float(epsilons.get(m, math.nan)), doubt=d)
             for (c, m, e, lo, hi), d in zip(ranks.itertuples(index=False, name=None), reasons)]
-    rows += [LeaderboardRow("chance", str(g["label"]), _float(g["estimate"]), _float(g["low"]), _float(g["high"]),
-                            covers=tuple(g["metrics"])) for _, g in groups.iterrows()]
+    rows += [MetricsLeaderboardRow("chance", str(g["label"]), _float(g["estimate"]), _float(g["low"]),
+                                   _float(g["high"]), covers=tuple(g["metrics"])) for _, g in groups.iterrows()]
     if ceiling is not None:
         others = "the others" if getattr(ceiling, "annotators", "persons") == "persons" else "the other slots"
-        rows += [LeaderboardRow("human ceiling", f"{r.annotator} vs {others}", float(r.estimate), float(r.low),
-                                float(r.high)) for r in ceiling.rows]
+        rows += [MetricsLeaderboardRow("human ceiling", f"{r.annotator} vs {others}", float(r.estimate),
+                                       float(r.low), float(r.high)) for r in ceiling.rows]
     return MetricsLeaderboard(human, level, coefficient, tuple(rows), test, alternative, correction, family,
                               float(alpha), interval_method, float(confidence_level), int(n_resamples), table,
                               chance_note, ceiling_note, seed)

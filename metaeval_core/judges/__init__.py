@@ -22,7 +22,7 @@ Agreement with people (``agreement``)
     ``'three-class'``/``'drop-reference-ties'``/``'drop-any-tie'``; ``invalid`` ``'wrong'``/``'drop'``/``'tie'``;
     ``reference`` ``'auto'``/``'majority'``/``'gold'``/a rater id (:func:`resolve_reference`).
     :func:`human_ceiling` (each annotator against the majority of the others, an :class:`AgreementTable`),
-    :func:`chance_baseline` (verdicts permuted over items -> :class:`ChanceBaseline` per judge),
+    :func:`chance_baseline` (verdicts permuted over items -> :class:`JudgeChanceBaseline` per judge),
     :func:`rater_alpha` (Krippendorff's alpha among several raters -> :class:`RaterAlpha`),
     :func:`agreement_by_subset` (per pair set or item attribute, chance p-values corrected over all subsets and
     judges -> :class:`SubsetAgreement`).
@@ -32,7 +32,7 @@ Judge against judge (``compare``)
     :class:`~metaeval_core.stats.significance.PairwiseTable` and WMT-style significance ``clusters``.
 Leaderboard (``leaderboard``)
     :func:`judge_leaderboard` -> :class:`JudgeLeaderboard`: in one call, each judge's agreement with interval,
-    significance cluster and chance level (:class:`LeaderboardRow` of kind ``'judge'``), then the annotators and
+    significance cluster and chance level (:class:`JudgeLeaderboardRow` of kind ``'judge'``), then the annotators and
     a chance row (kind ``'chance'``), the annotators and the human ceiling (kinds ``'annotator'``,
     ``'human-ceiling'``, one stated rule) when the reference is the human majority of at least two annotators;
     keeps the underlying ``agreement``, ``chance``, ``comparison`` (clusters) and ``ceiling``; its sentences are
@@ -68,11 +68,11 @@ from metaeval_core.judges._kernel import (  # noqa: F401
     INVALID_CONVENTIONS, ORDER_MODES, STATISTICS, TIE_CONVENTIONS,
 )
 from metaeval_core.judges.agreement import (  # noqa: F401
-    AgreementTable, ChanceBaseline, JudgeAgreement, RaterAlpha, SubsetAgreement, agreement_by_subset, chance_baseline,
-    human_ceiling, judge_agreement, rater_alpha, resolve_reference,
+    AgreementTable, JudgeAgreement, JudgeChanceBaseline, RaterAlpha, SubsetAgreement, agreement_by_subset,
+    chance_baseline, human_ceiling, judge_agreement, rater_alpha, resolve_reference,
 )
 from metaeval_core.judges.compare import PERMUTATION_METHOD, JudgeComparison, compare_judges, draw_swaps  # noqa: F401
-from metaeval_core.judges.leaderboard import JudgeLeaderboard, LeaderboardRow, judge_leaderboard  # noqa: F401
+from metaeval_core.judges.leaderboard import JudgeLeaderboard, JudgeLeaderboardRow, judge_leaderboard  # noqa: F401
 from metaeval_core.judges import wording  # noqa: F401
 from metaeval_core.judges.loaders import attach_verdicts, load_judgebench  # noqa: F401
 from metaeval_core.judges.raters import (  # noqa: F401
@@ -96,10 +96,10 @@ __all__ = [
     "PairwiseData", "Rater", "majority_verdict",
     "PAIRWISE_LOADERS", "load_pairwise", "load_pandalm", "load_llmbar",
     "STATISTICS", "ORDER_MODES", "TIE_CONVENTIONS", "INVALID_CONVENTIONS",
-    "AgreementTable", "JudgeAgreement", "ChanceBaseline", "judge_agreement", "human_ceiling", "chance_baseline",
+    "AgreementTable", "JudgeAgreement", "JudgeChanceBaseline", "judge_agreement", "human_ceiling", "chance_baseline",
     "resolve_reference", "RaterAlpha", "rater_alpha", "SubsetAgreement", "agreement_by_subset",
     "JudgeComparison", "compare_judges", "draw_swaps", "PERMUTATION_METHOD",
-    "JudgeLeaderboard", "LeaderboardRow", "judge_leaderboard",
+    "JudgeLeaderboard", "JudgeLeaderboardRow", "judge_leaderboard",
     "Estimate", "PositionalBias", "LengthPreference", "positional_bias", "length_preference", "output_lengths",
     "RANKING_METHODS", "RANK_COEFFICIENTS", "SystemRanking", "DavidsonFit", "RankingAgreement", "ClosePairs",
     "system_ranking", "davidson_fit", "ranking_agreement", "close_pair_agreement",

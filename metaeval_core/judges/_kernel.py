@@ -42,7 +42,7 @@ _DENSE_ONE_HOT = 8_000_000
 
 
 @dataclass(frozen=True)
-class Conventions:
+class VerdictCounting:
     """How ties and invalid verdicts count; see :func:`count_mask`."""
 
     ties: str = "three-class"
@@ -58,7 +58,7 @@ def read_invalid(judge: np.ndarray, invalid: str) -> np.ndarray:
     return np.where(judge == INVALID, TIE, judge) if invalid == "tie" else judge
 
 
-def count_mask(judge: np.ndarray, reference: np.ndarray, conv: Conventions) -> np.ndarray:
+def count_mask(judge: np.ndarray, reference: np.ndarray, conv: VerdictCounting) -> np.ndarray:
     """Which (item, order) cells count: both verdicts present, and the conventions keep the cell.
 
     * ``ties='three-class'``: a tie is a third class; every cell counts.
@@ -83,7 +83,7 @@ def order_slots(mode: str) -> tuple[int, ...]:
     return (ORDERS.index(mode),) if mode in ORDERS else (0, 1)
 
 
-def accuracy_columns(judge: np.ndarray, reference: np.ndarray, mode: str, conv: Conventions) -> np.ndarray:
+def accuracy_columns(judge: np.ndarray, reference: np.ndarray, mode: str, conv: VerdictCounting) -> np.ndarray:
     """Per-item (counted, correct) for accuracy; ``judge`` (..., n, J, 2) codes, ``reference`` (n, J).
 
     Returns (..., n, J, 2) floats. ``'average'`` and ``'both'`` count an item only when both orders count;
@@ -146,7 +146,7 @@ class CategoryColumns:
         return (cell[..., None] == np.arange(self.m)).reshape(cell.shape[0], -1).astype(np.float64)
 
 
-def confusion_cells(judge: np.ndarray, reference: np.ndarray, mode: str, conv: Conventions) -> np.ndarray:
+def confusion_cells(judge: np.ndarray, reference: np.ndarray, mode: str, conv: VerdictCounting) -> np.ndarray:
     """Per item, judge and order read: the confusion cell ``judge * 4 + reference`` (judge x reference over A, B,
     tie, invalid), or -1 where the cell does not count. Returns (..., n, J, O) int8 (O = 1 or 2).
 
@@ -215,7 +215,7 @@ def alpha_from_confusion(conf: np.ndarray) -> np.ndarray:
 Columns = Union[np.ndarray, CategoryColumns]
 
 
-def columns_for(statistic: str, judge: np.ndarray, reference: np.ndarray, mode: str, conv: Conventions) -> Columns:
+def columns_for(statistic: str, judge: np.ndarray, reference: np.ndarray, mode: str, conv: VerdictCounting) -> Columns:
     """Per-item columns of ``statistic``: (..., n, J, 2) floats for accuracy, :class:`CategoryColumns` of the
     confusion cells for kappa and alpha."""
     if statistic == "accuracy":

@@ -24,7 +24,7 @@ from metaeval_core._frames import ToFrame
 from metaeval_core.data.dataset import DatasetError
 from metaeval_core.judges import _kernel as kern
 from metaeval_core.judges._kernel import (
-    INVALID_CONVENTIONS, ORDER_MODES, STATISTICS, TIE_CONVENTIONS, Conventions, Invalid, OrderMode, Statistic, Ties,
+    INVALID_CONVENTIONS, ORDER_MODES, STATISTICS, TIE_CONVENTIONS, VerdictCounting, Invalid, OrderMode, Statistic, Ties,
 )
 from metaeval_core.judges.model import INVALID, MISSING, NO_MAJORITY, TIE, NoMajority, PairwiseData, majority_verdict
 from metaeval_core.stats.significance import CORRECTIONS, Correction, correct_pvalues
@@ -187,7 +187,7 @@ def _judges(data: PairwiseData, judges: Sequence[str] | None) -> list[str]:
 
 @dataclass(frozen=True)
 class _Setup:
-    conv: Conventions
+    conv: VerdictCounting
     level: float
     k: int
     batch: int | None
@@ -213,7 +213,7 @@ def _setup(data, judges, statistic, reference, order, ties, invalid, no_majority
     return _Setup(conv, level, k, batch, names, judge, np.repeat(ref[:, None], len(names), axis=1), what)
 
 
-def _check(data, statistic, order, ties, invalid, no_majority) -> Conventions:
+def _check(data, statistic, order, ties, invalid, no_majority) -> VerdictCounting:
     if not isinstance(data, PairwiseData):
         raise TypeError(f"data must be a PairwiseData (from load_pairwise); got {type(data).__name__}")
     check_choice(statistic, "statistic", STATISTICS)
@@ -222,13 +222,13 @@ def _check(data, statistic, order, ties, invalid, no_majority) -> Conventions:
     if order == "both" and statistic != "accuracy":
         raise ValueError("order='both' (agreement in both presentation orders at once) is an accuracy; "
                          f"{statistic} is computed per order ('original', 'swapped') or on their 'average'")
-    return Conventions(ties=ties, invalid=invalid)
+    return VerdictCounting(ties=ties, invalid=invalid)
 
 
 # ---------------------------------------------------------------------------------------------------------
 # The core computation, shared by judges and the human ceiling
 # ---------------------------------------------------------------------------------------------------------
-def _scope_counts(judge: np.ndarray, reference: np.ndarray, order: str, conv: Conventions) -> dict[str, np.ndarray]:
+def _scope_counts(judge: np.ndarray, reference: np.ndarray, order: str, conv: VerdictCounting) -> dict[str, np.ndarray]:
     slots = list(kern.order_slots(order))
     v = judge[:, :, slots]
     present = (v != MISSING).all(axis=2) & (reference != MISSING)
@@ -381,7 +381,7 @@ def human_ceiling(
 
 
 @dataclass(frozen=True)
-class ChanceBaseline(ToFrame):
+class JudgeChanceBaseline(ToFrame):
     """What a judge's statistic would be by chance: its verdicts permuted over items (marginals kept).
 
     ``mean`` is the average over permutations and ``low``/``high`` the central ``confidence_level`` range of
@@ -426,7 +426,7 @@ def chance_baseline(
     n_resamples: int = 1000,
     rng: np.random.Generator | int | None = None,
     batch: int | None = None,
-) -> tuple[ChanceBaseline, ...]:
+) -> tuple[JudgeChanceBaseline, ...]:
     """The chance level of each judge's agreement: its verdicts shuffled over the items, the reference fixed.
 
     Each permutation moves whole items (both orders' verdicts together), so the judge's share of A, B, tie
@@ -435,7 +435,7 @@ def chance_baseline(
 
     Returns
     -------
-    tuple of ChanceBaseline
+    tuple of JudgeChanceBaseline
         One per judge, with the conventions named.
 
     References
@@ -460,7 +460,7 @@ def chance_baseline(
     out = []
     for j, name in enumerate(names):
         p, _ = count_pvalue(values[:, j], observed[j])  # the permutation p-value every test uses
-        out.append(ChanceBaseline(judge=name, reference=what, statistic=statistic, order=order, ties=conv.ties,
+        out.append(JudgeChanceBaseline(judge=name, reference=what, statistic=statistic, order=order, ties=conv.ties,
                                   invalid=conv.invalid, observed=float(observed[j]), mean=float(mean[j]),
                                   low=float(low[j]), high=float(high[j]), pvalue=float(p), n_defined=int(defined[j]),
                                   n_resamples=k, confidence_level=level))
@@ -630,7 +630,7 @@ def agreement_by_subset(
                            chance_pvalue_corrected=correct_pvalues(p, method=correction), correction=correction)
 
 
-__all__ = ["AgreementTable", "ChanceBaseline", "JudgeAgreement", "chance_baseline", "human_ceiling",
+__all__ = ["AgreementTable", "JudgeChanceBaseline", "JudgeAgreement", "chance_baseline", "human_ceiling",
            "judge_agreement", "resolve_reference", "RaterAlpha", "rater_alpha", "SubsetAgreement",
            "agreement_by_subset", "INVALID_CONVENTIONS", "ORDER_MODES", "STATISTICS",
            "TIE_CONVENTIONS"]

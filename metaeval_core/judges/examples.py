@@ -124,7 +124,7 @@ def judge_examples(
     check_choice(view, "view", EXAMPLE_VIEWS)
     check_choice(order, "order", ORDER_MODES)
     check_choice(no_majority, "no_majority", NO_MAJORITY)
-    conv = kern.Conventions(ties=ties, invalid=invalid)
+    conv = kern.VerdictCounting(ties=ties, invalid=invalid)
     j = data.rater_index(judge)
     verdicts = kern.read_invalid(data.verdicts[:, j, :], conv.invalid)
     if view == "flips":

@@ -18,7 +18,7 @@ from metaeval_core.data.dataset import DatasetError
 from metaeval_core.judges import _kernel as kern
 from metaeval_core.judges._kernel import Invalid, OrderMode, Statistic, Ties
 from metaeval_core.judges.agreement import (
-    AgreementTable, ChanceBaseline, chance_baseline, human_ceiling, judge_agreement,
+    AgreementTable, JudgeChanceBaseline, chance_baseline, human_ceiling, judge_agreement,
 )
 from metaeval_core.judges.biases import Estimate
 from metaeval_core.judges.compare import JudgeComparison, compare_judges
@@ -40,7 +40,7 @@ CEILING_RULE = ("each annotator scored against the strict majority of the other 
 
 
 @dataclass(frozen=True)
-class LeaderboardRow:
+class JudgeLeaderboardRow:
     """One row of the leaderboard.
 
     ``kind`` is ``'judge'`` (``cluster`` its significance rank, None when its value is undefined; ``chance_*``
@@ -82,7 +82,7 @@ class JudgeLeaderboard(ToFrame):
     the annotators and the human ceiling.
 
     ``agreement`` is the judges' :class:`~metaeval_core.judges.agreement.AgreementTable`, ``chance`` their
-    :class:`~metaeval_core.judges.agreement.ChanceBaseline` (one-sided permutation p-values, also corrected
+    :class:`~metaeval_core.judges.agreement.JudgeChanceBaseline` (one-sided permutation p-values, also corrected
     with ``chance_correction`` over the judges in the rows), ``comparison`` the judge-vs-judge tests and
     clusters (None with fewer than two defined judges), ``ceiling`` the annotators' table and ``ceiling_mean``
     their mean with the interval of the mean over the same resamples (None when there is no ceiling, and
@@ -90,9 +90,9 @@ class JudgeLeaderboard(ToFrame):
     (judges scored on different items, judges undefined under the order asked).
     """
 
-    rows: tuple[LeaderboardRow, ...]
+    rows: tuple[JudgeLeaderboardRow, ...]
     agreement: AgreementTable
-    chance: tuple[ChanceBaseline, ...]
+    chance: tuple[JudgeChanceBaseline, ...]
     comparison: JudgeComparison | None
     ceiling: AgreementTable | None
     ceiling_mean: Estimate | None
@@ -116,10 +116,10 @@ class JudgeLeaderboard(ToFrame):
     def clusters(self) -> SignificanceClusters | None:
         return None if self.comparison is None else self.comparison.clusters
 
-    def judge_rows(self) -> tuple[LeaderboardRow, ...]:
+    def judge_rows(self) -> tuple[JudgeLeaderboardRow, ...]:
         return tuple(r for r in self.rows if r.kind == "judge")
 
-    def kind_rows(self, kind: str) -> tuple[LeaderboardRow, ...]:
+    def kind_rows(self, kind: str) -> tuple[JudgeLeaderboardRow, ...]:
         return tuple(r for r in self.rows if r.kind == kind)
 
     def to_records(self) -> list[dict]:
@@ -233,7 +233,7 @@ def judge_leaderboard(
     rows = []
     for j in order_rows:
         r = table.rows[j]
-        rows.append(LeaderboardRow(
+        rows.append(JudgeLeaderboardRow(
             name=names[j], kind="judge", estimate=r.estimate, low=r.low, high=r.high, n_items=r.n_items,
             n_invalid=r.n_invalid, n_ties=r.n_judge_ties, cluster=rank.get(names[j]), chance_mean=chance[j].mean,
             chance_low=chance[j].low, chance_high=chance[j].high, chance_pvalue=chance[j].pvalue,
@@ -242,7 +242,7 @@ def judge_leaderboard(
     shown = [c for c in chance if np.isfinite(c.mean)]
     if shown:
         counts = {table.row(c.judge).n_items for c in shown}
-        rows.append(LeaderboardRow(
+        rows.append(JudgeLeaderboardRow(
             name=CHANCE_ROW, kind="chance", estimate=float(np.mean([c.mean for c in shown])),
             low=float(min(c.low for c in shown)), high=float(max(c.high for c in shown)),
             n_items=counts.pop() if len(counts) == 1 else None, n_invalid=0, n_ties=0, cluster=None,
@@ -257,7 +257,7 @@ def judge_leaderboard(
         ceiling = human_ceiling(data, statistic=statistic, ties=ties, invalid=invalid, no_majority="drop",
                                 confidence_level=confidence_level, return_distribution=True, **resampling)
         for row in ceiling.rows:
-            rows.append(LeaderboardRow(
+            rows.append(JudgeLeaderboardRow(
                 name=row.judge, kind="annotator", estimate=row.estimate, low=row.low, high=row.high,
                 n_items=row.n_items, n_invalid=row.n_invalid, n_ties=row.n_judge_ties, cluster=None,
                 chance_mean=nan, chance_low=nan, chance_high=nan, chance_pvalue=nan, chance_pvalue_corrected=nan))
@@ -266,7 +266,7 @@ def judge_leaderboard(
         counts = {r.n_items for r in ceiling.rows}
         mean = Estimate(float(np.mean(ceiling.estimates)), float(low[0]), float(high[0]),
                         int(min(counts)), int(n_defined[0]))
-        rows.append(LeaderboardRow(
+        rows.append(JudgeLeaderboardRow(
             name=CEILING_ROW, kind="human-ceiling", estimate=mean.estimate, low=mean.low, high=mean.high,
             n_items=counts.pop() if len(counts) == 1 else None, n_invalid=0, n_ties=0, cluster=None,
             chance_mean=nan, chance_low=nan, chance_high=nan, chance_pvalue=nan, chance_pvalue_corrected=nan))
@@ -281,5 +281,5 @@ def judge_leaderboard(
         n_items=data.n_items)
 
 
-__all__ = ["CEILING_RULE", "CHANCE_ROW", "CEILING_ROW", "JudgeLeaderboard", "LeaderboardRow", "ROW_KINDS",
+__all__ = ["CEILING_RULE", "CHANCE_ROW", "CEILING_ROW", "JudgeLeaderboard", "JudgeLeaderboardRow", "ROW_KINDS",
            "judge_leaderboard"]

@@ -239,7 +239,7 @@ def reference(data: PairwiseData, box) -> str:
              "annotator."))
 
 
-def conventions(data: PairwiseData, *, statistic: bool = True, order: bool = True) -> jd.Conventions:
+def conventions(data: PairwiseData, *, statistic: bool = True, order: bool = True) -> jd.VerdictScoring:
     """Statistic, reference, presentation order, ties and invalid verdicts (sidebar expander); ``order=False``
     where a page computes every order itself (no control that does nothing)."""
     modes = data.order_modes(ORDER_MODES)  # what the data has: judges run only swapped offer 'swapped'
@@ -254,16 +254,16 @@ def conventions(data: PairwiseData, *, statistic: bool = True, order: bool = Tru
                         if order else orders[0])
         ties = _radio("j_ties", "Ties", TIE_CONVENTIONS, TIES, st)
         invalid = _radio("j_invalid", "Invalid verdicts", INVALID_CONVENTIONS, INVALID, st)
-    return jd.Conventions(stat, ref, chosen_order, ties, invalid)
+    return jd.VerdictScoring(statistic=stat, reference=ref, order=chosen_order, ties=ties, invalid=invalid)
 
 
-def resampling() -> jd.Resampling:
+def resampling() -> jd.ResamplingOptions:
     from metaeval_ui.widgets import resamples_and_seed
 
     with st.sidebar.expander("Bootstrap", expanded=False):
         # 40: a 95% percentile interval needs a resample in each 2.5% tail
         k, seed = resamples_and_seed("j_k", "j_seed", container=st, low=40)
-    return jd.Resampling(k, seed)
+    return jd.ResamplingOptions(n_resamples=k, seed=seed)
 
 
 def stop(message: str, icon: str = ":material/info:") -> None:

@@ -24,7 +24,8 @@ from metaeval_ui.widgets.measures import (
     MEASURE_FIELDS, canonical_choice, measure_label
 )
 from metaeval_ui.widgets.correlation import (
-    LEVEL_HELP, conventions_caption, correlation_settings, CUSTOM_SYSTEMS, SYSTEMS_EXPRESSION_HELP, system_subset
+    LEVEL_HELP, POOL_HELP, conventions_caption, correlation_settings, CUSTOM_SYSTEMS, SYSTEMS_EXPRESSION_HELP,
+    pool_picker, system_subset,
 )
 from metaeval_ui.widgets.page import Context, NO_METRICS, need_measures, sidebar, show_notes, finish
 from metaeval_ui.widgets.controls import resamples_and_seed, upper

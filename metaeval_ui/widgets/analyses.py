@@ -15,6 +15,7 @@ from metaeval_core.stats.correlation import LEVELS
 from metaeval_core.data.dataset import Dataset
 
 from metaeval_ui import state, widgets
+from metaeval_ui.widgets.correlation import pool_picker
 
 
 def reset_on_dataset_change(dataset: Dataset, page: str, names: Sequence[str]) -> None:
@@ -42,27 +43,8 @@ def coefficient(name: str = "coefficient", *, label: str = "Coefficient", contai
 
 
 def pool(dataset: Dataset, *, applies: bool = True) -> str:
-    """The metrics' input pool; disabled (with the reason) without unjudged inputs. On WMT data the default is the
-    conventions' ``all`` (as the Correlations page and the conventions caption say; docs/methods.md sec. 0.6)."""
-    # On WMT data 'all' is the convention even where every segment has some human score (the judged pool is the
-    # chosen human measure's own cells, docs/methods.md sec. 0.2).
-    has_pool = dataset.has_unjudged_pool or dataset.conventions is not None
-    if not has_pool:
-        if state.get("pool") == "all":
-            state.add_note("pool=all is not available: this dataset has no unjudged inputs; using judged")
-        state.put("pool", "judged")
-    fallback = dataset.conventions.pool if dataset.conventions is not None else "judged"
-    key = state.prepare("pool", options=("judged", "all"), fallback=fallback)
-    chosen = state.commit("pool", st.sidebar.radio(
-        "Metric input pool", ("judged", "all"), key=key, horizontal=True, disabled=not has_pool,
-        help="judged: only inputs with human scores (standard); all: judged + unjudged inputs for the metric's "
-             "system means (NAACL 2022; WMT's convention, the default on mt-metrics-eval data). Human measures "
-             "always use the judged inputs."))
-    if not has_pool:
-        st.sidebar.caption("Pool 'all' is disabled: this dataset has no unjudged inputs with metric scores.")
-    elif chosen == "all" and not applies:
-        st.sidebar.caption("Pool 'all' only changes system-level means; this view uses judged inputs.")
-    return chosen
+    """The metrics' input pool (:func:`metaeval_ui.widgets.correlation.pool_picker`, the one pool control)."""
+    return pool_picker(dataset, applies=applies)
 
 
 def systems(dataset: Dataset) -> str:

@@ -60,6 +60,24 @@ def correlation_settings(dataset: Dataset, *, coefficients: Sequence[str] = COEF
         "Coefficient", offered, key=key, horizontal=True,
         help="Kendall = tau-b (ties handled as in scipy). soft-pairwise-accuracy (system level only): agreement of "
              "the metric's and the humans' pairwise permutation p-values (docs/methods.md sec. 11.3)."))
+    pool = pool_picker(dataset, applies=level == "system", container=side, where="this level")
+    systems = system_subset(dataset, side)
+    caption = conventions_caption(dataset, human=state.get("human"), pool=pool, systems=systems)
+    if caption:  # the page's numbers follow these conventions: say so above them (docs/methods.md sec. 0.6)
+        st.caption(":material/rule: " + escape_markdown(caption))
+    return level, coefficient, pool, systems
+
+
+POOL_HELP = ("judged: each system's inputs the human measure scored (standard); all: every input for the metric's "
+             "system means (NAACL 2022; WMT's convention, the default on mt-metrics-eval data). Applies at the "
+             "system level; the input and global levels, and human measures, always use judged inputs.")
+
+
+def pool_picker(dataset: Dataset, *, applies: bool = True, container=None, where: str = "this view") -> str:
+    """The metrics' input pool ('judged' or 'all'); disabled, with the reason, on data without unjudged inputs. On
+    WMT data the default is the conventions' ``all`` (docs/methods.md sec. 0.6). ``applies``: whether the pool
+    changes what the page shows (system-level means); when not, a caption says so for ``where``."""
+    box = container or st.sidebar
     # On WMT data 'all' (every segment) is the convention even where every segment has some human score: the
     # judged pool is the chosen human measure's own cells (docs/methods.md sec. 0.2).
     has_pool = dataset.has_unjudged_pool or dataset.conventions is not None
@@ -69,21 +87,13 @@ def correlation_settings(dataset: Dataset, *, coefficients: Sequence[str] = COEF
         state.put("pool", "judged")
     fallback = dataset.conventions.pool if dataset.conventions is not None else "judged"
     key = state.prepare("pool", options=("judged", "all"), fallback=fallback)
-    pool = state.commit("pool", side.radio(
-        "Metric input pool", ("judged", "all"), key=key, horizontal=True, disabled=not has_pool,
-        help="judged: each system's inputs the human measure scored (standard); all: every input for the metric's "
-             "system means (NAACL 2022; WMT's convention, the default on mt-metrics-eval data). Applies at the "
-             "system level; input/global levels always use judged.",
-    ))
+    pool = state.commit("pool", box.radio("Metric input pool", ("judged", "all"), key=key, horizontal=True,
+                                          disabled=not has_pool, help=POOL_HELP))
     if not has_pool:
-        side.caption("Pool 'all' is disabled: this dataset has no unjudged inputs with metric scores.")
-    elif pool == "all" and level != "system":
-        side.caption("Pool 'all' only changes system-level means; this level uses judged inputs.")
-    systems = system_subset(dataset, side)
-    caption = conventions_caption(dataset, human=state.get("human"), pool=pool, systems=systems)
-    if caption:  # the page's numbers follow these conventions: say so above them (docs/methods.md sec. 0.6)
-        st.caption(":material/rule: " + escape_markdown(caption))
-    return level, coefficient, pool, systems
+        box.caption("Pool 'all' is disabled: this dataset has no unjudged inputs with metric scores.")
+    elif pool == "all" and not applies:
+        box.caption(f"Pool 'all' only changes system-level means; {where} uses judged inputs.")
+    return pool
 
 
 CUSTOM_SYSTEMS = "expression…"
