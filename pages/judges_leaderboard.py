@@ -53,6 +53,7 @@ board_rows = jt.board_view(board, conv.statistic)
 picked = examples.selected_rows(st.dataframe(
     board_rows, hide_index=True, width="stretch", key="judges_board", on_select="rerun", selection_mode="single-row",
     selection_default=examples.table_selection(list(board_rows["judge"]))))
+st.caption(jt.BOARD_NOTE)
 exports.table_download(board, name, label="Download leaderboard (CSV)", title="Judges leaderboard")
 examples.judge_panel(part, jd.key_of(part), [*part.judges_of(), *part.humans], reference=conv.reference, order=conv.order,
                      ties=conv.ties, invalid=conv.invalid,

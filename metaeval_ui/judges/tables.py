@@ -134,9 +134,16 @@ def board_view(board: pd.DataFrame, statistic: str) -> pd.DataFrame:
     """The leaderboard as read: judge, cluster, estimate with its interval, counts and the chance comparison."""
     return compact(board, {"judge": "judge", "kind": "kind", "cluster": "cluster",
                            f"{statistic} [interval]": ("estimate", "low", "high"), "items": "n_items",
-                           "invalid verdicts": "n_invalid", "tie verdicts": "n_ties",
+                           "invalid": "n_invalid", "own ties": "n_ties",
                            "chance [range]": ("chance", "chance_low", "chance_high"),
-                           "p vs chance (one-sided)": "chance_p", "p vs chance (Holm over judges)": "chance_p_holm"})
+                           "p, one-sided": "chance_p", "Holm p": "chance_p_holm"})
+
+
+BOARD_NOTE = ("Columns: items counted (a dash where the row's parts count different items); invalid, own ties: the "
+              "rater's own invalid and tie verdicts (not the reference's ties); chance: the judge's verdicts permuted "
+              "over the items (mean [central range]); p, one-sided: the permutation p-value that the judge agrees "
+              "with the reference more than chance, uncorrected; Holm p: the same, Holm-corrected over the judges of "
+              "this table.")
 
 
 VIEWS = {  # the columns each judges table shows on screen
