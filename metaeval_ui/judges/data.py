@@ -118,8 +118,10 @@ def chance(_data: PairwiseData, key: DataKey, pair_set: str, conv: Conventions,
 def leaderboard(_data: PairwiseData, key: DataKey, pair_set: str, conv: Conventions, alternative: str,
                 correction: str, alpha: float, res: Resampling) -> core.JudgeLeaderboard:
     """The core's leaderboard (the same object ``metaeval judges --view leaderboard`` prints)."""
-    return core.judge_leaderboard(part(_data, pair_set), **_opts(conv), alternative=alternative,
-                                  correction=correction, alpha=alpha, **res.kwargs())
+    return core.judge_leaderboard(part(_data, pair_set), statistic=conv.statistic, reference=conv.reference,
+                                  order=conv.order, ties=conv.ties, invalid=conv.invalid, alternative=alternative,
+                                  correction=correction, alpha=alpha, n_resamples=res.n_resamples, rng=res.seed,
+                                  confidence_level=res.confidence_level)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -250,7 +252,9 @@ def scores(_data: PairwiseData, key: DataKey, pair_set: str, reference: str, inv
         return ()
     from metaeval_core.judges.coverage import score_accuracy_on_own_items
 
-    return score_accuracy_on_own_items(data, judges, reference=reference, invalid=invalid, **res.kwargs())
+    return score_accuracy_on_own_items(data, judges, reference=reference, invalid=invalid,
+                                       n_resamples=res.n_resamples, rng=res.seed,
+                                       confidence_level=res.confidence_level)
 
 
 def scoring(data: PairwiseData) -> tuple[str, ...]:
