@@ -439,8 +439,7 @@ def _view_systems(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
 
 
 def _view_scores(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
-    from metaeval_core.judges import scoring_judges
-    from metaeval_core.judges.coverage import score_accuracy_on_own_items
+    from metaeval_core.judges import score_accuracy, scoring_judges
 
     cli = _cli()
     records = []
@@ -448,9 +447,8 @@ def _view_scores(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
         judges = [j for j in scoring_judges(part) if j in part.judges_of() or data.rater(j).kind == "judge"]
         if not judges:
             continue
-        for row in score_accuracy_on_own_items(part, judges, reference=args.reference,
-                                               confidence_level=args.confidence_level, n_resamples=args.n_resamples,
-                                               rng=args.seed):
+        for row in score_accuracy(part, judges=judges, reference=args.reference,
+                                  confidence_level=args.confidence_level, n_resamples=args.n_resamples, rng=args.seed):
             records.append({"dataset": data.id, "by": args.by, "subset": name, **row.to_dict()})
     if not records:
         raise cli.CLIError(f"--view scores: no judge of {data.id!r} scores the outputs (scores as verdicts need "

@@ -250,11 +250,8 @@ def scores(_data: PairwiseData, key: DataKey, pair_set: str, reference: str, inv
     judges = tuple(j for j in core.scoring_judges(data) if j in data.judges_of())
     if not judges:
         return ()
-    from metaeval_core.judges.coverage import score_accuracy_on_own_items
-
-    return score_accuracy_on_own_items(data, judges, reference=reference, invalid=invalid,
-                                       n_resamples=res.n_resamples, rng=res.seed,
-                                       confidence_level=res.confidence_level)
+    return core.score_accuracy(data, judges=judges, reference=reference, invalid=invalid,
+                               n_resamples=res.n_resamples, rng=res.seed, confidence_level=res.confidence_level)
 
 
 def scoring(data: PairwiseData) -> tuple[str, ...]:
