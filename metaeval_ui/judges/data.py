@@ -18,6 +18,7 @@ import streamlit as st
 from metaeval_core import judges as core
 from metaeval_core.judges import PairwiseData
 
+from metaeval_ui.judges import tables
 from metaeval_ui.data.datasets import (  # noqa: F401 - re-used by the widgets
     VERDICTS_PREFIX as UPLOAD_PREFIX, DatasetChoice, content_sha256, data_dir_key, is_pairwise,
     pairwise_choices as choices,
@@ -159,10 +160,24 @@ def alt_test(_data: PairwiseData, key: DataKey, pair_set: str, epsilon: float, o
                       else "original")
     except ValueError as error:
         return None, None, str(error)
-    summary = pd.DataFrame([{k: v for k, v in r.to_dict().items() if k not in ("annotators",)} for r in results])
-    summary["notes"] = summary["notes"].map(" ".join)
-    summary["skipped"] = summary["skipped"].map(lambda s: ", ".join(f"{x['annotator']} ({x['n_items']})" for x in s))
-    return summary, pd.DataFrame([row for r in results for row in r.to_records()]), ""
+    return (*tables.alt_test_frames(results), "")
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def alt_test_scores(_dataset, key, human: str, judges: tuple[str, ...], alignment: str, epsilon: float,
+                    annotators: str) -> tuple:
+    """The alt-test of metrics against the annotators of the score measure ``human`` (docs/methods.md sec. 18.13),
+    as :func:`alt_test`: (summary, per annotator, '') or (None, None, why) when the data cannot take it (no
+    per-annotator scores, annotators that are slots filled by different people, too few items)."""
+    from metaeval_core.data.errors import DatasetError
+    from metaeval_core.judges.alt_test import alt_test_scores as run
+
+    try:
+        results = run(_dataset, human=human, judges=list(judges), alignment=alignment, epsilon=epsilon,
+                      annotators=annotators)
+    except (DatasetError, ValueError) as error:
+        return None, None, str(error)
+    return (*tables.alt_test_frames(results), "")
 
 
 @st.cache_data(max_entries=16, show_spinner=False)

@@ -27,6 +27,15 @@ def leaderboard(board) -> pd.DataFrame:
     return rows.reindex(columns=BOARD_COLUMNS).reset_index(drop=True)
 
 
+def alt_test_frames(results) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The core's :class:`~metaeval_core.judges.alt_test.AltTest` results as (one row per judge, one row per
+    judge and annotator left out), on verdicts and on scores alike."""
+    summary = pd.DataFrame([{k: v for k, v in r.to_dict().items() if k != "annotators"} for r in results])
+    summary["notes"] = summary["notes"].map(" ".join)
+    summary["skipped"] = summary["skipped"].map(lambda s: ", ".join(f"{x['annotator']} ({x['n_items']})" for x in s))
+    return summary, pd.DataFrame([row for r in results for row in r.to_records()])
+
+
 def chance_frame(chance) -> pd.DataFrame:
     return pd.DataFrame([{"judge": c.judge, "estimate": c.mean, "low": c.low, "high": c.high, "pvalue": c.pvalue}
                          for c in chance])
