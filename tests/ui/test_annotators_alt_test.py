@@ -3,25 +3,17 @@ tested once the user states they are persons; HANNA, whose annotators are slots,
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
+from tests.core.judges.helpers import annotated_scores_csv
 from tests.ui.test_upload import upload
 from tests.ui.ui_helpers import assert_clean, new_app
 
 
-def scores_csv(seed: int = 7) -> bytes:
-    """4 systems x 12 documents (48 items per annotator), 3 named annotators and a metric on their 1-5 scale."""
-    rng = np.random.default_rng(seed)
-    rows = []
-    for s in range(4):
-        for i in range(12):
-            truth = rng.integers(1, 6)
-            for a in ("ann-ana", "ann-ben", "ann-cy"):
-                rows.append(f"sys{s},doc{i},quality,{int(np.clip(truth + rng.integers(-1, 2), 1, 5))},{a},human")
-            rows.append(f"sys{s},doc{i},my-judge,{int(np.clip(truth + rng.integers(-1, 2), 1, 5))},,metric")
-            rows.append(f"sys{s},doc{i},noise,{rng.integers(1, 6)},,metric")
-    return ("system,input,measure,score,annotator,kind\n" + "\n".join(rows) + "\n").encode()
+def scores_csv() -> bytes:
+    """4 systems x 12 documents (48 items per annotator), 3 named annotators, a metric on their 1-5 scale and
+    one drawn at random."""
+    return annotated_scores_csv(7, noise=True).encode()
 
 
 def texts(elements) -> str:
