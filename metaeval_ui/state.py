@@ -152,6 +152,9 @@ FIELDS: dict[str, Field] = {
     "j_delta": Field("jdelta", "float", 0.1),
     "j_judge": Field("jjudge", "str"),
     "j_eps": Field("jeps", "str", "experts"),
+    # the alt-test on score data (pages/annotators.py): alignment, and the user's word that annotators are persons
+    "alt_align": Field("alt_align", "str", "neg-rmse"),
+    "alt_persons": Field("alt_persons", "bool", False),
     # the examples panel (docs/methods.md sec. 19): the metric or judge whose items are open, and the item shown
     "ex_metric": Field("ex", "str"),
     "ex_item": Field("ex_item", "str"),

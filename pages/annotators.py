@@ -3,7 +3,8 @@
 import streamlit as st
 
 from metaeval_ui.data import analyses as da
-from metaeval_ui import exports, widgets
+from metaeval_ui import exports, state, widgets
+from metaeval_ui.judges import data as jd, widgets as jw
 from metaeval_ui.figures import analyses as fa
 from metaeval_ui.widgets import analyses as wa
 from metaeval_ui.errors import escape_markdown, guard
@@ -81,4 +82,32 @@ exports.table_download(alphas, exports.file_name("alpha", ds.id), label="Downloa
 if not corr.empty:
     exports.table_download(corr, exports.file_name("groups", ds.id), label="Download group correlations (CSV)",
                            container=right, title="Correlation between annotator groups")
+
+st.subheader("Could a metric replace the annotators? (alt-test)")
+annotated = da.annotated_measures(ds)
+key = state.prepare("human", options=annotated, fallback=annotated[0])
+human = state.commit("human", st.selectbox("Annotators of", annotated, key=key,
+                                          format_func=lambda m: widgets.measure_label(ds, m)))
+metrics = list(ds.metric_measures)
+key = state.prepare("metrics", options=metrics, multi=True, fallback=widgets.default_metrics(ds, human))
+judges = state.commit("metrics", st.multiselect("Metrics tested as judges", metrics, key=key, format_func=lambda m:
+                                                widgets.measure_label(ds, m),
+                                                help="On the annotators' scale: scores are compared as numbers."))
+eps = jw.epsilon()
+alignment = jw._radio("alt_align", "Alignment", ("neg-rmse", "neg-abs"),
+                      {"neg-rmse": "negative RMSE", "neg-abs": "negative absolute error"}, st)
+persons = False
+if ds.annotators_are(human) == "unknown":
+    key = state.prepare("alt_persons")
+    persons = state.commit("alt_persons", st.toggle(
+        "Each annotator is one person throughout", key=key, help="The file does not say; the test leaves out one "
+        "person at a time, so it needs the same people throughout, not slots filled by different people."))
+tested = None
+if not judges:
+    st.info("Choose at least one metric to test.", icon=":material/info:")
+else:
+    with guard("Could not run the alt-test"), st.spinner("Alt-test…"):
+        tested = jd.alt_test_scores(ds, ctx.key, human, tuple(judges), alignment, eps,
+                                    "persons" if persons else "as-declared")
+jw.alt_test(tested, name=exports.file_name("alt-test", ds.id, human))
 widgets.finish()

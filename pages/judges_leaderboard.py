@@ -53,6 +53,7 @@ board_rows = jt.board_view(board, conv.statistic)
 picked = examples.selected_rows(st.dataframe(
     board_rows, hide_index=True, width="stretch", key="judges_board", on_select="rerun", selection_mode="single-row",
     selection_default=examples.table_selection(list(board_rows["judge"]))))
+st.caption(jt.BOARD_NOTE)
 exports.table_download(board, name, label="Download leaderboard (CSV)", title="Judges leaderboard")
 examples.judge_panel(part, jd.key_of(part), [*part.judges_of(), *part.humans], reference=conv.reference, order=conv.order,
                      ties=conv.ties, invalid=conv.invalid,
@@ -92,22 +93,11 @@ if len(part.humans) < 2:
     st.info(escape_markdown(f"The alt-test leaves out one human annotator at a time: it needs at least two; these "
                             f"items have {len(part.humans)} (a gold label is not a person)."), icon=":material/info:")
 else:
-    eps_key = state.prepare("j_eps", options=list(jx.EPSILON_CHOICES), fallback="experts")
-    who = state.commit("j_eps", st.radio("The annotators are", list(jx.EPSILON_CHOICES), key=eps_key,
-                                         format_func=jx.EPSILON_CHOICES.get, horizontal=True))
+    eps = jw.epsilon()
     tested = None
     with guard("Could not run the alt-test"), st.spinner("Alt-test…"):
-        tested = jd.alt_test(data, key, pair_set, jx.EPSILONS[who], conv.order)
-    if tested is not None and tested[2]:
-        st.info(escape_markdown(f"No alt-test here: {tested[2]}."), icon=":material/info:")
-    elif tested is not None:
-        summary, per_annotator, _ = tested
-        st.markdown(jx.alt_test_sentence(summary))
-        st.caption(escape_markdown(jx.alt_test_caption(summary)))
-        st.dataframe(jt.compact(summary, jt.VIEWS["alt_summary"]), hide_index=True, width="stretch")
-        st.dataframe(jt.compact(per_annotator, jt.VIEWS["alt_annotators"]), hide_index=True, width="stretch")
-        exports.table_download(per_annotator, exports.file_name("judges-alt-test", data.id, pair_set),
-                               label="Download alt-test (CSV)", title="Alt-test per annotator")
+        tested = jd.alt_test(data, key, pair_set, eps, conv.order)
+    jw.alt_test(tested, name=exports.file_name("judges-alt-test", data.id, pair_set))
 
 options = jd.breakdowns(part)
 if options:

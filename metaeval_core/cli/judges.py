@@ -4,7 +4,8 @@
 presentation order and in both, the positional consistency and Cohen's kappa with bootstrap intervals;
 ``--json`` gives one record per judge and pair set (``--by ATTRIBUTE``: per value of an item attribute).
 ``--view leaderboard|bias|systems|scores|describe`` prints the other statistics (clusters, chance and human
-ceiling; position and length biases; system rankings; scores as verdicts; the data and its warnings).
+ceiling; position and length biases; system rankings; scores as verdicts; the data and its warnings); with
+``--view leaderboard --json`` each row carries its block's ``warnings`` and ``sentences`` (what the text prints).
 ``metaeval describe --dataset ID`` on a pairwise dataset
 lands in :func:`describe_pairwise_command`. Registered by :mod:`metaeval_core.cli.main` through
 ``add_commands(command)``.
@@ -211,7 +212,10 @@ def _view_leaderboard(args: argparse.Namespace, data, pair_sets: list[str]) -> N
                                   ties=args.ties, invalid=args.invalid, confidence_level=args.confidence_level,
                                   n_resamples=args.n_resamples, rng=args.seed)
         boards.append((name, board))
-        records += [{"dataset": data.id, "by": args.by, "subset": name, **r} for r in board.to_records()]
+        # the text's warnings and sentences ride on every row of their block, so a JSON reader sees what a
+        # terminal reader sees
+        said = {"warnings": list(board.warnings), "sentences": leaderboard_sentences(board)}
+        records += [{"dataset": data.id, "by": args.by, "subset": name, **r, **said} for r in board.to_records()]
     if args.json:
         cli.emit(args, records)
         return
@@ -435,8 +439,7 @@ def _view_systems(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
 
 
 def _view_scores(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
-    from metaeval_core.judges import scoring_judges
-    from metaeval_core.judges.coverage import score_accuracy_on_own_items
+    from metaeval_core.judges import score_accuracy, scoring_judges
 
     cli = _cli()
     records = []
@@ -444,9 +447,8 @@ def _view_scores(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
         judges = [j for j in scoring_judges(part) if j in part.judges_of() or data.rater(j).kind == "judge"]
         if not judges:
             continue
-        for row in score_accuracy_on_own_items(part, judges, reference=args.reference,
-                                               confidence_level=args.confidence_level, n_resamples=args.n_resamples,
-                                               rng=args.seed):
+        for row in score_accuracy(part, judges=judges, reference=args.reference,
+                                  confidence_level=args.confidence_level, n_resamples=args.n_resamples, rng=args.seed):
             records.append({"dataset": data.id, "by": args.by, "subset": name, **row.to_dict()})
     if not records:
         raise cli.CLIError(f"--view scores: no judge of {data.id!r} scores the outputs (scores as verdicts need "

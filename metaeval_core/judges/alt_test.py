@@ -296,7 +296,7 @@ def alt_test_scores(
                 else "not known to be the same people throughout")
         raise DatasetError(f"the annotators of {human!r} in {dataset.id!r} are {what}: the alt-test leaves out one "
                            "person at a time and compares the judge with the others, so it needs annotators known "
-                           "to be the same people throughout (as SummEval's experts are)"
+                           "to be the same people throughout"
                            + ("; if each annotator of this file is one person, say so (annotators='persons', "
                               "--annotators-are persons)" if identity == "unknown" else ""))
     check_choice(alignment, "alignment", ("neg-rmse", "neg-abs"))

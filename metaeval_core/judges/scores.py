@@ -36,9 +36,10 @@ class ScoreAccuracy(ToFrame):
 
     ``estimate`` (interval ``low``/``high``) is the tie-calibrated accuracy at ``epsilon`` (in the judge's
     score units; the smallest maximiser on all items); ``accuracy_at_zero`` the accuracy when only equal
-    scores tie; ``n_items`` the items counted; ``n_unscored`` the items in scope without both scores
-    (counted wrong, or left out, as ``invalid`` says); ``n_equal`` the items with equal scores;
-    ``epsilon_low``/``epsilon_high`` the central range of the resamples' epsilons.
+    scores tie; ``n_items`` the items counted (the judge's own items: those it gave a verdict or a score on);
+    ``n_unscored`` the items in scope without both scores (counted wrong, or left out, as ``invalid`` says);
+    ``n_equal`` the items with equal scores; ``n_unjudged`` the items of the data the judge never saw (not in
+    scope, never counted); ``epsilon_low``/``epsilon_high`` the central range of the resamples' epsilons.
     """
 
     judge: str
@@ -57,6 +58,7 @@ class ScoreAccuracy(ToFrame):
     confidence_level: float
     n_resamples: int
     n_defined: int
+    n_unjudged: int = 0
 
     def to_dict(self) -> dict:
         return {"judge": self.judge, "reference": self.reference, "estimate": kern.num(self.estimate),
@@ -65,7 +67,7 @@ class ScoreAccuracy(ToFrame):
                 "accuracy_at_zero": kern.num(self.accuracy_at_zero), "n_items": self.n_items,
                 "n_unscored": self.n_unscored, "n_equal": self.n_equal, "invalid": self.invalid,
                 "confidence_level": self.confidence_level, "n_resamples": self.n_resamples,
-                "n_defined": self.n_defined}
+                "n_defined": self.n_defined, "n_unjudged": self.n_unjudged}
 
 
 def scoring_judges(data: PairwiseData) -> tuple[str, ...]:
@@ -110,9 +112,12 @@ def score_accuracy(
     reference, no_majority
         As :func:`~metaeval_core.judges.judge_agreement`.
     invalid : {'wrong', 'drop'}
-        An item in scope without both scores counts as wrong, or is left out.
+        An item in scope without both scores counts as wrong, or is left out. In scope are the judge's own
+        items (a verdict in some order or a score) with a reference: where judges cover different items
+        (LLMBar's Rating strategies judged the LLMBar sets only) an item a judge never saw is not counted.
     confidence_level, n_resamples, rng, batch
-        Percentile bootstrap over items, epsilon re-chosen in every resample.
+        Percentile bootstrap over the judge's own items, epsilon re-chosen in every resample; every judge
+        draws with the same seed (judges with the same items see the same resampled items).
 
     References
     ----------
@@ -130,28 +135,30 @@ def score_accuracy(
     ref, what = resolve_reference(data, reference, no_majority=no_majority)
     za = np.where(ref == A, 1.0, np.where(ref == MISSING, np.nan, 0.0))
     zb = np.where(ref == B, 1.0, np.where(ref == MISSING, np.nan, 0.0))
-    seed = kern.seed_of(rng)  # every judge sees the same resampled items
+    seed = kern.seed_of(rng)
     out = []
     for name in names:
         r = data.rater_index(name)
         if data.scores is None or not np.isfinite(data.scores[:, r]).any():
             raise DatasetError(f"rater {name!r} gave no scores: scores as verdicts need score_a and score_b")
-        xa, xb = data.scores[:, r, 0], data.scores[:, r, 1]
-        valid, correct, gain, dx = _entry_tables(xa, xb, za, zb)
-        in_scope = ref != MISSING
+        own = data.covered(name) | np.isfinite(data.scores[:, r]).any(axis=1)
+        n = int(own.sum())
+        xa, xb = data.scores[own, r, 0], data.scores[own, r, 1]
+        valid, correct, gain, dx = _entry_tables(xa, xb, za[own], zb[own])
+        in_scope = ref[own] != MISSING
         unscored = in_scope & ~valid if invalid == "wrong" else np.zeros_like(valid)
         key_all = np.where(valid, dx, np.inf)
         order = np.argsort(key_all, kind="stable")
         key = key_all[order]
         correct_f, gain_f = correct.astype(np.float64), gain.astype(np.float64)
-        ones = np.ones((1, data.n_items))
+        ones = np.ones((1, n))
         accuracy, epsilon = _calibrate(ones, order, key, valid, correct_f, gain_f, unscored)
         zero_total = float((valid | unscored).sum())
         at_zero = float(correct.sum() / zero_total) if zero_total else float("nan")
         resampled = np.empty(k)
         epsilons = np.empty(k)
-        for sl, idx in kern.draw_chunks("items", seed, k, data.n_items, 2 * data.n_items, batch):
-            acc, eps = _calibrate(_counts(idx, data.n_items), order, key, valid, correct_f, gain_f, unscored)
+        for sl, idx in kern.draw_chunks("items", seed, k, n, 2 * n, batch):
+            acc, eps = _calibrate(_counts(idx, n), order, key, valid, correct_f, gain_f, unscored)
             resampled[sl], epsilons[sl] = acc, eps
         low, high, defined = kern.percentile_bounds(resampled[:, None], level)
         elow, ehigh, _ = kern.percentile_bounds(epsilons[:, None], level)
@@ -160,7 +167,7 @@ def score_accuracy(
             epsilon=float(epsilon[0]), epsilon_low=float(elow[0]), epsilon_high=float(ehigh[0]),
             accuracy_at_zero=at_zero, n_items=int(zero_total), n_unscored=int((in_scope & ~valid).sum()),
             n_equal=int((valid & (dx == 0)).sum()), invalid=invalid, confidence_level=level, n_resamples=k,
-            n_defined=int(defined[0])))
+            n_defined=int(defined[0]), n_unjudged=data.n_items - n))
     return tuple(out)
 
 

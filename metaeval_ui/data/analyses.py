@@ -79,8 +79,13 @@ def matrix(_dataset: Dataset, key: DatasetKey, measures: tuple[str, ...], level:
                                        systems=_subset(systems), order=order)
 
 
+def annotated_measures(dataset: Dataset) -> list[str]:
+    """The human measures that keep each annotator's score."""
+    return [h for h in dataset.human_measures if dataset.measure(h).annotators is not None]
+
+
 def has_annotators(dataset: Dataset) -> bool:
-    return any(dataset.measure(h).annotators is not None for h in dataset.human_measures)
+    return bool(annotated_measures(dataset))
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

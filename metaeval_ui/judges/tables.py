@@ -27,6 +27,15 @@ def leaderboard(board) -> pd.DataFrame:
     return rows.reindex(columns=BOARD_COLUMNS).reset_index(drop=True)
 
 
+def alt_test_frames(results) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The core's :class:`~metaeval_core.judges.alt_test.AltTest` results as (one row per judge, one row per
+    judge and annotator left out), on verdicts and on scores alike."""
+    summary = pd.DataFrame([{k: v for k, v in r.to_dict().items() if k != "annotators"} for r in results])
+    summary["notes"] = summary["notes"].map(" ".join)
+    summary["skipped"] = summary["skipped"].map(lambda s: ", ".join(f"{x['annotator']} ({x['n_items']})" for x in s))
+    return summary, pd.DataFrame([row for r in results for row in r.to_records()])
+
+
 def chance_frame(chance) -> pd.DataFrame:
     return pd.DataFrame([{"judge": c.judge, "estimate": c.mean, "low": c.low, "high": c.high, "pvalue": c.pvalue}
                          for c in chance])
@@ -134,9 +143,16 @@ def board_view(board: pd.DataFrame, statistic: str) -> pd.DataFrame:
     """The leaderboard as read: judge, cluster, estimate with its interval, counts and the chance comparison."""
     return compact(board, {"judge": "judge", "kind": "kind", "cluster": "cluster",
                            f"{statistic} [interval]": ("estimate", "low", "high"), "items": "n_items",
-                           "invalid verdicts": "n_invalid", "tie verdicts": "n_ties",
+                           "invalid": "n_invalid", "own ties": "n_ties",
                            "chance [range]": ("chance", "chance_low", "chance_high"),
-                           "p vs chance (one-sided)": "chance_p", "p vs chance (Holm over judges)": "chance_p_holm"})
+                           "p, one-sided": "chance_p", "Holm p": "chance_p_holm"})
+
+
+BOARD_NOTE = ("Columns: items counted (a dash where the row's parts count different items); invalid, own ties: the "
+              "rater's own invalid and tie verdicts (not the reference's ties); chance: the judge's verdicts permuted "
+              "over the items (mean [central range]); p, one-sided: the permutation p-value that the judge agrees "
+              "with the reference more than chance, uncorrected; Holm p: the same, Holm-corrected over the judges of "
+              "this table.")
 
 
 VIEWS = {  # the columns each judges table shows on screen

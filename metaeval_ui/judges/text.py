@@ -235,10 +235,18 @@ def alt_test_sentence(summary: pd.DataFrame) -> str:
             f"**{md(best['judge'])}**, {fmt(best['advantage_probability'])}.")
 
 
+ALIGNMENT_WORDS = {"accuracy": "share of the other annotators giving the same verdict",
+                   "neg-rmse": "minus the root mean squared difference from the other annotators' scores",
+                   "neg-abs": "minus the mean absolute difference from the other annotators' scores"}
+
+
 def alt_test_caption(summary: pd.DataFrame) -> str:
+    alignment = ALIGNMENT_WORDS[summary["alignment"].iloc[0]]
+    scale = ("" if summary["alignment"].iloc[0] == "accuracy" else
+             " Scores are compared as numbers: a judge on another scale than the annotators' always loses.")
     return ("Alternative annotator test (Calderon, Reichart & Dror, ACL 2025): each annotator left out in turn; on "
-            "its items, alignment = share of the other annotators giving the same verdict, for the judge and for the "
-            "left-out annotator. A judge wins an item when it aligns at least as well (a tie counts for both). "
+            f"its items, alignment = {alignment}, for the judge and for the left-out annotator.{scale} "
+            "A judge wins an item when it aligns at least as well (a tie counts for both). "
             "One-sided t-test that the annotator's advantage (its wins minus the judge's) is below epsilon, "
             "Benjamini-Yekutieli over the annotators at q = 0.05; winning rate: share of annotators beaten; the "
             "judge passes at 0.5; advantage probability: the judge's mean share of wins. Epsilon is the judge's "

@@ -286,5 +286,32 @@ def section(sentence: str, caption: str, fig, frame, *, key: str, name: str, tit
     exports.table_download(frame, name, label=f"Download {what} (CSV)", title=title)
 
 
+def epsilon() -> float:
+    """Who the annotators are, hence the judge's allowance epsilon (the alt-test paper's rule of thumb)."""
+    from metaeval_ui.judges import text as jx
+
+    key = state.prepare("j_eps", options=list(jx.EPSILON_CHOICES), fallback="experts")
+    return jx.EPSILONS[state.commit("j_eps", st.radio("The annotators are", list(jx.EPSILON_CHOICES), key=key,
+                                                      format_func=jx.EPSILON_CHOICES.get, horizontal=True))]
+
+
+def alt_test(tested: tuple | None, *, name: str) -> None:
+    """An alt-test result (``(summary, per annotator, why)`` from :func:`jd.alt_test` or
+    :func:`jd.alt_test_scores`): its sentence, caption and tables, or why there is none."""
+    from metaeval_ui.judges import text as jx
+
+    if tested is None:
+        return
+    summary, per_annotator, why = tested
+    if why:
+        st.info(escape_markdown(f"No alt-test here: {why}."), icon=":material/info:")
+        return
+    st.markdown(jx.alt_test_sentence(summary))
+    st.caption(escape_markdown(jx.alt_test_caption(summary)))
+    st.dataframe(jt.compact(summary, jt.VIEWS["alt_summary"]), hide_index=True, width="stretch")
+    st.dataframe(jt.compact(per_annotator, jt.VIEWS["alt_annotators"]), hide_index=True, width="stretch")
+    exports.table_download(per_annotator, name, label="Download alt-test (CSV)", title="Alt-test per annotator")
+
+
 def other_pages() -> None:
     page_links(PAGES)

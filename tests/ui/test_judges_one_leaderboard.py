@@ -156,6 +156,7 @@ def test_as_verdict_runs_every_judges_page_and_is_named(demo_env):
     captions = plain(" ".join(c.value for c in at.caption))
     assert "LLMBar's convention" in captions
     headers = " ".join(table(at, "kind", "cluster").columns)
-    assert "one-sided" in headers and "Holm" in headers and "tie verdicts" in headers
+    assert "one-sided" in headers and "Holm" in headers and "own ties" in headers
+    assert "not the reference's ties" in captions and "uncorrected" in captions
     at.switch_page(BIAS).run()
     assert_clean(at)

@@ -121,3 +121,20 @@ def block_draws(kind: str, seed: int, k: int, n: int) -> np.ndarray:
         else:
             parts.append(gen.permuted(np.tile(np.arange(n), (rows, 1)), axis=1))
     return np.concatenate(parts)
+
+
+def annotated_scores_csv(seed: int = 7, *, noise: bool = False) -> str:
+    """A long score file: 4 systems x 12 documents, the human measure ``quality`` by three named annotators
+    (ann-ana, ann-ben, ann-cy, each within 1 of a hidden truth on a 1-5 scale), the metric ``my-judge`` on the
+    same scale and, with ``noise``, a metric ``noise`` drawn at random."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for s in range(4):
+        for i in range(12):
+            truth = rng.integers(1, 6)
+            for a in ("ann-ana", "ann-ben", "ann-cy"):
+                rows.append(f"sys{s},doc{i},quality,{int(np.clip(truth + rng.integers(-1, 2), 1, 5))},{a},human")
+            rows.append(f"sys{s},doc{i},my-judge,{int(np.clip(truth + rng.integers(-1, 2), 1, 5))},,metric")
+            if noise:
+                rows.append(f"sys{s},doc{i},noise,{rng.integers(1, 6)},,metric")
+    return "system,input,measure,score,annotator,kind\n" + "\n".join(rows) + "\n"

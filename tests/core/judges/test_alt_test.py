@@ -153,16 +153,10 @@ def test_a_judge_exchangeable_with_the_annotators_is_rejected_at_the_nominal_rat
 
 
 def test_a_score_upload_with_annotator_ids_is_tested_once_its_annotators_are_stated(tmp_path, capsys):
-    rng = np.random.default_rng(7)
-    rows = []
-    for s in range(4):
-        for i in range(12):
-            truth = rng.integers(1, 6)
-            for a in ("ann-ana", "ann-ben", "ann-cy"):
-                rows.append(f"sys{s},doc{i},quality,{int(np.clip(truth + rng.integers(-1, 2), 1, 5))},{a},human")
-            rows.append(f"sys{s},doc{i},my-judge,{int(np.clip(truth + rng.integers(-1, 2), 1, 5))},,metric")
+    from tests.core.judges.helpers import annotated_scores_csv
+
     path = tmp_path / "scores.csv"
-    path.write_text("system,input,measure,score,annotator,kind\n" + "\n".join(rows) + "\n")
+    path.write_text(annotated_scores_csv(7))
     argv = ["judges", "--dataset", str(path), "--view", "alt-test", "--human", "quality", "--judges", "my-judge",
             "--json"]
     code = main(argv)

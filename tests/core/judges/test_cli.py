@@ -196,3 +196,28 @@ def test_describe_does_not_say_no_warnings_over_unread_notes(capsys, tmp_path):
     code, out, err = run(capsys, "judges", "--dataset", str(path), "--view", "describe")
     assert code == 0, err
     assert "no warnings\n" not in out and "note(s) above" in out or "warning:" in out
+
+
+def test_leaderboard_json_carries_the_warnings_and_sentences_the_text_prints(capsys, tmp_path):
+    """A judge that judged one of two pair sets: the coverage warning and every sentence under the table are in
+    `--json` too, on each row of their block (issue 29)."""
+    from metaeval_core.judges import pairwise_to_long_frame
+    from tests.core.judges.helpers import random_data
+
+    frame = pairwise_to_long_frame(random_data(5, n=60, n_humans=3, n_judges=3, pair_sets=2))
+    frame = frame[(frame["rater"] != "j1") | (frame["pair_set"] == "set0")].assign(**{"attr.block": "both"})
+    path = tmp_path / "partial.csv"
+    frame.to_csv(path, index=False)
+    options = ["judges", "--dataset", str(path), "--view", "leaderboard", "--n-resamples", "50", "--by", "block"]
+    code, out, err = run(capsys, *options)
+    assert code == 0, err
+    text = " ".join(out.split())
+    code, out, err = run(capsys, *options, "--json")
+    assert code == 0, err
+    records = json.loads(out)
+    warnings, sentences = records[0]["warnings"], records[0]["sentences"]
+    assert all(r["warnings"] == warnings and r["sentences"] == sentences for r in records)
+    assert len(warnings) == 1 and "scored on different items" in warnings[0] and "j1" in warnings[0]
+    assert warnings[0] in sentences and len(sentences) >= 2
+    for sentence in sentences:
+        assert " ".join(sentence.split()) in text
