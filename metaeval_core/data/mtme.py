@@ -526,6 +526,103 @@ def _rater_measure(name: str, paths: list[Path], systems: tuple[str, ...], n_seg
                                    attributes={"raters": str(len(paths)), "annotators": "persons"})
 
 
+# mt-metrics-eval converters/score_mqm.py's default weights (severity[/category[/subcategory]]: weight; lower case).
+MQM_WEIGHTS = {"major": 5.0, "minor": 1.0, "neutral": 0.0, "major/non-translation!": 25.0,
+               "minor/fluency/punctuation": 0.1}
+# A system rated in two side-by-side pairings (the same output twice): one system, the mean of its two ratings.
+_SXS_SYSTEMS = {"GPT4-5shot_with_refA": "GPT4-5shot", "GPT4-5shot_with_ONLINE-W": "GPT4-5shot"}
+
+
+def _mqm_weight(severity: str, category: str) -> float:
+    """The weight of the longest ``severity/category/...`` prefix in :data:`MQM_WEIGHTS`; 0 for none (No-error)."""
+    parts = [severity.lower(), *category.lower().split("/")]
+    for k in range(len(parts), 0, -1):
+        key = "/".join(parts[:k])
+        if key in MQM_WEIGHTS:
+            return MQM_WEIGHTS[key]
+    return 0.0
+
+
+@lru_cache(maxsize=2)
+def _sxs_rows(path: str, size: int, mtime_ns: int) -> tuple[list[str], ...]:
+    """The side-by-side MQM TSV's rows, parsed once per (path, size, modification time) as the score files are."""
+    import csv
+    import tarfile
+
+    try:
+        with tarfile.open(path, "r:gz") as tar:
+            member = next(m for m in tar.getmembers() if m.isfile() and m.name.endswith(".tsv"))
+            text = tar.extractfile(member).read().decode("utf-8")  # type: ignore[union-attr]
+    except (OSError, tarfile.TarError, StopIteration, UnicodeDecodeError) as error:
+        raise DatasetError(f"{path}: not a gzip tar holding a .tsv ({type(error).__name__})") from None
+    return tuple(csv.reader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE))
+
+
+def with_sxs_mqm(dataset: Dataset, archive: str | os.PathLike, sources: str | os.PathLike) -> Dataset:
+    """The dataset with one more human measure, ``mqm.sxs``: Google's side-by-side MQM (a gzip tar holding one TSV,
+    google/wmt-mqm-human-evaluation), its raters kept apart.
+
+    Rows ``system, doc, docSegId, globalSegId, rater, source, target, category, severity, metadata``, one per
+    error (or ``No-error``); ``HOTW-test`` rows (attention checks) are dropped. A (system, segment, rater) scores
+    minus the sum of its errors' MQM weights (:data:`MQM_WEIGHTS`); segments are joined on the source text (its
+    ``<v>`` span marks removed) to the lines of ``sources``. An output rated in two pairings (GPT4-5shot) takes
+    the mean of its two ratings per rater.
+
+    References: docs/methods.md sec. 14.4; google/wmt-mqm-human-evaluation (generalMT2023); mt-metrics-eval
+    ``converters/score_mqm.py`` (weights).
+    """
+    try:
+        stat = os.stat(archive)
+    except OSError as error:
+        raise DatasetError(f"{archive}: cannot read the file ({error})") from None
+    rows = _sxs_rows(os.fspath(archive), stat.st_size, stat.st_mtime_ns)
+    line_of = {line: k for k, line in enumerate(_lines(Path(sources)))}
+    header = rows[0][:10]
+    if header != ["system", "doc", "docSegId", "globalSegId", "rater", "source", "target", "category", "severity",
+                  "metadata"]:
+        raise DatasetError(f"{archive}: unexpected header {header}")
+    # globalSegId -> source line, from the rows whose source text (without its span marks) is a line verbatim (a
+    # source-error row's marks can also alter the text around the span: such rows take their segment's line).
+    segment_of: dict[str, int] = {}
+    for row in rows[1:]:
+        if len(row) >= 10 and row[3] not in segment_of and re.sub(r"</?v>", "", row[5]) in line_of:
+            segment_of[row[3]] = line_of[re.sub(r"</?v>", "", row[5])]
+    totals: dict[tuple[str, int, str], float] = defaultdict(float)
+    for number, row in enumerate(rows[1:], start=2):
+        if len(row) < 10:
+            raise DatasetError(f"{archive}, line {number}: {len(row)} fields, expected 10")
+        system, rater, category, severity = row[0], row[4], row[7], row[8]
+        if severity == "HOTW-test":
+            continue
+        segment = segment_of.get(row[3])
+        if segment is None:
+            raise DatasetError(f"{archive}, line {number}: its source paragraph is not a line of {sources}")
+        totals[(system, segment, rater)] += _mqm_weight(severity, category)
+    raters = sorted({key[2] for key in totals})
+    position = {s: i for i, s in enumerate(dataset.systems)}
+    stack = np.full((len(raters), dataset.n_systems, dataset.n_inputs), np.nan)
+    sums = np.zeros_like(stack)
+    counts = np.zeros_like(stack)
+    for (system, segment, rater), penalty in totals.items():
+        name = _SXS_SYSTEMS.get(system, system)
+        if name not in position:
+            raise DatasetError(f"{archive}: system {system!r} is not a system of {dataset.id}")
+        a, i = raters.index(rater), position[name]
+        sums[a, i, segment] += -penalty
+        counts[a, i, segment] += 1
+    rated = counts > 0
+    stack[rated] = sums[rated] / counts[rated] + 0.0
+    measure = Measure.from_annotators("mqm.sxs", "human", stack, label="MQM, side by side (3 of 10 raters)",
+                                      attributes={"raters": str(len(raters)), "annotators": "persons"})
+    cells = int((rated.any(axis=0)).sum())
+    note = (f"Human measure mqm.sxs: Google's side-by-side MQM for WMT23 en-de ({cells} cells: "
+            f"{int(rated.any(axis=(0, 1)).sum())} paragraphs x their outputs, 3 of {len(raters)} raters each, who "
+            "rated every output of the paragraph; HOTW-test attention checks dropped; GPT4-5shot, rated in two "
+            "pairings, the mean of both): a human ceiling (metaeval ceiling --human mqm.sxs; docs/methods.md "
+            "sec. 14.4). Apache-2.0, google/wmt-mqm-human-evaluation.")
+    return replace(dataset, measures={**dataset.measures, "mqm.sxs": measure}, notes=(*dataset.notes, note))
+
+
 def _self_scored(read: Mapping[_ScoreFile, Mapping[str, np.ndarray]], systems: tuple[str, ...]) -> str:
     """Which metric files score the reference they use as a system (SEScore-refA scores refA against itself)."""
     scored, unscored = [], 0

@@ -867,9 +867,10 @@ def _for_lp(entry: _Entry, lp: str | None, level: str) -> _Entry:
     if level not in ("seg", "sys"):
         raise DatasetError(f"the score level must be seg or sys; got {level!r}")
     options.update(lp=chosen, level=level)
+    extra = set(dict(options.get("lp_files", {})).get(chosen, ()))  # a pair's files outside the test set's folder
     return replace(entry, title=f"{entry.title.split(' (')[0].split(',')[0]}, {chosen}" + (
                        " (system scores)" if level == "sys" else ""),
-                   files=tuple(f for f in entry.files if _lp_file(f.path, chosen)),
+                   files=tuple(f for f in entry.files if _lp_file(f.path, chosen) or f.path in extra),
                    optional_files=tuple(f for f in entry.optional_files if _lp_file(f.path, chosen)),
                    options=tuple(sorted(options.items())))
 

@@ -36,18 +36,21 @@ def _entry() -> dict:
 
 def test_registry_entry_one_id_three_pairs_with_its_licence():
     entry = _entry()
+    sxs = "wmt23-ende-sxs-mqm/generalMT2023/ende/sxs_mqm_generalMT2023_ende.3ratingsPerSegment.tsv.tar.gz"
     assert entry["loader"] == "mtme" and entry["options"] == {"test_set": "wmt23", "lp": "zh-en",
-                                                              "lps": ["en-de", "he-en", "zh-en"]}
-    assert "GPL-3.0" in entry["licence"] and "WMT23" in entry["licence"]
+                                                              "lps": ["en-de", "he-en", "zh-en"],
+                                                              "lp_files": {"en-de": [sxs]}}
+    assert "GPL-3.0" in entry["licence"] and "WMT23" in entry["licence"] and "Apache-2.0" in entry["licence"]
     assert "Metrics Might Be Guilty" in entry["citation"]
     paths = [f["path"] for f in entry["files"]]
-    assert all(p.startswith("wmt23/wmt23/") for p in paths) and len(paths) == len(set(paths))
+    assert all(p.startswith("wmt23/wmt23/") for p in paths if p != sxs) and len(paths) == len(set(paths))
     for lp in ("en-de", "he-en", "zh-en"):
         assert sum(p.startswith(f"wmt23/wmt23/metric-scores/{lp}/") for p in paths) >= 3 * 68
         assert f"wmt23/wmt23/documents/{lp}.docs" in paths
     assert sum(".mqm.rater" in p for p in paths) == 8
     for f in entry["files"]:
-        assert f["url"].startswith("https://raw.githubusercontent.com/wmt-conference/ErrorSpanAnnotation/")
+        assert f["url"].startswith(("https://raw.githubusercontent.com/wmt-conference/ErrorSpanAnnotation/",
+                                    "https://raw.githubusercontent.com/google/wmt-mqm-human-evaluation/"))
         assert len(f["sha256"]) == 64 and f["bytes"] > 0
     assert language_pairs_of(ID) == ("en-de", "he-en", "zh-en") and default_lp(ID) == "zh-en"
     assert language_pairs_of("wmt22-zhen") == () and default_lp("wmt22-zhen") is None
@@ -228,3 +231,27 @@ def test_zh_en_per_rater_files_give_a_human_ceiling(pairs):
     ceiling = human_ceiling(zh.with_default_systems(), "mqm.raters", level="input", coefficient="pearson",
                             method="boot-inputs", n_resamples=50, rng=0)
     assert len(ceiling.rows) == 8 and all(0.3 < r.estimate < 0.8 for r in ceiling.rows)
+
+
+@pytest.mark.realdata
+def test_en_de_side_by_side_mqm_gives_a_human_ceiling(pairs):
+    from metaeval_core.analyses.ceilings import human_ceiling
+
+    de = pairs["en-de"]
+    m = de.measure("mqm.sxs")
+    rated = np.sum(~np.isnan(m.annotators), axis=0)
+    # 104 paragraphs x 9 outputs (GPT4-5shot's two pairings are one system), 3 of 10 raters each, HOTW-test dropped.
+    assert m.annotators.shape == (10, 14, 557) and int((rated == 3).sum()) == 936 and int((rated > 0).sum()) == 936
+    assert int((rated.sum(axis=0) > 0).sum()) == 104 and de.annotators_are("mqm.sxs") == "persons"
+    assert "mqm.sxs" not in pairs["zh-en"].measures
+    ceiling = human_ceiling(de.with_default_systems(), "mqm.sxs", level="input", coefficient="pearson",
+                            method="boot-inputs", n_resamples=50, rng=0)
+    assert len(ceiling.rows) == 10 and all(0.3 < r.estimate < 0.8 for r in ceiling.rows)
+
+
+def test_mqm_weights_are_mt_metrics_evals():
+    from metaeval_core.data.mtme import _mqm_weight
+
+    assert _mqm_weight("Major", "Accuracy/Mistranslation") == 5 and _mqm_weight("Minor", "Style/Bad sentence") == 1
+    assert _mqm_weight("Minor", "Fluency/Punctuation") == 0.1 and _mqm_weight("Major", "Non-translation!") == 25
+    assert _mqm_weight("No-error", "No-error") == 0

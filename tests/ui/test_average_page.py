@@ -97,3 +97,12 @@ def test_wmt23_dataset_page_names_its_licence_and_pool_all(real_env):
     captions = texts(at.caption)
     assert "GPL-3.0" in captions and "WMT23's terms" in captions
     assert at.radio(key="w:pool").value == "all"
+
+
+def test_wmt23_zh_en_raters_are_ceiling_rows_on_the_overview(real_env):
+    # WMT25-style human rows: each of the 8 raters against the other 7, on the 288 cells they all rated.
+    at = new_app({"dataset": "wmt23", "lp": "zh-en", "human": "mqm.raters", "level": "input", "coef": "pearson",
+                  "ci_k": "100", "metric": ["XCOMET-Ensemble-refA", "BLEU-refA"]}).run()
+    assert_clean(at)
+    assert at.sidebar.selectbox(key="w:human").value == "mqm.raters"
+    assert "*human ceiling*: each annotator scored against the mean of the others" in texts(at.caption)
