@@ -151,3 +151,25 @@ def test_an_examples_choice_of_another_page_closes_silently(demo_env):
     at.selectbox(key="w:ex_metric").set_value("metric.good").run()
     assert_clean(at)
     assert _panel_open(at) and "nowhere" not in " ".join(x.value for x in [*at.caption, *at.warning])
+
+
+def test_an_uploaded_file_with_a_text_column_shows_its_texts(demo_env):
+    rows = ["system,input,measure,score,text,source,reference"]
+    for s, bias in (("A", 0.1), ("B", 0.3), ("C", 0.2)):
+        for j in range(4):
+            rows.append(f"{s},d{j},human.q,{(j * 7 + int(10 * bias)) % 5 + 1},{s} wrote {j},source {j},reference {j}")
+            rows.append(f"{s},d{j},bleu,{bias + j / 10:.2f},,,")
+    at = new_app().run()
+    at.file_uploader(key="w:upload_file").upload("texts.csv", ("\n".join(rows) + "\n").encode(), "text/csv")
+    at.run()
+    at.switch_page("pages/correlations.py").run()
+    assert_clean(at)
+    at.sidebar.radio(key="w:level").set_value("input").run()
+    at.selectbox(key="w:ex_metric").set_value("bleu").run()
+    assert_clean(at)
+    assert _panel_open(at)
+    assert not any("has no texts" in i.value for i in at.info)
+    text = " ".join(m.value for m in at.markdown)
+    assert "**Source**" in text and "source " in text and "**Reference**" in text
+    outputs = [d.value for d in at.dataframe if "output" in d.value.columns]
+    assert outputs and outputs[0]["output"].str.contains("wrote").all()
