@@ -46,9 +46,10 @@ def test_choosing_opens_and_closes_the_panel(demo_env):
     pick.set_value(second).run()
     assert_clean(at)
     assert at.query_params["ex_item"] == second
-    at.toggle[0].set_value(True).run()  # the meeting view
+    at.toggle[0].set_value(True).run()  # the meeting view: items laid out, nothing folded
     assert_clean(at)
-    assert at.code and "metric.good" in at.code[0].value
+    assert any("The first 10 of" in c.value for c in at.caption)
+    assert any(m.value.startswith("**1.**") for m in at.markdown)
 
 
 def test_report_collects_the_examples_and_the_link(demo_env):
@@ -110,6 +111,10 @@ def test_judges_leaderboard_panel(real_env, dataset):
     text = " ".join(m.value for m in at.markdown)
     assert "**Instruction**" in text and "**Response A" in text and "**Response B" in text
     assert at.query_params["ex"] == judges[1]
+    next(t for t in at.toggle if t.label == "Text view for a meeting").set_value(True).run()
+    assert_clean(at)
+    text = " ".join(m.value for m in at.markdown)
+    assert "*Instruction:*" in text and "*A" in text and "*B" in text
 
 
 def test_significance_cell_lists_where_two_metrics_differ(demo_env):
