@@ -459,3 +459,18 @@ def test_verdict_file_with_texts_gives_judge_examples_with_texts():
     assert record["raters"]["person"] == {"original": "A"}
     flips = judge_examples(data, "judge1", view="flips")
     assert [data.items[i] for i in flips.items] == ["q0"]
+
+
+def test_pool_all_pairs_give_the_pool_all_value():
+    from metaeval_core.data.synthetic import SyntheticSpec, synthetic_dataset
+
+    ds = synthetic_dataset(SyntheticSpec(n_systems=8, n_judged=20, n_unjudged=60, seed=9), id="pools")
+    metric, human = ds.metric_measures[0], ds.human_measures[0]
+    for pool in ("judged", "all"):
+        result = pair_examples(ds, metric, human, pool=pool, significance=False)
+        counts = kendall_pair_counts(result)
+        assert float(tau_b_from_counts(counts.concordant, counts.discordant, counts.ties_x, counts.ties_z)) == \
+            pytest.approx(correlate(ds, metric, human, pool=pool).estimate, abs=1e-12)
+    judged = pair_examples(ds, metric, human, pool="judged", significance=False)
+    every = pair_examples(ds, metric, human, pool="all", significance=False)
+    assert not np.allclose(sorted(judged.metric_a), sorted(every.metric_a))  # the pool changes the metric means
