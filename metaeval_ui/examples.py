@@ -463,10 +463,18 @@ def heatmap_cell(event: Any) -> tuple[Any, Any] | None:
 
 
 def comparison_panel(dataset: Dataset, key: DatasetKey, metrics: Sequence[str], human: str, level: str,
-                     coefficient: str, pool: str, systems: str, *, picked: tuple[str, str] | None = None) -> None:
-    """A significance cell (metric X vs metric Y): the items where the two differ most."""
+                     coefficient: str, pool: str, systems: str, *, cell: tuple | None = None,
+                     row: tuple[str, str] | None = None) -> None:
+    """A significance cell (metric X vs metric Y): the items where the two differ most.
+
+    ``cell`` is a click on the p-value heatmap (its axes are metric positions: x the column Y, y the row X), ``row``
+    the (X, Y) of a selected table row; whichever changed last opens its comparison.
+    """
     pairs = [f"{x} vs {y}" for x in metrics for y in metrics if x != y]
-    chosen = choose(pairs, picked=None if picked is None else f"{picked[0]} vs {picked[1]}",
+    from_cell = None
+    if cell is not None and all(isinstance(v, (int, float)) for v in cell) and cell[0] != cell[1]:
+        from_cell = f"{metrics[int(cell[1])]} vs {metrics[int(cell[0])]}"
+    chosen = choose(pairs, picked=(None if row is None else f"{row[0]} vs {row[1]}", from_cell),
                     label="Examples for the comparison")
     if chosen is None:
         st.caption("Click a cell of the heatmap or a row of the table, or choose a comparison, to list the items "
