@@ -253,7 +253,7 @@ def meeting_view(records: list[dict]) -> None:
 
 def _downloads(summary: dict, records: list[dict], name: str, key: str) -> None:
     left, right = st.columns(2)
-    left.download_button("Download the items (JSON)", json.dumps({"summary": summary, "items": records},
+    left.download_button("Download the items (JSON)", json.dumps({"about": summary, "items": records},
                                                                   ensure_ascii=False, indent=1, default=str),
                          file_name=exports.file_name(name, suffix=".json"), mime="application/json",
                          on_click="ignore", key=f"{key}:json", icon=":material/download:")
@@ -316,8 +316,9 @@ def correlation_panel(dataset: Dataset, key: DatasetKey, metric: str, human: str
         summary, records = found
         st.caption(escape_markdown(_summary_sentence(summary, dataset)))
         if not summary["has_texts"]:
-            st.info(f"{dataset.title or dataset.id} has no texts in the data directory (only SummEval, REALSumm, "
-                    "WMT22 zh-en and uploads with a text column do): the numbers are listed.")
+            st.info(f"{dataset.title or dataset.id} has no texts in the data directory (they come with the built-in "
+                    "datasets whose files hold them and with uploads that have a text column): the numbers are "
+                    "listed.")
         name = exports.file_name("examples", dataset.id, metric, versus, human, level, coefficient)
         exports.collect(f"Examples: {metric}{' vs ' + versus if versus else ''} ({level}, {coefficient})",
                         table=_flat(records[:TOP]), text=_summary_sentence(summary, dataset), key="examples")
