@@ -221,9 +221,39 @@ def meeting_text(summary: dict, records: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+# Items the meeting view lays out (the text download holds every listed item).
+MEETING = 10
+
+
+def meeting_view(records: list[dict]) -> None:
+    """The first items laid out to be read on a shared screen: the numbers in one line, then the texts aligned
+    (source and reference, then the outputs; the two responses of a pair side by side), nothing folded."""
+    st.caption(f"The first {min(MEETING, len(records))} of {len(records)} items; the text download holds them all.")
+    for n, r in enumerate(records[:MEETING], 1):
+        with st.container(border=True):
+            numbers = {k: v for k, v in r.items() if not isinstance(v, (list, dict))
+                       and k not in ("source", "reference", "output", "output_a", "output_b", "instruction")}
+            st.markdown(f"**{n}.** " + " · ".join(f"{escape_markdown(k)} **{escape_markdown(_number(v))}**"
+                                                  for k, v in numbers.items()))
+            for key, label in (("instruction", "Instruction"), ("source", "Source"), ("reference", "Reference")):
+                if r.get(key):
+                    st.markdown(f"*{label}:* {escape_markdown(r[key])}")
+            if "output_a" in r or "output_b" in r:
+                a, b = st.columns(2)
+                a.markdown(f"*A{' (' + r['system_a'] + ')' if r.get('system_a') else ''}:* "
+                           f"{escape_markdown(r.get('output_a') or '—')}")
+                b.markdown(f"*B{' (' + r['system_b'] + ')' if r.get('system_b') else ''}:* "
+                           f"{escape_markdown(r.get('output_b') or '—')}")
+            if r.get("output"):
+                st.markdown(f"*Output of {escape_markdown(r.get('system', ''))}:* {escape_markdown(r['output'])}")
+            if r.get("systems"):
+                st.dataframe(pd.DataFrame.from_records(r["systems"]), hide_index=True, width="stretch",
+                             column_config={"output": st.column_config.TextColumn("output", width="large")})
+
+
 def _downloads(summary: dict, records: list[dict], name: str, key: str) -> None:
     left, right = st.columns(2)
-    left.download_button("Download the items (JSON)", json.dumps({"summary": summary, "items": records},
+    left.download_button("Download the items (JSON)", json.dumps({"about": summary, "items": records},
                                                                   ensure_ascii=False, indent=1, default=str),
                          file_name=exports.file_name(name, suffix=".json"), mime="application/json",
                          on_click="ignore", key=f"{key}:json", icon=":material/download:")
@@ -286,13 +316,14 @@ def correlation_panel(dataset: Dataset, key: DatasetKey, metric: str, human: str
         summary, records = found
         st.caption(escape_markdown(_summary_sentence(summary, dataset)))
         if not summary["has_texts"]:
-            st.info(f"{dataset.title or dataset.id} has no texts in the data directory (only SummEval, REALSumm, "
-                    "WMT22 zh-en and uploads with a text column do): the numbers are listed.")
+            st.info(f"{dataset.title or dataset.id} has no texts in the data directory (they come with the built-in "
+                    "datasets whose files hold them and with uploads that have a text column): the numbers are "
+                    "listed.")
         name = exports.file_name("examples", dataset.id, metric, versus, human, level, coefficient)
         exports.collect(f"Examples: {metric}{' vs ' + versus if versus else ''} ({level}, {coefficient})",
                         table=_flat(records[:TOP]), text=_summary_sentence(summary, dataset), key="examples")
         if _meeting_toggle(name):
-            st.code(meeting_text(summary, records[:TOP]), language=None, wrap_lines=True)
+            meeting_view(records)
             _downloads(summary, records, name, key=name)
             return
         left, right = st.columns([2, 3])
@@ -403,7 +434,7 @@ def judge_panel(data: Any, key: tuple[str, str], judges: Sequence[str], *, refer
         name = exports.file_name("examples", data.id, judge, view)
         exports.collect(f"Examples: {judge} ({view})", table=_flat(records[:TOP]), text=what, key="examples")
         if _meeting_toggle(name):
-            st.code(meeting_text(summary, records[:TOP]), language=None, wrap_lines=True)
+            meeting_view(records)
             _downloads(summary, records, name, key=name)
             return
         chosen = _item_picker(records, lambda r: r["item"],
@@ -433,10 +464,18 @@ def heatmap_cell(event: Any) -> tuple[Any, Any] | None:
 
 
 def comparison_panel(dataset: Dataset, key: DatasetKey, metrics: Sequence[str], human: str, level: str,
-                     coefficient: str, pool: str, systems: str, *, picked: tuple[str, str] | None = None) -> None:
-    """A significance cell (metric X vs metric Y): the items where the two differ most."""
+                     coefficient: str, pool: str, systems: str, *, cell: tuple | None = None,
+                     row: tuple[str, str] | None = None) -> None:
+    """A significance cell (metric X vs metric Y): the items where the two differ most.
+
+    ``cell`` is a click on the p-value heatmap (its axes are metric positions: x the column Y, y the row X), ``row``
+    the (X, Y) of a selected table row; whichever changed last opens its comparison.
+    """
     pairs = [f"{x} vs {y}" for x in metrics for y in metrics if x != y]
-    chosen = choose(pairs, picked=None if picked is None else f"{picked[0]} vs {picked[1]}",
+    from_cell = None
+    if cell is not None and all(isinstance(v, (int, float)) for v in cell) and cell[0] != cell[1]:
+        from_cell = f"{metrics[int(cell[1])]} vs {metrics[int(cell[0])]}"
+    chosen = choose(pairs, picked=(None if row is None else f"{row[0]} vs {row[1]}", from_cell),
                     label="Examples for the comparison")
     if chosen is None:
         st.caption("Click a cell of the heatmap or a row of the table, or choose a comparison, to list the items "

@@ -109,13 +109,8 @@ rows = examples.selected_rows(st.dataframe(
     records, hide_index=True, width="stretch", key="sig_table", on_select="rerun", selection_mode="single-row",
     column_config={"delta": st.column_config.NumberColumn("delta", format="%.4f")}
     | {c: st.column_config.NumberColumn(c, format=f"%.{digits}f") for c in ("p", "p corrected")}))
-if rows:
-    clicked = (records[words.x_column].iloc[rows[0]], records["Y"].iloc[rows[0]])
-elif clicked is not None and all(isinstance(v, (int, float)) for v in clicked):  # heatmap axes: column Y, row X
-    clicked = (metrics[int(clicked[1])], metrics[int(clicked[0])]) if clicked[0] != clicked[1] else None
-else:
-    clicked = None
-examples.comparison_panel(ds, ctx.key, metrics, ctx.human, level, coefficient, pool, systems, picked=clicked)
+examples.comparison_panel(ds, ctx.key, metrics, ctx.human, level, coefficient, pool, systems, cell=clicked,
+                          row=(records[words.x_column].iloc[rows[0]], records["Y"].iloc[rows[0]]) if rows else None)
 exports.table_download(records, exports.file_name("significance", ds.id, level, coefficient, method),
                        collect_it=False)
 # The report shows p as text with the digits its decision needs (the CSV keeps full precision).

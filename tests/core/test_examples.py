@@ -437,3 +437,40 @@ def test_upload_texts_are_checked(tmp_path):
     with pytest.raises(UploadError, match="at most") as caught:
         read_user_file(path)
     assert caught.value.kind == "too-large"
+
+
+def test_verdict_file_with_texts_gives_judge_examples_with_texts():
+    from metaeval_core.judges.examples import judge_examples
+    from metaeval_core.judges.upload import read_verdict_file
+
+    rows = ["item,system_a,system_b,rater,verdict,order,kind,input,output_a,output_b"]
+    for k in range(4):
+        texts = f"question {k},answer A{k},answer B{k}"
+        rows.append(f"q{k},x,y,person,A,,human,{texts}")
+        rows.append(f"q{k},x,y,judge1,{'A' if k % 2 else 'B'},original,judge,{texts}")
+        # verdicts in the item's own numbering: q0 is B in the original order and A when swapped (a flip)
+        rows.append(f"q{k},x,y,judge1,{'A' if k == 0 else 'A' if k % 2 else 'B'},swapped,judge,{texts}")
+    data = read_verdict_file(("\n".join(rows) + "\n").encode(), name="verdicts.csv")
+    wrong = judge_examples(data, "judge1", reference="person")
+    assert [data.items[i] for i in wrong.items] == ["q0", "q2"] and wrong.n_counted == 4
+    record = wrong.to_records()[0]
+    assert (record["instruction"], record["output_a"], record["output_b"]) == ("question 0", "answer A0",
+                                                                              "answer B0")
+    assert record["raters"]["person"] == {"original": "A"}
+    flips = judge_examples(data, "judge1", view="flips")
+    assert [data.items[i] for i in flips.items] == ["q0"]
+
+
+def test_pool_all_pairs_give_the_pool_all_value():
+    from metaeval_core.data.synthetic import SyntheticSpec, synthetic_dataset
+
+    ds = synthetic_dataset(SyntheticSpec(n_systems=8, n_judged=20, n_unjudged=60, seed=9), id="pools")
+    metric, human = ds.metric_measures[0], ds.human_measures[0]
+    for pool in ("judged", "all"):
+        result = pair_examples(ds, metric, human, pool=pool, significance=False)
+        counts = kendall_pair_counts(result)
+        assert float(tau_b_from_counts(counts.concordant, counts.discordant, counts.ties_x, counts.ties_z)) == \
+            pytest.approx(correlate(ds, metric, human, pool=pool).estimate, abs=1e-12)
+    judged = pair_examples(ds, metric, human, pool="judged", significance=False)
+    every = pair_examples(ds, metric, human, pool="all", significance=False)
+    assert not np.allclose(sorted(judged.metric_a), sorted(every.metric_a))  # the pool changes the metric means

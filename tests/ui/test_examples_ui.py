@@ -46,9 +46,10 @@ def test_choosing_opens_and_closes_the_panel(demo_env):
     pick.set_value(second).run()
     assert_clean(at)
     assert at.query_params["ex_item"] == second
-    at.toggle[0].set_value(True).run()  # the meeting view
+    at.toggle[0].set_value(True).run()  # the meeting view: items laid out, nothing folded
     assert_clean(at)
-    assert at.code and "metric.good" in at.code[0].value
+    assert any("The first 10 of" in c.value for c in at.caption)
+    assert any(m.value.startswith("**1.**") for m in at.markdown)
 
 
 def test_report_collects_the_examples_and_the_link(demo_env):
@@ -110,6 +111,10 @@ def test_judges_leaderboard_panel(real_env, dataset):
     text = " ".join(m.value for m in at.markdown)
     assert "**Instruction**" in text and "**Response A" in text and "**Response B" in text
     assert at.query_params["ex"] == judges[1]
+    next(t for t in at.toggle if t.label == "Text view for a meeting").set_value(True).run()
+    assert_clean(at)
+    text = " ".join(m.value for m in at.markdown)
+    assert "*Instruction:*" in text and "*A" in text and "*B" in text
 
 
 def test_significance_cell_lists_where_two_metrics_differ(demo_env):
@@ -151,3 +156,25 @@ def test_an_examples_choice_of_another_page_closes_silently(demo_env):
     at.selectbox(key="w:ex_metric").set_value("metric.good").run()
     assert_clean(at)
     assert _panel_open(at) and "nowhere" not in " ".join(x.value for x in [*at.caption, *at.warning])
+
+
+def test_an_uploaded_file_with_a_text_column_shows_its_texts(demo_env):
+    rows = ["system,input,measure,score,text,source,reference"]
+    for s, bias in (("A", 0.1), ("B", 0.3), ("C", 0.2)):
+        for j in range(4):
+            rows.append(f"{s},d{j},human.q,{(j * 7 + int(10 * bias)) % 5 + 1},{s} wrote {j},source {j},reference {j}")
+            rows.append(f"{s},d{j},bleu,{bias + j / 10:.2f},,,")
+    at = new_app().run()
+    at.file_uploader(key="w:upload_file").upload("texts.csv", ("\n".join(rows) + "\n").encode(), "text/csv")
+    at.run()
+    at.switch_page("pages/correlations.py").run()
+    assert_clean(at)
+    at.sidebar.radio(key="w:level").set_value("input").run()
+    at.selectbox(key="w:ex_metric").set_value("bleu").run()
+    assert_clean(at)
+    assert _panel_open(at)
+    assert not any("has no texts" in i.value for i in at.info)
+    text = " ".join(m.value for m in at.markdown)
+    assert "**Source**" in text and "source " in text and "**Reference**" in text
+    outputs = [d.value for d in at.dataframe if "output" in d.value.columns]
+    assert outputs and outputs[0]["output"].str.contains("wrote").all()
