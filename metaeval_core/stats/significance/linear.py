@@ -116,6 +116,9 @@ class ColumnSwaps:
 LINEAR_MAX_ENTRIES = 10_000_000
 
 
+_TIED_WEIGHTS_MAX_ENTRIES = 64_000_000
+
+
 def linear_fits(n_systems: int, n_inputs: int) -> bool:
     """Whether :class:`InputLinearPermutation` may be built for ``n_systems x n_inputs`` (its memory is ~N^2 M)."""
     return n_systems * n_systems * n_inputs <= LINEAR_MAX_ENTRIES
@@ -196,11 +199,14 @@ class InputLinearPermutation:
         # are compared, only which are tied (TiedInputs).
         complete = [~(vz & np.isnan(x)).any(axis=0) for x in self.metrics]
         self.tied = np.zeros((len(self.pairs), m), dtype=bool)
+        # One input's weights of the shared tie path are (system pairs x (pairs + metrics)) float32: beyond this many
+        # entries (256 MB; ~1,000 systems with a few metrics) tied inputs stay on the per-pair path.
+        shared_fits = n * (n - 1) // 2 * (len(self.pairs) + len(self.metrics)) <= _TIED_WEIGHTS_MAX_ENTRIES
         for p, (i, k) in enumerate(self.pairs):
             s = _signs(self.metrics[i][:, None, :], self.metrics[k][None, :, :])  # X_a vs Y_a'
             cross = ((s == 0) & compared).any(axis=(0, 1))
             unstable = ties[i] | ties[k] | cross | ~defined
-            if coefficient == "kendall":
+            if coefficient == "kendall" and shared_fits:
                 # Ties within X or Y (integer scores, two identical outputs) move the denominators, not the
                 # shape of the problem: those inputs go to the shared per-input product (TiedInputs).
                 self.tied[p] = unstable & ~never & ~cross & complete[i] & complete[k]
