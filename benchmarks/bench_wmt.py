@@ -25,6 +25,13 @@ Cases (seconds, wall clock; metaeval's caches cleared first, so each is a cold p
   item-wise acc23, system pairwise accuracy; metaeval: ``correlate`` per task and metric; mt-metrics-eval:
   tasks.TaskSet.Run with k=0, then AverageCorrs, which scores all primary metrics).
 
+``--levels [--dataset wmt22-zhen] [--lp ..] [--heavy] [--only CASES] [--save]`` times instead every level's
+analyses (all-pairs PERM-BOTH Kendall, chance baselines, BOOT-BOTH intervals of every metric; ``--heavy`` adds the
+global-level table and chance) on the dataset's judged cells (WMT's systems, gold, primary metrics) and on
+synthetic continuous data of the same shape in the same run, printing the ratio and issue 33's target per case
+(``LEVEL_TARGETS``); ``--save`` appends the rows to ``benchmarks/results/bench_wmt_levels_<date>.jsonl``. Figures:
+docs/speed.md.
+
 Prints one JSON line per case (case, metaeval_s, mtme_s, details) and a summary; the target is every whole page
 under 3 s on the 2-core machine (``meets_target``). Measured figures: docs/methods.md sec. 16.4.
 """
@@ -229,14 +236,114 @@ def run_mtme(args) -> tuple[dict | None, str]:
     return json.loads(proc.stdout.strip().splitlines()[-1]), f"{args.mtme_python}"
 
 
+# -- every level, real data against synthetic data of the same shape ----------------------------------------------
+# Targets of issue 33 (WMT22 zh-en, 21 primary metrics, seconds): whole analyses, not one kernel.
+LEVEL_TARGETS = {"compare:input": 10.0, "chance:input": 10.0, "intervals:input": 5.0, "intervals:global": 10.0,
+                 "compare:global": 60.0, "chance:global": 20.0}
+
+
+def _same_shape_datasets(dataset_id: str, lp: str | None, seed: int = 0):
+    """The dataset's judged cells (WMT's systems, gold, primary metrics; systems every metric scores) and synthetic
+    data of the same shape (continuous scores: no ties, no missing cell), both as plain Datasets, so that both go
+    through the same code."""
+    import numpy as np
+
+    from metaeval_core.data.dataset import Dataset, Measure
+    from metaeval_core.data.registry import load_dataset
+    from metaeval_core.stats.correlation import correlation_inputs
+
+    ds = load_dataset(dataset_id, lp=lp).with_default_systems()
+    human, metrics = ds.conventions.gold, list(ds.conventions.primary_metrics)
+    subset = ds.scored_by([human, *metrics])
+    z = correlation_inputs(subset, human, human, level="input", pool="judged")[1]
+    real = {human: Measure(human, "human", z)}
+    for name in metrics:
+        real[name] = Measure(name, "metric", correlation_inputs(subset, name, human, level="input", pool="judged")[0])
+    rng = np.random.default_rng(seed)
+    quality = rng.normal(size=z.shape)
+    synthetic = {human: Measure(human, "human", quality + rng.normal(scale=0.5, size=z.shape))}
+    for i, name in enumerate(metrics):
+        synthetic[name] = Measure(name, "metric", quality + rng.normal(scale=0.5 + 0.1 * i, size=z.shape))
+    systems = list(subset.systems)
+    inputs = [f"i{j}" for j in range(z.shape[1])]
+    return (Dataset("real", systems, inputs, real), Dataset("synthetic", systems, inputs, synthetic), human,
+            metrics)
+
+
+def _level_cases(dataset, human: str, metrics: list[str], k: int, heavy: bool):
+    from metaeval_core.analyses.chance import chance_baselines
+    from metaeval_core.stats.resampling import dataset_confidence_interval
+    from metaeval_core.stats.significance import compare_all_pairs
+
+    def compare(level):
+        return lambda: compare_all_pairs(dataset, metrics, human, level=level, coefficient="kendall",
+                                         method="perm-both", n_resamples=k, rng=0)
+
+    def chance(level):
+        return lambda: chance_baselines(dataset, metrics, human, level=level, coefficient="kendall", n_resamples=k,
+                                        rng=0)
+
+    def intervals(level):
+        return lambda: [dataset_confidence_interval(dataset, m, human, level=level, coefficient="kendall",
+                                                    method="boot-both", n_resamples=k, rng=0) for m in metrics]
+
+    cases = {"compare:input": compare("input"), "chance:input": chance("input"),
+             "intervals:input": intervals("input"), "intervals:global": intervals("global")}
+    if heavy:
+        cases.update({"compare:global": compare("global"), "chance:global": chance("global")})
+    return cases
+
+
+def levels_main(args) -> None:
+    """``--levels``: every level's analyses on the real data and on synthetic data of the same shape, one run."""
+    from datetime import date
+
+    real, synthetic, human, metrics = _same_shape_datasets(args.dataset, args.lp)
+    n, m = real.matrix(human).shape
+    meta = {"case": "_meta", "dataset": args.dataset, "lp": args.lp, "systems": n, "inputs": m,
+            "metrics": len(metrics), "k": args.k, "cores": os.cpu_count(), "loadavg": os.getloadavg(),
+            "openblas_threads": os.environ.get("OPENBLAS_NUM_THREADS")}
+    rows = [meta]
+    print(json.dumps(meta), flush=True)
+    real_cases = _level_cases(real, human, metrics, args.k, args.heavy)
+    synthetic_cases = _level_cases(synthetic, human, metrics, args.k, args.heavy)
+    for case in real_cases:
+        if args.only and case not in args.only.split(","):
+            continue
+        real_s, _ = _timed(real_cases[case])
+        synthetic_s, _ = _timed(synthetic_cases[case])
+        target = LEVEL_TARGETS.get(case)
+        row = {"case": case, "real_s": round(real_s, 2), "synthetic_s": round(synthetic_s, 2),
+               "ratio": round(real_s / synthetic_s, 2), "target_s": target,
+               "meets_target": target is not None and real_s <= target}
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    if args.save:
+        out = REPO / "benchmarks" / "results" / f"bench_wmt_levels_{date.today().isoformat()}.jsonl"
+        with out.open("a") as handle:
+            for row in rows:
+                handle.write(json.dumps(row) + "\n")
+        print(f"appended to {out.relative_to(REPO)}", file=sys.stderr)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--levels", action="store_true",
+                        help="every level on the real data and on synthetic data of the same shape (ratios)")
+    parser.add_argument("--dataset", default="wmt22-zhen", help="--levels: a built-in WMT dataset id")
+    parser.add_argument("--lp", default=None, help="--levels: the language pair of a multi-pair dataset (wmt23)")
+    parser.add_argument("--heavy", action="store_true", help="--levels: also global-level compare and chance")
+    parser.add_argument("--only", default=None, help="--levels: comma-separated cases")
+    parser.add_argument("--save", action="store_true", help="--levels: append the rows to benchmarks/results/")
     parser.add_argument("--data", type=Path, default=None)
     parser.add_argument("--k", type=int, default=1000)
     parser.add_argument("--mtme-python", default=None)
     parser.add_argument("--mtme-path", default=None)
     parser.add_argument("--side", choices=("both", "mtme"), default="both", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.levels:
+        levels_main(args)
+        return
     if args.data is None:
         base = Path(os.environ.get("METAEVAL_DATA_DIR", REPO / "data" / "cache"))
         args.data = base / "wmt22-zhen"

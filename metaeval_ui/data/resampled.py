@@ -136,8 +136,11 @@ def pairwise_uncorrected(_dataset: Dataset, key: tuple, *, progress: Callable[[f
     if found is not None:
         return found
     (_, _, metrics, human, level, coefficient, method, alternative, pool, systems, n_resamples, seed) = key
-    check_table_size(_dataset.select_systems(systems or None).matrix(human).shape, len(metrics), level=level,
-                     coefficient=coefficient, method=method, n_resamples=n_resamples)
+    # The systems compare_all_pairs uses (rated by the human measure and scored by every metric): the size and the
+    # refusal name those, not every system of the selection.
+    used = _dataset.select_systems(systems or None).scored_by([human, *metrics])
+    check_table_size(used.matrix(human).shape, len(metrics), level=level, coefficient=coefficient, method=method,
+                     n_resamples=n_resamples)
     table = _significance.compare_all_pairs(
         _dataset, list(metrics), human, level=level, coefficient=coefficient, method=method,
         alternative=alternative, correction="none", family="none", alpha=0.05, n_resamples=n_resamples, rng=seed,

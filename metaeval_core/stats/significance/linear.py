@@ -116,6 +116,9 @@ class ColumnSwaps:
 LINEAR_MAX_ENTRIES = 10_000_000
 
 
+_TIED_WEIGHTS_MAX_ENTRIES = 64_000_000
+
+
 def linear_fits(n_systems: int, n_inputs: int) -> bool:
     """Whether :class:`InputLinearPermutation` may be built for ``n_systems x n_inputs`` (its memory is ~N^2 M)."""
     return n_systems * n_systems * n_inputs <= LINEAR_MAX_ENTRIES
@@ -196,11 +199,14 @@ class InputLinearPermutation:
         # are compared, only which are tied (TiedInputs).
         complete = [~(vz & np.isnan(x)).any(axis=0) for x in self.metrics]
         self.tied = np.zeros((len(self.pairs), m), dtype=bool)
+        # One input's weights of the shared tie path are (system pairs x (pairs + metrics)) float32: beyond this many
+        # entries (256 MB; ~1,000 systems with a few metrics) tied inputs stay on the per-pair path.
+        shared_fits = n * (n - 1) // 2 * (len(self.pairs) + len(self.metrics)) <= _TIED_WEIGHTS_MAX_ENTRIES
         for p, (i, k) in enumerate(self.pairs):
             s = _signs(self.metrics[i][:, None, :], self.metrics[k][None, :, :])  # X_a vs Y_a'
             cross = ((s == 0) & compared).any(axis=(0, 1))
             unstable = ties[i] | ties[k] | cross | ~defined
-            if coefficient == "kendall":
+            if coefficient == "kendall" and shared_fits:
                 # Ties within X or Y (integer scores, two identical outputs) move the denominators, not the
                 # shape of the problem: those inputs go to the shared per-input product (TiedInputs).
                 self.tied[p] = unstable & ~never & ~cross & complete[i] & complete[k]
@@ -312,7 +318,8 @@ class TiedInputs:
         nz = int(np.count_nonzero(sz))
         return pairs, ix, iy, quadratic, linear, n0, nz
 
-    def add(self, sl: slice, bits: np.ndarray, difference: np.ndarray, undefined: list) -> None:
+    def add(self, sl: slice, bits: np.ndarray, difference: np.ndarray, undefined: list,
+            report: Callable[[float], None] = lambda fraction: None) -> None:
         """Add the tied inputs' ``tau(Xs) - tau(Ys)`` of the resamples ``sl`` to ``difference`` (resamples, pairs).
 
         ``bits`` (b, N, len(self.columns)) are their swap bits. Where Xs or Ys ties every pair (tau undefined,
@@ -321,6 +328,8 @@ class TiedInputs:
         f, s = self.first, self.second
         step = max(1, self.FEATURE_BUDGET // (f.size + 1))
         for c, j in enumerate(self.columns):
+            if c % 64 == 0:
+                report(c / self.columns.size)
             pairs, ix, iy, quadratic, linear, n0, nz = self._weights(j)
             k = pairs.size
             for start in range(0, bits.shape[0], step):
@@ -404,7 +413,9 @@ def input_permutation_nulls(
         # Every resample of an input at once (each input's weights are built once) when its bits were kept.
         chunks = [(slice(0, n_resamples), kept[:, :, position[tied.columns]])] if keep else replay(tied.columns)
         for sl, bits in chunks:
-            tied.add(sl, bits, difference, undefined)
+            done = sl.start / n_resamples
+            tied.add(sl, bits, difference, undefined,
+                     lambda fraction: report(0.4 + 0.3 * (done + fraction * (sl.stop - sl.start) / n_resamples)))
             report(0.4 + 0.3 * sl.stop / n_resamples)
         side[0] += difference.T
         on_tied = engine.tied.sum(axis=1)[:, None]
@@ -428,13 +439,13 @@ def input_permutation_nulls(
         zt = engine.z.T
         for sl, mask in masks():
             chunk = uneven[:, sl]
-            for r in np.flatnonzero(chunk.any(axis=0)):
-                swapped = np.broadcast_to(mask[r], (n, m))
-                for p in np.flatnonzero(chunk[:, r]):
-                    x, y = (engine.metrics[i] for i in engine.pairs[p])
-                    per_x = corr(np.where(swapped, y, x).T, zt)
-                    per_y = corr(np.where(swapped, x, y).T, zt)
-                    out[p, sl.start + r] = _nanmean(per_x[None])[0] - _nanmean(per_y[None])[0]
+            for p in np.flatnonzero(chunk.any(axis=1)):
+                rows = np.flatnonzero(chunk[p])
+                swapped = np.broadcast_to(mask, (mask.shape[0], n, m))[rows]
+                x, y = (engine.metrics[i] for i in engine.pairs[p])
+                per_x = corr(np.swapaxes(np.where(swapped, y, x), 1, 2), zt)
+                per_y = corr(np.swapaxes(np.where(swapped, x, y), 1, 2), zt)
+                out[p, sl.start + rows] = _nanmean(per_x) - _nanmean(per_y)
     report(1.0)
     return out
 

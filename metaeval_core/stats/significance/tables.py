@@ -392,6 +392,11 @@ _SECONDS_PER_ELEMENT = {
     "tiecal": 2e-8,
     "paircounts": 2e-7,  # per pair (permutation) or metric (bootstrap): weighted pair counts
 }
+# The input-level Kendall tie path (significance.linear.TiedInputs), per resample x input x metric pair: elementwise
+# work, and per system pair of the shared product (WMT22 zh-en, 14 systems x 1,875 inputs x 210 pairs x 1,000
+# resamples: about 9 s of 22 s with one BLAS thread; benchmarks/bench_wmt.py --levels).
+_SECONDS_PER_TIED_ENTRY = 2e-8
+_SECONDS_PER_TIED_PAIR = 3e-10
 # Seconds per input column whose coefficient is computed slice by slice (Kendall beyond the pair kernel's 150
 # systems: scipy's tau-b; pairwise accuracy beyond 300: tau-b and tie counts), per resample, metric or side:
 # 2,000 systems x 20 inputs, PERM-BOTH, 200 resamples took 18 s (Kendall) and 35 s (pairwise accuracy).
@@ -450,6 +455,9 @@ def estimated_table_seconds(n_systems: int, n_inputs: int, n_metrics: int, *, le
     if level == "input" and method == "perm-inputs":
         return n_resamples * n_inputs * pairs * _SECONDS_PER_ELEMENT["system"]
     if level == "input" and coefficient in LINEAR_COEFFICIENTS and linear_fits(n_systems, n_inputs):
-        return cells * pairs * _SECONDS_PER_ELEMENT["linear"]
+        # Priced as if every input had ties within a metric (integer or rounded scores, identical outputs), the
+        # worst case of the shared per-input product: the estimate then depends on the shape only.
+        tied = n_resamples * n_inputs * pairs * (_SECONDS_PER_TIED_ENTRY + _SECONDS_PER_TIED_PAIR * n_systems ** 2 / 2)
+        return cells * pairs * _SECONDS_PER_ELEMENT["linear"] + (tied if coefficient == "kendall" else 0.0)
     path = "paircounts" if level == "global" and coefficient in ("kendall", "pairwise-accuracy") else "cells"
     return cells * pairs * _SECONDS_PER_ELEMENT[path] + per_slice * pairs * 2
