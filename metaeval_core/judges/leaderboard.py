@@ -203,7 +203,9 @@ def judge_leaderboard(
     judges_priced = len(getattr(data, "judges", ())) if judges is None else len(judges)
     if isinstance(data, PairwiseData) and isinstance(n_resamples, (int, np.integer)) and not isinstance(
             n_resamples, bool):  # anything else: judge_agreement names the problem
-        kern.price_draws("permutations", int(n_resamples), data.n_items, data.n_items * max(judges_priced, 1) * 2)
+        # the permutations' numbers, and the agreement bootstrap's drawn with them (a resample of each)
+        kern.price_draws("permutations", int(n_resamples), data.n_items,
+                         data.n_items * (max(judges_priced, 1) * 2 + kern.DRAW_COST["items"]))
     seed = kern.seed_of(rng)
     options = dict(statistic=statistic, reference=reference, order=order, ties=ties, invalid=invalid,
                    no_majority=no_majority)
