@@ -250,20 +250,28 @@ def check_resampling(confidence_level: object, n_resamples: object, batch: objec
 # so a resample's draws never depend on ``batch`` and only the blocks being evaluated are held in memory
 # (1,000 resamples of 100,000 items drawn up front would be 800 MB of indices).
 # Operations per drawn number (measured on the 2-core machine with the sums that follow each draw: a bootstrap of
-# a million items x 1,000 resamples ran 54 s, its chance permutations 190 s): the cost model of check_cost.
-_DRAW_COST = {"items": 6, "swaps": 3, "permutations": 20}
+# a million items x 1,000 resamples ran 54 s, its chance permutations 190 s, plus a margin for the sums): the
+# cost model of check_cost.
+DRAW_COST = {"items": 6, "swaps": 3, "permutations": 25}
 
 
-def draw_chunks(kind: str, rng: object, n_resamples: int, n: int, per_resample: int, batch: int | None):
-    """:func:`metaeval_core.stats.montecarlo.block_draws`, priced first: every judges resampling (bootstrap,
-    chance permutations, swaps) is refused before it runs when its draws and sums would exceed the budget
-    (:func:`check_cost`), naming the resamples that fit."""
-    per = n * _DRAW_COST.get(kind, 6) + per_resample
+def price_draws(kind: str, n_resamples: int, n: int, per_resample: int) -> None:
+    """Refuse (:func:`check_cost`) ``n_resamples`` resamples of ``kind`` over ``n`` items whose draws and sums would
+    exceed the budget, naming the resamples that fit. An analysis of several resamplings prices its dearest first,
+    so that the resamples it names fit every part."""
+    per = n * DRAW_COST.get(kind, 6) + per_resample
     fits = int(MAX_OPERATIONS // max(per, 1))
     word = {"items": "bootstrap resamples", "swaps": "permutations", "permutations": "permutations"}.get(kind, kind)
     check_cost(f"{n_resamples:,} {word} of {n:,} items", n_resamples * per,
                "lighter: " + (f"n_resamples={fits:,}, or " if fits >= 40 else "") + "one pair set or a subset of "
                "the items")
+
+
+def draw_chunks(kind: str, rng: object, n_resamples: int, n: int, per_resample: int, batch: int | None):
+    """:func:`metaeval_core.stats.montecarlo.block_draws`, priced first (:func:`price_draws`): every judges
+    resampling (bootstrap, chance permutations, swaps) is refused before it runs when its draws and sums would
+    exceed the budget."""
+    price_draws(kind, n_resamples, n, per_resample)
     return block_draws(kind, rng, n_resamples, n, per_resample, batch)
 
 

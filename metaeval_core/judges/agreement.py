@@ -166,6 +166,9 @@ def resolve_reference(data: PairwiseData, reference: str, *, no_majority: NoMajo
     if reference == "gold":
         if not data.golds:
             raise DatasetError(f"dataset {data.id!r} has no gold label; use reference='majority' or a rater id")
+        if len(data.golds) > 1:  # which one is *the* gold label? never the first by row order
+            raise DatasetError(f"dataset {data.id!r} has {len(data.golds)} gold labels ({', '.join(data.golds)}): "
+                               "choose one by name as the reference")
         reference = data.golds[0]
     ref = data.verdicts[:, data.rater_index(reference), 0]
     return np.where(ref == INVALID, MISSING, ref).astype(np.int8), reference

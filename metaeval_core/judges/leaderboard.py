@@ -199,6 +199,13 @@ def judge_leaderboard(
     ----------
     docs/methods.md sec. 18.2-18.4 and 18.7.
     """
+    # the chance permutations are the dearest resampling here: priced first, the resamples a refusal names fit all
+    judges_priced = len(getattr(data, "judges", ())) if judges is None else len(judges)
+    if isinstance(data, PairwiseData) and isinstance(n_resamples, (int, np.integer)) and not isinstance(
+            n_resamples, bool):  # anything else: judge_agreement names the problem
+        # the permutations' numbers, and the agreement bootstrap's drawn with them (a resample of each)
+        kern.price_draws("permutations", int(n_resamples), data.n_items,
+                         data.n_items * (max(judges_priced, 1) * 2 + kern.DRAW_COST["items"]))
     seed = kern.seed_of(rng)
     options = dict(statistic=statistic, reference=reference, order=order, ties=ties, invalid=invalid,
                    no_majority=no_majority)

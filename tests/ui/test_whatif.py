@@ -440,3 +440,19 @@ def test_two_tabs_on_one_link_fork_apart_and_a_link_pins_its_state(store_env):
     assert at.query_params["draft"] not in (link["draft"], forked)
     reopened = goto(new_app({"dataset": link["dataset"], "draft": forked}).run(), "pages/whatif.py")
     assert list(next(m for m in reopened.multiselect if m.label == "Excluded systems").value) == [system]
+
+
+def test_the_preview_says_before_the_merge_that_the_ceiling_rows_change(store_env):
+    """A file of mean human scores only, merged into the demo's per-annotator measure: the preview says so before
+    the merge, and after it the measure keeps its per-annotator scores (issue 28: they vanished silently)."""
+    at = new_app().run()
+    goto(at, "pages/whatif.py")
+    upload_extra(at, judgments_csv())
+    warnings = [w.value.replace("\\", "") for w in at.warning]
+    assert any("human-ceiling and annotator rows will change" in w for w in warnings), warnings
+    at.button(key="whatif_merge").click().run()
+    assert_clean(at)
+    from metaeval_ui import userdata
+
+    found = at.session_state[userdata._WHATIF]
+    assert found.full.measures[HUMAN].annotators is not None

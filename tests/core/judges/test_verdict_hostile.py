@@ -151,3 +151,17 @@ def test_judges_run_only_in_the_swapped_order_offer_that_order():
     both = rows + [(i, a, b, r, v, "original") for i, a, b, r, v, o in rows if r == "judge-1"]
     assert read_verdict_file(verdict_csv(both), name="v.csv").order_modes() == (
         "original", "swapped", "average", "both")
+
+
+def test_several_gold_labels_in_a_dataset_are_chosen_by_name():
+    from dataclasses import replace
+
+    from metaeval_core.data.dataset import DatasetError
+    from metaeval_core.judges import Rater
+
+    data = read_verdict_file(verdict_csv(generate()), name="v.csv")
+    two = replace(data, raters=tuple(Rater(r.id, "gold" if r.id in ("human-1", "human-2") else r.kind)
+                                     for r in data.raters))
+    with pytest.raises(DatasetError, match="2 gold labels .*choose one by name"):
+        judge_agreement(two, reference="gold", n_resamples=40, rng=0)
+    assert judge_agreement(two, reference="human-2", n_resamples=40, rng=0).rows[0].estimate == 1.0
