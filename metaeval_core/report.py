@@ -17,7 +17,6 @@ import datetime as _dt
 import functools
 import html
 import json
-import math
 import platform
 import subprocess
 from importlib import metadata
@@ -71,21 +70,10 @@ def git_commit(repo: str | None = None) -> str | None:
 
 
 def _plain(value: Any) -> Any:
-    """A JSON-safe copy (tuples -> lists, numpy scalars -> Python, non-finite floats -> None)."""
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return [_plain(v) for v in value]
-    if hasattr(value, "item") and callable(value.item) and not isinstance(value, (str, bytes)):
-        try:
-            value = value.item()
-        except (TypeError, ValueError):
-            return str(value)
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if value is None or isinstance(value, (bool, int, str)):
-        return value
-    return str(value)
+    """A JSON-safe copy (:func:`metaeval_core.wording.plain`)."""
+    from metaeval_core.wording import plain
+
+    return plain(value)
 
 
 def _dataset_facts(dataset: Any) -> dict:

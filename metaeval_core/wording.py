@@ -52,6 +52,36 @@ def finite_or_none(value: object) -> float | None:
 finite = finite_or_none
 
 
+def plain(value: object) -> object:
+    """A JSON-safe copy of ``value``: mappings -> dicts with string keys, sequences, sets and arrays -> lists,
+    numpy scalars -> Python numbers, non-finite floats -> None (:func:`finite_or_none`), anything else -> its
+    ``str``. The one converter behind ``--json`` output and the report's provenance record.
+
+    Examples
+    --------
+    >>> plain({"a": (1, float("nan")), 2: {"b": float("inf")}})
+    {'a': [1, None], '2': {'b': None}}
+    """
+    from collections.abc import Mapping
+
+    if isinstance(value, Mapping):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [plain(v) for v in value]
+    if hasattr(value, "tolist") and getattr(value, "ndim", 0) > 0:  # an array: its elements, nested
+        return plain(value.tolist())
+    if hasattr(value, "item") and callable(value.item) and not isinstance(value, (str, bytes)):
+        try:
+            value = value.item()  # a numpy scalar
+        except (TypeError, ValueError):
+            return str(value)
+    if isinstance(value, float):
+        return finite_or_none(value)
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    return str(value)
+
+
 # -- numbers, ranges, counts --------------------------------------------------------------------------------------
 def number(value: object, digits: int = 3, *, missing: str = "undefined", signed: bool = False) -> str:
     """A number with ``digits`` decimals, never "-0.000": a value that rounds to zero has no sign.

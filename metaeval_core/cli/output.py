@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from typing import Any, Sequence
 
@@ -13,23 +12,10 @@ from metaeval_core.cli.options import terminal_width
 
 
 def to_jsonable(value: Any) -> Any:
-    """Plain JSON types; NaN and infinities become null (JSON has no NaN)."""
-    import numpy as np
+    """Plain JSON types; NaN and infinities become null (JSON has no NaN): :func:`metaeval_core.wording.plain`."""
+    from metaeval_core.wording import plain
 
-    if isinstance(value, dict):
-        return {str(k): to_jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [to_jsonable(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return to_jsonable(value.tolist())
-    if isinstance(value, (np.bool_, bool)):
-        return bool(value)
-    if isinstance(value, (np.integer,)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        value = float(value)
-        return value if math.isfinite(value) else None
-    return value
+    return plain(value)
 
 
 def say(*paragraphs: str, stream=None, indent: str = "") -> None:

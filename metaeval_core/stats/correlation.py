@@ -25,6 +25,7 @@ from metaeval_core.stats.coefficients import (
 from metaeval_core.stats.spa import soft_pairwise_accuracy
 from metaeval_core.stats.tiecal import input_tie_calibrated
 from metaeval_core._frames import ToFrame
+from metaeval_core.wording import finite_or_none
 from metaeval_core.data.dataset import Dataset, Pool, POOLS
 from metaeval_core.stats.exact import exact_matrix, grid_scale
 
@@ -178,7 +179,7 @@ class CorrelationResult(ToFrame):
             "n": int(self.n),
             "n_undefined": int(self.n_undefined),
             "systems": self.systems,
-            "epsilon": None if not np.isfinite(self.epsilon) else float(self.epsilon),
+            "epsilon": finite_or_none(self.epsilon),
         }
 
 

@@ -2,14 +2,14 @@
 
 Built-in datasets are ``st.cache_resource`` objects keyed on (dataset id, data directory); uploaded verdict files
 live in the session's own state, keyed by the sha256 of their bytes. Every computation is ``st.cache_data`` on the
-small key ``(id, version)``, the pair set and frozen option tuples (:class:`Conventions`, :class:`Resampling`); the
+small key ``(id, version)``, the pair set and frozen options (:class:`VerdictScoring`, :class:`ResamplingOptions`); the
 dataset itself is passed as ``_data`` and never hashed.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -29,8 +29,10 @@ MAX_UPLOADS = 3
 ALL_SETS = ""  # the pair-set choice meaning every item
 
 
-class Conventions(NamedTuple):
-    """How verdicts are scored against the reference (one frozen, hashable cache key)."""
+@dataclass(frozen=True)
+class VerdictScoring:
+    """How verdicts are scored against the reference: the judges pages' choice, a frozen, hashable cache key whose
+    fields the calls below pass to the core by name."""
 
     statistic: str = "accuracy"
     reference: str = "auto"
@@ -39,13 +41,14 @@ class Conventions(NamedTuple):
     invalid: str = "wrong"
 
 
-class Resampling(NamedTuple):
+@dataclass(frozen=True)
+class ResamplingOptions:
+    """The judges pages' resampling choice (a frozen, hashable cache key); the core receives ``n_resamples``,
+    ``rng=seed`` and ``confidence_level`` by name."""
+
     n_resamples: int = 1000
     seed: int = 0
     confidence_level: float = 0.95
-
-    def kwargs(self) -> dict:
-        return {"n_resamples": self.n_resamples, "rng": self.seed, "confidence_level": self.confidence_level}
 
 
 # -- datasets -------------------------------------------------------------------------------------------------
@@ -99,25 +102,25 @@ def report(_data: PairwiseData, key: DataKey) -> core.VerdictReport:
 # -- agreement ------------------------------------------------------------------------------------------------
 
 
-def _opts(conv: Conventions) -> dict:
-    return dict(conv._asdict())
+@st.cache_data(max_entries=32, show_spinner=False)
+def agreement(_data: PairwiseData, key: DataKey, pair_set: str, conv: VerdictScoring,
+              res: ResamplingOptions) -> core.AgreementTable:
+    return core.judge_agreement(part(_data, pair_set), statistic=conv.statistic, reference=conv.reference,
+                                order=conv.order, ties=conv.ties, invalid=conv.invalid, n_resamples=res.n_resamples,
+                                rng=res.seed, confidence_level=res.confidence_level)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def agreement(_data: PairwiseData, key: DataKey, pair_set: str, conv: Conventions,
-              res: Resampling) -> core.AgreementTable:
-    return core.judge_agreement(part(_data, pair_set), **_opts(conv), **res.kwargs())
+def chance(_data: PairwiseData, key: DataKey, pair_set: str, conv: VerdictScoring,
+           res: ResamplingOptions) -> tuple[core.JudgeChanceBaseline, ...]:
+    return tuple(core.chance_baseline(part(_data, pair_set), statistic=conv.statistic, reference=conv.reference,
+                                      order=conv.order, ties=conv.ties, invalid=conv.invalid,
+                                      n_resamples=res.n_resamples, rng=res.seed, confidence_level=res.confidence_level))
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def chance(_data: PairwiseData, key: DataKey, pair_set: str, conv: Conventions,
-           res: Resampling) -> tuple[core.ChanceBaseline, ...]:
-    return tuple(core.chance_baseline(part(_data, pair_set), **_opts(conv), **res.kwargs()))
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def leaderboard(_data: PairwiseData, key: DataKey, pair_set: str, conv: Conventions, alternative: str,
-                correction: str, alpha: float, res: Resampling) -> core.JudgeLeaderboard:
+def leaderboard(_data: PairwiseData, key: DataKey, pair_set: str, conv: VerdictScoring, alternative: str,
+                correction: str, alpha: float, res: ResamplingOptions) -> core.JudgeLeaderboard:
     """The core's leaderboard (the same object ``metaeval judges --view leaderboard`` prints)."""
     return core.judge_leaderboard(part(_data, pair_set), statistic=conv.statistic, reference=conv.reference,
                                   order=conv.order, ties=conv.ties, invalid=conv.invalid, alternative=alternative,
@@ -126,18 +129,19 @@ def leaderboard(_data: PairwiseData, key: DataKey, pair_set: str, conv: Conventi
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def comparison(_data: PairwiseData, key: DataKey, pair_set: str, conv: Conventions, alternative: str,
-               correction: str, alpha: float, res: Resampling) -> core.JudgeComparison | None:
+def comparison(_data: PairwiseData, key: DataKey, pair_set: str, conv: VerdictScoring, alternative: str,
+               correction: str, alpha: float, res: ResamplingOptions) -> core.JudgeComparison | None:
     """Paired permutation tests between the judges (None with fewer than two judges)."""
     data = part(_data, pair_set)
     if len(data.judges_of()) < 2:
         return None
-    return core.compare_judges(data, **_opts(conv), alternative=alternative, correction=correction, alpha=alpha,
-                               n_resamples=res.n_resamples, rng=res.seed)
+    return core.compare_judges(data, statistic=conv.statistic, reference=conv.reference, order=conv.order,
+                               ties=conv.ties, invalid=conv.invalid, alternative=alternative, correction=correction,
+                               alpha=alpha, n_resamples=res.n_resamples, rng=res.seed)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def raters(_data: PairwiseData, key: DataKey, pair_set: str, conv: Conventions) -> tuple:
+def raters(_data: PairwiseData, key: DataKey, pair_set: str, conv: VerdictScoring) -> tuple:
     """(rater x rater agreement, the judges' macro precision/recall/F1 against the reference) on these items."""
     from metaeval_core.judges.raters import classification_scores, rater_agreement
 
@@ -181,10 +185,12 @@ def alt_test_scores(_dataset, key, human: str, judges: tuple[str, ...], alignmen
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def by_subset(_data: PairwiseData, key: DataKey, pair_set: str, by: str, conv: Conventions,
-              res: Resampling) -> pd.DataFrame:
+def by_subset(_data: PairwiseData, key: DataKey, pair_set: str, by: str, conv: VerdictScoring,
+              res: ResamplingOptions) -> pd.DataFrame:
     """Agreement per pair set or item attribute, with the chance p-value corrected over subsets and judges."""
-    result = core.agreement_by_subset(part(_data, pair_set), by=by, **_opts(conv), **res.kwargs())
+    result = core.agreement_by_subset(part(_data, pair_set), by=by, statistic=conv.statistic, reference=conv.reference,
+                                      order=conv.order, ties=conv.ties, invalid=conv.invalid,
+                                      n_resamples=res.n_resamples, rng=res.seed, confidence_level=res.confidence_level)
     return pd.DataFrame(result.to_records())
 
 
@@ -207,32 +213,36 @@ def references(data: PairwiseData) -> list[str]:
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def positional(_data: PairwiseData, key: DataKey, pair_set: str, invalid: str,
-               res: Resampling) -> tuple[core.PositionalBias, ...]:
+               res: ResamplingOptions) -> tuple[core.PositionalBias, ...]:
     data = part(_data, pair_set)
     both = tuple(j for j in data.judges_of() if len(data.orders_of(j)) == 2)
     if not both:
         return ()
-    return tuple(core.positional_bias(data, judges=both, invalid=invalid, **res.kwargs()))
+    return tuple(core.positional_bias(data, judges=both, invalid=invalid, n_resamples=res.n_resamples, rng=res.seed,
+                                      confidence_level=res.confidence_level))
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def per_order(_data: PairwiseData, key: DataKey, pair_set: str, conv: Conventions, res: Resampling) -> pd.DataFrame:
+def per_order(_data: PairwiseData, key: DataKey, pair_set: str, conv: VerdictScoring,
+              res: ResamplingOptions) -> pd.DataFrame:
     """Agreement in each presentation order and in both (one row per judge and order mode)."""
     data = part(_data, pair_set)
     judges = tuple(j for j in data.judges_of() if len(data.orders_of(j)) == 2)
     rows = []
     for order in ("original", "swapped", "both"):
         if judges:
-            table = core.judge_agreement(data, judges=judges, **{**_opts(conv), "order": order}, **res.kwargs())
+            table = core.judge_agreement(data, judges=judges, statistic=conv.statistic, reference=conv.reference,
+                                         order=order, ties=conv.ties, invalid=conv.invalid, n_resamples=res.n_resamples,
+                                         rng=res.seed, confidence_level=res.confidence_level)
             rows += table.to_records()
     return pd.DataFrame(rows)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def length(_data: PairwiseData, key: DataKey, pair_set: str, reference: str, order: str, unit: str,
-           res: Resampling) -> tuple[core.LengthPreference, ...]:
+           res: ResamplingOptions) -> tuple[core.LengthPreference, ...]:
     return core.length_preference(part(_data, pair_set), reference=reference, order=order, unit=unit,
-                                  **res.kwargs())
+                                  n_resamples=res.n_resamples, rng=res.seed, confidence_level=res.confidence_level)
 
 
 # -- systems --------------------------------------------------------------------------------------------------
@@ -240,27 +250,30 @@ def length(_data: PairwiseData, key: DataKey, pair_set: str, reference: str, ord
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def ranking(_data: PairwiseData, key: DataKey, pair_set: str, rater: str, method: str, order: str,
-            res: Resampling) -> core.SystemRanking:
-    return core.system_ranking(part(_data, pair_set), rater=rater, method=method, order=order, **res.kwargs())
+            res: ResamplingOptions) -> core.SystemRanking:
+    return core.system_ranking(part(_data, pair_set), rater=rater, method=method, order=order,
+                               n_resamples=res.n_resamples, rng=res.seed, confidence_level=res.confidence_level)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def rank_agreement(_data: PairwiseData, key: DataKey, pair_set: str, reference: str, method: str, coefficient: str,
-                   order: str, res: Resampling) -> tuple[core.RankingAgreement, ...]:
+                   order: str, res: ResamplingOptions) -> tuple[core.RankingAgreement, ...]:
     return tuple(core.ranking_agreement(part(_data, pair_set), reference=reference, method=method,
-                                        coefficient=coefficient, order=order, **res.kwargs()))
+                                        coefficient=coefficient, order=order, n_resamples=res.n_resamples, rng=res.seed,
+                                        confidence_level=res.confidence_level))
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def close_pairs(_data: PairwiseData, key: DataKey, pair_set: str, reference: str, delta: float, order: str,
-                res: Resampling) -> tuple[core.ClosePairs, ...]:
+                res: ResamplingOptions) -> tuple[core.ClosePairs, ...]:
     return tuple(core.close_pair_agreement(part(_data, pair_set), reference=reference, delta=delta, order=order,
-                                           **res.kwargs()))
+                                           n_resamples=res.n_resamples, rng=res.seed,
+                                           confidence_level=res.confidence_level))
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def scores(_data: PairwiseData, key: DataKey, pair_set: str, reference: str, invalid: str,
-           res: Resampling) -> tuple[core.ScoreAccuracy, ...]:
+           res: ResamplingOptions) -> tuple[core.ScoreAccuracy, ...]:
     data = part(_data, pair_set)
     judges = tuple(j for j in core.scoring_judges(data) if j in data.judges_of())
     if not judges:
@@ -288,8 +301,8 @@ def finite(value: object) -> bool:
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def leaderboard_view(_data: PairwiseData, key: DataKey, pair_set: str, conv: Conventions, alternative: str,
-                     correction: str, alpha: float, res: Resampling) -> tuple:
+def leaderboard_view(_data: PairwiseData, key: DataKey, pair_set: str, conv: VerdictScoring, alternative: str,
+                     correction: str, alpha: float, res: ResamplingOptions) -> tuple:
     """(core leaderboard, board frame, chance frame, forest figure, heatmap figure or None) of the Judges
     leaderboard: building the figures of LLMBar's 26 judges took ~1 s per run, now once per view. Shared and
     read-only: callers never mutate them."""

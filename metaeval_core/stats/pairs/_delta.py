@@ -325,7 +325,7 @@ class DecileGrid:
                             "column": c,
                             "lower": float(self.lower[r]),
                             "upper": float(self.upper[c]),
-                            "tau": tau if np.isfinite(tau) else None,
+                            "tau": finite_or_none(tau),
                             "n_pairs": int(self.n_pairs[r, c]),
                         }
                     )
