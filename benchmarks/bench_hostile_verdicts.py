@@ -3,7 +3,8 @@
 
 Run: .venv/bin/python benchmarks/bench_hostile_verdicts.py [--only NAME]
 Prints one JSON line per case: the case, the file's bytes, the outcome (accepted / ran, or the one-line refusal),
-seconds and the child's peak RSS in MB. Cases: the largest legal verdict CSV (a million items x 2 raters = the
+seconds (generating the file included), for the readers the read's own wall and CPU seconds (read_s, read_cpu_s),
+and the child's peak RSS in MB. Cases: the largest legal verdict CSV (a million items x 2 raters = the
 2,000,000-row limit, 32 MB) read, and its leaderboard (refused at once, then run with the resamples it names);
 the largest legal JSON Lines verdict file (50 MB limit) read; the JSON Lines of many distinct keys (1.2 MB once
 took 35 s and 2.6 GB); 2,000 systems ranked from 3,000 items (items x systems^2 once: 89 GiB); Davidson on a
@@ -74,8 +75,10 @@ def case_read(path_of):
         from metaeval_core.judges import read_verdict_file
 
         path = path_of(folder)
+        start, cpu = time.perf_counter(), time.process_time()
         data = read_verdict_file(path)
-        return path.stat().st_size, f"accepted: {data.n_items:,} items, {data.n_raters} raters"
+        timed = {"read_s": round(time.perf_counter() - start, 2), "read_cpu_s": round(time.process_time() - cpu, 2)}
+        return path.stat().st_size, f"accepted: {data.n_items:,} items, {data.n_raters} raters", timed
     return run
 
 
@@ -149,13 +152,15 @@ def run_case(name: str) -> dict:
     with tempfile.TemporaryDirectory() as folder:
         start = time.perf_counter()
         try:
-            size, outcome = CASES[name](Path(folder))
+            size, outcome, *timed = CASES[name](Path(folder))
         except UploadError as error:
-            size, outcome = -1, f"rejected ({error.kind}): {str(error)[:160]}"
+            size, outcome, timed = -1, f"rejected ({error.kind}): {str(error)[:160]}", []
         seconds = time.perf_counter() - start
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    # seconds: the whole case (writing the generated file included); read_s / read_cpu_s: the reader alone (CPU
+    # seconds say what wall seconds cannot on a shared machine)
     return {"case": name, "bytes": size, "outcome": outcome, "seconds": round(seconds, 2),
-            "peak_rss_mb": round(peak_mb, 1)}
+            **(timed[0] if timed else {}), "peak_rss_mb": round(peak_mb, 1)}
 
 
 def main() -> None:

@@ -41,7 +41,7 @@ import pandas as pd
 from metaeval_core.data.upload.csv_reader import _ID_COLUMNS, _parse_csv
 from metaeval_core.data.upload.jsonl_reader import _DuplicateKey, _fail_broken_line, _line_budget, _no_duplicate_keys
 from metaeval_core.data.upload.limits import UploadLimits, _Context, _list_names, _show
-from metaeval_core.data.upload.names import _names
+from metaeval_core.data.upload.names import name_codes
 from metaeval_core.data.upload.reader import _dataset_id
 from metaeval_core.data.upload.source import _check_request, _decode, _read_content
 from metaeval_core.data.upload.tables import _check_cells, _check_count, _scores
@@ -176,6 +176,27 @@ def _constant(values: pd.Series, codes: np.ndarray, n: int, what: str, column: s
     return tuple(out)
 
 
+def _constant_names(values: pd.Series, item_codes: np.ndarray, n: int, what: str, column: str, rows: np.ndarray,
+                    ctx: _Context) -> tuple[str, ...]:
+    """:func:`_constant` for a name column (a system), checked as names; compared by code, one string per item."""
+    codes, names = name_codes(values, column, what.split()[0], rows, ctx, allow_empty=True)
+    shown = np.asarray(list(names) + [""], dtype=object)
+    empty = codes == len(names)
+    if "" in names:
+        empty |= codes == names.index("")
+    pairs = pd.DataFrame({"k": item_codes[~empty], "v": codes[~empty], "r": rows[~empty]}).drop_duplicates(["k", "v"])
+    clash = pairs["k"].duplicated(keep="first").to_numpy()
+    if clash.any():
+        second = pairs.iloc[int(np.argmax(clash))]
+        first = pairs[pairs["k"] == second["k"]].iloc[0]
+        ctx.fail("inconsistent-attribute", f"the {what} of an item differs between its rows: "
+                 f"{_show(shown[first['v']])} on line {first['r']} and {_show(shown[second['v']])} here",
+                 where=ctx.at(second["r"]), column=column)
+    per_item = np.full(n, len(names), dtype=np.int64)
+    per_item[pairs["k"].to_numpy()] = pairs["v"].to_numpy()
+    return tuple(shown[per_item].tolist())
+
+
 def _rater_kinds(raters: tuple[str, ...], kind_values: pd.Series | None, rater_codes: np.ndarray,
                  rows: np.ndarray, column: str | None, ctx: _Context) -> list[str]:
     if kind_values is not None:
@@ -287,24 +308,19 @@ def read_verdict_file(
     text = _decode(raw, ctx)
     if not text.strip():
         ctx.fail("empty-file", "the file holds only whitespace")
-    frame, rows = _parse_jsonl_table(text, ctx) if ctx.fmt == "jsonl" else _parse_csv(text, ctx)
+    frame, rows = _parse_jsonl_table(text, ctx) if ctx.fmt == "jsonl" else _parse_csv(text, ctx, cells=object)
     if len(frame) > limits.max_rows:
         ctx.fail("too-many-rows", f"more than {limits.max_rows:,} data rows, the limit")
     roles, attr_columns, unread = _roles(list(frame.columns), ctx)
     col = roles.get
-    items_col = _names(frame[col("item")], col("item"), "item", rows, ctx)
-    rater_col = _names(frame[col("rater")], col("rater"), "rater", rows, ctx)
-    sys_a = _names(frame[col("system_a")], col("system_a"), "system", rows, ctx, allow_empty=True)
-    sys_b = _names(frame[col("system_b")], col("system_b"), "system", rows, ctx, allow_empty=True)
-    item_codes, items = pd.factorize(items_col)
-    rater_codes, raters = pd.factorize(rater_col)
-    items = tuple(str(i) for i in np.asarray(items, dtype=object).tolist())  # not per element of an Arrow index
-    raters = tuple(str(r) for r in np.asarray(raters, dtype=object).tolist())
+    # names as codes per row (never a million rows of text rebuilt and hashed again); no name is missing here
+    item_codes, items = name_codes(frame[col("item")], col("item"), "item", rows, ctx)
+    rater_codes, raters = name_codes(frame[col("rater")], col("rater"), "rater", rows, ctx)
     n, r = len(items), len(raters)
     _check_count(r, limits.max_measures, "too-many-measures", "raters", ctx, "METAEVAL_MAX_UPLOAD_MEASURES")
     _check_cells(n * r * 2, ctx, f"{n:,} items x {r:,} raters x 2 orders")
-    system_a = _constant(sys_a, item_codes, n, "system A", col("system_a"), rows, ctx)
-    system_b = _constant(sys_b, item_codes, n, "system B", col("system_b"), rows, ctx)
+    system_a = _constant_names(frame[col("system_a")], item_codes, n, "system A", col("system_a"), rows, ctx)
+    system_b = _constant_names(frame[col("system_b")], item_codes, n, "system B", col("system_b"), rows, ctx)
     same = [k for k in range(n) if system_a[k] and system_a[k] == system_b[k]]
     if same:
         k = same[0]

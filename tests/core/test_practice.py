@@ -633,6 +633,39 @@ def test_plan_estimate_grows_with_designs_and_prices_large_system_counts():
     assert estimated_plan_seconds([(10, 1000)], n_trials=5, n_resamples=200, power=False) < big / 2
 
 
+@pytest.mark.parametrize("power", [True, False])
+def test_plan_estimate_counts_the_work_the_plan_does(power, monkeypatch):
+    """The price follows the plan's kernel calls: per interval or test run, per resample, per resampled cell (the
+    first model priced cells only and came out 2.5x to 14x low on plans of many small trials, issue 28)."""
+    from types import SimpleNamespace
+
+    from metaeval_core.analyses.practice import estimated_plan_seconds, planning
+
+    runs = []
+
+    def interval(x, z, *, n_resamples, **kwargs):
+        runs.append((n_resamples, x.size))
+        return SimpleNamespace(low=0.0, high=0.5, estimate=0.2)
+
+    def test(x, y, z, *, n_resamples, **kwargs):
+        runs.append((n_resamples, x.size))
+        return SimpleNamespace(pvalue=0.5)
+
+    monkeypatch.setattr(planning, "confidence_interval", interval)
+    monkeypatch.setattr(planning, "compare_metrics", test)
+    data = _random_dataset(12, 30)
+    designs = [(5, 4), (30, 4), (5, 12), (30, 12)]
+    for trials, k in ((3, 40), (7, 400)):
+        runs.clear()
+        planning.plan_judgments(data, "metric", "human", input_sizes=[5, 30], system_sizes=[4, 12], n_trials=trials,
+                                n_resamples=k, power=power, rng=0)
+        assert len(runs) == len(designs) * trials * (2 if power else 1)
+        work = (len(runs) * planning._PLAN_SECONDS_PER_CALL
+                + sum(n for n, _ in runs) * planning._PLAN_SECONDS_PER_RESAMPLE
+                + sum(n * cells for n, cells in runs) * planning._PLAN_SECONDS_PER_CELL)
+        assert estimated_plan_seconds(designs, n_trials=trials, n_resamples=k, power=power) == pytest.approx(work)
+
+
 def test_pair_resolution_from_tie_groups_equals_enumerating_each_set():
     """The O(N log N) count of untied pairs per leave-one-out set equals enumerating them (the O(N^3) loop that
     took minutes at 2,000 systems), with ties and missing means."""

@@ -318,11 +318,16 @@ def _near(row: dict, target_width, target_power) -> bool:
     return False
 
 
-# Rough seconds on the shared 2-core machine, per resampled cell of a trial's interval and test, and per resample
-# whose system-level coefficient goes slice by slice to scipy (Kendall beyond 150 systems, pairwise accuracy beyond
-# 300): 1,000 systems x 10 inputs, 5 trials of 200 resamples with power took 5.2 s (5.3 s estimated), 100 x 1,000
-# 1.8 s (2.0 s). Used to refuse or announce long plans, not a promise.
-_PLAN_SECONDS_PER_CELL = 1e-8
+# Rough CPU seconds on the project's 2-core machine (its wall seconds when idle; a loaded machine stretches both
+# alike), fitted over 15 shapes (1 to 200 trials, 20 to 2,000 resamples, 10 to 1,875 inputs, with and without
+# power: within 1.4x of each; benchmarks/bench_plan_estimate.py): per interval or test run (validation, draws,
+# set-up: the term the first model lacked, 2.5x to 14x low on plans of many small trials), per resample, per
+# resampled cell, and per resample whose system-level coefficient goes slice by slice to scipy (Kendall beyond 150
+# systems, pairwise accuracy beyond 300: 1,000 systems x 10 inputs, 5 trials of 200 resamples with power, 5.2 s).
+# Used to refuse or announce long plans, not a promise.
+_PLAN_SECONDS_PER_CALL = 1.2e-3
+_PLAN_SECONDS_PER_RESAMPLE = 1.1e-6
+_PLAN_SECONDS_PER_CELL = 4e-9
 _PLAN_SECONDS_PER_SLICE = 1.7e-3
 # A plan estimated to take longer than this is refused up front, with what to change, by the dashboard and by
 # `metaeval plan` alike (docs/methods.md sec. 10.2).
@@ -333,19 +338,21 @@ def estimated_plan_seconds(designs: Sequence[tuple[int, int]], *, n_trials: int,
                            coefficient: str = "kendall", power: bool = True) -> float:
     """Rough seconds :func:`plan_judgments` takes for ``designs`` ``(n_inputs, n_systems)`` on this project's machine.
 
-    Each trial draws ``n_resamples`` bootstrap resamples of the design (and as many permutations with ``power``);
-    their cost grows with the design's cells, and with the number of systems where the coefficient is computed
-    per resample by scipy (Kendall beyond 150 systems: about 1.7 ms each).
+    Each trial runs one bootstrap interval of ``n_resamples`` resamples of the design (and, with ``power``, one
+    permutation test of as many permutations): a fixed cost per run, a cost per resample, one per resampled cell,
+    and one per resample where the coefficient is computed by scipy slice by slice (Kendall beyond 150 systems:
+    about 1.7 ms each).
 
     References: docs/methods.md sec. 10.2.
     """
+    runs = 2 if power else 1
     total = 0.0
     for n_inputs, n_systems in designs:
         per_slice = ((coefficient == "kendall" and not pair_kernel_fits(n_systems))
                      or (coefficient == "pairwise-accuracy" and n_systems > 300))
-        per_resample = (n_inputs * n_systems * (2 if power else 1) * _PLAN_SECONDS_PER_CELL
-                        + (3 if power else 1) * per_slice * _PLAN_SECONDS_PER_SLICE)
-        total += n_trials * n_resamples * per_resample
+        per_run = (_PLAN_SECONDS_PER_CALL + n_resamples * (_PLAN_SECONDS_PER_RESAMPLE
+                                                            + n_inputs * n_systems * _PLAN_SECONDS_PER_CELL))
+        total += n_trials * (runs * per_run + (3 if power else 1) * per_slice * n_resamples * _PLAN_SECONDS_PER_SLICE)
     return total
 
 

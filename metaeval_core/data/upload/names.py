@@ -199,14 +199,33 @@ def _names(series: pd.Series, column: str, what: str, rows: np.ndarray, ctx: _Co
     """Stripped NFC names; empty, too long, control- or invisible-character names are refused with their row.
 
     The content checks run once per distinct name (a long file repeats each name on many rows)."""
+    per_row, categories = name_codes(series, column, what, rows, ctx, allow_empty=allow_empty)
+    if not isinstance(series.dtype, pd.CategoricalDtype):  # text (CSV, JSONL): text per row, NaN where missing
+        shown = np.asarray(list(categories) + [np.nan], dtype=object)
+        return pd.Series(shown[per_row], index=series.index, dtype="str")
+    return pd.Series(pd.Categorical.from_codes(per_row, categories=pd.Index(categories, dtype=object)),
+                     index=series.index)
+
+
+def name_codes(series: pd.Series, column: str, what: str, rows: np.ndarray, ctx: _Context, *,
+               allow_empty: bool = False) -> tuple[np.ndarray, tuple[str, ...]]:
+    """:func:`_names` as integer codes per row and the distinct names in order of first appearance.
+
+    A text column gives code ``len(names)`` where the name is missing (a categorical column: the code of ``''``).
+    The verdict reader takes these directly: a million rows of names rebuilt as text and hashed again took seconds.
+    """
     # distinct values first: every check and conversion below runs once per distinct name, and the result per row
     # is one shared string object each (8 bytes a row, never a copy of every row's text)
     if isinstance(series.dtype, pd.CategoricalDtype):  # a Parquet dictionary column: its codes, no hashing per row
         raw_codes, raw_uniques = series.cat.codes.to_numpy(), series.cat.categories
     else:
         raw_codes, raw_uniques = pd.factorize(series, use_na_sentinel=True)
-    stripped = [str(v).strip() for v in np.asarray(raw_uniques, dtype=object)]
-    label_of_raw, uniques = pd.factorize(pd.Series(stripped, dtype=object))
+    raw = np.asarray(raw_uniques, dtype=object).tolist()
+    stripped = list(map(str.strip, map(str, raw)))
+    if stripped == raw:  # nothing to strip (the usual file): the distinct names stay distinct, no second hashing
+        label_of_raw, uniques = np.arange(len(raw), dtype=np.intp), stripped
+    else:
+        label_of_raw, uniques = pd.factorize(pd.Series(stripped, dtype=object))
     codes = np.where(raw_codes >= 0, label_of_raw[np.maximum(raw_codes, 0)] if len(label_of_raw) else -1, -1)
     labels = pd.Series(uniques, dtype="str")
     _check_name_bytes(labels, what, column, ctx)
@@ -262,13 +281,17 @@ def _names(series: pd.Series, column: str, what: str, rows: np.ndarray, ctx: _Co
     if not ascii_only.all():
         _check_lookalikes(normal[:-1], ascii_only, what, codes, rows, column, ctx)
     # one category per distinct normal form ('' for a missing name): the rows stay integer codes
+    if not isinstance(series.dtype, pd.CategoricalDtype):
+        # text: the labels already follow the rows' first appearance (factorised twice in that order); missing last
+        if ascii_only.all():  # NFC changed nothing: the labels are the categories
+            final_of_label, categories = np.arange(len(normal) - 1), normal[:-1]
+        else:
+            final_of_label, categories = pd.factorize(pd.Series(normal[:-1], dtype=object))
+        lookup = np.append(final_of_label, len(categories)).astype(np.int64)
+        return lookup[np.where(codes < 0, len(final_of_label), codes)], tuple(map(str, categories))
     final_of_label, categories = pd.factorize(pd.Series(normal, dtype=object))
-    if not isinstance(series.dtype, pd.CategoricalDtype):  # text (CSV, JSONL): text per row, NaN where missing
-        normal[-1] = np.nan
-        return pd.Series(np.asarray(normal, dtype=object)[codes], index=series.index, dtype="str")
     per_row = final_of_label[np.where(codes < 0, len(normal) - 1, codes)]
-    return pd.Series(pd.Categorical.from_codes(per_row, categories=pd.Index(categories, dtype=object)),
-                     index=series.index)
+    return per_row, tuple(str(c) for c in categories)
 
 
 # Dashes that look like an ASCII hyphen-minus (U+2010 hyphen .. U+2015 bar, minus sign, small and fullwidth
