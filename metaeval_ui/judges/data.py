@@ -18,11 +18,11 @@ import streamlit as st
 from metaeval_core import judges as core
 from metaeval_core.judges import PairwiseData
 
-from metaeval_ui.judges import tables
 from metaeval_ui.data.datasets import (  # noqa: F401 - re-used by the widgets
     VERDICTS_PREFIX as UPLOAD_PREFIX, DatasetChoice, content_sha256, data_dir_key, is_pairwise,
     pairwise_choices as choices,
 )
+from metaeval_ui.judges import tables
 
 DataKey = tuple[str, str]  # (dataset id, version)
 MAX_UPLOADS = 3
