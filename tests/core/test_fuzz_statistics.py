@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from metaeval_core.stats.coefficients import POINT_COEFFICIENTS as COEFFICIENTS, CORRELATIONS  # SPA: test_spa.py
+from metaeval_core.stats.coefficients import POINT_COEFFICIENTS as COEFFICIENTS, COEFFICIENT_RANGES  # SPA: test_spa.py
 from metaeval_core.stats.correlation import LEVELS, correlate_matrices
 from metaeval_core.stats.pairs import decile_grid, delta_confidence_interval, rsys_delta
 from metaeval_core.stats.resampling import confidence_interval
@@ -45,8 +45,8 @@ def messy_matrices(draw, count: int = 3):
 def in_range(values, coefficient: str) -> bool:
     values = np.asarray(values, dtype=float)
     finite = values[np.isfinite(values)]
-    low = -1.0 if coefficient in CORRELATIONS else 0.0
-    return bool(np.all((finite >= low - 1e-12) & (finite <= 1.0 + 1e-12))) and not np.isinf(values).any()
+    low, high = COEFFICIENT_RANGES[coefficient]
+    return bool(np.all((finite >= low - 1e-12) & (finite <= high + 1e-12))) and not np.isinf(values).any()
 
 
 def allowed_error(error: ValueError) -> bool:
