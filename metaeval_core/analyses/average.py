@@ -240,7 +240,7 @@ class TaskAverage(ToFrame):
         """The per-task values in long form: one row per (metric, task)."""
         return [{"metric": m, "task": task.label, "dataset": task.dataset, "human": task.human, "level": task.level,
                  "coefficient": task.coefficient, "draw_group": self.draw_groups[t],
-                 "value": float(self.values[i, t]) if np.isfinite(self.values[i, t]) else None}
+                 "value": finite_or_none(self.values[i, t])}
                 for i, m in enumerate(self.metrics) for t, task in enumerate(self.tasks)]
 
     def to_dict(self) -> dict:

@@ -48,6 +48,7 @@ from metaeval_core.stats.correlation import correlate, correlation_inputs, nanme
 from metaeval_core.stats.exact import grid_scale
 from metaeval_core.stats.pairs import dataset_means, system_pairs
 from metaeval_core.stats.tiecal import input_tie_calibrated
+from metaeval_core.wording import finite_or_none
 
 ExampleLevel = Literal["system", "input", "global"]
 EXAMPLE_LEVELS: tuple[str, ...] = get_args(ExampleLevel)
@@ -57,9 +58,7 @@ _SIGNIFICANCE_MAX_PRODUCTS = 2_000_000
 _TEXT_FIELDS = ("source", "reference")
 
 
-def _plain(value) -> float | None:
-    value = float(value)
-    return value if math.isfinite(value) else None
+_plain = finite_or_none
 
 
 def _texts_for(texts: ExampleTexts | None, systems: Sequence[str], inputs: Sequence[str]):

@@ -51,6 +51,7 @@ from metaeval_core.stats.resampling import (
     _percentile_interval,
 )
 from metaeval_core.stats.significance import PairwiseTable, _count_pvalue, correct_table
+from metaeval_core.wording import finite_or_none
 
 __all__ = ["SUITES", "SuiteTask", "SuiteResult", "suite_tasks", "run_suite", "load_suite_data"]
 
@@ -263,8 +264,7 @@ class SuiteResult(ToFrame):
 
     def to_records(self) -> list[dict]:
         """One record per metric: cluster, average, interval, and each task's value under its short name."""
-        def num(v) -> float | None:
-            return float(v) if np.isfinite(v) else None
+        num = finite_or_none
 
         rows = []
         for i, m in enumerate(self.metrics):

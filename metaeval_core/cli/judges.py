@@ -110,6 +110,14 @@ def judge_records(data, *, reference: str = "auto", ties: str = "three-class", i
     return records
 
 
+def _num(value: Any, digits: int) -> str | None:
+    """A table cell: ``digits`` decimals, never '-0.000' (:func:`metaeval_core.wording.number`); None (printed
+    as '-') when undefined."""
+    from metaeval_core.wording import finite_or_none, number
+
+    return None if finite_or_none(value) is None else number(value, digits)
+
+
 def _fmt(value: Any, low: Any = None, high: Any = None, *, interval: bool = True) -> str:
     """'83 [76,90]': a share x 100 and its interval; '83' without one; '-' when undefined."""
     from metaeval_core.wording import number
@@ -176,7 +184,7 @@ def _view_table(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
 def leaderboard_table(board) -> list[dict]:
     """The leaderboard's rows as the CLI prints them (values x 100; the page shows the same rows, x 1)."""
     def p(value: float) -> str | None:
-        return None if not math.isfinite(value) else f"{value:.3f}"
+        return _num(value, 3)
 
     kinds = {"human-ceiling": "ceiling", "annotator": "person"}
     people = {"judge", "annotator"}
@@ -310,13 +318,11 @@ def _view_agreement(args: argparse.Namespace, data, pair_sets: list[str]) -> Non
         print(f"\n{name}")
         values = matrix.matrix(statistic)
         if len(matrix.raters) <= 12:
-            rows = [{"rater": f"{i + 1} {r}", **{str(j + 1): None if not math.isfinite(values[i, j]) else
-                                                  f"{values[i, j]:.2f}" for j in range(len(matrix.raters))}}
+            rows = [{"rater": f"{i + 1} {r}", **{str(j + 1): _num(values[i, j], 2) for j in range(len(matrix.raters))}}
                     for i, r in enumerate(matrix.raters)]
             cli.print_table(rows, ["rater", *[str(j + 1) for j in range(len(matrix.raters))]])
         else:
-            rows = [{"rater": a, "other": b, statistic: None if not math.isfinite(values[i, j]) else
-                     f"{values[i, j]:.3f}", "n": int(matrix.n_common[i, j])}
+            rows = [{"rater": a, "other": b, statistic: _num(values[i, j], 3), "n": int(matrix.n_common[i, j])}
                     for i, a in enumerate(matrix.raters) for j, b in enumerate(matrix.raters) if j > i]
             cli.print_table(rows, ["rater", "other", statistic, "n"])
         print()
@@ -338,8 +344,8 @@ def _print_alt_test(records: list[dict]) -> None:
         print(f"\n{record['subset']}: {record['judge']} {verdict}: winning rate {record['winning_rate']:.2f}, "
               f"advantage probability {record['advantage_probability']:.3f}")
         cli.print_table([{"annotator": a["annotator"], "n": a["n_items"],
-                          "judge align": f"{a['judge_alignment']:.3f}", "own align": f"{a['annotator_alignment']:.3f}",
-                          "judge wins": f"{a['judge_wins']:.3f}", "p": f"{a['pvalue']:.4f}",
+                          "judge align": _num(a["judge_alignment"], 3), "own align": _num(a["annotator_alignment"], 3),
+                          "judge wins": _num(a["judge_wins"], 3), "p": f"{a['pvalue']:.4f}",
                           "p (BY)": f"{a['pvalue_corrected']:.4f}", "judge wins test": "yes" if a["rejected"] else "no"}
                          for a in record["annotators"]],
                         ["annotator", "n", "judge align", "own align", "judge wins", "p", "p (BY)", "judge wins test"])
@@ -428,7 +434,7 @@ def _view_systems(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
          _interval_note(args, f"; scores x 100 for win rates; close pairs: the people's head-to-head win rate within "
                               f"{args.delta:g} of 50%"))
     cli.print_table([{"rank": r["rank"], "system": r["system"], "score": _fmt(r["score"], r["low"], r["high"])
-                      if method == "win-rate" else f"{r['score']:.3f} [{r['low']:.2f},{r['high']:.2f}]",
+                      if method == "win-rate" else f"{_num(r['score'], 3)} [{_num(r['low'], 2)},{_num(r['high'], 2)}]",
                       "wins": r["wins"], "losses": r["losses"], "ties": r["ties"]} for r in people.to_records()],
                     ["rank", "system", "score", "wins", "losses", "ties"])
     print()
