@@ -310,6 +310,7 @@ def alt_test(tested: tuple | None, *, name: str) -> None:
     st.caption(escape_markdown(jx.alt_test_caption(summary)))
     st.dataframe(jt.compact(summary, jt.VIEWS["alt_summary"]), hide_index=True, width="stretch")
     st.dataframe(jt.compact(per_annotator, jt.VIEWS["alt_annotators"]), hide_index=True, width="stretch")
+    st.caption(jt.ALT_ANNOTATORS_KEY)
     exports.table_download(per_annotator, name, label="Download alt-test (CSV)", title="Alt-test per annotator")
 
 

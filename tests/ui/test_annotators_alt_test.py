@@ -51,7 +51,7 @@ def test_the_demo_has_persons_and_is_tested_without_a_question(demo_env):
     assert_clean(at)
     assert not at.get("toggle") or all(t.key != "w:alt_persons" for t in at.toggle)
     per_annotator = at.dataframe[-1].value
-    assert set(per_annotator["annotator left out"]) == {"annotator 1", "annotator 2", "annotator 3"}
+    assert set(per_annotator["left out"]) == {"annotator 1", "annotator 2", "annotator 3"}
     assert "stated to be the same people" not in texts(at.caption)
 
 
