@@ -82,11 +82,12 @@ if ctx.human and ctx.metrics:
             st.info(escape_markdown(separation), icon=":material/balance:")
     headline_metric = ctx.metrics[0]
     with headline_col, guard("Could not compute the close-pairs headline"):
-        pair_rows = data_pairs.pair_table(ds, ctx.key, headline_metric, ctx.human, "judged", systems)
+        # The pool the Realistic pairs page uses (the same sidebar choice), so the two pages give one number.
+        pair_rows = data_pairs.pair_table(ds, ctx.key, headline_metric, ctx.human, pool, systems)
         if len(pair_rows) >= 10:
             u20 = closest_upper(pair_rows["abs_dx"], 0.2)  # the Realistic pairs page's 20% band: one definition
-            full = data_pairs.delta(ds, ctx.key, headline_metric, ctx.human, "judged", systems, 0.0, float("inf"))
-            close = data_pairs.delta(ds, ctx.key, headline_metric, ctx.human, "judged", systems, 0.0, u20)
+            full = data_pairs.delta(ds, ctx.key, headline_metric, ctx.human, pool, systems, 0.0, float("inf"))
+            close = data_pairs.delta(ds, ctx.key, headline_metric, ctx.human, pool, systems, 0.0, u20)
             st.subheader("Headline: close system pairs")
             left, right = st.columns(2)
             left.metric(f"rSYS, all {full['n_pairs']} pairs", figures.fmt(full["estimate"], 2), help=glossary("rSYS"))
@@ -101,7 +102,7 @@ if ctx.human and ctx.metrics:
                 f"{headline_metric} vs {ctx.human}: the system-level Kendall τ on all {full['n_pairs']} pairs, and on "
                 f"the {close['n_pairs']} pairs ({close['share_of_pairs']:.0%}) closest in metric score, |Δ| ≤ {u20:.3g}: "
                 "the closest 20% in the paper's bins of ⌈10% of the pairs⌉, as on Realistic pairs (Deutsch, Dror & "
-                "Roth, NAACL 2022)."))
+                f"Roth, NAACL 2022); metric pool: {pool}."))
             st.page_link("pages/pairs.py", label="Explore realistic pairs", icon=":material/join_inner:")
 
 st.subheader("About this dataset")

@@ -520,7 +520,7 @@ def _rater_measure(name: str, paths: list[Path], systems: tuple[str, ...], n_seg
                 stack[a, position[system], j] = -float(sum(float(e["score"]) for e in errors)) + 0.0
             except (ValueError, KeyError, TypeError) as error:
                 raise DatasetError(f"{path}, line {number}: not a rating ({type(error).__name__})") from None
-    label = f"{name} ({len(paths)} raters, per-rater files)"
+    label = f"{name.rsplit('.', 1)[0].upper()}, {len(paths)} raters"  # short: pickers show 'label [id]'
     # rater<k> is one person throughout the files (mt-metrics-eval keeps rater ids per file).
     return Measure.from_annotators(name, "human", stack, label=label,
                                    attributes={"raters": str(len(paths)), "annotators": "persons"})

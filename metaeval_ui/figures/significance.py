@@ -81,7 +81,12 @@ def pvalue_heatmap(
     cor = np.asarray(significant_corrected, dtype=bool).reshape(n, n)
     names = [esc(m) for m in metrics]
     z = np.where(sig & np.isfinite(p), p, np.nan)
-    text = np.where(np.eye(n, dtype=bool), "", np.vectorize(lambda v: fmt_p(v, alpha))(p)) if n else np.empty((0, 0))
+    # Beyond 12 metrics a cell is too narrow for "0.04995" at a legible 11 px: two decimals without the leading
+    # zero (".05", "<.01"); the fill says which side of alpha p lies and the hover gives it in full.
+    short = n > 12
+    cell_p = ((lambda v: "" if not np.isfinite(v) else "<.01" if v < 0.01 else f"{v:.2f}".lstrip("0"))
+              if short else (lambda v: fmt_p(v, alpha)))
+    text = np.where(np.eye(n, dtype=bool), "", np.vectorize(cell_p, otypes=[object])(p)) if n else np.empty((0, 0))
     custom = np.array([[esc(hover[i][j]) if hover is not None else "" for j in range(n)] for i in range(n)],
                       dtype=object)
     fig = go.Figure(
@@ -97,9 +102,7 @@ def pvalue_heatmap(
     fig.add_scatter(
         x=[j for i in range(n) for j in range(n)], y=[i for i in range(n) for _ in range(n)],
         text=[text[i, j] for i in range(n) for j in range(n)], mode="text", hoverinfo="skip", showlegend=False,
-        # Smaller text in big tables: at 21 metrics a 7-character p near alpha ("0.04995") spilt into the next cell.
-        textfont={"color": [text_colour[i][j] for i in range(n) for j in range(n)],
-                  "size": 11 if n <= 12 else max(7, round(132 / n))},
+        textfont={"color": [text_colour[i][j] for i in range(n) for j in range(n)], "size": 11},
     )
     # One layout update with every outline: add_shape per cell re-validates all shapes so far (quadratic: 26 judges
     # took 54 s, now 0.1 s).

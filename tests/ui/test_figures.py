@@ -170,12 +170,19 @@ def test_doubts_flag_intervals_through_zero_and_estimates_inside_chance():
     assert text.doubt_sentence(ranks.assign(doubt="")) == ""
 
 
-def test_pvalue_heatmap_text_shrinks_in_big_tables():
+def test_pvalue_heatmap_text_stays_legible_in_big_tables():
+    """Beyond 12 metrics the cells are narrow: the p-values shorten (".05", "<.01") instead of shrinking below the
+    11 px the browser walk asks of chart text (WMT22's 21 metrics: "0.04995" at 7 px)."""
     import numpy as np
 
     from metaeval_ui.figures.significance import pvalue_heatmap
 
-    for n, size in ((5, 11), (21, 7)):
+    for n, cell in ((5, "0.04995"), (21, ".05")):
         p = np.full((n, n), 0.04995)
+        p[0, 1] = 0.003
         fig = pvalue_heatmap([f"m{k}" for k in range(n)], p, p < 0.05, p < 0.01)
-        assert fig.data[1].textfont.size == size
+        assert fig.data[1].textfont.size == 11
+        texts = list(fig.data[1].text)
+        assert texts[2] == cell  # row 0, column 2
+        if n > 12:
+            assert texts[1] == "<.01" and max(len(t) for t in texts) <= 4
