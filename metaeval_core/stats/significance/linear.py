@@ -382,8 +382,11 @@ def input_permutation_nulls(
     """
     n_pairs = len(engine.pairs)
     n, m = engine.shape
-    tied = TiedInputs(engine)
-    union = np.unique(np.concatenate([np.zeros(0, dtype=np.intp), tied.columns, *engine.fallback]))
+    # Only when some input takes the shared tie path: its incidence matrices are (system pairs x systems), 15 GB
+    # at 2,000 systems, where the engine keeps every input on the per-pair path.
+    tied = TiedInputs(engine) if engine.tied.any() else None
+    tied_columns = tied.columns if tied is not None else np.zeros(0, dtype=np.intp)
+    union = np.unique(np.concatenate([np.zeros(0, dtype=np.intp), tied_columns, *engine.fallback]))
     keep = union.size and n_resamples * n * union.size <= _KEPT_BITS_BUDGET
     kept = np.zeros((n_resamples, n, union.size if keep else 0), dtype=bool)
     sums = np.zeros((n_pairs, n_resamples))
@@ -407,7 +410,7 @@ def input_permutation_nulls(
                                for sl, mask in masks())
     # Sums and counts of the swapped X's then Y's defined per-input values off the linear path.
     side = np.zeros((4, n_pairs, n_resamples))
-    if tied.columns.size:
+    if tied is not None and tied.columns.size:
         difference = np.zeros((n_resamples, n_pairs))
         undefined: list = []
         # Every resample of an input at once (each input's weights are built once) when its bits were kept.
