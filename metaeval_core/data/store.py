@@ -195,7 +195,7 @@ def _unpack_texts(archive, meta: dict, dataset_id: str):
 
 # What a truncated, emptied or corrupted .npz (or its metadata) raises while it is read.
 _UNREADABLE = (OSError, EOFError, ValueError, KeyError, IndexError, TypeError, AttributeError, zipfile.BadZipFile,
-               zlib.error, UnicodeDecodeError)
+               zlib.error, UnicodeDecodeError, NotImplementedError)  # zipfile: "zip file version 11.9"
 
 
 def _open_regular(path: Path) -> BinaryIO:
