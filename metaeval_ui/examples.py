@@ -249,7 +249,7 @@ def choose(options: Sequence[str], *, picked: str | None | tuple = None, label: 
     return None if value == none else value
 
 
-def links(targets: Sequence[tuple[str, str, dict]], *, label: str = "Examples behind") -> None:
+def links(targets: Sequence[tuple[str, str, dict]], *, label: str = "Examples behind:") -> None:
     """In-app links that open another page with its examples panel open: one per (page file, link text,
     changes to the view), e.g. the Correlations page with ``ex_metric`` set. The page opened adopts the link's view
     (:func:`metaeval_ui.state.link_params`), so its URL, once shared, reopens the same examples. Light elements
@@ -260,7 +260,7 @@ def links(targets: Sequence[tuple[str, str, dict]], *, label: str = "Examples be
     if not shown:
         return
     row = st.container(horizontal=True, gap="small", vertical_alignment="center")
-    row.caption(label)
+    row.caption(label, width="content")
     for path, text, changes in shown:
         row.page_link(path, label=text, icon=":material/format_list_bulleted:",
                       query_params=state.link_params(ex_item=None, **changes))
