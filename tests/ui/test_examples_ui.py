@@ -316,3 +316,16 @@ def test_a_capped_panel_says_so_and_the_downloads_hold_every_item(demo_env, monk
         assert any(f"The first 7 of {total:,} items" in c.value for c in at.caption)
     finally:
         examples.correlation_examples.clear()
+
+
+def test_an_overview_link_keeps_an_uploaded_dataset_open(demo_env):
+    at = new_app().run()
+    at.file_uploader(key="w:upload_file").upload("two.csv", TWO_HUMANS.encode(), "text/csv")
+    at.run()
+    assert_clean(at)
+    dataset = at.sidebar.selectbox(key="w:dataset").value
+    at.query_params = _link(at, "bleu")
+    at.switch_page("pages/correlations.py").run()
+    assert_clean(at)
+    assert at.sidebar.selectbox(key="w:dataset").value == dataset  # the session's upload, not the demo
+    assert _panel_open(at) and at.query_params["ex"] == "bleu"
