@@ -199,3 +199,29 @@ def test_overview_row_link_opens_its_examples_and_the_address_reopens_them(brows
         assert h.query(other).get("ex") == ["rouge-2.f1"]
     finally:
         other.close()
+
+
+def test_all_dimensions_dot_opens_the_examples_against_its_dimension(browser_context, server):
+    """With every human dimension shown (small multiples), a click on a panel's dot opens the examples against that
+    panel's dimension (not the sidebar's), and the URL records it (ex_h)."""
+    page = browser_context.new_page()
+    try:
+        _open(page, server, "correlations", {"dataset": "summeval", "human": "expert.relevance",
+                                             "metric": ["rouge-1.f1", "rouge-2.f1"], "layout": "all"})
+        _clean(page)
+        chart = page.locator('[data-testid="stPlotlyChart"]').last
+        dots = chart.locator(".scatterlayer .trace")
+        assert dots.count() >= 2
+        point = dots.nth(0).locator(".points path").first
+        point.scroll_into_view_if_needed()
+        before = h.runs(page)
+        point.click(force=True)
+        h.wait_idle(page, since=before, timeout=TIMEOUT)
+        _clean(page)
+        query = h.query(page)
+        assert query.get("ex") in (["rouge-1.f1"], ["rouge-2.f1"]), query
+        human = query.get("ex_h", ["expert.relevance"])[0]
+        assert human != "expert.relevance", query  # the first panel's dimension, not the sidebar's
+        assert f"vs {human}:" in h.main_text(page)
+    finally:
+        page.close()
