@@ -128,3 +128,22 @@ def test_what_if_edits_keep_the_texts(tmp_path):
                   "plain.csv")
     assert _outputs(merge_datasets(ds, plain))[("A", "d1")] == "the cat sat"  # only one side has texts
     assert _outputs(merge_datasets(plain, ds, on_conflict="keep"))[("B", "d2")] == "dog"  # the extra's texts fill
+
+
+def test_the_long_download_carries_the_texts_back(tmp_path):
+    from metaeval_core.data.upload import dataset_to_long_frame, safe_csv
+
+    tricky = 'dogs run,\n"fast", - they say'  # a comma, a line break, quotes and a leading dash inside
+    ds = _wide(tmp_path, WIDE_WITH_TEXTS.replace("dogs run", '"' + tricky.replace('"', '""') + '"'))
+    assert _outputs(ds)[("A", "d2")] == tricky
+    edited = edit_scores(ds, [("B", "d2", "bleu", 0.2)])
+    frame = dataset_to_long_frame(edited)
+    assert {"text", "source", "reference"} <= set(frame.columns)
+    assert frame["text"].notna().sum() == sum(t is not None for t in _outputs(ds).values())  # once per cell
+    path = tmp_path / "back.csv"
+    path.write_text(safe_csv(frame), encoding="utf-8")
+    back = read_user_file(path)
+    assert _outputs(back) == _outputs(ds)
+    assert example_texts(back).sources == example_texts(ds).sources
+    assert example_texts(back).references == example_texts(ds).references
+    assert back.measures["bleu"].scores[1, 1] == 0.2
