@@ -263,7 +263,7 @@ def links(targets: Sequence[tuple[str, str, dict]], *, label: str = "Examples be
     row.caption(label, width="content")
     for path, text, changes in shown:
         row.page_link(path, label=text, icon=":material/format_list_bulleted:",
-                      query_params=state.link_params(ex_item=None, **changes))
+                      query_params=state.link_params(**{"ex_item": None, "ex_human": None, **changes}))
 
 
 # -- rendering --------------------------------------------------------------------------------------------------

@@ -193,11 +193,12 @@ def _link(at, label: str) -> dict:
 
 def test_overview_rows_open_their_examples_on_correlations(demo_env):
     at = new_app({"dataset": "demo", "human": "human.quality", "metric": ["metric.good", "metric.weak"],
-                  "level": "input"}).run()
+                  "level": "input", "ex_h": "elsewhere", "ex_item": "an item of another list"}).run()
     assert_clean(at)
     assert any(c.value == "Examples behind a row:" for c in at.caption)
     params = _link(at, "metric.weak")
     assert params["ex"] == "metric.weak" and params["dataset"] == "demo" and params["level"] == "input"
+    assert "ex_h" not in params and "ex_item" not in params  # against the Overview's human, from the first item
     assert params["human"] == "human.quality" and params["link"] == "1"
     at.query_params = params  # the click: Streamlit opens the page with the link's parameters, in this session
     at.switch_page("pages/correlations.py").run()
