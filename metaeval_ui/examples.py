@@ -208,7 +208,7 @@ def choose_against(metrics: Sequence[str], humans: Sequence[str], *, picked: tup
             state.put("ex_metric", metric)
             state.put("ex_human", human if len(humans) > 1 else None)
             state.put("ex_item", "")
-    metric = choose(metrics)
+    metric = choose(metrics, several_humans=len(humans) > 1)
     if len(humans) <= 1 or metric is None:
         if len(humans) <= 1:
             state.put("ex_human", None)
@@ -221,14 +221,17 @@ def choose_against(metrics: Sequence[str], humans: Sequence[str], *, picked: tup
 
 
 def choose(options: Sequence[str], *, picked: str | None | tuple = None, label: str = "Examples for",
-           format_func=str) -> str | None:
+           format_func=str, several_humans: bool = False) -> str | None:
     """The item whose examples are open: a new click wins, else the URL/session choice, else none.
 
     ``picked`` is what a table row or a chart point selects, or a tuple of them (one per source: a row, a bar);
     a table keeps its selection across reruns, so only a source whose pick changed since the last run counts, and
     the picker can still change the choice. Returns None when nothing is chosen (the panel then invites a click).
-    The choice is a picker too, so it works without a pointer and in tests.
+    The choice is a picker too, so it works without a pointer and in tests. Unless the page shows
+    ``several_humans`` (:func:`choose_against`), the examples are against its one human measure: ``ex_h`` is cleared.
     """
+    if not several_humans and state.get("ex_human") is not None:
+        state.put("ex_human", None)
     options = list(options)
     picks = picked if isinstance(picked, tuple) else (picked,)
     last = st.session_state.get("_ex_last_pick")

@@ -267,6 +267,12 @@ def test_all_dimensions_open_examples_against_the_chosen_dimension(demo_env):
     assert at.query_params["ex_h"] == other
     dots = [t for t in plotly_specs(at)["correlation_bar"]["data"] if t.get("customdata")]
     assert {tuple(c) for t in dots for c in t["customdata"]} == {("bleu", "fluency"), ("bleu", "coherence")}
+    at.switch_page("pages/confidence.py").run()  # a page with one human measure: ex_h is not its
+    assert_clean(at)
+    assert "ex_h" not in at.query_params and at.query_params["ex"] == "bleu"
+    at.switch_page("pages/correlations.py").run()
+    at.selectbox(key="w:ex_human").set_value(other).run()
+    assert at.query_params["ex_h"] == other
     at.radio(key="w:corr_layout").set_value("chosen").run()  # one dimension: the examples are against it
     assert_clean(at)
     assert f"bleu vs {human}" in " ".join(c.value for c in at.caption) and "ex_h" not in at.query_params
