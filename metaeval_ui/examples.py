@@ -13,7 +13,7 @@ Computations are cached here (the core does the work: :mod:`metaeval_core.analys
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import pandas as pd
 import streamlit as st
@@ -22,9 +22,9 @@ from metaeval_core.data.dataset import Dataset
 from metaeval_ui import exports, state
 from metaeval_ui.errors import escape_markdown, guard
 
-# Items listed in the panel, and items kept for the downloads (every system pair; at the input and global levels
-# the first ones: `metaeval examples --json` lists them all). The cap keeps the cached records small: a cache hit
-# copies them, and 26,250 WMT cells with their texts would cost more than the page.
+# Items in the panel's table, and items the panel keeps as records (its picker, the meeting view). The cap keeps the
+# cached records small: a cache hit copies them, and 26,250 WMT cells with their texts would cost more than the
+# page. The downloads hold every item: made from the cached result only when clicked (all_correlation_records).
 TOP = 50
 KEPT = 500
 # Characters of a text shown before it is folded into an expander.
@@ -41,25 +41,52 @@ def texts(_dataset: Dataset, key: DatasetKey):
     return example_texts(_dataset)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def correlation_examples(_dataset: Dataset, key: DatasetKey, metric: str, human: str, level: str, coefficient: str,
-                         pool: str, systems: str, versus: str = "", lower: float = 0.0,
-                         upper: float = float("inf")) -> tuple[dict, list[dict]]:
-    """(summary, every record) of the items behind one value; texts included where the dataset has them."""
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _correlation_result(_dataset: Dataset, key: DatasetKey, metric: str, human: str, level: str, coefficient: str,
+                        pool: str, systems: str, versus: str, lower: float, upper: float):
+    """The core's result (arrays, not records; shared, never copied on a hit): the panel's first items and the
+    downloads' every item are both made from it."""
     from metaeval_core.analyses.examples import compare_examples, examples, pair_examples
 
     found = texts(_dataset, key)
     if versus:
-        result = compare_examples(_dataset, metric, versus, human, level=level, coefficient=coefficient, pool=pool,
-                                  systems=systems or None, texts=found)
-    elif lower > 0 or upper != float("inf"):
-        result = pair_examples(_dataset, metric, human, coefficient=coefficient, pool=pool, systems=systems or None,
-                               lower=lower, upper=upper, texts=found)
-    else:
-        result = examples(_dataset, metric, human, level=level, coefficient=coefficient, pool=pool,
-                          systems=systems or None, texts=found)
-    summary = {**result.summary(), "has_texts": found is not None}
-    return summary, result.to_records(top=KEPT if level != "system" or versus else None)
+        return compare_examples(_dataset, metric, versus, human, level=level, coefficient=coefficient, pool=pool,
+                                systems=systems or None, texts=found)
+    if lower > 0 or upper != float("inf"):
+        return pair_examples(_dataset, metric, human, coefficient=coefficient, pool=pool, systems=systems or None,
+                             lower=lower, upper=upper, texts=found)
+    return examples(_dataset, metric, human, level=level, coefficient=coefficient, pool=pool,
+                    systems=systems or None, texts=found)
+
+
+def _n_items(result: Any) -> int:
+    """How many items a result lists (pairs, inputs, cells or compared items)."""
+    for name in ("records", "inputs", "system", "system_a"):
+        value = getattr(result, name, None)
+        if value is not None:
+            return len(value)
+    return 0
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def correlation_examples(_dataset: Dataset, key: DatasetKey, metric: str, human: str, level: str, coefficient: str,
+                         pool: str, systems: str, versus: str = "", lower: float = 0.0,
+                         upper: float = float("inf")) -> tuple[dict, list[dict]]:
+    """(summary, the first KEPT records) of the items behind one value; texts included where the dataset has them.
+
+    ``summary["n_listed"]`` is how many items there are in all (:func:`all_correlation_records` lists them)."""
+    result = _correlation_result(_dataset, key, metric, human, level, coefficient, pool, systems, versus, lower,
+                                 upper)
+    summary = {**result.summary(), "has_texts": texts(_dataset, key) is not None, "n_listed": _n_items(result)}
+    return summary, result.to_records(top=KEPT)
+
+
+def all_correlation_records(_dataset: Dataset, key: DatasetKey, metric: str, human: str, level: str,
+                            coefficient: str, pool: str, systems: str, versus: str = "", lower: float = 0.0,
+                            upper: float = float("inf")) -> list[dict]:
+    """Every record of the items behind one value (the downloads; made only when one is clicked)."""
+    return _correlation_result(_dataset, key, metric, human, level, coefficient, pool, systems, versus, lower,
+                               upper).to_records()
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -134,23 +161,77 @@ def selected_points(event: Any) -> list[dict]:
             return []
 
 
-def table_selection(labels: Sequence[str]) -> dict | None:
-    """``selection_default`` for a table whose rows are ``labels``: the row of the open examples (from the URL)."""
+def table_selection(labels: Sequence[str], humans: Sequence[str] | None = None,
+                    default_human: str | None = None) -> dict | None:
+    """``selection_default`` for a table whose rows are ``labels``: the row of the open examples (from the URL).
+
+    With ``humans`` (each row's human dimension, when a table lists several) the row must also be the open
+    examples' dimension (``ex_human``, else ``default_human``)."""
     chosen = state.get("ex_metric")
-    if chosen in labels:
-        return {"selection": {"rows": [list(labels).index(chosen)], "columns": []}}
+    human = state.get("ex_human") or default_human
+    for k, label in enumerate(labels):
+        if label == chosen and (humans is None or humans[k] == human):
+            return {"selection": {"rows": [k], "columns": []}}
     return None
 
 
+def clicked_pair(event: Any, metrics: Sequence[str], humans: Sequence[str]) -> tuple[str, str] | None:
+    """(metric, human) of the first clicked point: its customdata ``[metric, human]`` (a panel of small multiples),
+    else its x or y with the only human dimension; None when nothing of these was clicked."""
+    for point in selected_points(event):
+        try:
+            data = point["customdata"]
+        except (KeyError, TypeError):
+            data = None
+        if isinstance(data, (list, tuple)) and len(data) == 2 and data[0] in metrics and data[1] in humans:
+            return str(data[0]), str(data[1])
+    metric = clicked_label(event, metrics)
+    return (metric, humans[0]) if metric is not None and len(humans) == 1 else None
+
+
+def choose_against(metrics: Sequence[str], humans: Sequence[str], *, picked: tuple = (),
+                   default_human: str) -> tuple[str | None, str]:
+    """The metric whose examples are open and the human dimension they are against, on a page that shows several.
+
+    ``picked`` holds one (metric, human) pick (or None) per source (a table row, a chart point); a pick that
+    changed since the last run opens that metric against that dimension, and both are kept in the URL (``ex``,
+    ``ex_h``). With one dimension, ``ex_h`` is cleared and ``default_human`` is used."""
+    humans = list(humans)
+    picks = tuple(p if p is not None and p[0] in metrics and p[1] in humans else None for p in picked)
+    last = st.session_state.get("_ex_last_pair")
+    last = last if isinstance(last, tuple) and len(last) == len(picks) else (None,) * len(picks)
+    st.session_state["_ex_last_pair"] = picks
+    fresh = [p for p, before in zip(picks, last) if p is not None and p != before]
+    if fresh:
+        metric, human = fresh[-1]
+        if metric != state.get("ex_metric") or human != (state.get("ex_human") or default_human):
+            state.put("ex_metric", metric)
+            state.put("ex_human", human if len(humans) > 1 else None)
+            state.put("ex_item", "")
+    metric = choose(metrics, several_humans=len(humans) > 1)
+    if len(humans) <= 1 or metric is None:
+        if len(humans) <= 1:
+            state.put("ex_human", None)
+        return metric, default_human
+    key = state.prepare("ex_human", options=humans, fallback=default_human if default_human in humans
+                        else humans[0])
+    human = st.selectbox("Against", humans, key=key, help="the human dimension the examples are listed against")
+    state.commit("ex_human", human)
+    return metric, human
+
+
 def choose(options: Sequence[str], *, picked: str | None | tuple = None, label: str = "Examples for",
-           format_func=str) -> str | None:
+           format_func=str, several_humans: bool = False) -> str | None:
     """The item whose examples are open: a new click wins, else the URL/session choice, else none.
 
     ``picked`` is what a table row or a chart point selects, or a tuple of them (one per source: a row, a bar);
     a table keeps its selection across reruns, so only a source whose pick changed since the last run counts, and
     the picker can still change the choice. Returns None when nothing is chosen (the panel then invites a click).
-    The choice is a picker too, so it works without a pointer and in tests.
+    The choice is a picker too, so it works without a pointer and in tests. Unless the page shows
+    ``several_humans`` (:func:`choose_against`), the examples are against its one human measure: ``ex_h`` is cleared.
     """
+    if not several_humans and state.get("ex_human") is not None:
+        state.put("ex_human", None)
     options = list(options)
     picks = picked if isinstance(picked, tuple) else (picked,)
     last = st.session_state.get("_ex_last_pick")
@@ -169,6 +250,23 @@ def choose(options: Sequence[str], *, picked: str | None | tuple = None, label: 
                          format_func=lambda v: "— click a row, or choose —" if v == none else format_func(v))
     state.commit("ex_metric", None if value == none else value)
     return None if value == none else value
+
+
+def links(targets: Sequence[tuple[str, str, dict]], *, label: str = "Examples behind:") -> None:
+    """In-app links that open another page with its examples panel open: one per (page file, link text,
+    changes to the view), e.g. the Correlations page with ``ex_metric`` set. The page opened adopts the link's view
+    (:func:`metaeval_ui.state.link_params`), so its URL, once shared, reopens the same examples. Light elements
+    only (page links), for the Overview. Pages this build does not register are skipped."""
+    from metaeval_ui.navigation import registered_page
+
+    shown = [(path, text, changes) for path, text, changes in targets if registered_page(path) is not None]
+    if not shown:
+        return
+    row = st.container(horizontal=True, gap="small", vertical_alignment="center")
+    row.caption(label, width="content")
+    for path, text, changes in shown:
+        row.page_link(path, label=text, icon=":material/format_list_bulleted:",
+                      query_params=state.link_params(**{"ex_item": None, "ex_human": None, **changes}))
 
 
 # -- rendering --------------------------------------------------------------------------------------------------
@@ -225,10 +323,12 @@ def meeting_text(summary: dict, records: list[dict]) -> str:
 MEETING = 10
 
 
-def meeting_view(records: list[dict]) -> None:
+def meeting_view(records: list[dict], total: int | None = None) -> None:
     """The first items laid out to be read on a shared screen: the numbers in one line, then the texts aligned
-    (source and reference, then the outputs; the two responses of a pair side by side), nothing folded."""
-    st.caption(f"The first {min(MEETING, len(records))} of {len(records)} items; the text download holds them all.")
+    (source and reference, then the outputs; the two responses of a pair side by side), nothing folded.
+    ``total``: how many items there are in all (default: the records given)."""
+    total = len(records) if total is None else total
+    st.caption(f"The first {min(MEETING, len(records))} of {total:,} items; the text download holds them all.")
     for n, r in enumerate(records[:MEETING], 1):
         with st.container(border=True):
             numbers = {k: v for k, v in r.items() if not isinstance(v, (list, dict))
@@ -251,15 +351,23 @@ def meeting_view(records: list[dict]) -> None:
                              column_config={"output": st.column_config.TextColumn("output", width="large")})
 
 
-def _downloads(summary: dict, records: list[dict], name: str, key: str) -> None:
+def _downloads(summary: dict, every: Callable[[], list[dict]], name: str, key: str) -> None:
+    """The JSON and text downloads of every item (``every()`` lists them; called only when one is clicked)."""
     left, right = st.columns(2)
-    left.download_button("Download the items (JSON)", json.dumps({"about": summary, "items": records},
-                                                                  ensure_ascii=False, indent=1, default=str),
-                         file_name=exports.file_name(name, suffix=".json"), mime="application/json",
-                         on_click="ignore", key=f"{key}:json", icon=":material/download:")
-    right.download_button("Download the text view", meeting_text(summary, records),
-                          file_name=exports.file_name(name, suffix=".txt"), mime="text/plain", on_click="ignore",
-                          key=f"{key}:txt", icon=":material/download:")
+    exports.deferred_download(
+        "Download the items (JSON)", lambda: json.dumps({"about": summary, "items": every()}, ensure_ascii=False,
+                                                        indent=1, default=str),
+        name, key=f"{key}:json", suffix=".json", mime="application/json", container=left)
+    exports.deferred_download("Download the text view", lambda: meeting_text(summary, every()), name,
+                              key=f"{key}:txt", suffix=".txt", mime="text/plain", container=right)
+
+
+def _cap_note(summary: dict, records: list[dict]) -> None:
+    """Say so when the panel lists only the first items (the downloads hold them all)."""
+    total = summary.get("n_listed", len(records))
+    if total > len(records):
+        st.caption(f"The panel lists the first {len(records):,} of {total:,} items (its table the first "
+                   f"{min(TOP, len(records))}); the downloads hold all {total:,}.")
 
 
 def _flat(records: list[dict]) -> pd.DataFrame:
@@ -322,9 +430,15 @@ def correlation_panel(dataset: Dataset, key: DatasetKey, metric: str, human: str
         name = exports.file_name("examples", dataset.id, metric, versus, human, level, coefficient)
         exports.collect(f"Examples: {metric}{' vs ' + versus if versus else ''} ({level}, {coefficient})",
                         table=_flat(records[:TOP]), text=_summary_sentence(summary, dataset), key="examples")
+        _cap_note(summary, records)
+
+        def every() -> list[dict]:
+            return all_correlation_records(dataset, key, metric, human, level, coefficient, pool, systems, versus,
+                                           lower, upper)
+
         if _meeting_toggle(name):
-            meeting_view(records)
-            _downloads(summary, records, name, key=name)
+            meeting_view(records, summary.get("n_listed"))
+            _downloads(summary, every, name, key=name)
             return
         left, right = st.columns([2, 3])
         with left:
@@ -332,7 +446,7 @@ def correlation_panel(dataset: Dataset, key: DatasetKey, metric: str, human: str
         with right:
             if chosen is not None:
                 _show_item(chosen, dataset, key, summary, level, versus, systems)
-        _downloads(summary, records, name, key=name)
+        _downloads(summary, every, name, key=name)
 
 
 def _summary_sentence(summary: dict, dataset: Dataset) -> str:
@@ -435,7 +549,7 @@ def judge_panel(data: Any, key: tuple[str, str], judges: Sequence[str], *, refer
         exports.collect(f"Examples: {judge} ({view})", table=_flat(records[:TOP]), text=what, key="examples")
         if _meeting_toggle(name):
             meeting_view(records)
-            _downloads(summary, records, name, key=name)
+            _downloads(summary, lambda: records, name, key=name)
             return
         chosen = _item_picker(records, lambda r: r["item"],
                               lambda r: f"{r['item']}: judge {r['judge_original'] or '—'}"
@@ -450,7 +564,7 @@ def judge_panel(data: Any, key: tuple[str, str], judges: Sequence[str], *, refer
                   chosen.get("output_b"), container=b)
             verdicts = pd.DataFrame([{"rater": k, **v} for k, v in chosen["raters"].items()])
             st.dataframe(verdicts, hide_index=True, width="stretch")
-        _downloads(summary, records, name, key=name)
+        _downloads(summary, lambda: records, name, key=name)
 
 
 def heatmap_cell(event: Any) -> tuple[Any, Any] | None:
@@ -501,16 +615,18 @@ def band_panel(dataset: Dataset, key: DatasetKey, metric: str, human: str, pool:
 
 
 def clicked_label(event: Any, options: Sequence[str]) -> str | None:
-    """The option named by the first clicked point's x or y (a bar's category), or None.
+    """The option named by the first clicked point's x, y (a bar's category) or customdata, or None.
 
     Pass ``st.session_state.get(chart_key)`` to read a click before the chart is drawn again in this run.
     """
     import html
 
     for point in selected_points(event):
-        for axis in ("x", "y"):
+        for axis in ("x", "y", "customdata"):
             try:
-                value = html.unescape(str(point[axis]))
+                value = point[axis]
+                value = value[0] if isinstance(value, (list, tuple)) and value else value
+                value = html.unescape(str(value))
             except (KeyError, TypeError):
                 continue
             if value in options:

@@ -158,6 +158,7 @@ FIELDS: dict[str, Field] = {
     # the examples panel (docs/methods.md sec. 19): the metric or judge whose items are open, and the item shown
     "ex_metric": Field("ex", "str"),
     "ex_item": Field("ex_item", "str"),
+    "ex_human": Field("ex_h", "str"),  # the human dimension the open examples are against, when a page shows several
 }
 
 
@@ -206,10 +207,56 @@ def format_param(field: Field, value: Any) -> str | list[str]:
     return str(value)
 
 
+# A one-shot URL marker added by an in-app link (:func:`link_params`): the page it opens adopts the link's choices
+# although the session has already read its URL once; :func:`sync_url` drops it with the next write.
+LINK = "link"
+
+
+def link_params(**changes: Any) -> dict[str, Any]:
+    """Query parameters for an ``st.page_link`` that opens another page on a view: the session's choices with
+    ``changes`` (field name -> value; None drops the field), plus the marker that makes the page adopt them.
+
+    The same parameters, without the marker, are the page's shareable URL (it reopens the same view)."""
+    choices = current()
+    for name, value in changes.items():
+        if name not in FIELDS:
+            raise ValueError(f"changes must name fields of metaeval_ui.state.FIELDS; got {name!r}")
+        if value is None:
+            choices.pop(name, None)
+        else:
+            choices[name] = value
+    return {**url_params(choices), LINK: "1"}
+
+
+def _adopt_link(params: Any) -> None:
+    """The choices of an in-app link replace the session's (fields the link leaves out are unset), once."""
+    ss = st.session_state
+    notes: list[str] = []
+    for name, field in FIELDS.items():
+        if field.param not in params:
+            ss.pop(perm_key(name), None)
+            ss.pop(widget_key(name), None)
+            continue
+        raw = params.get_all(field.param) if hasattr(params, "get_all") else params[field.param]
+        try:
+            put(name, parse_param(field, raw))
+        except ValueError:
+            notes.append(f"ignored URL parameter {field.param}={raw!r}: expected a {field.kind}")
+    ss.setdefault(_NOTES, []).extend(notes)
+    try:
+        del params[LINK]
+    except (KeyError, TypeError):
+        pass
+
+
 def init(query_params: Any = None) -> None:
-    """Read the URL into the permanent keys once per session (the first run)."""
+    """Read the URL into the permanent keys once per session (the first run), and again when an in-app link
+    (:func:`link_params`) opened this page."""
     ss = st.session_state
     if ss.get(_INIT_FLAG):
+        params = st.query_params if query_params is None else query_params
+        if LINK in params:
+            _adopt_link(params)
         return
     params = st.query_params if query_params is None else query_params
     notes: list[str] = []
@@ -223,6 +270,11 @@ def init(query_params: Any = None) -> None:
             notes.append(f"ignored URL parameter {field.param}={raw!r}: expected a {field.kind}")
     ss[_NOTES] = notes
     ss[_INIT_FLAG] = True
+    if LINK in params:  # a copied link that still holds the marker: already read whole above
+        try:
+            del params[LINK]
+        except (KeyError, TypeError):
+            pass
 
 
 def notes() -> list[str]:

@@ -354,8 +354,8 @@ def download_section(ds) -> None:
              "metric); built when you click.")
     st.caption(escape_markdown(
         "Upload it again in the sidebar ('Upload your own scores') to get the same systems, inputs, scores, "
-        "per-annotator scores, system attributes and human/metric measures, with nothing to type; excluded "
-        "systems and inputs are not in it. Not carried: output texts, the title, description, citation, licence "
+        "per-annotator scores, system attributes, human/metric measures and texts, with nothing to type; "
+        "excluded systems and inputs are not in it. Not carried: the title, description, citation, licence "
         "and notes, and annotator names (annotators are numbered)."))
 
 

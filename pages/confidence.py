@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from metaeval_core.stats.resampling import CI_METHODS
-from metaeval_ui import data, exports, figures, state, text, widgets
+from metaeval_ui import data, examples, exports, figures, state, text, widgets
 from metaeval_ui.errors import escape_markdown, guard
 from metaeval_ui.widgets import frames
 from metaeval_ui.widgets.progress import progress_callback
@@ -75,8 +75,12 @@ def results(frame: pd.DataFrame) -> None:
     key = state.prepare("ci_sort", options=figures.SORTS, fallback="estimate")
     sort = state.commit("ci_sort", st.radio("Sort by", figures.SORTS, key=key, horizontal=True))
     title = f"{coefficient} correlation with {ctx.human}, {level} level, {100 * confidence:g}% intervals"
-    exports.chart(figures.forest_plot(frame, sort=sort, title=title, chance=chance), key="forest",
-                  name=exports.file_name("intervals", ds.id, level, coefficient))
+    event = exports.chart(figures.forest_plot(frame, sort=sort, title=title, chance=chance), key="forest",
+                          name=exports.file_name("intervals", ds.id, level, coefficient), on_select="rerun",
+                          selection_mode="points")
+    metric = examples.choose(list(ctx.metrics), picked=examples.clicked_label(event, list(ctx.metrics)))
+    if metric is not None:  # a click on a metric's interval (or the picker) opens the items behind its estimate
+        examples.correlation_panel(ds, ctx.key, metric, ctx.human, level, coefficient, pool, systems)
     state.sync_url()
 
 

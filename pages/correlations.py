@@ -53,7 +53,7 @@ shown = (["metric", "human", "estimate"] + (["epsilon"] if calibrated else []) +
          + (["systems"] if systems else []))
 selection = st.dataframe(
     view[shown], hide_index=True, width="stretch", key="corr_table", on_select="rerun", selection_mode="single-row",
-    selection_default=examples.table_selection(list(view["metric"])),
+    selection_default=examples.table_selection(list(view["metric"]), list(view["human"]), ctx.human),
     column_config={
         "estimate": st.column_config.NumberColumn(f"{coefficient} ({level})", format="%.4f",
                                                   help="empty = undefined (never silently 0)"),
@@ -67,10 +67,13 @@ selection = st.dataframe(
     },
 )
 rows = examples.selected_rows(selection)
-bar = examples.clicked_label(st.session_state.get("correlation_bar"), list(ctx.metrics))  # a click on a bar
-chosen_metric = examples.choose(list(ctx.metrics), picked=(view["metric"].iloc[rows[0]] if rows else None, bar))
+row = (view["metric"].iloc[rows[0]], view["human"].iloc[rows[0]]) if rows else None
+# a click on a bar (or, with every dimension, on a panel's dot: that dimension)
+bar = examples.clicked_pair(st.session_state.get("correlation_bar"), list(ctx.metrics), list(humans))
+chosen_metric, against = examples.choose_against(list(ctx.metrics), humans, picked=(row, bar),
+                                                 default_human=ctx.human)
 if chosen_metric is not None:
-    examples.correlation_panel(ds, ctx.key, chosen_metric, ctx.human, level, coefficient, pool, systems)
+    examples.correlation_panel(ds, ctx.key, chosen_metric, against, level, coefficient, pool, systems)
 if level == "system":  # one system set, stated once; metrics that could not score all of it are named
     lacking = data.unscored_systems(ds, ctx.key, tuple(ctx.metrics), ctx.human, pool, systems)
     chosen = table[table["human"] == ctx.human]

@@ -12,7 +12,7 @@ means, score distributions and missing data live on the Dataset page (pages/data
 import streamlit as st
 
 from metaeval_core.stats.pairs import closest_upper
-from metaeval_ui import data, figures, navigation, tables, text, widgets
+from metaeval_ui import data, examples, figures, navigation, tables, text, widgets
 from metaeval_ui.errors import escape_markdown, guard
 from metaeval_ui.text import epsilon_note, glossary
 
@@ -61,6 +61,9 @@ if ctx.human and ctx.metrics:
             f"{ds.select_systems(systems or None).rated_by(ctx.human).n_systems} systems"
             + (f" ({systems})" if systems else "") + f", pool '{pool}'. Change the level and coefficient in the "
             "sidebar; details on Confidence intervals and Significance."))
+        # A row's examples open on Correlations (same view), light page links rather than a selectable table.
+        examples.links([("pages/correlations.py", str(m), {"ex_metric": str(m)})
+                        for m in board.loc[board["kind"] == "metric", "metric"]], label="Examples behind a row:")
         if coefficient == "tie-calibrated-accuracy":
             st.caption("ε: " + epsilon_note(level))
         if (board["kind"] == "chance").any():
@@ -104,6 +107,12 @@ if ctx.human and ctx.metrics:
                 "the closest 20% in the paper's bins of ⌈10% of the pairs⌉, as on Realistic pairs (Deutsch, Dror & "
                 f"Roth, NAACL 2022); metric pool: {pool}."))
             st.page_link("pages/pairs.py", label="Explore realistic pairs", icon=":material/join_inner:")
+            examples.links([
+                ("pages/correlations.py", f"all {full['n_pairs']} pairs",
+                 {"ex_metric": headline_metric, "level": "system", "coefficient": "kendall"}),
+                ("pages/pairs.py", "the closest 20%", {"delta_metric": headline_metric, "delta_l": 0.0,
+                                                       "delta_u": float(u20), "ex_metric": f"band:{headline_metric}"}),
+            ])
 
 st.subheader("About this dataset")
 if ds.description:

@@ -124,9 +124,13 @@ def _serialise(dataset: Dataset, name: str) -> bytes:
     for k, (attr, values) in enumerate(dataset.system_attributes.items()):
         arrays[f"attribute_{k}"] = np.array(values, dtype=np.str_)
         attributes.append(attr)
+    texts = getattr(dataset, "texts", None)
+    if texts is not None:
+        arrays.update(_pack_texts(texts))
     meta = {
         "format": _FORMAT,
         "name": name,
+        "texts": None if texts is None else {"files": str(getattr(texts, "files", ""))},
         "id": dataset.id,
         "title": dataset.title,
         "citation": dataset.citation,
@@ -148,9 +152,50 @@ def _serialise(dataset: Dataset, name: str) -> bytes:
     return buffer.getvalue()
 
 
+def _pack(strings) -> tuple[np.ndarray, np.ndarray]:
+    """Strings as one UTF-8 byte array and their offsets (no pickled objects; None is stored as '')."""
+    encoded = [b"" if text is None else str(text).encode("utf-8") for text in strings]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum([len(b) for b in encoded], out=offsets[1:])
+    return np.frombuffer(b"".join(encoded), dtype=np.uint8), offsets
+
+
+def _unpack(blob: np.ndarray, offsets: np.ndarray, count: int, what: str) -> list[str]:
+    if offsets.shape != (count + 1,) or offsets[0] != 0 or offsets[-1] != blob.size or (np.diff(offsets) < 0).any():
+        raise ValueError(f"its {what} texts are inconsistent")
+    data = blob.tobytes()
+    return [data[a:b].decode("utf-8") for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist())]
+
+
+def _pack_texts(texts) -> dict[str, np.ndarray]:
+    """A dataset's texts (ExampleTexts: outputs, sources, references) as plain arrays: its own systems and inputs
+    (a subset of the dataset keeps every text), outputs row-major with a missing output stored as ''."""
+    arrays = {"text_systems": np.array(texts.systems, dtype=np.str_),
+              "text_inputs": np.array(texts.inputs, dtype=np.str_)}
+    for part, strings in (("outputs", texts.outputs.ravel()), ("sources", texts.sources),
+                          ("references", texts.references)):
+        arrays[f"text_{part}"], arrays[f"text_{part}_offsets"] = _pack(strings)
+    return arrays
+
+
+def _unpack_texts(archive, meta: dict, dataset_id: str):
+    """The texts :func:`_pack_texts` stored, or None when the entry has none (entries saved before had none)."""
+    if not isinstance(meta.get("texts"), dict):
+        return None
+    from metaeval_core.data.text_model import ExampleTexts
+
+    systems, inputs = archive["text_systems"].tolist(), archive["text_inputs"].tolist()
+    n, m = len(systems), len(inputs)
+    parts = {part: _unpack(archive[f"text_{part}"], archive[f"text_{part}_offsets"], count, part)
+             for part, count in (("outputs", n * m), ("sources", m), ("references", m))}
+    outputs = np.array([text or None for text in parts["outputs"]], dtype=object).reshape(n, m)
+    return ExampleTexts(dataset_id, tuple(systems), tuple(inputs), outputs, tuple(parts["sources"]),
+                        tuple(parts["references"]), str(meta["texts"].get("files", "")))
+
+
 # What a truncated, emptied or corrupted .npz (or its metadata) raises while it is read.
 _UNREADABLE = (OSError, EOFError, ValueError, KeyError, IndexError, TypeError, AttributeError, zipfile.BadZipFile,
-               zlib.error, UnicodeDecodeError)
+               zlib.error, UnicodeDecodeError, NotImplementedError)  # zipfile: "zip file version 11.9"
 
 
 def _open_regular(path: Path) -> BinaryIO:
@@ -269,6 +314,7 @@ def _deserialise(path: Path) -> tuple[dict, Dataset]:
                     task=str(meta.get("task", "")),
                     annotator_identity=str(meta.get("annotator_identity", "unknown")),
                     conventions=_conventions(meta.get("conventions")),
+                    texts=_unpack_texts(archive, meta, f"user:{path.stem}"),
                 )
     except StoreError:
         raise

@@ -50,3 +50,34 @@ class ExampleTexts:
     def output(self, system: int, input_index: int) -> str | None:
         value = self.outputs[system, input_index]
         return None if value is None else str(value)
+
+
+def combined_texts(first: ExampleTexts | None, second: ExampleTexts | None) -> ExampleTexts | None:
+    """The texts of a merge: ``first``'s systems and inputs, then ``second``'s new ones; a text ``first`` has wins,
+    ``second`` fills the texts ``first`` lacks (as a merge fills cells). None when neither has texts."""
+    if first is None or second is None:
+        return first if second is None else second
+    systems = tuple(dict.fromkeys((*first.systems, *second.systems)))
+    inputs = tuple(dict.fromkeys((*first.inputs, *second.inputs)))
+    outputs = np.full((len(systems), len(inputs)), None, dtype=object)
+    row = {s: i for i, s in enumerate(systems)}
+    col = {j: k for k, j in enumerate(inputs)}
+    for texts in (second, first):  # first last: its texts win
+        rows = np.array([row[s] for s in texts.systems], dtype=np.int64)
+        cols = np.array([col[j] for j in texts.inputs], dtype=np.int64)
+        given = np.not_equal(texts.outputs, None)
+        block = outputs[np.ix_(rows, cols)]
+        block[given] = texts.outputs[given]
+        outputs[np.ix_(rows, cols)] = block
+
+    def per_input(name: str) -> tuple[str, ...]:
+        out = [""] * len(inputs)
+        for texts in (second, first):
+            for j, text in zip(texts.inputs, getattr(texts, name)):
+                if text:
+                    out[col[j]] = text
+        return tuple(out)
+
+    files = " + ".join(f for f in (first.files, second.files) if f)
+    return ExampleTexts(first.dataset_id, systems, inputs, outputs, per_input("sources"), per_input("references"),
+                        files)

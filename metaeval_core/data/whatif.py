@@ -31,6 +31,7 @@ import numpy as np
 from metaeval_core._checks import check_choice
 from metaeval_core.data.dataset import Dataset, DatasetError, Measure
 from metaeval_core.data.selection import resolve_selection
+from metaeval_core.data.text_model import combined_texts
 from metaeval_core.data.upload.limits import MAX_MAGNITUDE, UploadLimits
 
 __all__ = [
@@ -147,7 +148,7 @@ def _rebuild(dataset: Dataset, **changes) -> Dataset:
                   licence=dataset.licence, description=dataset.description, notes=dataset.notes,
                   default_systems=dataset.default_systems, input_attributes=dataset.input_attributes,
                   task=dataset.task, annotator_identity=dataset.annotator_identity,
-                  conventions=dataset.conventions)
+                  conventions=dataset.conventions, texts=dataset.texts)  # texts: looked up by name, kept whole
     fields.update(changes)
     if "inputs" in changes and tuple(changes["inputs"]) != dataset.inputs:
         # A merge may bring inputs this dataset has no attributes for: they get "".
@@ -476,7 +477,8 @@ def merge_datasets(base: Dataset, extra: Dataset, *, on_conflict: OnConflict = "
         attributes[attr] = values
     notes.append(f"merged with {extra.id!r} ({report.summary()}; conflicts: {on_conflict})")
     return _rebuild(base, id=id or base.id, systems=systems, inputs=inputs, measures=measures,
-                    system_attributes=attributes, notes=tuple(base.notes) + tuple(notes))
+                    system_attributes=attributes, notes=tuple(base.notes) + tuple(notes),
+                    texts=combined_texts(base.texts, extra.texts))
 
 
 # -- edits -----------------------------------------------------------------------------------------------

@@ -108,7 +108,7 @@ def correlation_bar(frame: pd.DataFrame, *, title: str = "", interval_label: str
         estimate, low, high, hover = arrays(human)
         dots = dict(x=np.where(np.isfinite(estimate), estimate, np.nan).tolist(), y=ys, mode="markers",
                     marker={"color": colours, "size": 9}, hovertext=hover, hoverinfo="text", showlegend=False,
-                    name=esc(human))
+                    name=esc(human), customdata=[[m, human] for m in metrics])  # a click names both
         if has_ci:
             dots["error_x"] = whiskers(estimate, low, high)
         fig.add_trace(go.Scatter(**dots), row=k // cols + 1, col=k % cols + 1)

@@ -134,7 +134,7 @@ def forest_plot(frame: pd.DataFrame, *, sort: str = "estimate", title: str = "",
                 error_x={"type": "data", "symmetric": False, "array": np.nan_to_num(high - est, nan=0.0),
                          "arrayminus": np.nan_to_num(est - low, nan=0.0), "thickness": 2, "width": 4,
                          "color": colour},
-                hovertext=hover, hoverinfo="text",
+                hovertext=hover, hoverinfo="text", customdata=[metric] * len(part),  # a click names the metric
             )
     shapes = [dict(type="rect", xref="paper", x0=0, x1=1, yref="y", y0=position[m] - 0.5, y1=position[m] + 0.5,
                    fillcolor="rgba(0,0,0,0.035)", line={"width": 0}, layer="below")

@@ -161,3 +161,67 @@ def test_decile_cell_click_sets_the_band_and_lists_its_pairs(browser_context, se
         assert "Examples: the pairs in the band" in h.main_text(page)
     finally:
         page.close()
+
+
+def test_overview_row_link_opens_its_examples_and_the_address_reopens_them(browser_context, server):
+    """The Overview stays light (page links, no dataframe): a leaderboard row's link opens Correlations on that
+    metric's examples in the same session, and the address it lands on, shared, opens them again."""
+    page = browser_context.new_page()
+    try:
+        _open(page, server, "", {"dataset": "summeval", "human": "expert.relevance",
+                                 "metric": ["rouge-1.f1", "rouge-2.f1"], "level": "input"})
+        _clean(page)
+        assert "Examples behind a row" in h.main_text(page)
+        h.screenshot(page, "examples-overview")
+        link = page.locator('[data-testid="stPageLink"] a').filter(has_text="rouge-2.f1").first
+        link.scroll_into_view_if_needed()
+        before = h.runs(page)
+        link.click()
+        page.wait_for_url("**/correlations?**", timeout=TIMEOUT * 1000)
+        h.wait_idle(page, since=before, timeout=TIMEOUT)
+        _clean(page)
+        text = h.main_text(page)
+        assert "Examples behind the number" in text, text[-1500:]
+        assert "Source" in text and "Reference" in text
+        query = h.query(page)
+        assert query.get("ex") == ["rouge-2.f1"] and query.get("level") == ["input"], query
+        assert "link" not in query, query
+        shared = page.url
+        h.screenshot(page, "examples-overview-link")
+    finally:
+        page.close()
+    other = browser_context.new_page()
+    try:
+        other.goto(shared)
+        h.wait_idle(other, timeout=TIMEOUT)
+        _clean(other)
+        assert "Examples behind the number" in h.main_text(other)
+        assert h.query(other).get("ex") == ["rouge-2.f1"]
+    finally:
+        other.close()
+
+
+def test_all_dimensions_dot_opens_the_examples_against_its_dimension(browser_context, server):
+    """With every human dimension shown (small multiples), a click on a panel's dot opens the examples against that
+    panel's dimension (not the sidebar's), and the URL records it (ex_h)."""
+    page = browser_context.new_page()
+    try:
+        _open(page, server, "correlations", {"dataset": "summeval", "human": "expert.relevance",
+                                             "metric": ["rouge-1.f1", "rouge-2.f1"], "layout": "all"})
+        _clean(page)
+        chart = page.locator('[data-testid="stPlotlyChart"]').last
+        dots = chart.locator(".scatterlayer .trace")
+        assert dots.count() >= 2
+        point = dots.nth(0).locator(".points path").first
+        point.scroll_into_view_if_needed()
+        before = h.runs(page)
+        point.click(force=True)
+        h.wait_idle(page, since=before, timeout=TIMEOUT)
+        _clean(page)
+        query = h.query(page)
+        assert query.get("ex") in (["rouge-1.f1"], ["rouge-2.f1"]), query
+        human = query.get("ex_h", ["expert.relevance"])[0]
+        assert human != "expert.relevance", query  # the first panel's dimension, not the sidebar's
+        assert f"vs {human}:" in h.main_text(page)
+    finally:
+        page.close()

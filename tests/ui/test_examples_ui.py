@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ui_helpers import assert_clean, new_app
+from ui_helpers import assert_clean, new_app, plotly_specs
 
 
 def _panel_open(at) -> bool:
@@ -178,3 +178,161 @@ def test_an_uploaded_file_with_a_text_column_shows_its_texts(demo_env):
     assert "**Source**" in text and "source " in text and "**Reference**" in text
     outputs = [d.value for d in at.dataframe if "output" in d.value.columns]
     assert outputs and outputs[0]["output"].str.contains("wrote").all()
+
+
+# -- every headline opens its examples (issue 31): the Overview's links, Confidence intervals, all dimensions ---------
+def _link(at, label: str) -> dict:
+    """The query parameters of the Overview's page link ``label`` (as AppTest.query_params takes them)."""
+    from urllib.parse import parse_qs
+
+    found = [p for p in at.get("page_link") if p.proto.label == label]
+    assert found, [p.proto.label for p in at.get("page_link")]
+    params = parse_qs(found[0].proto.query_string, keep_blank_values=True)
+    return {k: v[0] if len(v) == 1 else v for k, v in params.items()}
+
+
+def test_overview_rows_open_their_examples_on_correlations(demo_env):
+    at = new_app({"dataset": "demo", "human": "human.quality", "metric": ["metric.good", "metric.weak"],
+                  "level": "input", "ex_h": "elsewhere", "ex_item": "an item of another list"}).run()
+    assert_clean(at)
+    assert any(c.value == "Examples behind a row:" for c in at.caption)
+    params = _link(at, "metric.weak")
+    assert params["ex"] == "metric.weak" and params["dataset"] == "demo" and params["level"] == "input"
+    assert "ex_h" not in params and "ex_item" not in params  # against the Overview's human, from the first item
+    assert params["human"] == "human.quality" and params["link"] == "1"
+    at.query_params = params  # the click: Streamlit opens the page with the link's parameters, in this session
+    at.switch_page("pages/correlations.py").run()
+    assert_clean(at)
+    assert _panel_open(at) and at.selectbox(key="w:ex_metric").value == "metric.weak"
+    assert at.sidebar.radio(key="w:level").value == "input"
+    assert "link" not in at.query_params and at.query_params["ex"] == "metric.weak"  # the shareable URL
+    assert "the mean of" in " ".join(c.value for c in at.caption)  # the input level's items
+    # the picker still works after the link (the link's choice is adopted once, not on every run)
+    at.selectbox(key="w:ex_metric").set_value("metric.good").run()
+    assert_clean(at)
+    assert at.query_params["ex"] == "metric.good"
+
+
+def test_overview_headline_opens_the_close_pairs_examples(demo_env):
+    at = new_app({"dataset": "demo", "human": "human.quality", "metric": ["metric.good"], "dk": "200"}).run()
+    assert_clean(at)
+    everything = next(p.proto.label for p in at.get("page_link") if p.proto.label.startswith("all ")
+                      and p.proto.label.endswith(" pairs"))
+    params = _link(at, everything)  # rSYS on all pairs: the system-level Kendall examples
+    assert params["ex"] == "metric.good" and params["level"] == "system" and params["coef"] == "kendall"
+    params = _link(at, "the closest 20%")
+    assert params["ex"] == "band:metric.good" and params["dmetric"] == "metric.good" and float(params["l"]) == 0
+    at.query_params = params
+    at.switch_page("pages/pairs.py").run()
+    assert_clean(at)
+    assert _panel_open(at) and next(t for t in at.toggle if t.key == "ex_band").value
+    shown = [m.value for m in at.metric if m.label == "Pairs in band"]
+    assert shown and f"({shown[0]} of" in " ".join(c.value for c in at.caption)
+
+
+def test_confidence_intervals_open_their_examples(demo_env):
+    at = new_app({"dataset": "demo", "human": "human.quality", "metric": ["metric.good", "metric.weak"],
+                  "ci_k": "200"}).run()
+    at.switch_page("pages/confidence.py").run()
+    assert_clean(at)
+    assert not _panel_open(at)
+    forest = plotly_specs(at)["forest"]
+    assert {"metric.good", "metric.weak"} <= {c for t in forest["data"] for c in (t.get("customdata") or [])}
+    at.selectbox(key="w:ex_metric").set_value("metric.good").run()
+    assert_clean(at)
+    assert _panel_open(at) and at.query_params["ex"] == "metric.good"
+
+
+TWO_HUMANS = "\n".join(["system,input,measure,score"] + [
+    f"{s},d{j},{m},{v}" for s, base in (("A", 1), ("B", 2), ("C", 3), ("D", 4)) for j in range(5)
+    for m, v in (("fluency", (base * 3 + j) % 5 + 1), ("coherence", (base + 2 * j) % 5 + 1),
+                 ("bleu", round(base / 10 + j / 100, 3)))]) + "\n"
+
+
+def test_all_dimensions_open_examples_against_the_chosen_dimension(demo_env):
+    at = new_app().run()
+    at.file_uploader(key="w:upload_file").upload("two.csv", TWO_HUMANS.encode(), "text/csv")
+    at.run()
+    at.switch_page("pages/correlations.py").run()
+    assert_clean(at)
+    human = at.sidebar.selectbox(key="w:human").value
+    other = next(h for h in ("fluency", "coherence") if h != human)
+    at.radio(key="w:corr_layout").set_value("all").run()
+    at.selectbox(key="w:ex_metric").set_value("bleu").run()
+    assert_clean(at)
+    assert at.selectbox(key="w:ex_human").value == human
+    at.selectbox(key="w:ex_human").set_value(other).run()
+    assert_clean(at)
+    assert f"bleu vs {other}" in " ".join(c.value for c in at.caption)
+    assert at.query_params["ex_h"] == other
+    dots = [t for t in plotly_specs(at)["correlation_bar"]["data"] if t.get("customdata")]
+    assert {tuple(c) for t in dots for c in t["customdata"]} == {("bleu", "fluency"), ("bleu", "coherence")}
+    at.switch_page("pages/confidence.py").run()  # a page with one human measure: ex_h is not its
+    assert_clean(at)
+    assert "ex_h" not in at.query_params and at.query_params["ex"] == "bleu"
+    at.switch_page("pages/correlations.py").run()
+    at.selectbox(key="w:ex_human").set_value(other).run()
+    assert at.query_params["ex_h"] == other
+    at.radio(key="w:corr_layout").set_value("chosen").run()  # one dimension: the examples are against it
+    assert_clean(at)
+    assert f"bleu vs {human}" in " ".join(c.value for c in at.caption) and "ex_h" not in at.query_params
+
+
+def test_all_dimensions_from_the_url(real_env):
+    at = new_app({"dataset": "summeval", "human": "expert.relevance", "metric": ["rouge-1.f1"], "layout": "all",
+                  "ex": "rouge-1.f1", "ex_h": "expert.coherence"}).run()
+    at.switch_page("pages/correlations.py").run()
+    assert_clean(at)
+    assert _panel_open(at)
+    assert "rouge-1.f1 vs expert.coherence:" in " ".join(c.value for c in at.caption).replace("\\", "")
+    assert at.selectbox(key="w:ex_human").value == "expert.coherence"
+
+
+def test_clicked_points_name_metric_and_dimension():
+    from metaeval_ui import examples
+
+    event = {"selection": {"points": [{"x": 0.3, "y": 1, "customdata": ["bleu", "coherence"]}]}}
+    assert examples.clicked_pair(event, ["bleu"], ["fluency", "coherence"]) == ("bleu", "coherence")
+    assert examples.clicked_pair({"selection": {"points": [{"x": "bleu", "y": 0.4}]}}, ["bleu"], ["fluency"]) == (
+        "bleu", "fluency")
+    assert examples.clicked_pair({"selection": {"points": [{"x": "bleu"}]}}, ["bleu"], ["a", "b"]) is None
+    forest = {"selection": {"points": [{"x": 0.2, "y": 2.1, "customdata": "metric.weak"}]}}
+    assert examples.clicked_label(forest, ["metric.good", "metric.weak"]) == "metric.weak"
+
+
+def test_a_capped_panel_says_so_and_the_downloads_hold_every_item(demo_env, monkeypatch):
+    from metaeval_core.data.synthetic import synthetic_dataset
+    from metaeval_ui import examples
+
+    monkeypatch.setattr(examples, "KEPT", 7)
+    examples.correlation_examples.clear()
+    try:
+        at = new_app({"dataset": "demo", "human": "human.quality", "metric": ["metric.good"], "level": "global",
+                      "ex": "metric.good"}).run()
+        at.switch_page("pages/correlations.py").run()
+        assert_clean(at)
+        note = next(c.value for c in at.caption if c.value.startswith("The panel lists the first 7 of"))
+        total = int(note.split(" of ")[1].split(" ")[0].replace(",", ""))
+        assert total > 7 and f"the downloads hold all {total:,}" in note
+        ds = synthetic_dataset()
+        every = examples.all_correlation_records(ds, (ds.id, ds.fingerprint()), "metric.good", "human.quality",
+                                                 "global", "kendall", "judged", "")
+        assert len(every) == total
+        next(t for t in at.toggle if t.label == "Text view for a meeting").set_value(True).run()
+        assert_clean(at)
+        assert any(f"The first 7 of {total:,} items" in c.value for c in at.caption)
+    finally:
+        examples.correlation_examples.clear()
+
+
+def test_an_overview_link_keeps_an_uploaded_dataset_open(demo_env):
+    at = new_app().run()
+    at.file_uploader(key="w:upload_file").upload("two.csv", TWO_HUMANS.encode(), "text/csv")
+    at.run()
+    assert_clean(at)
+    dataset = at.sidebar.selectbox(key="w:dataset").value
+    at.query_params = _link(at, "bleu")
+    at.switch_page("pages/correlations.py").run()
+    assert_clean(at)
+    assert at.sidebar.selectbox(key="w:dataset").value == dataset  # the session's upload, not the demo
+    assert _panel_open(at) and at.query_params["ex"] == "bleu"

@@ -126,10 +126,12 @@ def dataset_to_long_frame(dataset: Dataset, *, include_missing: bool = False) ->
     floats are written with round-trip precision), the same per-annotator scores and system
     attributes. The judged inputs (those with a human score) and the unjudged pool follow
     from the scores. Human and metric measures come back from the ``kind`` column, whatever
-    their names: nothing needs declaring (``human_measures=``).
+    their names: nothing needs declaring (``human_measures=``). The dataset's texts (an upload's
+    text columns) come back from the ``text``, ``source`` and ``reference`` columns (a text on
+    the first row of its cell or input; a spreadsheet formula lead is quoted, as every cell).
 
     Not carried: the dataset's id, title, version label, citation, licence, description and
-    notes (the upload names the dataset after the file), summary and reference texts,
+    notes (the upload names the dataset after the file), the texts of cells without a score,
     annotator names (annotators are numbered), and per-annotator scores whose NaN-ignoring
     mean is not exactly the measure's matrix (e.g. after an edit; the matrix is written).
     The upload's own rules still apply: at least 2 systems and 2 judged inputs, a human and
@@ -188,7 +190,28 @@ def dataset_to_long_frame(dataset: Dataset, *, include_missing: bool = False) ->
     frame[_KIND_COLUMN] = np.asarray([x.kind for x in dataset.measures.values()], dtype=object)[k_codes[kept]]
     for attribute, attribute_values in dataset.system_attributes.items():
         frame[_attribute_column(attribute)] = np.asarray(attribute_values, dtype=object)[s_kept]
+    if getattr(dataset, "texts", None) is not None:
+        _add_texts(frame, dataset.texts)
     return frame
+
+
+def _add_texts(frame: pd.DataFrame, texts) -> None:
+    """The dataset's texts in the long layout's ``text``, ``source`` and ``reference`` columns: a cell's output on
+    its first row, an input's source and reference on its first row, the other rows empty (the reader takes one
+    text per cell or input). Columns without any text are left out."""
+    row = {s: i for i, s in enumerate(texts.systems)}
+    col = {j: k for k, j in enumerate(texts.inputs)}
+    systems, inputs = frame["system"].to_numpy(), frame["input"].to_numpy()
+    first_of_cell = ~pd.DataFrame({"s": systems, "i": inputs}).duplicated().to_numpy()
+    first_of_input = ~pd.Series(inputs).duplicated().to_numpy()
+    outputs = [texts.output(row[s], col[j]) if first and s in row and j in col else None
+               for s, j, first in zip(systems, inputs, first_of_cell)]
+    if any(outputs):
+        frame["text"] = pd.Series(outputs, dtype=object, index=frame.index)
+    for name, values in (("source", texts.sources), ("reference", texts.references)):
+        column = [(values[col[j]] or None) if first and j in col else None for j, first in zip(inputs, first_of_input)]
+        if any(column):
+            frame[name] = pd.Series(column, dtype=object, index=frame.index)
 
 
 def check_long_export(dataset: Dataset) -> Dataset:

@@ -13,7 +13,8 @@ import pandas as pd
 
 from metaeval_core.data.upload.limits import _NA_TOKENS, _Context, _list_names, _show
 from metaeval_core.data.upload.names import _JSONL_INPUT_KEYS, _JSONL_SYSTEM_KEYS, _names
-from metaeval_core.data.upload.tables import _Parsed, _check_magnitude, _constant_per_key, _from_cells
+from metaeval_core.data.upload.tables import (
+    TEXT_COLUMNS, _Parsed, _check_magnitude, _constant_per_key, _from_cells, _texts)
 
 
 # -- JSONL -------------------------------------------------------------------------
@@ -161,6 +162,7 @@ def _parse_jsonl(text: str, ctx: _Context) -> _Parsed:
     used = {"metrics", "summarizer_type"}
     typed: list[tuple[str, str, int]] = []  # (system, summarizer_type, line): the system attribute 'type'
     names_seen: set[str] = set()  # distinct measure names so far (the measure limit, checked line by line)
+    texts: list[tuple[str, str, int, dict]] = []  # (system, input, line, {key: text}): the optional text keys
     for number, line in enumerate(text.split("\n"), start=1):
         line = line.strip()
         if not line:
@@ -199,6 +201,14 @@ def _parse_jsonl(text: str, ctx: _Context) -> _Parsed:
             typed.append((system, str(kind_of_system).strip(), number))
         item = _json_id(record, _JSONL_INPUT_KEYS, "input", ctx, number)
         item = shared.setdefault(item, item)
+        given = {key: record[key] for key in TEXT_COLUMNS if key in record}
+        if given:
+            for key, value in given.items():
+                if isinstance(value, (list, dict, bool)):
+                    ctx.fail("non-numeric", f"the {key!r} text must be a string (or null); got "
+                             f"{_show(json.dumps(value))}", where=f"line {number}", column=key)
+            used.update(given)
+            texts.append((system, item, number, given))
         if "metrics" not in record:
             ctx.fail("missing-column", f"the object has no 'metrics' object; keys found: {_list_names(record)}",
                      where=f"line {number}", column="metrics")
@@ -256,7 +266,24 @@ def _parse_jsonl(text: str, ctx: _Context) -> _Parsed:
                             if listed else "")
     if typed:
         parsed.attributes = {"type": _system_types(typed, parsed.systems, ctx)}
+    if texts:
+        parsed.texts = _jsonl_texts(texts, parsed, ctx)
     return parsed
+
+
+def _jsonl_texts(texts: list[tuple[str, str, int, dict]], parsed: _Parsed, ctx: _Context):
+    """The lines' ``text``, ``source`` and ``reference`` keys as the dataset's texts (the long layout's columns)."""
+    rows = np.asarray([number for _, _, number, _ in texts], dtype=np.int64)
+    systems = _names(pd.Series([s for s, _, _, _ in texts], dtype=object), "summarizer_id", "system", rows, ctx)
+    inputs = _names(pd.Series([i for _, i, _, _ in texts], dtype=object), "instance_id", "input", rows, ctx)
+    # a line whose 'metrics' is empty names no cell of the dataset: its texts have nowhere to go
+    known = (systems.isin(parsed.systems) & inputs.isin(parsed.inputs)).to_numpy()
+    keys = [key for key in TEXT_COLUMNS if any(key in given for _, _, _, given in texts)]
+    frame = pd.DataFrame({key: pd.Series([given.get(key) for _, _, _, given in texts], dtype=object)
+                          for key in keys})
+    return _texts(frame[known].reset_index(drop=True), {key: key for key in keys},
+                  systems[known].reset_index(drop=True), inputs[known].reset_index(drop=True), parsed, rows[known],
+                  ctx)
 
 
 def _cell_budget(flat: list[tuple[str, Any]], names_seen: set[str], scores: int, number: int,

@@ -167,7 +167,7 @@ class _Parsed:
     attributes: dict[str, list[str]]
     order: list[str] = field(default_factory=list)  # measures in order of first appearance
     kinds: dict[str, str] = field(default_factory=dict)  # measure -> 'human'/'metric' from a 'kind' column
-    texts: Any = None  # ExampleTexts from the long layout's optional text, source and reference columns
+    texts: Any = None  # ExampleTexts from the optional text, source and reference columns (or JSONL keys)
 
 
 def _from_cells(
@@ -285,8 +285,9 @@ def _from_long(frame: pd.DataFrame, rows: np.ndarray, roles: _Roles, ctx: _Conte
     return parsed
 
 
-# The long layout's optional text columns (docs/methods.md sec. 19.6): 'text' is system's output on the input (the
-# same on every row of the cell), 'source' and 'reference' belong to the input (the same on all its rows).
+# The optional text columns of the long and wide layouts (and keys of a JSONL line; docs/methods.md sec. 19.6):
+# 'text' is the system's output on the input (the same on every row of the cell), 'source' and 'reference' belong
+# to the input (the same on all its rows).
 TEXT_COLUMNS = ("text", "source", "reference")
 
 
@@ -358,6 +359,10 @@ def _from_wide(frame: pd.DataFrame, rows: np.ndarray, roles: _Roles, ctx: _Conte
             "layout each row is one (system, input) cell",
             column=str(roles.annotator),
         )
+    # The long layout's text columns (same names) hold texts here too: the cell's output, the input's source and
+    # reference; they are never measures.
+    text_columns = {c.strip().lower(): c for c in roles.others if c.strip().lower() in TEXT_COLUMNS}
+    roles.others = [c for c in roles.others if c not in text_columns.values()]
     if not roles.others:
         ctx.fail(
             "missing-column",
@@ -405,6 +410,8 @@ def _from_wide(frame: pd.DataFrame, rows: np.ndarray, roles: _Roles, ctx: _Conte
     parsed = _Parsed("wide", [str(s) for s in s_labels], [str(i) for i in i_labels], matrices, {}, {},
                      list(measure_names))
     parsed.attributes = _attributes(frame, roles, s_codes, parsed.systems, rows, ctx)
+    if text_columns:
+        parsed.texts = _texts(frame, text_columns, systems, inputs, parsed, rows, ctx)
     return parsed
 
 
