@@ -24,5 +24,5 @@ def test_tables_that_would_run_for_minutes_are_refused_with_the_reason():
     wmt = dict(coefficient="kendall", n_resamples=1000)
     check_table_size((15, 2000), 30, level="input", method="perm-both", **wmt)  # the linear path: seconds
     check_table_size((15, 2000), 30, level="system", method="perm-both", **wmt)
-    with pytest.raises(ValueError, match=r"435 pairs of 15 systems x 2000 inputs .* about \d+ min"):
+    with pytest.raises(ValueError, match=r"435 pairs of 15 systems x 2,000 inputs .* about \d+ min"):
         check_table_size((15, 2000), 30, level="global", method="perm-both", **wmt)
