@@ -10,7 +10,7 @@ from metaeval_ui.widgets import practice as practice_widgets
 from metaeval_ui.figures import practice as practice_figures
 from metaeval_ui.errors import escape_markdown, guard
 from metaeval_ui.text import format_pvalue, pvalue_decimals, method_description
-from metaeval_ui.widgets.progress import progress_callback
+from metaeval_ui.widgets.progress import long_run
 
 st.title("Pairwise significance: do two metrics match the humans differently?")
 
@@ -55,17 +55,20 @@ table = None
 with guard("Could not run the tests"):
     if data.pairwise_is_cached(key):
         table = data.pairwise_uncorrected(ds, key)
-    else:
-        n_pairs = len(metrics) * (len(metrics) - 1) // 2
-        bar = st.progress(0.0, text=f"Testing {n_pairs} metric pairs…")
-        with st.spinner(f"{significance.method_label(method)} on {n_pairs} pairs" + ("" if method == "williams" else
-                                                                        f", {k:,} resamples each") + "…"):
-            table = data.pairwise_uncorrected(
-                ds, key, progress=progress_callback(bar, f"{n_pairs} pairs"))
-        bar.empty()
+    else:  # decided before it starts: run, run with sequential stopping, or refused with what fits (sec. 16.5)
+        decision = data.pairwise_decision(ds, key)
+        if decision.action == "early-stop":
+            st.caption(escape_markdown(decision.sentence))
+        with long_run("sig", key, decision.what, estimate=decision.estimated_seconds) as report:
+            if report is not None:
+                table = data.pairwise_uncorrected(ds, key, progress=report)
 if table is None:
     widgets.finish()
     st.stop()
+if table.stopping == "besag-clifford":
+    st.caption("Sequential stopping (Besag-Clifford, docs/methods.md sec. 16.2): a pair stopped once it could not be "
+               "significant at alpha = 0.05 (its p-value is h / l after l resamples, 'defined resamples' below); the "
+               "decisions at that alpha are those of the full run.")
 
 corrected = tables.correct_table(table.pvalue, correction, family)
 significant = np.nan_to_num(table.pvalue, nan=1.0) < alpha

@@ -145,6 +145,20 @@ def _sub_table(table: _significance.PairwiseTable, metrics: tuple[str, ...]) -> 
         n_defined=table.n_defined[cells])
 
 
+def _decision_and_systems(dataset: Dataset, key: tuple) -> tuple[_budget.CostDecision, tuple[str, ...]]:
+    (_, _, metrics, human, level, coefficient, method, _, _, systems, n_resamples, _) = key
+    used = _used_systems(dataset, metrics, human, systems)
+    decision = check_table_size(used.matrix(human).shape, len(metrics), level=level, coefficient=coefficient,
+                                method=method, n_resamples=n_resamples)
+    return decision, tuple(used.systems)
+
+
+def pairwise_decision(_dataset: Dataset, key: tuple) -> _budget.CostDecision:
+    """The cost decision of :func:`pairwise_uncorrected` for ``key`` (raises BudgetError when refused), for the
+    page to state before it starts (the estimate of its progress bar, the stopping rule)."""
+    return _decision_and_systems(_dataset, key)[0]
+
+
 def _cached_superset(key: tuple, systems_used: tuple[str, ...], stopping: str):
     """A cached table of more metrics with the same settings, systems and stopping rule, cut to ``key``'s metrics.
 
@@ -170,10 +184,7 @@ def pairwise_uncorrected(_dataset: Dataset, key: tuple, *, progress: Callable[[f
     if found is not None:
         return found
     (_, _, metrics, human, level, coefficient, method, alternative, pool, systems, n_resamples, seed) = key
-    used = _used_systems(_dataset, metrics, human, systems)
-    decision = check_table_size(used.matrix(human).shape, len(metrics), level=level, coefficient=coefficient,
-                                method=method, n_resamples=n_resamples)
-    systems_used = tuple(used.systems)
+    decision, systems_used = _decision_and_systems(_dataset, key)
     table = _cached_superset(key, systems_used, decision.stopping)
     if table is None:
         table = _significance.compare_all_pairs(
