@@ -672,6 +672,8 @@ def cost_sentence(decision) -> str:
     """
     where = decision.where or f"the budget is {duration(decision.budget_seconds)}"
     cost = duration(decision.estimated_seconds)
+    if math.isnan(decision.estimated_seconds):
+        return sentence(f"{decision.what}: not estimated ({where})")
     if decision.action == "run":
         return sentence(f"{decision.what}: about {cost} ({where})")
     if decision.action == "early-stop":
@@ -685,6 +687,8 @@ def cost_sentence(decision) -> str:
 def stopped_sentence(decision, *, elapsed: float, fraction: float) -> str:
     """Why a run was stopped at its budget (:func:`metaeval_core.stats.budget.deadline`), with what fits."""
     lighter = _lighter_clause(decision)
+    estimate = ("" if math.isnan(decision.estimated_seconds)
+                else f"; the estimate was {duration(decision.estimated_seconds)}")
     return (f"stopped after {duration(elapsed)} at {fraction:.0%} of {decision.what} "
-            f"({decision.where or 'the budget is ' + duration(decision.budget_seconds)}; the estimate was "
-            f"{duration(decision.estimated_seconds)})" + (f": {lighter}" if lighter else ""))
+            f"({decision.where or 'the budget is ' + duration(decision.budget_seconds)}{estimate})"
+            + (f": {lighter}" if lighter else ""))

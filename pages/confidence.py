@@ -45,12 +45,14 @@ if not widgets.need_measures(ctx) or not methods:
 rows = []
 jobs = [(m, method) for m in ctx.metrics for method in methods]
 job = (ctx.key, tuple(jobs), ctx.human, level, coefficient, pool, systems, float(confidence), int(k), int(seed))
+stop_at = data.intervals_deadline(len(jobs), "/".join(methods), int(k))  # never past the page's 60 s
 with long_run("ci", job, f"{len(jobs)} intervals ({k:,} resamples each)") as report, \
         guard("Could not compute the intervals"):
     for done, (metric, method) in enumerate(jobs if report is not None else [], start=1):
         rows.append(data.confidence_interval(ds, ctx.key, metric, ctx.human, level, coefficient, method, pool,
                                              systems, float(confidence), int(k), int(seed)))
         report(done / len(jobs))
+        stop_at(done / len(jobs))
 if len(rows) < len(jobs):
     widgets.finish()
     st.stop()

@@ -13,6 +13,7 @@ docs/methods.md sec. 16.2 (sequential stopping) and 16.5 (the decision rule); do
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 from typing import Callable, Literal, get_args
@@ -180,17 +181,31 @@ def table_decision(n_systems: int, n_inputs: int, n_metrics: int, *, level: str,
                   advice=advice, where=where)
 
 
-def deadline(decision: CostDecision, progress: Callable[[float], None] | None = None, *,
-             clock: Callable[[], float] = time.perf_counter) -> Callable[[float], None]:
-    """A ``progress(fraction)`` callback that forwards to ``progress`` and raises :class:`BudgetError` once the
-    run has taken longer than ``decision.budget_seconds``: a surface never runs past the time it promised, even
-    where the estimate was wrong (the run stops at its next progress report).
+def unpriced(what: str, *, budget_seconds: float, advice: str = "", where: str = "") -> CostDecision:
+    """The decision for an analysis the core has no estimate for: it runs, under a :func:`deadline` (its
+    ``estimated_seconds`` is NaN, and a stop names ``advice`` as what to change).
 
     References
     ----------
     docs/methods.md sec. 16.5.
     """
-    start = clock()
+    _check_decide(budget_seconds, 0, None)
+    return CostDecision("run", math.nan, float(budget_seconds), what, advice=advice, where=where)
+
+
+def deadline(decision: CostDecision, progress: Callable[[float], None] | None = None, *,
+             started: float | None = None,
+             clock: Callable[[], float] = time.perf_counter) -> Callable[[float], None]:
+    """A ``progress(fraction)`` callback that forwards to ``progress`` and raises :class:`BudgetError` once the
+    run has taken longer than ``decision.budget_seconds``: a surface never runs past the time it promised, even
+    where the estimate was wrong (the run stops at its next progress report). ``started``: the ``clock()`` time the
+    surface's work began, when this run is one part of it (default: now).
+
+    References
+    ----------
+    docs/methods.md sec. 16.5.
+    """
+    start = clock() if started is None else started
 
     def report(fraction: float) -> None:
         elapsed = clock() - start

@@ -46,6 +46,16 @@ def confidence_interval(
     return out
 
 
+def intervals_deadline(n_intervals: int, method: str, n_resamples: int, *,
+                       started: float | None = None) -> Callable[[float], None]:
+    """A progress callback that stops a page's intervals past :data:`MAX_TABLE_SECONDS` (they have no estimate;
+    each finished interval stays cached, so a rerun continues where the stop left off)."""
+    decision = _budget.unpriced(
+        f"{n_intervals} {method.upper()} intervals with {n_resamples:,} resamples", budget_seconds=MAX_TABLE_SECONDS,
+        advice="fewer metrics or resamples, or the system level", where=f"the page stops at {MAX_TABLE_SECONDS:.0f} s")
+    return _budget.deadline(decision, started=started)
+
+
 def check_interval_size(dataset: Dataset, metric: str, human: str, coefficient: str, method: str, pool: str,
                         systems: str, n_resamples: int) -> None:
     """Refuse, with what to change, a soft-pairwise-accuracy interval that would run for minutes: resampled
@@ -173,12 +183,15 @@ def _cached_superset(key: tuple, systems_used: tuple[str, ...], stopping: str):
     return None
 
 
-def pairwise_uncorrected(_dataset: Dataset, key: tuple, *, progress: Callable[[float], None] | None = None):
+def pairwise_uncorrected(_dataset: Dataset, key: tuple, *, progress: Callable[[float], None] | None = None,
+                         started: float | None = None):
     """``compare_all_pairs`` without correction (alpha/correction/family are applied afterwards, cheaply).
 
     ``key`` comes from :func:`pairwise_key`; results are cached in a bounded LRU shared by sessions. The run is
     decided before it starts (:func:`check_table_size`: run, run with sequential stopping, or refuse) and stopped
-    with the reason once it runs past :data:`MAX_TABLE_SECONDS`; a cached table of more metrics is reused.
+    with the reason once it runs past :data:`MAX_TABLE_SECONDS` (counted from ``started``, a
+    ``time.perf_counter()`` value, when the table is one part of a page's work); a cached table of more metrics is
+    reused.
     """
     found = _store().get(key)
     if found is not None:
@@ -190,7 +203,7 @@ def pairwise_uncorrected(_dataset: Dataset, key: tuple, *, progress: Callable[[f
         table = _significance.compare_all_pairs(
             _dataset, list(metrics), human, level=level, coefficient=coefficient, method=method,
             alternative=alternative, correction="none", family="none", alpha=0.05, n_resamples=n_resamples,
-            rng=seed, pool=pool, systems=systems or None, progress=_budget.deadline(decision, progress),
+            rng=seed, pool=pool, systems=systems or None, progress=_budget.deadline(decision, progress, started=started),
             stopping=decision.stopping,
         )
     _store().put(key, table)

@@ -91,3 +91,17 @@ def test_sequential_stopping_applies_exactly_where_the_table_uses_it(demo, level
                               coefficient=coefficient, method=method, n_resamples=60, rng=0,
                               stopping="besag-clifford")
     assert (table.stopping == "besag-clifford") == sequential_stopping_applies(level, coefficient, method)
+
+
+def test_an_unpriced_analysis_runs_under_the_deadline():
+    now = [0.0]
+    decision = budget.unpriced("21 BOOT-BOTH intervals", budget_seconds=60, advice="fewer metrics",
+                               where="the page stops at 60 s")
+    assert decision.action == "run" and decision.sentence == "21 BOOT-BOTH intervals: not estimated (the page stops at 60 s)."
+    report = budget.deadline(decision, started=-50.0, clock=lambda: now[0])  # 50 s already spent by the page
+    report(0.1)
+    now[0] = 11.0
+    with pytest.raises(budget.BudgetError) as error:
+        report(0.5)
+    assert str(error.value) == ("stopped after 61 s at 50% of 21 BOOT-BOTH intervals (the page stops at 60 s): "
+                                "use fewer metrics")

@@ -95,3 +95,18 @@ def test_a_table_over_the_page_budget_is_refused_with_what_fits(fresh_store, mon
                                          r"1,000 resamples would take about .* \(the page stops at 0 s\)"):
         resampled.pairwise_uncorrected(ds, key)
     assert calls == []
+
+
+def test_the_overview_stops_at_its_budget_and_keeps_the_intervals_it_finished(fresh_store, monkeypatch):
+    from metaeval_ui.data import ranking
+
+    ds = synthetic_dataset()
+    calls = _counting(monkeypatch, resampling, "dataset_confidence_interval")
+    monkeypatch.setattr(resampled, "MAX_TABLE_SECONDS", 1e-9)
+    with pytest.raises(ValueError, match=r"^stopped after .* at 20% of 5 BOOT-BOTH intervals with 100 resamples "
+                                         r"\(the page stops at 0 s\): use fewer metrics or resamples"):
+        ranking.metrics_board(ds, dataset_key(ds), METRICS, HUMAN, "system", "kendall", "judged", "", 100, 12)
+    assert calls == [METRICS[0]]
+    monkeypatch.setattr(resampled, "MAX_TABLE_SECONDS", 60.0)
+    board = ranking.metrics_board(ds, dataset_key(ds), METRICS, HUMAN, "system", "kendall", "judged", "", 100, 12)
+    assert calls == list(METRICS) and board.table is not None  # the first interval was not computed again
