@@ -650,9 +650,14 @@ def duration(seconds: float) -> str:
     return f"{seconds / 3600:.2g} h"
 
 
+def _about(seconds: float) -> str:
+    text = duration(seconds)
+    return text if text.startswith("under") else f"about {text}"
+
+
 def _lighter_clause(decision) -> str:
     options = [(f"n_resamples={option.value:,}" if option.setting == "n_resamples" else
-                count(option.value, "metric")) + f" (about {duration(option.estimated_seconds)})"
+                count(option.value, "metric")) + f" ({_about(option.estimated_seconds)})"
                for option in decision.lighter]
     parts = []
     if options:
@@ -671,17 +676,17 @@ def cost_sentence(decision) -> str:
     docs/methods.md sec. 16.5.
     """
     where = decision.where or f"the budget is {duration(decision.budget_seconds)}"
-    cost = duration(decision.estimated_seconds)
     if math.isnan(decision.estimated_seconds):
         return sentence(f"{decision.what}: not estimated ({where})")
     if decision.action == "run":
-        return sentence(f"{decision.what}: about {cost} ({where})")
+        return sentence(f"{decision.what}: {_about(decision.estimated_seconds)} ({where})")
     if decision.action == "early-stop":
         return sentence(
-            f"{decision.what} would take up to about {cost} at full length ({where}), so it runs with sequential "
+            f"{decision.what} would take up to {_about(decision.estimated_seconds)} at full length ({where}), so it "
+            "runs with sequential "
             "stopping (Besag-Clifford, docs/methods.md sec. 16.2): a pair stops as soon as it cannot be significant "
             "at alpha, with the same decisions as the full run")
-    return f"{decision.what} would take about {cost} here ({where}): {_lighter_clause(decision)}"
+    return f"{decision.what} would take {_about(decision.estimated_seconds)} here ({where}): {_lighter_clause(decision)}"
 
 
 def stopped_sentence(decision, *, elapsed: float, fraction: float) -> str:

@@ -10,7 +10,7 @@ from metaeval_ui.widgets import practice as practice_widgets
 from metaeval_ui.figures import practice as practice_figures
 from metaeval_ui.errors import escape_markdown, guard
 from metaeval_ui.text import format_pvalue, pvalue_decimals, method_description
-from metaeval_ui.widgets.progress import long_run
+from metaeval_ui.widgets.progress import lighter_buttons, long_run
 
 st.title("Pairwise significance: do two metrics match the humans differently?")
 
@@ -57,11 +57,14 @@ with guard("Could not run the tests"):
         table = data.pairwise_uncorrected(ds, key)
     else:  # decided before it starts: run, run with sequential stopping, or refused with what fits (sec. 16.5)
         decision = data.pairwise_decision(ds, key)
-        if decision.action == "early-stop":
+        if decision.action == "refuse":
+            lighter_buttons(decision, k_name="sig_k")
+        elif decision.action == "early-stop":
             st.caption(escape_markdown(decision.sentence))
-        with long_run("sig", key, decision.what, estimate=decision.estimated_seconds) as report:
-            if report is not None:
-                table = data.pairwise_uncorrected(ds, key, progress=report)
+        if decision.action != "refuse":
+            with long_run("sig", key, decision.what, estimate=decision.estimated_seconds) as report:
+                if report is not None:
+                    table = data.pairwise_uncorrected(ds, key, progress=report)
 if table is None:
     widgets.finish()
     st.stop()

@@ -173,9 +173,14 @@ def table_decision(n_systems: int, n_inputs: int, n_metrics: int, *, level: str,
     what = (f"{method_label(method)} on {wording.pairs_count(n_metrics * (n_metrics - 1) // 2)} of "
             f"{wording.count(n_systems, 'system')} x {wording.count(n_inputs, 'input')} with "
             f"{n_resamples:,} resamples")
-    advice = ("PERM-SYSTEMS or BOOT-SYSTEMS (soft pairwise accuracy's p-values are then computed once)"
-              if coefficient == "soft-pairwise-accuracy"
-              else "Kendall or pairwise accuracy at the input level, or the system level")
+    if coefficient == "soft-pairwise-accuracy":
+        advice = "PERM-SYSTEMS or BOOT-SYSTEMS (soft pairwise accuracy's p-values are then computed once)"
+    elif level == "system":
+        advice = "fewer resamples or metrics"
+    elif level == "input" and coefficient in ("kendall", "pairwise-accuracy"):
+        advice = "the system level"
+    else:
+        advice = "Kendall or pairwise accuracy at the input level, or the system level"
     return decide(estimate, what=what, budget_seconds=budget_seconds, n_resamples=n_resamples, n_metrics=n_metrics,
                   min_metrics=2, early_stop=allow_early_stop and sequential_stopping_applies(level, coefficient, method),
                   advice=advice, where=where)

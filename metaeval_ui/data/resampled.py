@@ -158,14 +158,15 @@ def _sub_table(table: _significance.PairwiseTable, metrics: tuple[str, ...]) -> 
 def _decision_and_systems(dataset: Dataset, key: tuple) -> tuple[_budget.CostDecision, tuple[str, ...]]:
     (_, _, metrics, human, level, coefficient, method, _, _, systems, n_resamples, _) = key
     used = _used_systems(dataset, metrics, human, systems)
-    decision = check_table_size(used.matrix(human).shape, len(metrics), level=level, coefficient=coefficient,
-                                method=method, n_resamples=n_resamples)
+    decision = _budget.table_decision(
+        *used.matrix(human).shape, len(metrics), level=level, coefficient=coefficient, method=method,
+        n_resamples=n_resamples, budget_seconds=MAX_TABLE_SECONDS, where=f"the page stops at {MAX_TABLE_SECONDS:.0f} s")
     return decision, tuple(used.systems)
 
 
 def pairwise_decision(_dataset: Dataset, key: tuple) -> _budget.CostDecision:
-    """The cost decision of :func:`pairwise_uncorrected` for ``key`` (raises BudgetError when refused), for the
-    page to state before it starts (the estimate of its progress bar, the stopping rule)."""
+    """The cost decision of :func:`pairwise_uncorrected` for ``key``, for the page to state before it starts (a
+    refusal with its lighter settings, the estimate of its progress bar, the stopping rule)."""
     return _decision_and_systems(_dataset, key)[0]
 
 
@@ -198,6 +199,7 @@ def pairwise_uncorrected(_dataset: Dataset, key: tuple, *, progress: Callable[[f
         return found
     (_, _, metrics, human, level, coefficient, method, alternative, pool, systems, n_resamples, seed) = key
     decision, systems_used = _decision_and_systems(_dataset, key)
+    decision.check()
     table = _cached_superset(key, systems_used, decision.stopping)
     if table is None:
         table = _significance.compare_all_pairs(

@@ -45,6 +45,24 @@ def progress_callback(bar, what: str, *, estimate: float | None = None) -> Calla
     return update
 
 
+def lighter_buttons(decision, *, k_name: str) -> None:
+    """A refused analysis (:class:`~metaeval_core.stats.budget.CostDecision`): its sentence, and a button that
+    applies its lighter resample count to the page's ``k_name`` widget (fewer metrics: the sidebar's picker)."""
+    from metaeval_core.wording import _about
+    from metaeval_ui.errors import escape_markdown
+    from metaeval_ui.state import widget_key
+
+    st.info(escape_markdown(decision.sentence), icon=":material/hourglass_top:")
+    for option in decision.lighter:
+        if option.setting == "n_resamples":
+            st.button(f"Use {option.value:,} resamples ({_about(option.estimated_seconds)})",
+                      key=f"{k_name}:lighter", on_click=_set, args=(widget_key(k_name), option.value))
+
+
+def _set(key: str, value) -> None:
+    st.session_state[key] = value
+
+
 def _flag(name: str) -> str:
     return f"_stopped:{name}"
 

@@ -97,3 +97,27 @@ def test_a_running_table_shows_the_stop_button(demo_env, monkeypatch):
     assert_clean(at)
     assert seen == [True]
     assert not [b for b in at.button if b.key == "sig:stop"]
+
+
+def test_a_refused_table_offers_its_lighter_resample_count(demo_env, monkeypatch):
+    """Over the page's budget: no table, the cost and what fits in one sentence, and a button applying it."""
+    from metaeval_core.data.synthetic import synthetic_dataset
+    from metaeval_core.stats.significance import estimated_table_seconds
+    from metaeval_ui.data import resampled
+    from ui_helpers import assert_clean, new_app
+
+    n, m = synthetic_dataset().matrix("human.quality").shape
+    full = estimated_table_seconds(n, m, 5, level="system", coefficient="kendall", method="perm-both",
+                                   n_resamples=1000)
+    monkeypatch.setattr(resampled, "MAX_TABLE_SECONDS", full / 3)  # 200 resamples fit, 500 do not
+    at = new_app({"dataset": "demo", "sig_k": "1000", "sig_seed": "4323", "test": "perm-both"}).run()
+    at.switch_page("pages/significance.py").run()
+    assert_clean(at)
+    assert not at.dataframe
+    said = [i.value.replace("\\", "") for i in at.info]  # markdown-escaped
+    assert any(f"PERM-BOTH on 10 pairs of {n} systems x {m} inputs with 1,000 resamples would take" in i
+               and "lighter: n_resamples=200" in i for i in said), said
+    monkeypatch.setattr(resampled, "MAX_TABLE_SECONDS", 60.0)  # else its deadline (microseconds) stops the run
+    at.button(key="sig_k:lighter").click().run()
+    assert_clean(at)
+    assert at.number_input(key="w:sig_k").value == 200 and at.dataframe

@@ -92,7 +92,7 @@ def test_a_table_over_the_page_budget_is_refused_with_what_fits(fresh_store, mon
     key = resampled.pairwise_key(dataset_key(ds), METRICS, HUMAN, "input", "kendall", "perm-both", "greater",
                                  "judged", "", 1000, 0)
     with pytest.raises(ValueError, match=rf"PERM-BOTH on 10 pairs of {ds.n_systems} systems x [\d,]+ inputs with "
-                                         r"1,000 resamples would take about .* \(the page stops at 0 s\)"):
+                                         r"1,000 resamples would take .* \(the page stops at 0 s\)"):
         resampled.pairwise_uncorrected(ds, key)
     assert calls == []
 
