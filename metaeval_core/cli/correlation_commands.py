@@ -78,6 +78,17 @@ def cmd_compare(args: argparse.Namespace) -> None:
     emit(args, records, columns=["x", "y", "delta", "pvalue", "significant", "significant_corrected"])
 
 
+def _seconds(text: str) -> float:
+    """``--budget``: a non-negative number of seconds (0: no budget)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds; got {text!r}") from None
+    if not value >= 0 or math.isinf(value):
+        raise argparse.ArgumentTypeError(f"must be 0 (no budget) or a positive number of seconds; got {text!r}")
+    return value
+
+
 def _compare_stopping(args: argparse.Namespace, ds, metrics: list[str], method: str) -> str:
     """The cost decision of ``compare`` before it starts (docs/methods.md sec. 16.5): the stopping rule to run
     with, said on stderr when it is sequential; a CLIError with the cost and what fits when refused."""
@@ -178,7 +189,7 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     add_selection_args(p)
     add_test_args(p)
     add_resampling_args(p)
-    p.add_argument("--budget", type=float, default=600.0, metavar="SECONDS",
+    p.add_argument("--budget", type=_seconds, default=600.0, metavar="SECONDS",
                    help="decide before running (docs/methods.md sec. 16.5): a table estimated beyond SECONDS runs "
                         "with sequential stopping where the test allows it (up to 4x) or is refused with its cost "
                         "and lighter settings; 0: no budget (default 600)")

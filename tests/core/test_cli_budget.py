@@ -53,3 +53,12 @@ def test_within_four_budgets_a_permutation_table_stops_pairs_early_and_says_so(c
 def test_an_explicit_stopping_rule_wins(capsys):
     code, out, err = run(capsys, "--level", "global", "--budget", "1e-9", "--stopping", "none")
     assert code == 0, err and "sequential" not in err
+
+
+def test_a_bad_budget_is_a_usage_error_naming_the_flag(capsys):
+    import pytest
+
+    with pytest.raises(SystemExit) as exit_:
+        run(capsys, "--budget", "-5")
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "argument --budget: must be 0 (no budget) or a positive number of seconds" in err
