@@ -10,7 +10,7 @@ from metaeval_ui.widgets import practice as practice_widgets
 from metaeval_ui.figures import practice as practice_figures
 from metaeval_ui.errors import escape_markdown, guard
 from metaeval_ui.text import format_pvalue, pvalue_decimals, method_description
-from metaeval_ui.widgets.progress import lighter_buttons, long_run
+from metaeval_ui.widgets.progress import STOPPING_NOTE, decided_table
 
 st.title("Pairwise significance: do two metrics match the humans differently?")
 
@@ -52,26 +52,13 @@ metrics = tuple(ctx.metrics)
 key = data.pairwise_key(ctx.key, metrics, ctx.human, level, coefficient, method, alternative, pool, systems,
                         int(k), int(seed))
 table = None
-with guard("Could not run the tests"):
-    if data.pairwise_is_cached(key):
-        table = data.pairwise_uncorrected(ds, key)
-    else:  # decided before it starts: run, run with sequential stopping, or refused with what fits (sec. 16.5)
-        decision = data.pairwise_decision(ds, key)
-        if decision.action == "refuse":
-            lighter_buttons(decision, k_name="sig_k")
-        elif decision.action == "early-stop":
-            st.caption(escape_markdown(decision.sentence))
-        if decision.action != "refuse":
-            with long_run("sig", key, decision.what, estimate=decision.estimated_seconds) as report:
-                if report is not None:
-                    table = data.pairwise_uncorrected(ds, key, progress=report)
+with guard("Could not run the tests"):  # decided before it starts: run, stop early, or refused with what fits
+    table = decided_table(ds, key, name="sig", k_name="sig_k")
 if table is None:
     widgets.finish()
     st.stop()
 if table.stopping == "besag-clifford":
-    st.caption("Sequential stopping (Besag-Clifford, docs/methods.md sec. 16.2): a pair stopped once it could not be "
-               "significant at alpha = 0.05 (its p-value is h / l after l resamples, 'defined resamples' below); the "
-               "decisions at that alpha are those of the full run.")
+    st.caption(STOPPING_NOTE)
 
 corrected = tables.correct_table(table.pvalue, correction, family)
 significant = np.nan_to_num(table.pvalue, nan=1.0) < alpha

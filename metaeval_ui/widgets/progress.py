@@ -45,6 +45,31 @@ def progress_callback(bar, what: str, *, estimate: float | None = None) -> Calla
     return update
 
 
+STOPPING_NOTE = ("Sequential stopping (Besag-Clifford, docs/methods.md sec. 16.2): a pair stopped once it could not be "
+                 "significant at alpha = 0.05 (its p-value is h / l after l resamples, 'defined resamples' below); "
+                 "the decisions at that alpha are those of the full run.")
+
+
+def decided_table(dataset, key: tuple, *, name: str, k_name: str):
+    """The all-pairs table of ``key`` (``metaeval_ui.data.pairwise_key``) as its cost decision allows: cached, or
+    run under a bar with a Stop button (with sequential stopping, said, when over the budget but within its
+    rule), or None with the refusal's sentence and a button applying its lighter resample count; None too when
+    the user stopped it (docs/methods.md sec. 16.5)."""
+    from metaeval_ui import data
+    from metaeval_ui.errors import escape_markdown
+
+    if data.pairwise_is_cached(key):
+        return data.pairwise_uncorrected(dataset, key)
+    decision = data.pairwise_decision(dataset, key)
+    if decision.action == "refuse":
+        lighter_buttons(decision, k_name=k_name)
+        return None
+    if decision.action == "early-stop":
+        st.caption(escape_markdown(decision.sentence))
+    with long_run(name, key, decision.what, estimate=decision.estimated_seconds) as report:
+        return None if report is None else data.pairwise_uncorrected(dataset, key, progress=report)
+
+
 def lighter_buttons(decision, *, k_name: str) -> None:
     """A refused analysis (:class:`~metaeval_core.stats.budget.CostDecision`): its sentence, and a button that
     applies its lighter resample count to the page's ``k_name`` widget (fewer metrics: the sidebar's picker)."""
