@@ -630,3 +630,70 @@ def fewer_systems_note(n_by_metric: dict[str, int], n_systems: int, missing: dic
             + ". Each correlation uses the systems its metric scored (a reference-based metric cannot score its "
               "own reference), so these values are over fewer points; the Significance page compares metrics on "
               "the systems all of them scored.")
+
+
+def duration(seconds: float) -> str:
+    """"under 1 s", "12 s", "3 min", "2.5 h": a time estimate as a reader takes it in.
+
+    Examples
+    --------
+    >>> duration(0.2), duration(12.4), duration(95), duration(3 * 3600)
+    ('under 1 s', '12 s', '2 min', '3 h')
+    """
+    seconds = float(seconds)
+    if seconds < 1:
+        return "under 1 s"
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.2g} h"
+
+
+def _about(seconds: float) -> str:
+    text = duration(seconds)
+    return text if text.startswith("under") else f"about {text}"
+
+
+def _lighter_clause(decision) -> str:
+    options = [(f"n_resamples={option.value:,}" if option.setting == "n_resamples" else
+                count(option.value, "metric")) + f" ({_about(option.estimated_seconds)})"
+               for option in decision.lighter]
+    parts = []
+    if options:
+        parts.append("lighter: " + names(options, shown=len(options), conjunction="or"))
+    if decision.advice:
+        parts.append(("or " if options else "use ") + decision.advice)
+    return "; ".join(parts)
+
+
+def cost_sentence(decision) -> str:
+    """The sentence of a :class:`~metaeval_core.stats.budget.CostDecision`: the analysis, its estimated cost
+    against the budget, what runs, and the lighter settings that fit.
+
+    References
+    ----------
+    docs/methods.md sec. 16.5.
+    """
+    where = decision.where or f"the budget is {duration(decision.budget_seconds)}"
+    if math.isnan(decision.estimated_seconds):
+        return sentence(f"{decision.what}: not estimated ({where})")
+    if decision.action == "run":
+        return sentence(f"{decision.what}: {_about(decision.estimated_seconds)} ({where})")
+    if decision.action == "early-stop":
+        return sentence(
+            f"{decision.what} would take up to {_about(decision.estimated_seconds)} at full length ({where}), so it "
+            "runs with sequential "
+            "stopping (Besag-Clifford, docs/methods.md sec. 16.2): a pair stops as soon as it cannot be significant "
+            "at alpha, with the same decisions as the full run")
+    return f"{decision.what} would take {_about(decision.estimated_seconds)} here ({where}): {_lighter_clause(decision)}"
+
+
+def stopped_sentence(decision, *, elapsed: float, fraction: float) -> str:
+    """Why a run was stopped at its budget (:func:`metaeval_core.stats.budget.deadline`), with what fits."""
+    lighter = _lighter_clause(decision)
+    estimate = ("" if math.isnan(decision.estimated_seconds)
+                else f"; the estimate was {duration(decision.estimated_seconds)}")
+    return (f"stopped after {duration(elapsed)} at {fraction:.0%} of {decision.what} "
+            f"({decision.where or 'the budget is ' + duration(decision.budget_seconds)}{estimate})"
+            + (f": {lighter}" if lighter else ""))

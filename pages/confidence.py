@@ -7,7 +7,7 @@ from metaeval_core.stats.resampling import CI_METHODS
 from metaeval_ui import data, examples, exports, figures, state, text, widgets
 from metaeval_ui.errors import escape_markdown, guard
 from metaeval_ui.widgets import frames
-from metaeval_ui.widgets.progress import progress_callback
+from metaeval_ui.widgets.progress import long_run
 
 st.title("Confidence intervals")
 
@@ -44,14 +44,15 @@ if not widgets.need_measures(ctx) or not methods:
 
 rows = []
 jobs = [(m, method) for m in ctx.metrics for method in methods]
-bar = st.progress(0.0, text="Computing intervals…")
-report = progress_callback(bar, f"{len(jobs)} intervals")
-with guard("Could not compute the intervals"), st.spinner(f"Resampling ({k:,} per interval)…"):
-    for done, (metric, method) in enumerate(jobs, start=1):
+job = (ctx.key, tuple(jobs), ctx.human, level, coefficient, pool, systems, float(confidence), int(k), int(seed))
+stop_at = data.intervals_deadline(len(jobs), "/".join(methods), int(k))  # never past the page's 60 s
+with long_run("ci", job, f"{len(jobs)} intervals ({k:,} resamples each)") as report, \
+        guard("Could not compute the intervals"):
+    for done, (metric, method) in enumerate(jobs if report is not None else [], start=1):
         rows.append(data.confidence_interval(ds, ctx.key, metric, ctx.human, level, coefficient, method, pool,
                                              systems, float(confidence), int(k), int(seed)))
         report(done / len(jobs))
-bar.empty()
+        stop_at(done / len(jobs))
 if len(rows) < len(jobs):
     widgets.finish()
     st.stop()

@@ -10,7 +10,7 @@ from metaeval_ui.widgets import practice as practice_widgets
 from metaeval_ui.figures import practice as practice_figures
 from metaeval_ui.errors import escape_markdown, guard
 from metaeval_ui.text import format_pvalue, pvalue_decimals, method_description
-from metaeval_ui.widgets.progress import progress_callback
+from metaeval_ui.widgets.progress import STOPPING_NOTE, decided_table
 
 st.title("Pairwise significance: do two metrics match the humans differently?")
 
@@ -52,20 +52,13 @@ metrics = tuple(ctx.metrics)
 key = data.pairwise_key(ctx.key, metrics, ctx.human, level, coefficient, method, alternative, pool, systems,
                         int(k), int(seed))
 table = None
-with guard("Could not run the tests"):
-    if data.pairwise_is_cached(key):
-        table = data.pairwise_uncorrected(ds, key)
-    else:
-        n_pairs = len(metrics) * (len(metrics) - 1) // 2
-        bar = st.progress(0.0, text=f"Testing {n_pairs} metric pairs…")
-        with st.spinner(f"{significance.method_label(method)} on {n_pairs} pairs" + ("" if method == "williams" else
-                                                                        f", {k:,} resamples each") + "…"):
-            table = data.pairwise_uncorrected(
-                ds, key, progress=progress_callback(bar, f"{n_pairs} pairs"))
-        bar.empty()
+with guard("Could not run the tests"):  # decided before it starts: run, stop early, or refused with what fits
+    table = decided_table(ds, key, name="sig", k_name="sig_k")
 if table is None:
     widgets.finish()
     st.stop()
+if table.stopping == "besag-clifford":
+    st.caption(STOPPING_NOTE)
 
 corrected = tables.correct_table(table.pvalue, correction, family)
 significant = np.nan_to_num(table.pvalue, nan=1.0) < alpha

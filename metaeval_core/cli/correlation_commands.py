@@ -60,10 +60,12 @@ def cmd_compare(args: argparse.Namespace) -> None:
     metrics = split_list(args.metrics, "metrics")
     if len(metrics) < 2:
         raise CLIError("--metrics needs at least two metrics to compare")
+    method = chosen_test(args, ds)
+    stopping = _compare_stopping(args, ds, metrics, method)
     table = compare_all_pairs(
-        ds, metrics, args.human, level=args.level, coefficient=args.coefficient, method=chosen_test(args, ds),
+        ds, metrics, args.human, level=args.level, coefficient=args.coefficient, method=method,
         alternative=args.alternative, correction=args.correction, family=args.family, alpha=args.alpha,
-        n_resamples=args.n_resamples, rng=args.seed, pool=args.pool, systems=args.systems,
+        n_resamples=args.n_resamples, rng=args.seed, pool=args.pool, systems=args.systems, stopping=stopping,
     )
     # Every row names the test that made it (the default depends on the data).
     records = [{**r, "test": table.method} for r in table.to_records()]
@@ -74,6 +76,45 @@ def cmd_compare(args: argparse.Namespace) -> None:
         f"{table.method} test ({args.n_resamples} resamples, seed {args.seed}, {args.alternative}), "
         f"{args.correction} per {args.family} at alpha {args.alpha:g}")
     emit(args, records, columns=["x", "y", "delta", "pvalue", "significant", "significant_corrected"])
+
+
+def _seconds(text: str) -> float:
+    """``--budget``: a non-negative number of seconds (0: no budget)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds; got {text!r}") from None
+    if not value >= 0 or math.isinf(value):
+        raise argparse.ArgumentTypeError(f"must be 0 (no budget) or a positive number of seconds; got {text!r}")
+    return value
+
+
+def _compare_stopping(args: argparse.Namespace, ds, metrics: list[str], method: str) -> str:
+    """The cost decision of ``compare`` before it starts (docs/methods.md sec. 16.5): the stopping rule to run
+    with, said on stderr when it is sequential; a CLIError with the cost and what fits when refused."""
+    import sys
+
+    from metaeval_core.stats.budget import table_decision
+
+    if args.stopping != "auto":
+        return args.stopping
+    if not args.budget or method == "williams":
+        return "none"
+    # The systems compare_all_pairs uses: rated by the human measure and scored by every metric. A name or selection
+    # it cannot resolve is left to compare_all_pairs, whose validation names it.
+    try:
+        names = [ds.resolve(name) for name in (args.human, *metrics)]
+        n_systems, n_inputs = ds.select_systems(args.systems).scored_by(names).matrix(names[0]).shape
+    except (KeyError, ValueError):
+        return "none"
+    decision = table_decision(n_systems, n_inputs, len(metrics), level=args.level, coefficient=args.coefficient,
+                              method=method, n_resamples=args.n_resamples, budget_seconds=args.budget,
+                              where=f"--budget {args.budget:g} s")
+    if decision.action == "refuse":
+        raise CLIError(decision.sentence + " (--budget 0 runs it anyway)")
+    if decision.action == "early-stop":
+        say(decision.sentence, stream=sys.stderr)
+    return decision.stopping
 
 
 def cmd_delta(args: argparse.Namespace) -> None:
@@ -148,6 +189,13 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     add_selection_args(p)
     add_test_args(p)
     add_resampling_args(p)
+    p.add_argument("--budget", type=_seconds, default=600.0, metavar="SECONDS",
+                   help="decide before running (docs/methods.md sec. 16.5): a table estimated beyond SECONDS runs "
+                        "with sequential stopping where the test allows it (up to 4x) or is refused with its cost "
+                        "and lighter settings; 0: no budget (default 600)")
+    p.add_argument("--stopping", choices=["auto", "none", "besag-clifford"], default="auto",
+                   help="auto (default): as the budget decides; besag-clifford: stop each pair once its decision "
+                        "at --alpha is settled (docs/methods.md sec. 16.2)")
 
     p = command("delta", cmd_delta, "rSYS-Delta(l, u): Kendall tau on system pairs whose metric gap lies in [l, u]")
     add_dataset_args(p)

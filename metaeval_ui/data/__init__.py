@@ -26,7 +26,8 @@ from metaeval_ui.data.summaries import (
 )
 from metaeval_ui.data.resampled import (
     MAX_RESAMPLES, confidence_interval, check_interval_size, _ResultStore, _store, pairwise_is_cached,
-    pairwise_key, MAX_TABLE_SECONDS, check_table_size, pairwise_uncorrected
+    pairwise_key, MAX_TABLE_SECONDS, check_table_size, pairwise_uncorrected, pairwise_decision,
+    intervals_deadline
 )
 from metaeval_ui.data.ranking import (
     LEADERBOARD_TEST, leaderboard, metrics_board, chance_baseline, chance_groups, ceiling_intervals, ceiling_result,

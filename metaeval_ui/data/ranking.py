@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pandas as pd
 import streamlit as st
 
@@ -12,7 +14,7 @@ from metaeval_core.stats import significance as _significance
 from metaeval_core.data.dataset import Dataset
 from metaeval_ui import tables
 from metaeval_ui.data.datasets import DatasetKey
-from metaeval_ui.data.resampled import confidence_interval, pairwise_key, pairwise_uncorrected
+from metaeval_ui.data.resampled import confidence_interval, intervals_deadline, pairwise_key, pairwise_uncorrected
 from metaeval_ui.data.summaries import correlation_table
 
 
@@ -34,15 +36,21 @@ def metrics_board(_dataset: Dataset, key: DatasetKey, metrics: tuple[str, ...], 
     """
     from metaeval_core._checks import min_resamples_for
 
-    intervals = {m: confidence_interval(_dataset, key, m, human, level, coefficient, "boot-both", pool, systems,
-                                        0.95, n_resamples, seed) for m in metrics}
+    # One clock for the board: the intervals, then the table, stop at the page's budget (docs/methods.md sec. 16.5).
+    started = time.perf_counter()
+    tick = intervals_deadline(len(metrics), "boot-both", n_resamples, started=started)
+    intervals = {}
+    for done, m in enumerate(metrics, start=1):
+        intervals[m] = confidence_interval(_dataset, key, m, human, level, coefficient, "boot-both", pool, systems,
+                                           0.95, n_resamples, seed)
+        tick(done / len(metrics))
     alternative, correction, family, alpha = LEADERBOARD_TEST
     method = _significance.default_test(_dataset, level, coefficient)
     table = None
     if len(metrics) >= 2:
         pkey = pairwise_key(key, tuple(metrics), human, level, coefficient, method, alternative, pool, systems,
                             n_resamples, seed)
-        table = pairwise_uncorrected(_dataset, pkey)
+        table = pairwise_uncorrected(_dataset, pkey, started=started)
     epsilons = None
     if coefficient == "tie-calibrated-accuracy":
         # The value is only meaningful with its tie threshold (docs/methods.md sec. 11.2).

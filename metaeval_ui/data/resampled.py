@@ -4,6 +4,7 @@ that refuse, with what to change, a table that would run for minutes.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections import OrderedDict
 from typing import Any, Callable
@@ -11,7 +12,7 @@ from typing import Any, Callable
 import numpy as np
 import streamlit as st
 
-from metaeval_core.stats import resampling as _resampling, significance as _significance
+from metaeval_core.stats import budget as _budget, resampling as _resampling, significance as _significance
 from metaeval_core.data.dataset import Dataset
 from metaeval_ui.data.datasets import DatasetKey
 
@@ -43,6 +44,16 @@ def confidence_interval(
     out = ci.to_dict()
     out.update(metric=metric, human=human)
     return out
+
+
+def intervals_deadline(n_intervals: int, method: str, n_resamples: int, *,
+                       started: float | None = None) -> Callable[[float], None]:
+    """A progress callback that stops a page's intervals past :data:`MAX_TABLE_SECONDS` (they have no estimate;
+    each finished interval stays cached, so a rerun continues where the stop left off)."""
+    decision = _budget.unpriced(
+        f"{n_intervals} {method.upper()} intervals with {n_resamples:,} resamples", budget_seconds=MAX_TABLE_SECONDS,
+        advice="fewer metrics or resamples, or the system level", where=f"the page stops at {MAX_TABLE_SECONDS:.0f} s")
+    return _budget.deadline(decision, started=started)
 
 
 def check_interval_size(dataset: Dataset, metric: str, human: str, coefficient: str, method: str, pool: str,
@@ -86,6 +97,11 @@ class _ResultStore:
                 return self._items[key]
         return None
 
+    def items(self) -> list[tuple[tuple, Any]]:
+        """A snapshot of the entries, most recently used last."""
+        with self._lock:
+            return list(self._items.items())
+
     def put(self, key: tuple, value: Any) -> None:
         with self._lock:
             self._items[key] = value
@@ -96,7 +112,7 @@ class _ResultStore:
 
 @st.cache_resource
 def _store() -> _ResultStore:
-    return _ResultStore(max_entries=48)
+    return _ResultStore(max_entries=96)  # a table and its systems per entry
 
 
 def pairwise_is_cached(key: tuple) -> bool:
@@ -109,42 +125,89 @@ def pairwise_key(dataset_key: DatasetKey, metrics: tuple[str, ...], human: str, 
             n_resamples, seed)
 
 
-# A pairwise table estimated to take longer than this is refused with the reason instead of freezing the page.
+# What a page promises: a table is decided against this budget before it starts (run it, run it with sequential
+# stopping, or refuse it with what fits; metaeval_core.stats.budget) and stopped when it runs past it.
 MAX_TABLE_SECONDS = 60.0
 
 
-def check_table_size(shape: tuple[int, int], n_metrics: int, **options) -> None:
-    """Raise ValueError naming the size and what to change when a table would run for minutes."""
-    seconds = _significance.estimated_table_seconds(shape[0], shape[1], n_metrics, **options)
-    if seconds > MAX_TABLE_SECONDS:
-        advice = ("PERM-SYSTEMS or BOOT-SYSTEMS (soft pairwise accuracy's p-values are then computed once)"
-                  if options.get("coefficient") == "soft-pairwise-accuracy"
-                  else "Kendall or pairwise accuracy at the input level, or the system level")
-        raise ValueError(
-            f"{options['method']} on {n_metrics * (n_metrics - 1) // 2} pairs of {shape[0]} systems x {shape[1]} "
-            f"inputs with {options['n_resamples']:,} resamples would take about {seconds / 60:.0f} min here "
-            f"(the page stops at {MAX_TABLE_SECONDS:.0f} s): use fewer metrics or resamples, {advice}"
-        )
+def check_table_size(shape: tuple[int, int], n_metrics: int, **options) -> _budget.CostDecision:
+    """The cost decision for a table of ``shape`` (the systems x inputs it uses); raise
+    :class:`~metaeval_core.stats.budget.BudgetError` (a ValueError) naming the cost and what fits when refused."""
+    return _budget.table_decision(
+        shape[0], shape[1], n_metrics, level=options["level"], coefficient=options["coefficient"],
+        method=options["method"], n_resamples=options["n_resamples"], budget_seconds=MAX_TABLE_SECONDS,
+        where=f"the page stops at {MAX_TABLE_SECONDS:.0f} s").check()
 
 
-def pairwise_uncorrected(_dataset: Dataset, key: tuple, *, progress: Callable[[float], None] | None = None):
+def _used_systems(dataset: Dataset, metrics: tuple[str, ...], human: str, systems: str) -> Dataset:
+    # The systems compare_all_pairs uses (rated by the human measure and scored by every metric): the size and the
+    # refusal name those, not every system of the selection.
+    return dataset.select_systems(systems or None).scored_by([human, *metrics])
+
+
+def _sub_table(table: _significance.PairwiseTable, metrics: tuple[str, ...]) -> _significance.PairwiseTable:
+    index = [table.metrics.index(m) for m in metrics]
+    cells = np.ix_(index, index)
+    return dataclasses.replace(
+        table, metrics=tuple(metrics), estimates=table.estimates[index], delta=table.delta[cells],
+        pvalue=table.pvalue[cells], pvalue_corrected=table.pvalue_corrected[cells],
+        significant=table.significant[cells], significant_corrected=table.significant_corrected[cells],
+        n_defined=table.n_defined[cells])
+
+
+def _decision_and_systems(dataset: Dataset, key: tuple) -> tuple[_budget.CostDecision, tuple[str, ...]]:
+    (_, _, metrics, human, level, coefficient, method, _, _, systems, n_resamples, _) = key
+    used = _used_systems(dataset, metrics, human, systems)
+    decision = _budget.table_decision(
+        *used.matrix(human).shape, len(metrics), level=level, coefficient=coefficient, method=method,
+        n_resamples=n_resamples, budget_seconds=MAX_TABLE_SECONDS, where=f"the page stops at {MAX_TABLE_SECONDS:.0f} s")
+    return decision, tuple(used.systems)
+
+
+def pairwise_decision(_dataset: Dataset, key: tuple) -> _budget.CostDecision:
+    """The cost decision of :func:`pairwise_uncorrected` for ``key``, for the page to state before it starts (a
+    refusal with its lighter settings, the estimate of its progress bar, the stopping rule)."""
+    return _decision_and_systems(_dataset, key)[0]
+
+
+def _cached_superset(key: tuple, systems_used: tuple[str, ...], stopping: str):
+    """A cached table of more metrics with the same settings, systems and stopping rule, cut to ``key``'s metrics.
+
+    Every cell of a table is drawn from the same seed whatever the other metrics (common random numbers:
+    ``compare_all_pairs`` with an int seed gives ``compare_metrics`` for each cell), so its sub-table is the
+    table of fewer metrics: deselecting metrics reuses the pairs already tested."""
+    metrics = key[2]
+    for other, table in _store().items():
+        if (other[0] == "pairs" and other[:2] == key[:2] and other[3:] == key[3:] and set(metrics) <= set(other[2])
+                and table.stopping == stopping and _store().get(("systems",) + other) == systems_used):
+            return _sub_table(table, metrics)
+    return None
+
+
+def pairwise_uncorrected(_dataset: Dataset, key: tuple, *, progress: Callable[[float], None] | None = None,
+                         started: float | None = None):
     """``compare_all_pairs`` without correction (alpha/correction/family are applied afterwards, cheaply).
 
-    ``key`` comes from :func:`pairwise_key`; results are cached in a bounded LRU shared by sessions.
+    ``key`` comes from :func:`pairwise_key`; results are cached in a bounded LRU shared by sessions. The run is
+    decided before it starts (:func:`check_table_size`: run, run with sequential stopping, or refuse) and stopped
+    with the reason once it runs past :data:`MAX_TABLE_SECONDS` (counted from ``started``, a
+    ``time.perf_counter()`` value, when the table is one part of a page's work); a cached table of more metrics is
+    reused.
     """
     found = _store().get(key)
     if found is not None:
         return found
     (_, _, metrics, human, level, coefficient, method, alternative, pool, systems, n_resamples, seed) = key
-    # The systems compare_all_pairs uses (rated by the human measure and scored by every metric): the size and the
-    # refusal name those, not every system of the selection.
-    used = _dataset.select_systems(systems or None).scored_by([human, *metrics])
-    check_table_size(used.matrix(human).shape, len(metrics), level=level, coefficient=coefficient, method=method,
-                     n_resamples=n_resamples)
-    table = _significance.compare_all_pairs(
-        _dataset, list(metrics), human, level=level, coefficient=coefficient, method=method,
-        alternative=alternative, correction="none", family="none", alpha=0.05, n_resamples=n_resamples, rng=seed,
-        pool=pool, systems=systems or None, progress=progress,
-    )
+    decision, systems_used = _decision_and_systems(_dataset, key)
+    decision.check()
+    table = _cached_superset(key, systems_used, decision.stopping)
+    if table is None:
+        table = _significance.compare_all_pairs(
+            _dataset, list(metrics), human, level=level, coefficient=coefficient, method=method,
+            alternative=alternative, correction="none", family="none", alpha=0.05, n_resamples=n_resamples,
+            rng=seed, pool=pool, systems=systems or None, progress=_budget.deadline(decision, progress, started=started),
+            stopping=decision.stopping,
+        )
     _store().put(key, table)
+    _store().put(("systems",) + key, systems_used)
     return table

@@ -71,6 +71,7 @@ from metaeval_core.stats.significance.tables import (  # noqa: F401
     compare_all_pairs,
     estimated_table_seconds,
     permutation_pair_nulls,
+    sequential_stopping_applies,
 )
 from metaeval_core.stats.significance.wmt import (  # noqa: F401
     WMT_SYSTEM_TEST,

@@ -298,8 +298,7 @@ def compare_all_pairs(
             centred = (values[:, a] - values[:, b]) - delta[a, b]
             fill(u, a, b, centred, delta[a, b])
         report(1.0)
-    elif stopping == "none" or level == "system" or (
-            level == "input" and coefficient in LINEAR_COEFFICIENTS and method != "perm-inputs"):
+    elif stopping == "none" or not sequential_stopping_applies(level, coefficient, method):
         nulls = permutation_pair_nulls(stack, z, level=level, coefficient=coefficient, method=method,
                                        n_resamples=n_resamples, seed=rng, batch=batch, progress=report)
         for u, (a, b) in enumerate(pairs):
@@ -325,6 +324,17 @@ def compare_all_pairs(
         n_resamples=0 if method == "williams" else n_resamples, n_defined=n_defined,
         approximate=method == "williams" and coefficient != "pearson", stopping=used_stopping,
     )
+
+
+def sequential_stopping_applies(level: str, coefficient: str, method: str) -> bool:
+    """Whether :func:`compare_all_pairs` applies ``stopping='besag-clifford'`` to this test: permutation tests whose
+    pairs run one at a time (elsewhere every pair shares the draws and the full run is kept).
+
+    References: docs/methods.md sec. 16.2.
+    """
+    if method == "williams" or method in WMT_METHODS or method in PAIRED_BOOTSTRAP_METHODS or level == "system":
+        return False
+    return not (level == "input" and coefficient in LINEAR_COEFFICIENTS and method != "perm-inputs")
 
 
 def permutation_pair_nulls(

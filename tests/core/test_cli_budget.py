@@ -1,0 +1,64 @@
+"""``metaeval compare`` decides before it starts (docs/methods.md sec. 16.5): run, run with sequential stopping, or
+refuse with the estimated cost and lighter settings."""
+
+from __future__ import annotations
+
+import json
+
+from metaeval_core.cli.main import main
+from metaeval_core.data.synthetic import synthetic_dataset
+from metaeval_core.stats.significance import estimated_table_seconds
+
+BASE = ["compare", "--dataset", "demo", "--human", "human.quality", "--metrics",
+        "metric.strong,metric.good,metric.weak,metric.noise", "--n-resamples", "200", "--json"]
+
+
+def run(capsys, *argv):
+    code = main([*BASE, *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _global_seconds() -> float:
+    n_systems, n_inputs = synthetic_dataset().matrix("human.quality").shape  # the judged inputs
+    return estimated_table_seconds(n_systems, n_inputs, 4, level="global", coefficient="kendall",
+                                   method="perm-both", n_resamples=200)
+
+
+def test_over_budget_is_refused_with_the_cost_and_what_fits(capsys):
+    code, out, err = run(capsys, "--level", "system", "--budget", "1e-9")
+    assert code == 2 and out == ""
+    ds = synthetic_dataset()
+    assert f"on 6 pairs of {ds.n_systems} systems x" in err and "would take under 1 s here" in err
+    assert "(--budget 1e-09 s)" in err and "--budget 0 runs it anyway" in err and "Traceback" not in err
+
+
+def test_no_budget_runs_it(capsys):
+    code, out, err = run(capsys, "--level", "system", "--budget", "0")
+    assert code == 0, err
+    assert len(json.loads(out)) == 12
+
+
+def test_within_four_budgets_a_permutation_table_stops_pairs_early_and_says_so(capsys):
+    budget = _global_seconds() / 2
+    code, out, err = run(capsys, "--level", "global", "--budget", repr(budget))
+    assert code == 0, err
+    assert "sequential stopping (Besag-Clifford" in err
+    records = json.loads(out)
+    full = json.loads(run(capsys, "--level", "global", "--budget", "0")[1])
+    # The same decisions at alpha as the full run (sec. 16.2).
+    assert [r["significant"] for r in records] == [r["significant"] for r in full]
+
+
+def test_an_explicit_stopping_rule_wins(capsys):
+    code, out, err = run(capsys, "--level", "global", "--budget", "1e-9", "--stopping", "none")
+    assert code == 0, err and "sequential" not in err
+
+
+def test_a_bad_budget_is_a_usage_error_naming_the_flag(capsys):
+    import pytest
+
+    with pytest.raises(SystemExit) as exit_:
+        run(capsys, "--budget", "-5")
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "argument --budget: must be 0 (no budget) or a positive number of seconds" in err

@@ -1,0 +1,112 @@
+"""Finished pieces are reused (issue 33): per-metric intervals and per-pair tests, keyed on small keys, so a change
+of the selected metrics computes only what is new (metaeval_ui/data/resampled.py). Counted kernel calls, no timing."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import streamlit as st
+
+from metaeval_core.data.synthetic import synthetic_dataset
+from metaeval_core.stats import resampling, significance
+from metaeval_ui.data import resampled
+from metaeval_ui.data.datasets import dataset_key
+
+METRICS = ("metric.strong", "metric.good", "metric.fair", "metric.weak", "metric.noise")
+HUMAN = "human.quality"
+
+
+@pytest.fixture
+def fresh_store(monkeypatch):
+    store = resampled._ResultStore(max_entries=96)
+    monkeypatch.setattr(resampled, "_store", lambda: store)
+    return store
+
+
+def _counting(monkeypatch, module, name):
+    calls = []
+    original = getattr(module, name)
+
+    def counted(*args, **kwargs):
+        calls.append(args[1] if len(args) > 1 else args)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, counted)
+    return calls
+
+
+@pytest.mark.parametrize("level,coefficient,method", [
+    ("system", "kendall", "perm-both"), ("input", "kendall", "perm-both"), ("global", "pearson", "perm-inputs"),
+    ("global", "kendall", "boot-both"), ("system", "pearson", "williams"),
+])
+def test_fewer_metrics_reuse_the_pairs_already_tested(fresh_store, monkeypatch, level, coefficient, method):
+    ds = synthetic_dataset()
+    calls = _counting(monkeypatch, significance, "compare_all_pairs")
+    args = (HUMAN, level, coefficient, method, "greater", "judged", "", 100, 7)
+    resampled.pairwise_uncorrected(ds, resampled.pairwise_key(dataset_key(ds), METRICS, *args))
+    chosen = ("metric.noise", "metric.strong", "metric.weak")  # another order, fewer metrics
+    part = resampled.pairwise_uncorrected(ds, resampled.pairwise_key(dataset_key(ds), chosen, *args))
+    assert len(calls) == 1 and part.metrics == chosen
+    # The cut is the table of those metrics: each cell is drawn from the same seed whatever the others.
+    fresh = significance.compare_all_pairs(ds, list(chosen), HUMAN, level=level, coefficient=coefficient,
+                                           method=method, correction="none", family="none", n_resamples=100, rng=7)
+    for field in ("estimates", "delta", "pvalue", "n_defined"):
+        np.testing.assert_array_equal(getattr(part, field), getattr(fresh, field), err_msg=field)
+    other = ("metric.strong", "metric.good")
+    resampled.pairwise_uncorrected(ds, resampled.pairwise_key(dataset_key(ds), other, *args[:-1], 8))
+    assert len(calls) == 3  # the fresh table above, then another seed: another table
+
+
+def test_a_superset_with_other_systems_is_not_cut(fresh_store, monkeypatch):
+    ds = synthetic_dataset()
+    calls = _counting(monkeypatch, significance, "compare_all_pairs")
+    args = (HUMAN, "system", "kendall", "perm-both", "greater", "judged", "", 100, 3)
+    resampled.pairwise_uncorrected(ds, resampled.pairwise_key(dataset_key(ds), METRICS, *args))
+    # Same metrics, fewer systems: a different key (the selection is part of it), computed afresh.
+    systems = ",".join(ds.systems[:-2])
+    resampled.pairwise_uncorrected(ds, resampled.pairwise_key(dataset_key(ds), METRICS[:3], *args[:6], systems,
+                                                              *args[7:]))
+    assert len(calls) == 2
+
+
+def test_changing_the_metrics_reuses_each_metrics_interval(monkeypatch):
+    ds = synthetic_dataset()
+    st.cache_data.clear()
+    calls = _counting(monkeypatch, resampling, "dataset_confidence_interval")
+    key = dataset_key(ds)
+
+    def intervals(metrics):
+        return [resampled.confidence_interval(ds, key, m, HUMAN, "system", "kendall", "boot-both", "judged", "", 0.95,
+                                              100, 11) for m in metrics]
+
+    first = intervals(METRICS[:3])
+    second = intervals(METRICS[1:4])  # two already computed, one new
+    assert calls == [*METRICS[:3], METRICS[3]]
+    assert second[:2] == first[1:]
+
+
+def test_a_table_over_the_page_budget_is_refused_with_what_fits(fresh_store, monkeypatch):
+    ds = synthetic_dataset()
+    monkeypatch.setattr(resampled, "MAX_TABLE_SECONDS", 1e-6)
+    calls = _counting(monkeypatch, significance, "compare_all_pairs")
+    key = resampled.pairwise_key(dataset_key(ds), METRICS, HUMAN, "input", "kendall", "perm-both", "greater",
+                                 "judged", "", 1000, 0)
+    with pytest.raises(ValueError, match=rf"PERM-BOTH on 10 pairs of {ds.n_systems} systems x [\d,]+ inputs with "
+                                         r"1,000 resamples would take .* \(the page stops at 0 s\)"):
+        resampled.pairwise_uncorrected(ds, key)
+    assert calls == []
+
+
+def test_the_overview_stops_at_its_budget_and_keeps_the_intervals_it_finished(fresh_store, monkeypatch):
+    from metaeval_ui.data import ranking
+
+    ds = synthetic_dataset()
+    calls = _counting(monkeypatch, resampling, "dataset_confidence_interval")
+    monkeypatch.setattr(resampled, "MAX_TABLE_SECONDS", 1e-9)
+    with pytest.raises(ValueError, match=r"^stopped after .* at 20% of 5 BOOT-BOTH intervals with 100 resamples "
+                                         r"\(the page stops at 0 s\): use fewer metrics or resamples"):
+        ranking.metrics_board(ds, dataset_key(ds), METRICS, HUMAN, "system", "kendall", "judged", "", 100, 12)
+    assert calls == [METRICS[0]]
+    monkeypatch.setattr(resampled, "MAX_TABLE_SECONDS", 60.0)
+    board = ranking.metrics_board(ds, dataset_key(ds), METRICS, HUMAN, "system", "kendall", "judged", "", 100, 12)
+    assert calls == list(METRICS) and board.table is not None  # the first interval was not computed again
