@@ -260,103 +260,144 @@ class TiedInputs:
     * ``num_x + num_y = S = sum sz (T_0 + T_3) + sum sz (T_1 + T_2 - T_0 - T_3) x``;
     * the pairs Xs ties are X's tied pairs with both bits 0 and Y's with both bits 1, so
       ``n_x = n0 - A_X - B_Y`` and ``n_y = n0 - A_Y - B_X`` with, per metric, ``A + B = sum_tied (1 - x)`` and
-      ``B - A = sum_tied (u_a + u_a' - 1)``: counts of one metric, shared by every pair it is in.
+      ``B - A = sum_tied (u_a + u_a' - 1)``.
 
-    One product per input gives S and every metric's ``A + B`` (features ``1, x``), another D and ``B - A``
-    (features ``1, u``): integers, exact in float32 whatever the batch, so the results do not depend on it.
+    ``tau(Xs) = (S + D) / sqrt(2 n_x * 2 nz)`` is then a function of two small integers, ``S + D`` and ``2 n_x``,
+    both linear in the features ``x`` and ``u``: so is the key ``W (S + D + 2 nz) + 2 n_x`` (``W = 2 n0 + 1``),
+    and likewise Ys's. Per input, one product over ``x`` (``G``) and one over ``u`` (``H``) give every pair's
+    keys as ``G + H`` and ``G - H``; a table of the input's ``(n0, nz)`` maps a key to tau, computed by the same
+    floating-point operations as the formula, so the result is the formula's to the last bit. Integers, exact in
+    float32 whatever the batch (float64 where the keys outgrow float32's 2^24), so the results do not depend on it.
 
     References: docs/methods.md sec. 3 and 16.1.
     """
 
-    # Features x resamples of one product: bounds the float32 feature block (16 MB).
+    # Features x resamples of one product: bounds the feature block (16 MB of float32).
     FEATURE_BUDGET = 4_000_000
+    # Entries of the cached key -> tau tables (8 bytes each); a larger table is replaced by the formula.
+    TABLE_BUDGET = 4_000_000
 
     def __init__(self, engine: InputLinearPermutation):
         self.engine = engine
         self.columns = np.flatnonzero(engine.tied.any(axis=0))
         n, _ = engine.shape
         self.first, self.second = np.triu_indices(n, 1)
-        incidence = np.zeros((self.first.size, n), dtype=np.float32)
+        incidence = np.zeros((self.first.size, n))
         incidence[np.arange(self.first.size), self.first] = 1.0
         self.incidence_first = incidence
-        incidence = np.zeros((self.first.size, n), dtype=np.float32)
+        incidence = np.zeros((self.first.size, n))
         incidence[np.arange(self.first.size), self.second] = 1.0
         self.incidence_second = incidence
         self.pair_x = np.array([i for i, _ in engine.pairs], dtype=np.intp)
         self.pair_y = np.array([k for _, k in engine.pairs], dtype=np.intp)
+        self._tables: dict[tuple[int, int], np.ndarray] = {}
+        self._table_entries = 0
 
     def _weights(self, j: int):
-        """Per input j: the pairs on it, the metrics they use, and the two products' weights (with constants)."""
+        """Per input j: its pairs, the products' weights (constants in the last row), and ``n0``, ``nz``."""
         e = self.engine
         f, s = self.first, self.second
         pairs = np.flatnonzero(e.tied[:, j])
         values = np.stack([x[:, j] for x in e.metrics])  # (K, N)
         z = e.z[:, j]
         compared = ~(np.isnan(z[f]) | np.isnan(z[s]))
-        sz = np.where(compared, _signs(z[f], z[s]), 0).astype(np.float32)
-        used, where_used = np.unique(np.concatenate([self.pair_x[pairs], self.pair_y[pairs]]), return_inverse=True)
-        within = _signs(values[used][:, f], values[used][:, s]).astype(np.float32)  # (used, P)
-        ix, iy = where_used[:pairs.size], where_used[pairs.size:]
-        t0, t3 = within[ix], within[iy]
-        xa, ya = values[self.pair_x[pairs]], values[self.pair_y[pairs]]
-        t1 = _signs(xa[:, f], ya[:, s]).astype(np.float32)
-        t2 = _signs(ya[:, f], xa[:, s]).astype(np.float32)
-        tied = ((within == 0) & compared).astype(np.float32)  # (used, P)
-        k, u = pairs.size, used.size
-        quadratic = np.empty((1 + f.size, k + u), dtype=np.float32)
-        quadratic[0, :k] = (sz * (t0 + t3)).sum(axis=1)
-        quadratic[1:, :k] = (sz * (t1 + t2 - t0 - t3)).T
-        quadratic[0, k:] = tied.sum(axis=1)
-        quadratic[1:, k:] = -tied.T
-        alpha, beta = sz * (t0 - t3), sz * (t2 - t1)
-        linear = np.empty((1 + z.size, k + u), dtype=np.float32)
-        linear[0, :k] = alpha.sum(axis=1)
-        linear[1:, :k] = ((beta - alpha) @ self.incidence_first - (alpha + beta) @ self.incidence_second).T
-        linear[0, k:] = -tied.sum(axis=1)
-        linear[1:, k:] = (tied @ (self.incidence_first + self.incidence_second)).T
+        sz = np.where(compared, _signs(z[f], z[s]), 0).astype(np.float64)
         n0 = int(compared.sum())
         nz = int(np.count_nonzero(sz))
-        return pairs, ix, iy, quadratic, linear, n0, nz
+        width, offset = 2 * n0 + 1, 2 * nz
+        within = _signs(values[:, f], values[:, s]).astype(np.float64)  # (K, P)
+        tied = ((within == 0) & compared).astype(np.float64)
+        px, py = self.pair_x[pairs], self.pair_y[pairs]
+        t0, t3 = within[px], within[py]
+        xa, ya = values[px], values[py]
+        t1 = _signs(xa[:, f], ya[:, s]).astype(np.float64)
+        t2 = _signs(ya[:, f], xa[:, s]).astype(np.float64)
+        tx, ty = tied[px], tied[py]
+        alpha, beta = sz * (t0 - t3), sz * (t2 - t1)
+        k, npairs = pairs.size, f.size
+        # G (the flips' part, shared by both keys) and H (the bits' part: + in Xs's key, - in Ys's).
+        flip_w = np.empty((k, npairs + 1), dtype=np.float64)
+        flip_w[:, :npairs] = width * sz * (t1 + t2 - t0 - t3) + tx + ty
+        d = tx - ty
+        bit_w = np.empty((k, z.size + 1), dtype=np.float64)
+        bit_w[:, :z.size] = ((width * (beta - alpha) + d) @ self.incidence_first
+                             + (-width * (alpha + beta) + d) @ self.incidence_second)
+        s0, d0 = (sz * (t0 + t3)).sum(axis=1), alpha.sum(axis=1)
+        cx = width * (s0 + d0 + offset) + 2 * n0 - 2 * tx.sum(axis=1)
+        cy = width * (s0 - d0 + offset) + 2 * n0 - 2 * ty.sum(axis=1)
+        flip_w[:, npairs] = (cx + cy) / 2  # both even
+        bit_w[:, z.size] = (cx - cy) / 2
+        # Every partial sum of the products is bounded by the weights' absolute sum.
+        bound = int((np.abs(flip_w).sum(axis=1) + np.abs(bit_w).sum(axis=1)).max(initial=0))
+        dtype = np.float32 if bound < 2**24 else np.float64
+        return pairs, flip_w.astype(dtype), bit_w.astype(dtype), n0, nz
+
+    def _tau(self, keys: np.ndarray, n0: int, nz: int) -> np.ndarray:
+        """Kendall's tau ``t / sqrt(m * 2 nz)`` of keys ``W (t + 2 nz) + m`` (float64, the formula's bits)."""
+        width, offset = 2 * n0 + 1, 2 * nz
+        size = (2 * offset + 1) * width
+        table = self._tables.get((n0, nz))
+        if table is None and size <= self.TABLE_BUDGET:
+            if self._table_entries + size > self.TABLE_BUDGET:
+                self._tables.clear()
+                self._table_entries = 0
+            grid = np.arange(size)
+            table = self._tau_formula(grid // width - offset, grid % width, nz)
+            self._tables[(n0, nz)] = table
+            self._table_entries += size
+        if table is not None:
+            return table.take(keys)
+        return self._tau_formula(keys // width - offset, keys % width, nz)
+
+    @staticmethod
+    def _tau_formula(t: np.ndarray, m: np.ndarray, nz: int) -> np.ndarray:
+        # tau = ((S + D) / 2) / sqrt(n nz) = (S + D) / sqrt(2 (2 n) nz); 0 / 0 where every pair ties.
+        denominator = m.astype(np.float64)
+        denominator *= 2 * nz
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return t.astype(np.float64) / np.sqrt(denominator, out=denominator)
 
     def add(self, sl: slice, bits: np.ndarray, difference: np.ndarray, undefined: list,
             report: Callable[[float], None] = lambda fraction: None) -> None:
-        """Add the tied inputs' ``tau(Xs) - tau(Ys)`` of the resamples ``sl`` to ``difference`` (resamples, pairs).
+        """Add the tied inputs' ``tau(Xs) - tau(Ys)`` of the resamples ``sl`` to ``difference`` (pairs, resamples).
 
         ``bits`` (b, N, len(self.columns)) are their swap bits. Where Xs or Ys ties every pair (tau undefined,
         rare) nothing is added and ``(pairs, resamples, X undefined, Y undefined)`` is appended to ``undefined``.
+        Each pair's sum runs over the inputs in order, whatever the chunks.
         """
         f, s = self.first, self.second
+        b = bits.shape[0]
         step = max(1, self.FEATURE_BUDGET // (f.size + 1))
         for c, j in enumerate(self.columns):
             if c % 64 == 0:
                 report(c / self.columns.size)
-            pairs, ix, iy, quadratic, linear, n0, nz = self._weights(j)
+            pairs, flip_w, bit_w, n0, nz = self._weights(j)
             k = pairs.size
-            for start in range(0, bits.shape[0], step):
-                u = bits[start:start + step, :, c]
-                rows = slice(sl.start + start, sl.start + start + u.shape[0])
-                flips = (u[:, f] != u[:, s]).astype(np.float32)
-                q = flips @ quadratic[1:] + quadratic[0]
-                lin = u.astype(np.float32) @ linear[1:] + linear[0]
-                total, diff = q[:, :k], lin[:, :k]
-                # Twice A and B per metric, integers; 2 n_x = 2 n0 - 2 A_X - 2 B_Y.
-                a2, b2 = q[:, k:] - lin[:, k:], q[:, k:] + lin[:, k:]
-                nx = (2 * n0 - a2[:, ix] - b2[:, iy]).astype(np.float64)
-                ny = (2 * n0 - a2[:, iy] - b2[:, ix]).astype(np.float64)
-                # tau = ((S +- D) / 2) / sqrt(n nz) = (S +- D) / sqrt(2 (2 n) nz); 0 / 0 where every pair ties.
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    nx *= 2 * nz
-                    ny *= 2 * nz
-                    tau_x = (total + diff).astype(np.float64) / np.sqrt(nx, out=nx)
-                    tau_y = (total - diff).astype(np.float64) / np.sqrt(ny, out=ny)
-                value = tau_x - tau_y
-                gone = np.isnan(value)
-                if gone.any():
+            column = bits[:, :, c].T  # (N, b)
+            for start in range(0, b, step):
+                u = column[:, start:start + step]
+                width = u.shape[1]
+                flips = np.empty((f.size + 1, width), dtype=flip_w.dtype)
+                np.not_equal(u[f], u[s], out=flips[:f.size])
+                flips[f.size] = 1
+                ones = np.empty((u.shape[0] + 1, width), dtype=flip_w.dtype)
+                ones[:u.shape[0]] = u
+                ones[u.shape[0]] = 1
+                g = flip_w @ flips  # (k, width)
+                h = bit_w @ ones
+                keys = np.empty((2, k, width), dtype=np.intp)
+                np.add(g, h, out=keys[0], casting="unsafe")
+                np.subtract(g, h, out=keys[1], casting="unsafe")
+                tau = self._tau(keys, n0, nz)
+                value = tau[0] - tau[1]
+                rows = slice(sl.start + start, sl.start + start + width)
+                if np.isnan(value.sum()):
                     # The defined side still counts: the two means may then average different inputs.
-                    r, p = np.nonzero(gone)
-                    undefined.append((pairs[p], rows.start + r, nx[r, p] == 0, ny[r, p] == 0))
-                    value[gone] = np.nan_to_num(tau_x[gone]) - np.nan_to_num(tau_y[gone])
-                difference[rows, pairs] += value
+                    p, r = np.nonzero(np.isnan(value))
+                    tau_x, tau_y = tau[0][p, r], tau[1][p, r]
+                    undefined.append((pairs[p], rows.start + r, np.isnan(tau_x), np.isnan(tau_y)))
+                    value[p, r] = np.nan_to_num(tau_x) - np.nan_to_num(tau_y)
+                difference[pairs, rows] += value
 
 
 # Swap bits of the tie-prone inputs kept from the first pass (resamples x systems x inputs) up to
@@ -411,7 +452,7 @@ def input_permutation_nulls(
     # Sums and counts of the swapped X's then Y's defined per-input values off the linear path.
     side = np.zeros((4, n_pairs, n_resamples))
     if tied is not None and tied.columns.size:
-        difference = np.zeros((n_resamples, n_pairs))
+        difference = np.zeros((n_pairs, n_resamples))
         undefined: list = []
         # Every resample of an input at once (each input's weights are built once) when its bits were kept.
         chunks = [(slice(0, n_resamples), kept[:, :, position[tied.columns]])] if keep else replay(tied.columns)
@@ -420,7 +461,7 @@ def input_permutation_nulls(
             tied.add(sl, bits, difference, undefined,
                      lambda fraction: report(0.4 + 0.3 * (done + fraction * (sl.stop - sl.start) / n_resamples)))
             report(0.4 + 0.3 * sl.stop / n_resamples)
-        side[0] += difference.T
+        side[0] += difference
         on_tied = engine.tied.sum(axis=1)[:, None]
         side[1] += on_tied
         side[3] += on_tied
