@@ -26,7 +26,7 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
-from metaeval_core.stats.coefficients import coefficient_function
+from metaeval_core.stats.coefficients import coefficient_function, kendall_from_signs, pair_kernel_fits, pair_signs
 from metaeval_core.stats.resampling import _kendall_from_counts
 
 # Coefficients whose input-level difference under swaps is linear in the swap bits.
@@ -262,12 +262,13 @@ class TiedInputs:
       ``n_x = n0 - A_X - B_Y`` and ``n_y = n0 - A_Y - B_X`` with, per metric, ``A + B = sum_tied (1 - x)`` and
       ``B - A = sum_tied (u_a + u_a' - 1)``.
 
-    ``tau(Xs) = (S + D) / sqrt(2 n_x * 2 nz)`` is then a function of two small integers, ``S + D`` and ``2 n_x``,
-    both linear in the features ``x`` and ``u``: so is the key ``W (S + D + 2 nz) + 2 n_x`` (``W = 2 n0 + 1``),
-    and likewise Ys's. Per input, one product over ``x`` (``G``) and one over ``u`` (``H``) give every pair's
-    keys as ``G + H`` and ``G - H``; a table of the input's ``(n0, nz)`` maps a key to tau, computed by the same
-    floating-point operations as the formula, so the result is the formula's to the last bit. Integers, exact in
-    float32 whatever the batch (float64 where the keys outgrow float32's 2^24), so the results do not depend on it.
+    ``tau(Xs) = (S + D) / sqrt(2 n_x * 2 nz)`` is then a function of two small integers, ``num_x = (S + D) / 2``
+    and ``n_x``, both linear in the features ``x`` and ``u``: so is the key ``W (num_x + nz) + n_x``
+    (``W = n0 + 1``), and likewise Ys's. Per input, one product over ``x`` (``G``) and one over ``u`` (``H``) give
+    every pair's keys as ``G + H`` and ``G - H``; a table of the input's ``(n0, nz)`` maps a key to tau, computed
+    by the same floating-point operations as the formula, so the result is the formula's to the last bit.
+    Multiples of 1/2 (G and H alone need not be integers), exact in float32 whatever the batch (float64 where the
+    keys outgrow float32), so the results do not depend on it.
 
     References: docs/methods.md sec. 3 and 16.1.
     """
@@ -276,82 +277,93 @@ class TiedInputs:
     FEATURE_BUDGET = 4_000_000
     # Entries of the cached key -> tau tables (8 bytes each); a larger table is replaced by the formula.
     TABLE_BUDGET = 4_000_000
+    # Integers up to this are exact in float32 (products beyond it run in float64).
+    FLOAT32_EXACT = 2**24
 
     def __init__(self, engine: InputLinearPermutation):
         self.engine = engine
         self.columns = np.flatnonzero(engine.tied.any(axis=0))
         n, _ = engine.shape
         self.first, self.second = np.triu_indices(n, 1)
-        incidence = np.zeros((self.first.size, n))
-        incidence[np.arange(self.first.size), self.first] = 1.0
-        self.incidence_first = incidence
-        incidence = np.zeros((self.first.size, n))
-        incidence[np.arange(self.first.size), self.second] = 1.0
-        self.incidence_second = incidence
+        npairs = self.first.size
+        # Twice the keys and every partial sum of their products stay below 22 W P (W = P + 1, P system pairs).
+        self.dtype = np.float32 if 22 * (npairs + 1) * npairs < self.FLOAT32_EXACT else np.float64
+        incidence_first = np.zeros((npairs, n), dtype=self.dtype)
+        incidence_first[np.arange(npairs), self.first] = 1.0
+        incidence_second = np.zeros((npairs, n), dtype=self.dtype)
+        incidence_second[np.arange(npairs), self.second] = 1.0
+        self.incidence_sum = incidence_first + incidence_second
+        self.incidence_difference = incidence_first - incidence_second
+        # Per input, every metric's scores (inputs x metrics x systems).
+        self.values = np.ascontiguousarray(np.stack(engine.metrics).transpose(2, 0, 1))
         self.pair_x = np.array([i for i, _ in engine.pairs], dtype=np.intp)
         self.pair_y = np.array([k for _, k in engine.pairs], dtype=np.intp)
         self._tables: dict[tuple[int, int], np.ndarray] = {}
         self._table_entries = 0
 
     def _weights(self, j: int):
-        """Per input j: its pairs, the products' weights (constants in the last row), and ``n0``, ``nz``."""
+        """Per input j: its pairs, the products' weights (constants in the last column), and ``n0``, ``nz``.
+
+        With ``m = tied - W sz T`` per metric and system pair (``T`` its signs), the flips' weights of pair (X, Y)
+        are ``W sz (T_1 + T_2) + m_X + m_Y`` and the bits' ``W sz (T_2 - T_1)`` projected on ``a`` minus on
+        ``a'``, plus ``m_X - m_Y`` projected on both; the keys' constants ``c_X``, ``c_Y`` are per metric.
+        """
         e = self.engine
         f, s = self.first, self.second
+        dtype = self.dtype
         pairs = np.flatnonzero(e.tied[:, j])
-        values = np.stack([x[:, j] for x in e.metrics])  # (K, N)
+        values = self.values[j]  # (K, N)
         z = e.z[:, j]
         compared = ~(np.isnan(z[f]) | np.isnan(z[s]))
-        sz = np.where(compared, _signs(z[f], z[s]), 0).astype(np.float64)
+        sz = _signs(z[f], z[s])  # 0 where either is NaN
         n0 = int(compared.sum())
         nz = int(np.count_nonzero(sz))
-        width, offset = 2 * n0 + 1, 2 * nz
-        within = _signs(values[:, f], values[:, s]).astype(np.float64)  # (K, P)
-        tied = ((within == 0) & compared).astype(np.float64)
+        width, offset = n0 + 1, 2 * nz
+        scaled = sz.astype(dtype) * width  # (P,)
+        within = _signs(values[:, f], values[:, s])  # (K, P)
+        tied = (within == 0) & compared
+        per_metric = tied - scaled * within  # (K, P): m
+        projected = per_metric @ self.incidence_sum  # (K, N)
+        # c = W (2 sum sz T + 2 nz) + 2 n0 - 2 (tied pairs): the key of the unswapped column, even.
+        constant = width * (2 * (sz * within).sum(axis=1, dtype=np.int64) + offset) + 2 * n0 - 2 * tied.sum(axis=1)
+        cross = _signs(values[:, None, f], values[None, :, s])  # (K, K, P): X_a vs Y_a'
         px, py = self.pair_x[pairs], self.pair_y[pairs]
-        t0, t3 = within[px], within[py]
-        xa, ya = values[px], values[py]
-        t1 = _signs(xa[:, f], ya[:, s]).astype(np.float64)
-        t2 = _signs(ya[:, f], xa[:, s]).astype(np.float64)
-        tx, ty = tied[px], tied[py]
-        alpha, beta = sz * (t0 - t3), sz * (t2 - t1)
-        k, npairs = pairs.size, f.size
-        # G (the flips' part, shared by both keys) and H (the bits' part: + in Xs's key, - in Ys's).
-        flip_w = np.empty((k, npairs + 1), dtype=np.float64)
-        flip_w[:, :npairs] = width * sz * (t1 + t2 - t0 - t3) + tx + ty
-        d = tx - ty
-        bit_w = np.empty((k, z.size + 1), dtype=np.float64)
-        bit_w[:, :z.size] = ((width * (beta - alpha) + d) @ self.incidence_first
-                             + (-width * (alpha + beta) + d) @ self.incidence_second)
-        s0, d0 = (sz * (t0 + t3)).sum(axis=1), alpha.sum(axis=1)
-        cx = width * (s0 + d0 + offset) + 2 * n0 - 2 * tx.sum(axis=1)
-        cy = width * (s0 - d0 + offset) + 2 * n0 - 2 * ty.sum(axis=1)
-        flip_w[:, npairs] = (cx + cy) / 2  # both even
-        bit_w[:, z.size] = (cx - cy) / 2
-        # Every partial sum of the products is bounded by the weights' absolute sum.
-        bound = int((np.abs(flip_w).sum(axis=1) + np.abs(bit_w).sum(axis=1)).max(initial=0))
-        dtype = np.float32 if bound < 2**24 else np.float64
-        return pairs, flip_w.astype(dtype), bit_w.astype(dtype), n0, nz
+        t1, t2 = cross[px, py], cross[py, px]
+        k, npairs, n = pairs.size, f.size, z.size
+        flip_w = np.empty((k, npairs + 1), dtype=dtype)
+        np.multiply(t1 + t2, scaled, out=flip_w[:, :npairs])
+        flip_w[:, :npairs] += per_metric[px]
+        flip_w[:, :npairs] += per_metric[py]
+        flip_w[:, npairs] = (constant[px] + constant[py]) / 2
+        bit_w = np.empty((k, n + 1), dtype=dtype)
+        np.matmul((t2 - t1) * scaled, self.incidence_difference, out=bit_w[:, :n])
+        bit_w[:, :n] += projected[px]
+        bit_w[:, :n] -= projected[py]
+        bit_w[:, n] = (constant[px] - constant[py]) / 2
+        # Twice the keys above; halved, multiples of 1/2 summing to integers (exact below the float32 bound).
+        flip_w *= 0.5
+        bit_w *= 0.5
+        return pairs, flip_w, bit_w, n0, nz
 
-    def _tau(self, keys: np.ndarray, n0: int, nz: int) -> np.ndarray:
-        """Kendall's tau ``t / sqrt(m * 2 nz)`` of keys ``W (t + 2 nz) + m`` (float64, the formula's bits)."""
-        width, offset = 2 * n0 + 1, 2 * nz
-        size = (2 * offset + 1) * width
+    def _table(self, n0: int, nz: int) -> np.ndarray | None:
+        """The tau of every key ``W (num + nz) + n`` of an input's ``(n0, nz)``, cached; None beyond the budget."""
+        width = n0 + 1
+        size = (2 * nz + 1) * width
         table = self._tables.get((n0, nz))
         if table is None and size <= self.TABLE_BUDGET:
             if self._table_entries + size > self.TABLE_BUDGET:
                 self._tables.clear()
                 self._table_entries = 0
             grid = np.arange(size)
-            table = self._tau_formula(grid // width - offset, grid % width, nz)
+            table = self._tau_formula(*self._split(grid, n0, nz), nz)
             self._tables[(n0, nz)] = table
             self._table_entries += size
-        if table is not None:
-            return table.take(keys)
-        return self._tau_formula(keys // width - offset, keys % width, nz)
+        return table
 
     @staticmethod
     def _tau_formula(t: np.ndarray, m: np.ndarray, nz: int) -> np.ndarray:
-        # tau = ((S + D) / 2) / sqrt(n nz) = (S + D) / sqrt(2 (2 n) nz); 0 / 0 where every pair ties.
+        # tau = ((S + D) / 2) / sqrt(n nz) = (S + D) / sqrt(2 (2 n) nz), t = S + D, m = 2 n: the float operations
+        # of the per-input formula; 0 / 0 where every pair ties.
         denominator = m.astype(np.float64)
         denominator *= 2 * nz
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -367,11 +379,15 @@ class TiedInputs:
         """
         f, s = self.first, self.second
         b = bits.shape[0]
-        step = max(1, self.FEATURE_BUDGET // (f.size + 1))
+        step = max(1, min(b, self.FEATURE_BUDGET // (f.size + 1)))
+        # Buffers of the largest input, reused: keys then tau of Xs and Ys, for every pair and resample of a step.
+        most = 2 * int(self.engine.tied.sum(axis=0).max(initial=0)) * step
+        key_buffer, tau_buffer = np.empty(most, dtype=np.int64), np.empty(most)
         for c, j in enumerate(self.columns):
             if c % 64 == 0:
                 report(c / self.columns.size)
             pairs, flip_w, bit_w, n0, nz = self._weights(j)
+            table = self._table(n0, nz)
             k = pairs.size
             column = bits[:, :, c].T  # (N, b)
             for start in range(0, b, step):
@@ -385,19 +401,30 @@ class TiedInputs:
                 ones[u.shape[0]] = 1
                 g = flip_w @ flips  # (k, width)
                 h = bit_w @ ones
-                keys = np.empty((2, k, width), dtype=np.intp)
+                # int32 keys convert faster; a table's keys fit (its size is bounded), the formula's need not.
+                keys = key_buffer.view(np.int32 if table is not None else np.int64)[:2 * k * width].reshape(2, k, width)
                 np.add(g, h, out=keys[0], casting="unsafe")
                 np.subtract(g, h, out=keys[1], casting="unsafe")
-                tau = self._tau(keys, n0, nz)
-                value = tau[0] - tau[1]
+                if table is not None:
+                    # The keys lie in the table by construction (the tests check every tie pattern against the
+                    # loop): 'clip' only skips the bounds check.
+                    tau = np.take(table, keys, out=tau_buffer[:2 * k * width].reshape(2, k, width), mode="clip")
+                else:
+                    tau = self._tau_formula(*self._split(keys, n0, nz), nz)
+                value = np.subtract(tau[0], tau[1], out=tau[0])
                 rows = slice(sl.start + start, sl.start + start + width)
                 if np.isnan(value.sum()):
                     # The defined side still counts: the two means may then average different inputs.
                     p, r = np.nonzero(np.isnan(value))
-                    tau_x, tau_y = tau[0][p, r], tau[1][p, r]
+                    tau_x, tau_y = self._tau_formula(*self._split(keys[:, p, r], n0, nz), nz)
                     undefined.append((pairs[p], rows.start + r, np.isnan(tau_x), np.isnan(tau_y)))
                     value[p, r] = np.nan_to_num(tau_x) - np.nan_to_num(tau_y)
                 difference[pairs, rows] += value
+
+    @staticmethod
+    def _split(keys: np.ndarray, n0: int, nz: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(S + D, 2 n)`` of keys ``W (num + nz) + n``."""
+        return 2 * (keys // (n0 + 1) - nz), 2 * (keys % (n0 + 1))
 
 
 # Swap bits of the tie-prone inputs kept from the first pass (resamples x systems x inputs) up to
@@ -479,16 +506,15 @@ def input_permutation_nulls(
     # from their swapped matrices on every input.
     uneven = side[1] != side[3]
     if uneven.any():
-        corr = coefficient_function(engine.coefficient)
-        zt = engine.z.T
+        per_input = _per_input_coefficient(engine)
         for sl, mask in masks():
             chunk = uneven[:, sl]
             for p in np.flatnonzero(chunk.any(axis=1)):
                 rows = np.flatnonzero(chunk[p])
                 swapped = np.broadcast_to(mask, (mask.shape[0], n, m))[rows]
                 x, y = (engine.metrics[i] for i in engine.pairs[p])
-                per_x = corr(np.swapaxes(np.where(swapped, y, x), 1, 2), zt)
-                per_y = corr(np.swapaxes(np.where(swapped, x, y), 1, 2), zt)
+                per_x = per_input(np.swapaxes(np.where(swapped, y, x), 1, 2))
+                per_y = per_input(np.swapaxes(np.where(swapped, x, y), 1, 2))
                 out[p, sl.start + rows] = _nanmean(per_x) - _nanmean(per_y)
     report(1.0)
     return out
@@ -503,6 +529,29 @@ def _add_fallback(engine: InputLinearPermutation, p: int, replay, side: np.ndarr
             defined = ~np.isnan(values)
             side[offset, sl] += np.where(defined, values, 0.0).sum(axis=1)
             side[offset + 1, sl] += defined.sum(axis=1)
+
+
+def _per_input_coefficient(engine: InputLinearPermutation) -> Callable[[np.ndarray], np.ndarray]:
+    """The coefficient of every input of swapped matrices (b, M, N), as ``coefficient_function`` gives it.
+
+    Kendall's with the pair kernel takes the human's pair signs once: the same integer counts and formula as
+    ``coefficients.kendall`` (so the same floats), without recomputing them per resample.
+    """
+    zt = engine.z.T
+    n = zt.shape[1]
+    if engine.coefficient != "kendall" or not pair_kernel_fits(n):
+        corr = coefficient_function(engine.coefficient)
+        return lambda values: corr(values, zt)
+    first, second = np.triu_indices(n, 1)
+    z_signs = pair_signs(zt, first, second)  # (M, P); pairs with a NaN are masked below
+    z_valid = ~np.isnan(zt)
+
+    def per_input(values: np.ndarray) -> np.ndarray:
+        valid = ~np.isnan(values) & z_valid
+        compared = valid[..., first] & valid[..., second]
+        return kendall_from_signs(pair_signs(values, first, second) * compared, z_signs * compared)
+
+    return per_input
 
 
 def _nanmean(values: np.ndarray) -> np.ndarray:
