@@ -380,15 +380,21 @@ class TiedInputs:
         f, s = self.first, self.second
         b = bits.shape[0]
         step = max(1, min(b, self.FEATURE_BUDGET // (f.size + 1)))
-        # Buffers of the largest input, reused: keys then tau of Xs and Ys, for every pair and resample of a step.
-        most = 2 * int(self.engine.tied.sum(axis=0).max(initial=0)) * step
+        # Buffers reused by every input: keys then tau of Xs and Ys, for every pair and resample of a step.
+        n_pairs = self.pair_x.size
+        most = 2 * n_pairs * step
         key_buffer, tau_buffer = np.empty(most, dtype=np.int64), np.empty(most)
         for c, j in enumerate(self.columns):
             if c % 64 == 0:
                 report(c / self.columns.size)
             pairs, flip_w, bit_w, n0, nz = self._weights(j)
             table = self._table(n0, nz)
+            if 5 * pairs.size >= 4 * n_pairs:
+                # Most pairs: the others get equal keys of tau 0 (adding 0.0 changes no sum), so every row of
+                # ``difference`` takes a plain add instead of a gather and scatter (measured 5x the cost per entry).
+                pairs, flip_w, bit_w = self._every_pair(pairs, flip_w, bit_w, n0, nz)
             k = pairs.size
+            every = k == n_pairs
             column = bits[:, :, c].T  # (N, b)
             for start in range(0, b, step):
                 u = column[:, start:start + step]
@@ -419,7 +425,20 @@ class TiedInputs:
                     tau_x, tau_y = self._tau_formula(*self._split(keys[:, p, r], n0, nz), nz)
                     undefined.append((pairs[p], rows.start + r, np.isnan(tau_x), np.isnan(tau_y)))
                     value[p, r] = np.nan_to_num(tau_x) - np.nan_to_num(tau_y)
-                difference[pairs, rows] += value
+                if every:
+                    difference[:, rows] += value
+                else:
+                    difference[pairs, rows] += value
+
+    def _every_pair(self, pairs, flip_w, bit_w, n0: int, nz: int):
+        """The weights of every pair: the pairs not on the input get the constant key ``W nz + n0`` (tau 0)."""
+        n_pairs = self.pair_x.size
+        full_flip = np.zeros((n_pairs, flip_w.shape[1]), dtype=flip_w.dtype)
+        full_flip[:, -1] = (n0 + 1) * nz + n0
+        full_flip[pairs] = flip_w
+        full_bit = np.zeros((n_pairs, bit_w.shape[1]), dtype=bit_w.dtype)
+        full_bit[pairs] = bit_w
+        return np.arange(n_pairs), full_flip, full_bit
 
     @staticmethod
     def _split(keys: np.ndarray, n0: int, nz: int) -> tuple[np.ndarray, np.ndarray]:
