@@ -170,6 +170,7 @@ def test_tied_inputs_keys_give_the_formula_bits_on_every_path(seed, monkeypatch)
     np.testing.assert_array_equal(_chunked_nulls(engine, masks, 1), reference)
     np.testing.assert_array_equal(_chunked_nulls(engine, masks, 17), reference)
     monkeypatch.setattr(TiedInputs, "FEATURE_BUDGET", 3 * 36)  # several steps per chunk
+    monkeypatch.setattr(TiedInputs, "WEIGHTS_BUDGET", 1)  # one input's weights at a time
     np.testing.assert_array_equal(_chunked_nulls(engine, masks, 50), reference)
     monkeypatch.setattr(TiedInputs, "TABLE_BUDGET", 0)
     np.testing.assert_array_equal(_chunked_nulls(engine, masks, 50), reference)

@@ -279,6 +279,8 @@ class TiedInputs:
     TABLE_BUDGET = 4_000_000
     # Integers up to this are exact in float32 (products beyond it run in float64).
     FLOAT32_EXACT = 2**24
+    # Weights of a block of inputs (entries: inputs x metric pairs x (system pairs + systems)).
+    WEIGHTS_BUDGET = 1000000
 
     def __init__(self, engine: InputLinearPermutation):
         self.engine = engine
@@ -301,49 +303,49 @@ class TiedInputs:
         self._tables: dict[tuple[int, int], np.ndarray] = {}
         self._table_entries = 0
 
-    def _weights(self, j: int):
-        """Per input j: its pairs, the products' weights (constants in the last column), and ``n0``, ``nz``.
+    def _weights(self, columns: np.ndarray):
+        """Per input of ``columns`` (C of them): every pair's products' weights (constants last), ``n0``, ``nz``.
 
         With ``m = tied - W sz T`` per metric and system pair (``T`` its signs), the flips' weights of pair (X, Y)
         are ``W sz (T_1 + T_2) + m_X + m_Y`` and the bits' ``W sz (T_2 - T_1)`` projected on ``a`` minus on
-        ``a'``, plus ``m_X - m_Y`` projected on both; the keys' constants ``c_X``, ``c_Y`` are per metric.
+        ``a'``, plus ``m_X - m_Y`` projected on both; the keys' constants ``c_X``, ``c_Y`` are per metric. Returns
+        ``(C, pairs, P + 1)`` and ``(C, pairs, N + 1)`` weights and ``(C,)`` counts.
         """
-        e = self.engine
         f, s = self.first, self.second
         dtype = self.dtype
-        pairs = np.flatnonzero(e.tied[:, j])
-        values = self.values[j]  # (K, N)
-        z = e.z[:, j]
-        compared = ~(np.isnan(z[f]) | np.isnan(z[s]))
-        sz = _signs(z[f], z[s])  # 0 where either is NaN
-        n0 = int(compared.sum())
-        nz = int(np.count_nonzero(sz))
-        width, offset = n0 + 1, 2 * nz
-        scaled = sz.astype(dtype) * width  # (P,)
-        within = _signs(values[:, f], values[:, s])  # (K, P)
-        tied = (within == 0) & compared
-        per_metric = tied - scaled * within  # (K, P): m
-        projected = per_metric @ self.incidence_sum  # (K, N)
+        values = self.values[columns]  # (C, K, N)
+        z = self.engine.z[:, columns].T  # (C, N)
+        compared = ~(np.isnan(z[:, f]) | np.isnan(z[:, s]))  # (C, P)
+        sz = _signs(z[:, f], z[:, s])  # 0 where either is NaN
+        n0 = compared.sum(axis=1)
+        nz = np.count_nonzero(sz, axis=1)
+        width = (n0 + 1)[:, None]
+        scaled = sz * width.astype(dtype)  # (C, P)
+        within = _signs(values[:, :, f], values[:, :, s])  # (C, K, P)
+        tied = (within == 0) & compared[:, None, :]
+        per_metric = tied - scaled[:, None, :] * within  # (C, K, P): m
+        projected = per_metric @ self.incidence_sum  # (C, K, N)
         # c = W (2 sum sz T + 2 nz) + 2 n0 - 2 (tied pairs): the key of the unswapped column, even.
-        constant = width * (2 * (sz * within).sum(axis=1, dtype=np.int64) + offset) + 2 * n0 - 2 * tied.sum(axis=1)
-        cross = _signs(values[:, None, f], values[None, :, s])  # (K, K, P): X_a vs Y_a'
-        px, py = self.pair_x[pairs], self.pair_y[pairs]
-        t1, t2 = cross[px, py], cross[py, px]
-        k, npairs, n = pairs.size, f.size, z.size
-        flip_w = np.empty((k, npairs + 1), dtype=dtype)
-        np.multiply(t1 + t2, scaled, out=flip_w[:, :npairs])
-        flip_w[:, :npairs] += per_metric[px]
-        flip_w[:, :npairs] += per_metric[py]
-        flip_w[:, npairs] = (constant[px] + constant[py]) / 2
-        bit_w = np.empty((k, n + 1), dtype=dtype)
-        np.matmul((t2 - t1) * scaled, self.incidence_difference, out=bit_w[:, :n])
-        bit_w[:, :n] += projected[px]
-        bit_w[:, :n] -= projected[py]
-        bit_w[:, n] = (constant[px] - constant[py]) / 2
+        constant = (width * (2 * np.einsum("ckp,cp->ck", within, sz, dtype=np.int64) + 2 * nz[:, None])
+                    + 2 * n0[:, None] - 2 * tied.sum(axis=2))
+        cross = _signs(values[:, :, None, f], values[:, None, :, s])  # (C, K, K, P): X_a vs Y_a'
+        px, py = self.pair_x, self.pair_y
+        t1, t2 = cross[:, px, py], cross[:, py, px]  # (C, pairs, P)
+        npairs, n = f.size, z.shape[1]
+        flip_w = np.empty((len(columns), px.size, npairs + 1), dtype=dtype)
+        np.multiply(t1 + t2, scaled[:, None, :], out=flip_w[..., :npairs])
+        flip_w[..., :npairs] += per_metric[:, px]
+        flip_w[..., :npairs] += per_metric[:, py]
+        flip_w[..., npairs] = (constant[:, px] + constant[:, py]) / 2
+        bit_w = np.empty((len(columns), px.size, n + 1), dtype=dtype)
+        np.matmul((t2 - t1) * scaled[:, None, :], self.incidence_difference, out=bit_w[..., :n])
+        bit_w[..., :n] += projected[:, px]
+        bit_w[..., :n] -= projected[:, py]
+        bit_w[..., n] = (constant[:, px] - constant[:, py]) / 2
         # Twice the keys above; halved, multiples of 1/2 summing to integers (exact below the float32 bound).
         flip_w *= 0.5
         bit_w *= 0.5
-        return pairs, flip_w, bit_w, n0, nz
+        return flip_w, bit_w, n0, nz
 
     def _table(self, n0: int, nz: int) -> np.ndarray | None:
         """The tau of every key ``W (num + nz) + n`` of an input's ``(n0, nz)``, cached; None beyond the budget."""
@@ -384,18 +386,30 @@ class TiedInputs:
         n_pairs = self.pair_x.size
         most = 2 * n_pairs * step
         key_buffer, tau_buffer = np.empty(most, dtype=np.int64), np.empty(most)
+        # Inputs x systems x resamples: each input's bits contiguous.
+        bits = np.ascontiguousarray(bits.transpose(2, 1, 0))
+        block = max(1, self.WEIGHTS_BUDGET // (n_pairs * (f.size + bits.shape[1] + 2)))
         for c, j in enumerate(self.columns):
-            if c % 64 == 0:
+            if c % block == 0:
                 report(c / self.columns.size)
-            pairs, flip_w, bit_w, n0, nz = self._weights(j)
+                block_w = self._weights(self.columns[c:c + block])
+            flip_w, bit_w, n0, nz = (w[c % block] for w in block_w)
+            n0, nz = int(n0), int(nz)
             table = self._table(n0, nz)
-            if 5 * pairs.size >= 4 * n_pairs:
+            on = self.engine.tied[:, j]
+            if 5 * np.count_nonzero(on) >= 4 * n_pairs:
                 # Most pairs: the others get equal keys of tau 0 (adding 0.0 changes no sum), so every row of
                 # ``difference`` takes a plain add instead of a gather and scatter (measured 5x the cost per entry).
-                pairs, flip_w, bit_w = self._every_pair(pairs, flip_w, bit_w, n0, nz)
+                pairs = np.arange(n_pairs)
+                flip_w[~on] = 0
+                flip_w[~on, -1] = (n0 + 1) * nz + n0
+                bit_w[~on] = 0
+            else:
+                pairs = np.flatnonzero(on)
+                flip_w, bit_w = flip_w[pairs], bit_w[pairs]
             k = pairs.size
             every = k == n_pairs
-            column = bits[:, :, c].T  # (N, b)
+            column = bits[c]  # (N, b)
             for start in range(0, b, step):
                 u = column[:, start:start + step]
                 width = u.shape[1]
@@ -429,16 +443,6 @@ class TiedInputs:
                     difference[:, rows] += value
                 else:
                     difference[pairs, rows] += value
-
-    def _every_pair(self, pairs, flip_w, bit_w, n0: int, nz: int):
-        """The weights of every pair: the pairs not on the input get the constant key ``W nz + n0`` (tau 0)."""
-        n_pairs = self.pair_x.size
-        full_flip = np.zeros((n_pairs, flip_w.shape[1]), dtype=flip_w.dtype)
-        full_flip[:, -1] = (n0 + 1) * nz + n0
-        full_flip[pairs] = flip_w
-        full_bit = np.zeros((n_pairs, bit_w.shape[1]), dtype=bit_w.dtype)
-        full_bit[pairs] = bit_w
-        return np.arange(n_pairs), full_flip, full_bit
 
     @staticmethod
     def _split(keys: np.ndarray, n0: int, nz: int) -> tuple[np.ndarray, np.ndarray]:
