@@ -28,7 +28,8 @@ Cases (seconds, wall clock; metaeval's caches cleared first, so each is a cold p
 ``--levels [--dataset wmt22-zhen] [--lp ..] [--heavy] [--only CASES] [--save]`` times instead every level's
 analyses (all-pairs PERM-BOTH Kendall, chance baselines, BOOT-BOTH intervals of every metric; ``--heavy`` adds the
 global-level table and chance) on the dataset's judged cells (WMT's systems, gold, primary metrics) and on
-synthetic continuous data of the same shape in the same run, printing the ratio and issue 33's target per case
+synthetic continuous data of the same shape in the same run, printing the ratios (wall and CPU seconds: the load of
+the shared machine stretches the former) and issue 33's target per case
 (``LEVEL_TARGETS``); ``--save`` appends the rows to ``benchmarks/results/bench_wmt_levels_<date>.jsonl``. Figures:
 docs/speed.md.
 
@@ -310,12 +311,18 @@ def levels_main(args) -> None:
     for case in real_cases:
         if args.only and case not in args.only.split(","):
             continue
+        # CPU seconds too: on the shared machine the load stretches wall seconds (3x at load 12) far more than
+        # this process's CPU seconds, which approach the idle machine's wall seconds with one BLAS thread.
+        cpu = time.process_time()
         real_s, _ = _timed(real_cases[case])
+        cpu, real_cpu = time.process_time(), time.process_time() - cpu
         synthetic_s, _ = _timed(synthetic_cases[case])
+        synthetic_cpu = time.process_time() - cpu
         target = LEVEL_TARGETS.get(case)
         row = {"case": case, "real_s": round(real_s, 2), "synthetic_s": round(synthetic_s, 2),
-               "ratio": round(real_s / synthetic_s, 2), "target_s": target,
-               "meets_target": target is not None and real_s <= target}
+               "ratio": round(real_s / synthetic_s, 2), "real_cpu_s": round(real_cpu, 2),
+               "synthetic_cpu_s": round(synthetic_cpu, 2), "ratio_cpu": round(real_cpu / synthetic_cpu, 2),
+               "target_s": target, "meets_target": target is not None and real_s <= target}
         rows.append(row)
         print(json.dumps(row), flush=True)
     if args.save:

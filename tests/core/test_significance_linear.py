@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from metaeval_core.stats.significance import _draw_swap_masks, _zscore_params, compare_all_pairs, compare_metrics
-from metaeval_core.stats.significance.linear import InputLinearPermutation, input_permutation_nulls
+from metaeval_core.stats.significance.linear import InputLinearPermutation, TiedInputs, input_permutation_nulls
 
 from . import oracles
 
@@ -149,6 +149,33 @@ def test_tied_inputs_give_the_same_table_for_any_batch():
               for batch in (1, 13, None)]
     for other in tables[1:]:
         np.testing.assert_array_equal(tables[0].pvalue, other.pvalue)
+
+
+def _chunked_nulls(engine, masks, size):
+    k = masks.shape[0]
+    chunks = [(slice(s, min(s + size, k)), masks[s:s + size]) for s in range(0, k, size)]
+    return input_permutation_nulls(engine, lambda: iter(chunks), k)
+
+
+@pytest.mark.parametrize("seed", [0, 3, 7])
+def test_tied_inputs_keys_give_the_formula_bits_on_every_path(seed, monkeypatch):
+    # The key -> tau table, the formula on the keys (tables beyond their budget) and float64 products (keys beyond
+    # float32) are the same floating-point operations: bit-identical nulls, for any chunking of the resamples.
+    mats, z = _tie_heavy(seed)
+    pairs = [(0, 1), (1, 0), (0, 2), (2, 1), (1, 2)]
+    engine = InputLinearPermutation([_zscored(x) for x in mats], z, "kendall", pairs)
+    assert engine.tied.any()
+    masks = _draw_swap_masks(np.random.default_rng(seed), "perm-both", 50, *z.shape)
+    reference = _chunked_nulls(engine, masks, 50)
+    np.testing.assert_array_equal(_chunked_nulls(engine, masks, 1), reference)
+    np.testing.assert_array_equal(_chunked_nulls(engine, masks, 17), reference)
+    monkeypatch.setattr(TiedInputs, "FEATURE_BUDGET", 3 * 36)  # several steps per chunk
+    monkeypatch.setattr(TiedInputs, "WEIGHTS_BUDGET", 1)  # one input's weights at a time
+    np.testing.assert_array_equal(_chunked_nulls(engine, masks, 50), reference)
+    monkeypatch.setattr(TiedInputs, "TABLE_BUDGET", 0)
+    np.testing.assert_array_equal(_chunked_nulls(engine, masks, 50), reference)
+    monkeypatch.setattr(TiedInputs, "FLOAT32_EXACT", 0)
+    np.testing.assert_array_equal(_chunked_nulls(engine, masks, 50), reference)
 
 
 def _oracle_sequential(null, threshold, h):

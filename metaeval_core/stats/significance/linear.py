@@ -26,7 +26,7 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
-from metaeval_core.stats.coefficients import coefficient_function
+from metaeval_core.stats.coefficients import coefficient_function, kendall_from_signs, pair_kernel_fits, pair_signs
 from metaeval_core.stats.resampling import _kendall_from_counts
 
 # Coefficients whose input-level difference under swaps is linear in the swap bits.
@@ -260,103 +260,194 @@ class TiedInputs:
     * ``num_x + num_y = S = sum sz (T_0 + T_3) + sum sz (T_1 + T_2 - T_0 - T_3) x``;
     * the pairs Xs ties are X's tied pairs with both bits 0 and Y's with both bits 1, so
       ``n_x = n0 - A_X - B_Y`` and ``n_y = n0 - A_Y - B_X`` with, per metric, ``A + B = sum_tied (1 - x)`` and
-      ``B - A = sum_tied (u_a + u_a' - 1)``: counts of one metric, shared by every pair it is in.
+      ``B - A = sum_tied (u_a + u_a' - 1)``.
 
-    One product per input gives S and every metric's ``A + B`` (features ``1, x``), another D and ``B - A``
-    (features ``1, u``): integers, exact in float32 whatever the batch, so the results do not depend on it.
+    ``tau(Xs) = (S + D) / sqrt(2 n_x * 2 nz)`` is then a function of two small integers, ``num_x = (S + D) / 2``
+    and ``n_x``, both linear in the features ``x`` and ``u``: so is the key ``W (num_x + nz) + n_x``
+    (``W = n0 + 1``), and likewise Ys's. Per input, one product over ``x`` (``G``) and one over ``u`` (``H``) give
+    every pair's keys as ``G + H`` and ``G - H``; a table of the input's ``(n0, nz)`` maps a key to tau, computed
+    by the same floating-point operations as the formula, so the result is the formula's to the last bit.
+    Multiples of 1/2 (G and H alone need not be integers), exact in float32 whatever the batch (float64 where the
+    keys outgrow float32), so the results do not depend on it.
 
     References: docs/methods.md sec. 3 and 16.1.
     """
 
-    # Features x resamples of one product: bounds the float32 feature block (16 MB).
+    # Features x resamples of one product: bounds the feature block (16 MB of float32).
     FEATURE_BUDGET = 4_000_000
+    # Entries of the cached key -> tau tables (8 bytes each); a larger table is replaced by the formula.
+    TABLE_BUDGET = 4_000_000
+    # Integers up to this are exact in float32 (products beyond it run in float64).
+    FLOAT32_EXACT = 2**24
+    # Weights of a block of inputs (entries: inputs x metric pairs x (system pairs + systems)).
+    WEIGHTS_BUDGET = 1000000
 
     def __init__(self, engine: InputLinearPermutation):
         self.engine = engine
         self.columns = np.flatnonzero(engine.tied.any(axis=0))
         n, _ = engine.shape
         self.first, self.second = np.triu_indices(n, 1)
-        incidence = np.zeros((self.first.size, n), dtype=np.float32)
-        incidence[np.arange(self.first.size), self.first] = 1.0
-        self.incidence_first = incidence
-        incidence = np.zeros((self.first.size, n), dtype=np.float32)
-        incidence[np.arange(self.first.size), self.second] = 1.0
-        self.incidence_second = incidence
+        npairs = self.first.size
+        # Twice the keys and every partial sum of their products stay below 22 W P (W = P + 1, P system pairs).
+        self.dtype = np.float32 if 22 * (npairs + 1) * npairs < self.FLOAT32_EXACT else np.float64
+        incidence_first = np.zeros((npairs, n), dtype=self.dtype)
+        incidence_first[np.arange(npairs), self.first] = 1.0
+        incidence_second = np.zeros((npairs, n), dtype=self.dtype)
+        incidence_second[np.arange(npairs), self.second] = 1.0
+        self.incidence_sum = incidence_first + incidence_second
+        self.incidence_difference = incidence_first - incidence_second
+        # Per input, every metric's scores (inputs x metrics x systems).
+        self.values = np.ascontiguousarray(np.stack(engine.metrics).transpose(2, 0, 1))
         self.pair_x = np.array([i for i, _ in engine.pairs], dtype=np.intp)
         self.pair_y = np.array([k for _, k in engine.pairs], dtype=np.intp)
+        self._tables: dict[tuple[int, int], np.ndarray] = {}
+        self._table_entries = 0
 
-    def _weights(self, j: int):
-        """Per input j: the pairs on it, the metrics they use, and the two products' weights (with constants)."""
-        e = self.engine
+    def _weights(self, columns: np.ndarray):
+        """Per input of ``columns`` (C of them): every pair's products' weights (constants last), ``n0``, ``nz``.
+
+        With ``m = tied - W sz T`` per metric and system pair (``T`` its signs), the flips' weights of pair (X, Y)
+        are ``W sz (T_1 + T_2) + m_X + m_Y`` and the bits' ``W sz (T_2 - T_1)`` projected on ``a`` minus on
+        ``a'``, plus ``m_X - m_Y`` projected on both; the keys' constants ``c_X``, ``c_Y`` are per metric. Returns
+        ``(C, pairs, P + 1)`` and ``(C, pairs, N + 1)`` weights and ``(C,)`` counts.
+        """
         f, s = self.first, self.second
-        pairs = np.flatnonzero(e.tied[:, j])
-        values = np.stack([x[:, j] for x in e.metrics])  # (K, N)
-        z = e.z[:, j]
-        compared = ~(np.isnan(z[f]) | np.isnan(z[s]))
-        sz = np.where(compared, _signs(z[f], z[s]), 0).astype(np.float32)
-        used, where_used = np.unique(np.concatenate([self.pair_x[pairs], self.pair_y[pairs]]), return_inverse=True)
-        within = _signs(values[used][:, f], values[used][:, s]).astype(np.float32)  # (used, P)
-        ix, iy = where_used[:pairs.size], where_used[pairs.size:]
-        t0, t3 = within[ix], within[iy]
-        xa, ya = values[self.pair_x[pairs]], values[self.pair_y[pairs]]
-        t1 = _signs(xa[:, f], ya[:, s]).astype(np.float32)
-        t2 = _signs(ya[:, f], xa[:, s]).astype(np.float32)
-        tied = ((within == 0) & compared).astype(np.float32)  # (used, P)
-        k, u = pairs.size, used.size
-        quadratic = np.empty((1 + f.size, k + u), dtype=np.float32)
-        quadratic[0, :k] = (sz * (t0 + t3)).sum(axis=1)
-        quadratic[1:, :k] = (sz * (t1 + t2 - t0 - t3)).T
-        quadratic[0, k:] = tied.sum(axis=1)
-        quadratic[1:, k:] = -tied.T
-        alpha, beta = sz * (t0 - t3), sz * (t2 - t1)
-        linear = np.empty((1 + z.size, k + u), dtype=np.float32)
-        linear[0, :k] = alpha.sum(axis=1)
-        linear[1:, :k] = ((beta - alpha) @ self.incidence_first - (alpha + beta) @ self.incidence_second).T
-        linear[0, k:] = -tied.sum(axis=1)
-        linear[1:, k:] = (tied @ (self.incidence_first + self.incidence_second)).T
-        n0 = int(compared.sum())
-        nz = int(np.count_nonzero(sz))
-        return pairs, ix, iy, quadratic, linear, n0, nz
+        dtype = self.dtype
+        values = self.values[columns]  # (C, K, N)
+        z = self.engine.z[:, columns].T  # (C, N)
+        compared = ~(np.isnan(z[:, f]) | np.isnan(z[:, s]))  # (C, P)
+        sz = _signs(z[:, f], z[:, s])  # 0 where either is NaN
+        n0 = compared.sum(axis=1)
+        nz = np.count_nonzero(sz, axis=1)
+        width = (n0 + 1)[:, None]
+        scaled = sz * width.astype(dtype)  # (C, P)
+        within = _signs(values[:, :, f], values[:, :, s])  # (C, K, P)
+        tied = (within == 0) & compared[:, None, :]
+        per_metric = tied - scaled[:, None, :] * within  # (C, K, P): m
+        projected = per_metric @ self.incidence_sum  # (C, K, N)
+        # c = W (2 sum sz T + 2 nz) + 2 n0 - 2 (tied pairs): the key of the unswapped column, even.
+        constant = (width * (2 * np.einsum("ckp,cp->ck", within, sz, dtype=np.int64) + 2 * nz[:, None])
+                    + 2 * n0[:, None] - 2 * tied.sum(axis=2))
+        cross = _signs(values[:, :, None, f], values[:, None, :, s])  # (C, K, K, P): X_a vs Y_a'
+        px, py = self.pair_x, self.pair_y
+        t1, t2 = cross[:, px, py], cross[:, py, px]  # (C, pairs, P)
+        npairs, n = f.size, z.shape[1]
+        flip_w = np.empty((len(columns), px.size, npairs + 1), dtype=dtype)
+        np.multiply(t1 + t2, scaled[:, None, :], out=flip_w[..., :npairs])
+        flip_w[..., :npairs] += per_metric[:, px]
+        flip_w[..., :npairs] += per_metric[:, py]
+        flip_w[..., npairs] = (constant[:, px] + constant[:, py]) / 2
+        bit_w = np.empty((len(columns), px.size, n + 1), dtype=dtype)
+        np.matmul((t2 - t1) * scaled[:, None, :], self.incidence_difference, out=bit_w[..., :n])
+        bit_w[..., :n] += projected[:, px]
+        bit_w[..., :n] -= projected[:, py]
+        bit_w[..., n] = (constant[:, px] - constant[:, py]) / 2
+        # Twice the keys above; halved, multiples of 1/2 summing to integers (exact below the float32 bound).
+        flip_w *= 0.5
+        bit_w *= 0.5
+        return flip_w, bit_w, n0, nz
+
+    def _table(self, n0: int, nz: int) -> np.ndarray | None:
+        """The tau of every key ``W (num + nz) + n`` of an input's ``(n0, nz)``, cached; None beyond the budget."""
+        width = n0 + 1
+        size = (2 * nz + 1) * width
+        table = self._tables.get((n0, nz))
+        if table is None and size <= self.TABLE_BUDGET:
+            if self._table_entries + size > self.TABLE_BUDGET:
+                self._tables.clear()
+                self._table_entries = 0
+            grid = np.arange(size)
+            table = self._tau_formula(*self._split(grid, n0, nz), nz)
+            self._tables[(n0, nz)] = table
+            self._table_entries += size
+        return table
+
+    @staticmethod
+    def _tau_formula(t: np.ndarray, m: np.ndarray, nz: int) -> np.ndarray:
+        # tau = ((S + D) / 2) / sqrt(n nz) = (S + D) / sqrt(2 (2 n) nz), t = S + D, m = 2 n: the float operations
+        # of the per-input formula; 0 / 0 where every pair ties.
+        denominator = m.astype(np.float64)
+        denominator *= 2 * nz
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return t.astype(np.float64) / np.sqrt(denominator, out=denominator)
 
     def add(self, sl: slice, bits: np.ndarray, difference: np.ndarray, undefined: list,
             report: Callable[[float], None] = lambda fraction: None) -> None:
-        """Add the tied inputs' ``tau(Xs) - tau(Ys)`` of the resamples ``sl`` to ``difference`` (resamples, pairs).
+        """Add the tied inputs' ``tau(Xs) - tau(Ys)`` of the resamples ``sl`` to ``difference`` (pairs, resamples).
 
         ``bits`` (b, N, len(self.columns)) are their swap bits. Where Xs or Ys ties every pair (tau undefined,
         rare) nothing is added and ``(pairs, resamples, X undefined, Y undefined)`` is appended to ``undefined``.
+        Each pair's sum runs over the inputs in order, whatever the chunks.
         """
         f, s = self.first, self.second
-        step = max(1, self.FEATURE_BUDGET // (f.size + 1))
+        b = bits.shape[0]
+        step = max(1, min(b, self.FEATURE_BUDGET // (f.size + 1)))
+        # Buffers reused by every input: keys then tau of Xs and Ys, for every pair and resample of a step.
+        n_pairs = self.pair_x.size
+        most = 2 * n_pairs * step
+        key_buffer, tau_buffer = np.empty(most, dtype=np.int64), np.empty(most)
+        # Inputs x systems x resamples: each input's bits contiguous.
+        bits = np.ascontiguousarray(bits.transpose(2, 1, 0))
+        block = max(1, self.WEIGHTS_BUDGET // (n_pairs * (f.size + bits.shape[1] + 2)))
         for c, j in enumerate(self.columns):
-            if c % 64 == 0:
+            if c % block == 0:
                 report(c / self.columns.size)
-            pairs, ix, iy, quadratic, linear, n0, nz = self._weights(j)
+                block_w = self._weights(self.columns[c:c + block])
+            flip_w, bit_w, n0, nz = (w[c % block] for w in block_w)
+            n0, nz = int(n0), int(nz)
+            table = self._table(n0, nz)
+            on = self.engine.tied[:, j]
+            if 5 * np.count_nonzero(on) >= 4 * n_pairs:
+                # Most pairs: the others get equal keys of tau 0 (adding 0.0 changes no sum), so every row of
+                # ``difference`` takes a plain add instead of a gather and scatter (measured 5x the cost per entry).
+                pairs = np.arange(n_pairs)
+                flip_w[~on] = 0
+                flip_w[~on, -1] = (n0 + 1) * nz + n0
+                bit_w[~on] = 0
+            else:
+                pairs = np.flatnonzero(on)
+                flip_w, bit_w = flip_w[pairs], bit_w[pairs]
             k = pairs.size
-            for start in range(0, bits.shape[0], step):
-                u = bits[start:start + step, :, c]
-                rows = slice(sl.start + start, sl.start + start + u.shape[0])
-                flips = (u[:, f] != u[:, s]).astype(np.float32)
-                q = flips @ quadratic[1:] + quadratic[0]
-                lin = u.astype(np.float32) @ linear[1:] + linear[0]
-                total, diff = q[:, :k], lin[:, :k]
-                # Twice A and B per metric, integers; 2 n_x = 2 n0 - 2 A_X - 2 B_Y.
-                a2, b2 = q[:, k:] - lin[:, k:], q[:, k:] + lin[:, k:]
-                nx = (2 * n0 - a2[:, ix] - b2[:, iy]).astype(np.float64)
-                ny = (2 * n0 - a2[:, iy] - b2[:, ix]).astype(np.float64)
-                # tau = ((S +- D) / 2) / sqrt(n nz) = (S +- D) / sqrt(2 (2 n) nz); 0 / 0 where every pair ties.
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    nx *= 2 * nz
-                    ny *= 2 * nz
-                    tau_x = (total + diff).astype(np.float64) / np.sqrt(nx, out=nx)
-                    tau_y = (total - diff).astype(np.float64) / np.sqrt(ny, out=ny)
-                value = tau_x - tau_y
-                gone = np.isnan(value)
-                if gone.any():
+            every = k == n_pairs
+            column = bits[c]  # (N, b)
+            for start in range(0, b, step):
+                u = column[:, start:start + step]
+                width = u.shape[1]
+                flips = np.empty((f.size + 1, width), dtype=flip_w.dtype)
+                np.not_equal(u[f], u[s], out=flips[:f.size])
+                flips[f.size] = 1
+                ones = np.empty((u.shape[0] + 1, width), dtype=flip_w.dtype)
+                ones[:u.shape[0]] = u
+                ones[u.shape[0]] = 1
+                g = flip_w @ flips  # (k, width)
+                h = bit_w @ ones
+                # int32 keys convert faster; a table's keys fit (its size is bounded), the formula's need not.
+                keys = key_buffer.view(np.int32 if table is not None else np.int64)[:2 * k * width].reshape(2, k, width)
+                np.add(g, h, out=keys[0], casting="unsafe")
+                np.subtract(g, h, out=keys[1], casting="unsafe")
+                if table is not None:
+                    # The keys lie in the table by construction (the tests check every tie pattern against the
+                    # loop): 'clip' only skips the bounds check.
+                    tau = np.take(table, keys, out=tau_buffer[:2 * k * width].reshape(2, k, width), mode="clip")
+                else:
+                    tau = self._tau_formula(*self._split(keys, n0, nz), nz)
+                value = np.subtract(tau[0], tau[1], out=tau[0])
+                rows = slice(sl.start + start, sl.start + start + width)
+                if np.isnan(value.sum()):
                     # The defined side still counts: the two means may then average different inputs.
-                    r, p = np.nonzero(gone)
-                    undefined.append((pairs[p], rows.start + r, nx[r, p] == 0, ny[r, p] == 0))
-                    value[gone] = np.nan_to_num(tau_x[gone]) - np.nan_to_num(tau_y[gone])
-                difference[rows, pairs] += value
+                    p, r = np.nonzero(np.isnan(value))
+                    tau_x, tau_y = self._tau_formula(*self._split(keys[:, p, r], n0, nz), nz)
+                    undefined.append((pairs[p], rows.start + r, np.isnan(tau_x), np.isnan(tau_y)))
+                    value[p, r] = np.nan_to_num(tau_x) - np.nan_to_num(tau_y)
+                if every:
+                    difference[:, rows] += value
+                else:
+                    difference[pairs, rows] += value
+
+    @staticmethod
+    def _split(keys: np.ndarray, n0: int, nz: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(S + D, 2 n)`` of keys ``W (num + nz) + n``."""
+        return 2 * (keys // (n0 + 1) - nz), 2 * (keys % (n0 + 1))
 
 
 # Swap bits of the tie-prone inputs kept from the first pass (resamples x systems x inputs) up to
@@ -411,7 +502,7 @@ def input_permutation_nulls(
     # Sums and counts of the swapped X's then Y's defined per-input values off the linear path.
     side = np.zeros((4, n_pairs, n_resamples))
     if tied is not None and tied.columns.size:
-        difference = np.zeros((n_resamples, n_pairs))
+        difference = np.zeros((n_pairs, n_resamples))
         undefined: list = []
         # Every resample of an input at once (each input's weights are built once) when its bits were kept.
         chunks = [(slice(0, n_resamples), kept[:, :, position[tied.columns]])] if keep else replay(tied.columns)
@@ -420,7 +511,7 @@ def input_permutation_nulls(
             tied.add(sl, bits, difference, undefined,
                      lambda fraction: report(0.4 + 0.3 * (done + fraction * (sl.stop - sl.start) / n_resamples)))
             report(0.4 + 0.3 * sl.stop / n_resamples)
-        side[0] += difference.T
+        side[0] += difference
         on_tied = engine.tied.sum(axis=1)[:, None]
         side[1] += on_tied
         side[3] += on_tied
@@ -438,16 +529,15 @@ def input_permutation_nulls(
     # from their swapped matrices on every input.
     uneven = side[1] != side[3]
     if uneven.any():
-        corr = coefficient_function(engine.coefficient)
-        zt = engine.z.T
+        per_input = _per_input_coefficient(engine)
         for sl, mask in masks():
             chunk = uneven[:, sl]
             for p in np.flatnonzero(chunk.any(axis=1)):
                 rows = np.flatnonzero(chunk[p])
                 swapped = np.broadcast_to(mask, (mask.shape[0], n, m))[rows]
                 x, y = (engine.metrics[i] for i in engine.pairs[p])
-                per_x = corr(np.swapaxes(np.where(swapped, y, x), 1, 2), zt)
-                per_y = corr(np.swapaxes(np.where(swapped, x, y), 1, 2), zt)
+                per_x = per_input(np.swapaxes(np.where(swapped, y, x), 1, 2))
+                per_y = per_input(np.swapaxes(np.where(swapped, x, y), 1, 2))
                 out[p, sl.start + rows] = _nanmean(per_x) - _nanmean(per_y)
     report(1.0)
     return out
@@ -462,6 +552,29 @@ def _add_fallback(engine: InputLinearPermutation, p: int, replay, side: np.ndarr
             defined = ~np.isnan(values)
             side[offset, sl] += np.where(defined, values, 0.0).sum(axis=1)
             side[offset + 1, sl] += defined.sum(axis=1)
+
+
+def _per_input_coefficient(engine: InputLinearPermutation) -> Callable[[np.ndarray], np.ndarray]:
+    """The coefficient of every input of swapped matrices (b, M, N), as ``coefficient_function`` gives it.
+
+    Kendall's with the pair kernel takes the human's pair signs once: the same integer counts and formula as
+    ``coefficients.kendall`` (so the same floats), without recomputing them per resample.
+    """
+    zt = engine.z.T
+    n = zt.shape[1]
+    if engine.coefficient != "kendall" or not pair_kernel_fits(n):
+        corr = coefficient_function(engine.coefficient)
+        return lambda values: corr(values, zt)
+    first, second = np.triu_indices(n, 1)
+    z_signs = pair_signs(zt, first, second)  # (M, P); pairs with a NaN are masked below
+    z_valid = ~np.isnan(zt)
+
+    def per_input(values: np.ndarray) -> np.ndarray:
+        valid = ~np.isnan(values) & z_valid
+        compared = valid[..., first] & valid[..., second]
+        return kendall_from_signs(pair_signs(values, first, second) * compared, z_signs * compared)
+
+    return per_input
 
 
 def _nanmean(values: np.ndarray) -> np.ndarray:

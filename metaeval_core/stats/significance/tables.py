@@ -402,11 +402,12 @@ _SECONDS_PER_ELEMENT = {
     "tiecal": 2e-8,
     "paircounts": 2e-7,  # per pair (permutation) or metric (bootstrap): weighted pair counts
 }
-# The input-level Kendall tie path (significance.linear.TiedInputs), per resample x input x metric pair: elementwise
-# work, and per system pair of the shared product (WMT22 zh-en, 14 systems x 1,875 inputs x 210 pairs x 1,000
-# resamples: about 9 s of 22 s with one BLAS thread; benchmarks/bench_wmt.py --levels).
-_SECONDS_PER_TIED_ENTRY = 2e-8
-_SECONDS_PER_TIED_PAIR = 3e-10
+# The input-level Kendall tie path (significance.linear.TiedInputs), per resample x input x metric pair: two key
+# look-ups and the weights, and per system pair the dot product giving the keys. Fitted to the CPU seconds of
+# benchmarks/bench_wmt.py --levels (one BLAS thread): WMT22 zh-en (14 systems x 1,875 inputs, 210 pairs) 4.6 s and
+# WMT23 zh-en (15 x 1,177, 496 pairs) 7.2 s for the whole table at 1,000 resamples, estimates 4.6 s and 7.2 s.
+_SECONDS_PER_TIED_ENTRY = 6e-9
+_SECONDS_PER_TIED_PAIR = 3e-11
 # Seconds per input column whose coefficient is computed slice by slice (Kendall beyond the pair kernel's 150
 # systems: scipy's tau-b; pairwise accuracy beyond 300: tau-b and tie counts), per resample, metric or side:
 # 2,000 systems x 20 inputs, PERM-BOTH, 200 resamples took 18 s (Kendall) and 35 s (pairwise accuracy).
