@@ -76,55 +76,67 @@ class PairCounter:
         n = x.size
         self.n = n
         self._x, self._z = x, z
-        # NaN sorts last and equal to itself: harmless, such points carry weight 0.
-        order = np.lexsort((z, x))
+        # NaN ranks last and equal to itself: harmless, such points carry weight 0.
+        xrank, zrank = _dense_rank(x), _dense_rank(z)
+        # The recursion halves rank ranges of one coordinate: log2 of its distinct values levels (a human
+        # score has a few hundred at most, a metric's is nearly continuous), so recurse over the coarser one.
+        if int(xrank.max(initial=0)) <= int(zrank.max(initial=0)):
+            coarse, fine = xrank, zrank
+        else:
+            coarse, fine = zrank, xrank
+        order = np.lexsort((fine, coarse))
         self.order = order
         xs, zs = x[order], z[order]
-        zrank = _dense_rank(zs)
-        self.x_starts = _run_starts(xs)
-        self.xz_starts = _run_starts(xs, zs)
-        self.z_order = np.argsort(zrank, kind="stable")
-        self.z_starts = _run_starts(zrank[self.z_order])
+        coarse, fine = coarse[order], fine[order]
+        self.x_order = np.argsort(xrank[order], kind="stable")
+        self.x_starts = _run_starts(xrank[order][self.x_order])
+        self.z_order = np.argsort(zrank[order], kind="stable")
+        self.z_starts = _run_starts(zrank[order][self.z_order])
+        self.xz_starts = _run_starts(coarse, fine)  # sorted by (coarse, fine): runs tied in both
         self.levels = []
         positions = np.arange(n)
         half = 1
-        radix = int(zrank.max(initial=0)) + 2
-        while half < n:
-            block = positions // (2 * half)
-            in_left = (positions % (2 * half)) < half
-            left = positions[in_left]
-            right = positions[~in_left]
-            keys = block[left] * radix + zrank[left]
+        radix = int(fine.max(initial=0)) + 2
+        n_coarse = int(coarse.max(initial=-1)) + 1
+        while half < n_coarse:
+            # Blocks of 2 * half coarse ranks: a point of a block's upper half is concordant with the points of
+            # its lower half with a smaller fine rank; every such pair is counted at exactly one level.
+            block = coarse // (2 * half)
+            upper = (coarse % (2 * half)) >= half
+            lower = positions[~upper]
+            right = positions[upper]
+            keys = block[lower] * radix + fine[lower]
             sort = np.argsort(keys, kind="stable")
-            left_sorted, keys_sorted = left[sort], keys[sort]
-            # For a right point v: the left points of its block with z < z_v are a prefix of the
-            # block's z-sorted left run, from ``start`` to ``stop`` in the concatenated runs.
-            stop = np.searchsorted(keys_sorted, block[right] * radix + zrank[right], side="left")
+            left_sorted, keys_sorted = lower[sort], keys[sort]
+            # For an upper point v: the lower points of its block with a smaller fine rank are a prefix of the
+            # block's fine-sorted lower run, from ``start`` to ``stop`` in the concatenated runs.
+            stop = np.searchsorted(keys_sorted, block[right] * radix + fine[right], side="left")
             start = np.searchsorted(keys_sorted, block[right] * radix, side="left")
-            keep = stop > start  # right points with no smaller-z left point add nothing
+            keep = stop > start  # upper points with no smaller lower point add nothing
             self.levels.append((left_sorted, right[keep], start[keep], stop[keep]))
             half *= 2
 
     def counts(self, weights: np.ndarray, *, concordant: np.ndarray | None = None) -> WeightedPairCounts:
         """Pair counts for each row of ``weights`` (shape (b, n), non-negative integers).
 
-        ``concordant``, when known (see :meth:`complement_concordant`), skips the O(n log n) part.
+        ``concordant``, when known (see :meth:`complement_concordant`), skips the O(n log K) part.
         """
         w = np.asarray(weights)
         if w.ndim != 2 or w.shape[1] != self.n:
             raise ValueError(f"weights must have shape (b, {self.n}); got {w.shape}")
         if w.dtype.kind not in "iub":
             w = w.astype(np.int64)
-        w = w[:, self.order]  # gathered in the caller's (often int8) type: less memory traffic
         total_w = w.sum(axis=1, dtype=np.int64)
+        # Every partial sum below is at most total_w ** 2: int32 (half the memory traffic of int64) when that fits.
+        narrow = w.shape[0] == 0 or int(total_w.max()) ** 2 < 2**31
+        w = np.take(w.astype(np.int32 if narrow else np.int64, copy=False), self.order, axis=1)
         binary = w.size == 0 or int(w.max()) <= 1
-        tied_x = _tied(w, self.x_starts, binary)
+        tied_x = _tied(w, self.x_starts, binary, self.x_order)
+        tied_z = _tied(w, self.z_starts, binary, self.z_order)
         tied_both = _tied(w, self.xz_starts, binary)
-        tied_z = _tied(w[:, self.z_order], self.z_starts, binary)
         total = total_w * (total_w - 1) // 2
         if concordant is None:
-            # Pairs tied in x with z_u < z_v sit in one x run, ordered by z: ``_below`` counted them.
-            concordant = self._below(w, total_w) - (tied_x - tied_both)
+            concordant = self._below(w)
         discordant = total - concordant - tied_x - tied_z + tied_both
         return WeightedPairCounts(total, concordant, discordant, tied_x, tied_z, tied_both)
 
@@ -132,12 +144,8 @@ class PairCounter:
         """For one weighting ``W`` (shape (n,)): per point, the weight of its concordant partners (``A W``)."""
         w = np.asarray(weights, dtype=np.int64)
         if not hasattr(self, "_mirror"):
-            self._mirror = PairCounter(-self._x, -self._z)  # earlier in its order = later here, larger z
-        # Partners in the same x run with a different z are counted on one of the two sides; not concordant.
-        ws = w[self.order]
-        same_x = np.empty(self.n, dtype=np.int64)
-        same_x[self.order] = _run_totals(ws, self.x_starts) - _run_totals(ws, self.xz_starts)
-        return self._below_vector(w) + self._mirror._below_vector(w) - same_x
+            self._mirror = PairCounter(-self._x, -self._z)  # its smaller ranks are larger here
+        return self._below_vector(w) + self._mirror._below_vector(w)
 
     def complement_concordant(self, w_first: np.ndarray, concordant_first: np.ndarray, total: int,
                               vector: np.ndarray) -> np.ndarray:
@@ -148,7 +156,7 @@ class PairCounter:
         return total + concordant_first - np.asarray(w_first, dtype=np.int64) @ vector
 
     def _below_vector(self, w: np.ndarray) -> np.ndarray:
-        """Per point (original order): weight of the points before it in (x, z) order with a smaller z."""
+        """Per point (original order): weight of the points smaller than it in both coordinates."""
         ws = w[self.order]
         out = np.zeros(self.n, dtype=np.int64)
         for left_sorted, right, start, stop in self.levels:
@@ -158,19 +166,17 @@ class PairCounter:
         result[self.order] = out
         return result
 
-    def _below(self, w: np.ndarray, total_w: np.ndarray) -> np.ndarray:
+    def _below(self, w: np.ndarray) -> np.ndarray:
+        """Concordant pairs (smaller in both coordinates) of weightings ``w`` given in ``self.order``."""
         b = w.shape[0]
-        below = np.zeros(b, dtype=np.int64)  # pairs u before v (sorted by x, z) with z_u < z_v
-        # Every partial sum below is at most total_w ** 2: int32 (half the memory traffic) when that fits.
-        narrow = b == 0 or int(total_w.max()) ** 2 < 2**31
-        dtype = np.int32 if narrow else np.int64
-        wd = w.astype(dtype)
-        cum = np.empty((b, self.n + 1), dtype=dtype)
+        below = np.zeros(b, dtype=np.int64)
+        cum = np.empty((b, self.n + 1), dtype=w.dtype)
         for left_sorted, right, start, stop in self.levels:
             c = cum[:, : left_sorted.size + 1]
             c[:, 0] = 0
-            np.cumsum(wd[:, left_sorted], axis=1, out=c[:, 1:])
-            below += np.einsum("bi,bi->b", wd[:, right], c[:, stop] - c[:, start])
+            np.cumsum(np.take(w, left_sorted, axis=1), axis=1, out=c[:, 1:])
+            below += np.einsum("bi,bi->b", np.take(w, right, axis=1),
+                               np.take(c, stop, axis=1) - np.take(c, start, axis=1))
         return below
 
 
@@ -191,14 +197,14 @@ def _run_starts(*sorted_columns: np.ndarray) -> np.ndarray:
     return np.flatnonzero(change)
 
 
-def _tied(w: np.ndarray, starts: np.ndarray, binary: bool = False) -> np.ndarray:
-    """Sum over runs of ``s (s - 1) / 2``, ``s`` a run's total weight."""
+def _tied(w: np.ndarray, starts: np.ndarray, binary: bool = False, order: np.ndarray | None = None) -> np.ndarray:
+    """Sum over runs of ``s (s - 1) / 2``, ``s`` a run's total weight (runs of ``w[:, order]``)."""
     if starts.size == 0 or (binary and starts.size == w.shape[1]):
         return np.zeros(w.shape[0], dtype=np.int64)  # no run holds two copies
     if starts.size == w.shape[1]:
         sums = w.astype(np.int64)
     else:
-        sums = np.add.reduceat(w, starts, axis=1, dtype=np.int64)
+        sums = np.add.reduceat(w if order is None else np.take(w, order, axis=1), starts, axis=1, dtype=np.int64)
     return (sums * (sums - 1) // 2).sum(axis=1)
 
 
@@ -210,9 +216,3 @@ def weighted_coefficient(counts: WeightedPairCounts, coefficient: str) -> np.nda
         return counts.pairwise_accuracy()
     raise ValueError(f"coefficient must be one of {WEIGHTED_PAIR_COEFFICIENTS}; got {coefficient!r}")
 
-
-def _run_totals(w: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """Per point, the total weight of its run minus its own weight (its partners in the run)."""
-    sums = np.add.reduceat(w, starts)
-    lengths = np.diff(np.append(starts, w.size))
-    return np.repeat(sums, lengths) - w
