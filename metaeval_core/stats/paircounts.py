@@ -25,6 +25,10 @@ import numpy as np
 # Coefficients that are functions of Kendall's pair counts.
 WEIGHTED_PAIR_COEFFICIENTS: tuple[str, ...] = ("kendall", "pairwise-accuracy")
 
+# Coarse ranks per point up to which the recursion subtracts the earlier blocks' weight per block (O(ranks) per
+# level) rather than gathering it per point (O(n)); both count the same pairs.
+_BLOCK_OFFSETS_SHARE = 1 / 16
+
 
 @dataclass(frozen=True)
 class WeightedPairCounts:
@@ -88,32 +92,36 @@ class PairCounter:
         self.order = order
         xs, zs = x[order], z[order]
         coarse, fine = coarse[order], fine[order]
-        self.x_order = np.argsort(xrank[order], kind="stable")
-        self.x_starts = _run_starts(xrank[order][self.x_order])
-        self.z_order = np.argsort(zrank[order], kind="stable")
-        self.z_starts = _run_starts(zrank[order][self.z_order])
-        self.xz_starts = _run_starts(coarse, fine)  # sorted by (coarse, fine): runs tied in both
+        # Runs of points tied in x, in z, in both (the last already contiguous in this order).
+        self.ties = tuple(_Runs.of(key) for key in (xrank[order], zrank[order], coarse * (int(fine.max(initial=0)) + 1) + fine))
+        self.coarse_starts = _run_starts(coarse)  # per coarse rank (0..K-1, all present) its run in this order
         self.levels = []
         positions = np.arange(n)
         half = 1
         radix = int(fine.max(initial=0)) + 2
-        n_coarse = int(coarse.max(initial=-1)) + 1
+        n_coarse = self.coarse_starts.size
+        self.block_offsets = n_coarse <= _BLOCK_OFFSETS_SHARE * n
         while half < n_coarse:
             # Blocks of 2 * half coarse ranks: a point of a block's upper half is concordant with the points of
             # its lower half with a smaller fine rank; every such pair is counted at exactly one level.
             block = coarse // (2 * half)
             upper = (coarse % (2 * half)) >= half
             lower = positions[~upper]
-            right = positions[upper]
             keys = block[lower] * radix + fine[lower]
             sort = np.argsort(keys, kind="stable")
-            left_sorted, keys_sorted = lower[sort], keys[sort]
-            # For an upper point v: the lower points of its block with a smaller fine rank are a prefix of the
-            # block's fine-sorted lower run, from ``start`` to ``stop`` in the concatenated runs.
-            stop = np.searchsorted(keys_sorted, block[right] * radix + fine[right], side="left")
-            start = np.searchsorted(keys_sorted, block[right] * radix, side="left")
-            keep = stop > start  # upper points with no smaller lower point add nothing
-            self.levels.append((left_sorted, right[keep], start[keep], stop[keep]))
+            # For an upper point v: the lower points of its block with a smaller fine rank end at ``stop`` in the
+            # blocks' fine-sorted lower runs, concatenated; the lower weight of the earlier blocks is subtracted
+            # per block (from the coarse ranks' totals) rather than gathered per point.
+            right = positions[upper]
+            stop = np.searchsorted(keys[sort], block[right] * radix + fine[right], side="left")
+            if self.block_offsets:
+                self.levels.append((lower[sort], right, stop, None, half))
+            else:
+                # Nearly continuous coarse ranks: per-block totals would cost a pass of their own per level;
+                # gather each upper point's block start instead, and drop the points with nothing below.
+                start = np.searchsorted(keys[sort], block[right] * radix, side="left")
+                keep = stop > start
+                self.levels.append((lower[sort], right[keep], stop[keep], start[keep], half))
             half *= 2
 
     def counts(self, weights: np.ndarray, *, concordant: np.ndarray | None = None) -> WeightedPairCounts:
@@ -130,10 +138,10 @@ class PairCounter:
         # Every partial sum below is at most total_w ** 2: int32 (half the memory traffic of int64) when that fits.
         narrow = w.shape[0] == 0 or int(total_w.max()) ** 2 < 2**31
         w = np.take(w.astype(np.int32 if narrow else np.int64, copy=False), self.order, axis=1)
-        binary = w.size == 0 or int(w.max()) <= 1
-        tied_x = _tied(w, self.x_starts, binary, self.x_order)
-        tied_z = _tied(w, self.z_starts, binary, self.z_order)
-        tied_both = _tied(w, self.xz_starts, binary)
+        # Pairs of copies of one point are tied in x, in z and in both: sum of w (w - 1) / 2, at most total_w ** 2.
+        own = np.zeros(w.shape[0], dtype=np.int64) if w.size == 0 or int(w.max()) <= 1 else (
+            np.einsum("bi,bi->b", w, w - 1).astype(np.int64) // 2)
+        tied_x, tied_z, tied_both = (runs.tied(w, own) for runs in self.ties)
         total = total_w * (total_w - 1) // 2
         if concordant is None:
             concordant = self._below(w)
@@ -158,10 +166,17 @@ class PairCounter:
     def _below_vector(self, w: np.ndarray) -> np.ndarray:
         """Per point (original order): weight of the points smaller than it in both coordinates."""
         ws = w[self.order]
+        starts = np.append(self.coarse_starts, self.n)
+        rank_totals = np.add.reduceat(ws, self.coarse_starts) if self.n else np.zeros(0, dtype=np.int64)
         out = np.zeros(self.n, dtype=np.int64)
-        for left_sorted, right, start, stop in self.levels:
+        ranks = np.repeat(np.arange(starts.size - 1), np.diff(starts))
+        for left_sorted, right, stop, start, half in self.levels:
             cum = np.concatenate([[0], np.cumsum(ws[left_sorted])])
-            out[right] += cum[stop] - cum[start]
+            if start is None:
+                start_total = _lower_before(rank_totals[None], half)[0][ranks[right] // (2 * half)]
+            else:
+                start_total = cum[start]
+            out[right] += cum[stop] - start_total
         result = np.empty(self.n, dtype=np.int64)
         result[self.order] = out
         return result
@@ -170,14 +185,71 @@ class PairCounter:
         """Concordant pairs (smaller in both coordinates) of weightings ``w`` given in ``self.order``."""
         b = w.shape[0]
         below = np.zeros(b, dtype=np.int64)
+        if self.n == 0 or not self.levels:
+            return below
         cum = np.empty((b, self.n + 1), dtype=w.dtype)
-        for left_sorted, right, start, stop in self.levels:
+        if self.block_offsets:
+            rank_totals = np.add.reduceat(w, self.coarse_starts, axis=1, dtype=np.int64)  # (b, K)
+        for left_sorted, right, stop, start, half in self.levels:
             c = cum[:, : left_sorted.size + 1]
             c[:, 0] = 0
             np.cumsum(np.take(w, left_sorted, axis=1), axis=1, out=c[:, 1:])
-            below += np.einsum("bi,bi->b", np.take(w, right, axis=1),
-                               np.take(c, stop, axis=1) - np.take(c, start, axis=1))
+            upper_w = np.take(w, right, axis=1)
+            if start is None:
+                below += np.einsum("bi,bi->b", upper_w, np.take(c, stop, axis=1))
+                # Each upper point's ``stop`` also counted the lower points of the earlier blocks: subtracted
+                # once per block, its upper total times their lower total.
+                upper_totals = _block_halves(rank_totals, half)[:, :, 1]
+                below -= np.einsum("bk,bk->b", upper_totals, _lower_before(rank_totals, half))
+            else:
+                below += np.einsum("bi,bi->b", upper_w, np.take(c, stop, axis=1) - np.take(c, start, axis=1))
         return below
+
+
+def _block_halves(rank_totals: np.ndarray, half: int) -> np.ndarray:
+    """(b, K) totals per coarse rank -> (b, blocks, 2): per block of ``2 half`` ranks, its lower and upper half."""
+    b, k = rank_totals.shape
+    n_blocks = -(-k // (2 * half))
+    padded = np.zeros((b, n_blocks * 2 * half), dtype=rank_totals.dtype)
+    padded[:, :k] = rank_totals
+    return padded.reshape(b, n_blocks, 2, half).sum(axis=3)
+
+
+def _lower_before(rank_totals: np.ndarray, half: int) -> np.ndarray:
+    """(b, blocks): the lower halves' total weight of the blocks before each block."""
+    lower = _block_halves(rank_totals, half)[:, :, 0]
+    return np.cumsum(lower, axis=1) - lower
+
+
+class _Runs:
+    """Runs of tied points (equal key) among the points in a fixed order, for ``sum over runs s (s - 1) / 2``.
+
+    Only the points sharing their key with another are kept: a lone point's term ``w (w - 1) / 2`` is in the
+    copies-of-one-point sum every grouping shares, so a nearly continuous score costs almost nothing.
+    """
+
+    def __init__(self, members: np.ndarray, starts: np.ndarray):
+        self.members, self.starts = members, starts
+
+    @classmethod
+    def of(cls, key: np.ndarray) -> "_Runs":
+        order = np.argsort(key, kind="stable")
+        starts = _run_starts(key[order].astype(np.float64))
+        lengths = np.diff(np.append(starts, key.size))
+        in_long = np.repeat(lengths > 1, lengths)
+        members = order[in_long]
+        long_lengths = lengths[lengths > 1]
+        return cls(members, np.concatenate([[0], np.cumsum(long_lengths)[:-1]]).astype(np.intp))
+
+    def tied(self, w: np.ndarray, own: np.ndarray) -> np.ndarray:
+        """Per row of ``w`` (in the fixed order): pairs of copies tied, given ``own`` (copies of one point)."""
+        if self.members.size == 0:
+            return own.copy()
+        wm = np.take(w, self.members, axis=1)
+        sums = np.add.reduceat(wm, self.starts, axis=1, dtype=np.int64)
+        # Members' own copies are inside their runs' sums: replace their share of ``own``.
+        members_own = np.einsum("bi,bi->b", wm, wm - 1).astype(np.int64) // 2
+        return own - members_own + (sums * (sums - 1) // 2).sum(axis=1)
 
 
 def _dense_rank(values: np.ndarray) -> np.ndarray:
@@ -195,17 +267,6 @@ def _run_starts(*sorted_columns: np.ndarray) -> np.ndarray:
         a, b = col[1:], col[:-1]
         change[1:] |= ~((a == b) | (np.isnan(a) & np.isnan(b)))
     return np.flatnonzero(change)
-
-
-def _tied(w: np.ndarray, starts: np.ndarray, binary: bool = False, order: np.ndarray | None = None) -> np.ndarray:
-    """Sum over runs of ``s (s - 1) / 2``, ``s`` a run's total weight (runs of ``w[:, order]``)."""
-    if starts.size == 0 or (binary and starts.size == w.shape[1]):
-        return np.zeros(w.shape[0], dtype=np.int64)  # no run holds two copies
-    if starts.size == w.shape[1]:
-        sums = w.astype(np.int64)
-    else:
-        sums = np.add.reduceat(w if order is None else np.take(w, order, axis=1), starts, axis=1, dtype=np.int64)
-    return (sums * (sums - 1) // 2).sum(axis=1)
 
 
 def weighted_coefficient(counts: WeightedPairCounts, coefficient: str) -> np.ndarray:
