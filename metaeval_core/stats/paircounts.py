@@ -84,16 +84,16 @@ class PairCounter:
         xrank, zrank = _dense_rank(x), _dense_rank(z)
         # The recursion halves rank ranges of one coordinate: log2 of its distinct values levels (a human
         # score has a few hundred at most, a metric's is nearly continuous), so recurse over the coarser one.
-        if int(xrank.max(initial=0)) <= int(zrank.max(initial=0)):
-            coarse, fine = xrank, zrank
-        else:
-            coarse, fine = zrank, xrank
+        self.coarse_is_x = int(xrank.max(initial=0)) <= int(zrank.max(initial=0))
+        coarse, fine = (xrank, zrank) if self.coarse_is_x else (zrank, xrank)
         order = np.lexsort((fine, coarse))
         self.order = order
         xs, zs = x[order], z[order]
         coarse, fine = coarse[order], fine[order]
-        # Runs of points tied in x, in z, in both (the last already contiguous in this order).
-        self.ties = tuple(_Runs.of(key) for key in (xrank[order], zrank[order], coarse * (int(fine.max(initial=0)) + 1) + fine))
+        # Runs of points tied in the fine coordinate and in both; the coarse coordinate's runs are its ranks'
+        # totals, which the recursion uses too.
+        self.fine_ties = _Runs.of(fine)
+        self.both_ties = _Runs.of(coarse * (int(fine.max(initial=0)) + 1) + fine)
         self.coarse_starts = _run_starts(coarse)  # per coarse rank (0..K-1, all present) its run in this order
         self.levels = []
         positions = np.arange(n)
@@ -141,10 +141,14 @@ class PairCounter:
         # Pairs of copies of one point are tied in x, in z and in both: sum of w (w - 1) / 2, at most total_w ** 2.
         own = np.zeros(w.shape[0], dtype=np.int64) if w.size == 0 or int(w.max()) <= 1 else (
             np.einsum("bi,bi->b", w, w - 1).astype(np.int64) // 2)
-        tied_x, tied_z, tied_both = (runs.tied(w, own) for runs in self.ties)
+        rank_totals = (np.add.reduceat(w, self.coarse_starts, axis=1).astype(np.int64) if self.n
+                       else np.zeros((w.shape[0], 0), dtype=np.int64))  # (b, K); a total fits w's type
+        tied_coarse = (rank_totals * (rank_totals - 1) // 2).sum(axis=1)
+        tied_fine, tied_both = self.fine_ties.tied(w, own), self.both_ties.tied(w, own)
+        tied_x, tied_z = (tied_coarse, tied_fine) if self.coarse_is_x else (tied_fine, tied_coarse)
         total = total_w * (total_w - 1) // 2
         if concordant is None:
-            concordant = self._below(w)
+            concordant = self._below(w, rank_totals)
         discordant = total - concordant - tied_x - tied_z + tied_both
         return WeightedPairCounts(total, concordant, discordant, tied_x, tied_z, tied_both)
 
@@ -181,15 +185,16 @@ class PairCounter:
         result[self.order] = out
         return result
 
-    def _below(self, w: np.ndarray) -> np.ndarray:
-        """Concordant pairs (smaller in both coordinates) of weightings ``w`` given in ``self.order``."""
+    def _below(self, w: np.ndarray, rank_totals: np.ndarray) -> np.ndarray:
+        """Concordant pairs (smaller in both coordinates) of weightings ``w`` given in ``self.order``.
+
+        ``rank_totals`` (b, K): the weight of each coarse rank.
+        """
         b = w.shape[0]
         below = np.zeros(b, dtype=np.int64)
         if self.n == 0 or not self.levels:
             return below
         cum = np.empty((b, self.n + 1), dtype=w.dtype)
-        if self.block_offsets:
-            rank_totals = np.add.reduceat(w, self.coarse_starts, axis=1, dtype=np.int64)  # (b, K)
         for left_sorted, right, stop, start, half in self.levels:
             c = cum[:, : left_sorted.size + 1]
             c[:, 0] = 0
@@ -230,6 +235,8 @@ class _Runs:
 
     def __init__(self, members: np.ndarray, starts: np.ndarray):
         self.members, self.starts = members, starts
+        # The coarse coordinate's runs cover every point in the counter's order: no gather.
+        self.whole = bool((members == np.arange(members.size)).all())
 
     @classmethod
     def of(cls, key: np.ndarray) -> "_Runs":
@@ -245,8 +252,9 @@ class _Runs:
         """Per row of ``w`` (in the fixed order): pairs of copies tied, given ``own`` (copies of one point)."""
         if self.members.size == 0:
             return own.copy()
-        wm = np.take(w, self.members, axis=1)
-        sums = np.add.reduceat(wm, self.starts, axis=1, dtype=np.int64)
+        wm = w if self.whole and self.members.size == w.shape[1] else np.take(w, self.members, axis=1)
+        # A run's sum is at most the total weight, which fits the weights' type (see ``counts``).
+        sums = np.add.reduceat(wm, self.starts, axis=1).astype(np.int64)
         # Members' own copies are inside their runs' sums: replace their share of ``own``.
         members_own = np.einsum("bi,bi->b", wm, wm - 1).astype(np.int64) // 2
         return own - members_own + (sums * (sums - 1) // 2).sum(axis=1)
