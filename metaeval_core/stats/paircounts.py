@@ -1,4 +1,4 @@
-"""Kendall pair counts of many weightings of one fixed point set, in O(n log n) per weighting.
+"""Kendall pair counts of many weightings of one fixed point set, in O(n log K) per weighting.
 
 A bootstrap resample of cells is the original cells with multiplicities, and a cell-swap
 permutation of X and Y picks, per cell, the X point or the Y point of a fixed set of 2n
@@ -6,13 +6,15 @@ points. Either way every resample is a *weighting* ``w`` of points fixed in adva
 Kendall's pair counts of the resample are weighted pair counts of those points, each pair
 of copies counting ``w_u w_v`` times (two copies of one point are tied in both scores).
 
-The points are sorted once by ``(x, z)``; the concordant count is a divide-and-conquer over
-that order whose index arrays (each left half sorted by ``z``, where each right point falls
-in it) are precomputed, so a weighting costs ``log2(n)`` rounds of gather, cumulative sum
-and gather over a batch of weightings: O(n log n) per resample, vectorised, in exact
-integer arithmetic (the counts, hence the results, do not depend on the batch).
+The concordant count is a recursion over the rank ranges of the coordinate with fewer distinct
+values (``K``: a human score has a few hundred, a metric's is nearly continuous): the points are
+sorted once by (coarse rank, fine rank), and each of ``ceil(log2 K)`` levels counts, for the points
+of the upper half of each block of coarse ranks, the lower-half points with a smaller fine rank,
+with precomputed index arrays: a gather, a cumulative sum and a gather per level over a batch of
+weightings, O(n log K) per resample, in exact integer arithmetic (the counts, hence the results,
+do not depend on the batch).
 
-References: docs/methods.md sec. 1 and 11.1; Knight (1966) for the O(n log n) tau.
+References: docs/methods.md sec. 1, 11.1 and 16.1; Knight (1966) for the O(n log n) tau.
 """
 
 from __future__ import annotations
@@ -63,7 +65,7 @@ class WeightedPairCounts:
 
 
 class PairCounter:
-    """Precomputed O(n log n) structure for weighted Kendall pair counts of fixed points.
+    """Precomputed O(n log K) structure for weighted Kendall pair counts of fixed points.
 
     Parameters
     ----------
