@@ -90,7 +90,6 @@ class PairCounter:
         coarse, fine = (xrank, zrank) if self.coarse_is_x else (zrank, xrank)
         order = np.lexsort((fine, coarse))
         self.order = order
-        xs, zs = x[order], z[order]
         coarse, fine = coarse[order], fine[order]
         # Runs of points tied in the fine coordinate and in both; the coarse coordinate's runs are its ranks'
         # totals, which the recursion uses too.
