@@ -25,12 +25,12 @@ Cases (seconds, wall clock; metaeval's caches cleared first, so each is a cold p
   item-wise acc23, system pairwise accuracy; metaeval: ``correlate`` per task and metric; mt-metrics-eval:
   tasks.TaskSet.Run with k=0, then AverageCorrs, which scores all primary metrics).
 
-``--levels [--dataset wmt22-zhen] [--lp ..] [--heavy] [--only CASES] [--real-only] [--save]`` times instead every level's
-analyses (all-pairs PERM-BOTH Kendall, chance baselines, BOOT-BOTH intervals of every metric; ``--heavy`` adds the
-global-level table and chance) on the dataset's judged cells (WMT's systems, gold, primary metrics) and on
-synthetic continuous data of the same shape in the same run, printing the ratio and issue 33's target per case
-(``LEVEL_TARGETS``); ``--save`` appends the rows to ``benchmarks/results/bench_wmt_levels_<date>.jsonl``. Figures:
-docs/speed.md.
+``--levels [--dataset wmt22-zhen] [--lp ..] [--heavy] [--only CASES] [--real-only] [--save]`` times instead every
+level's analyses (all-pairs PERM-BOTH Kendall, chance baselines, BOOT-BOTH intervals of every metric; ``--heavy``
+adds the global-level table and chance) on the dataset's judged cells (WMT's systems, gold, primary metrics) and on
+synthetic continuous data of the same shape in the same run (``--real-only``: not), printing the ratio, issue 33's
+target (``LEVEL_TARGETS``) and the CPU seconds per case; ``--save`` appends the rows to
+``benchmarks/results/bench_wmt_levels_<date>.jsonl``. Figures: docs/speed.md.
 
 Prints one JSON line per case (case, metaeval_s, mtme_s, details) and a summary; the target is every whole page
 under 3 s on the 2-core machine (``meets_target``). Measured figures: docs/methods.md sec. 16.4.
