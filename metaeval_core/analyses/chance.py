@@ -209,6 +209,103 @@ class _InputKendall:
                 out[:, idx] = nanmean_last(tau)
 
 
+class _GlobalKendall:
+    """Global-level tau-b of permuted metrics, one O(n log n) pass per permutation shared by the metrics.
+
+    The metric's values move over the cells scored by both measures: with the cells in key order (``order``) and
+    ``xs`` the metric's sorted values, the cell at key rank ``t`` gets ``xs[t]``, so the tie counts (the
+    denominator) never change and the numerator is ``S(L) - sum over tied positions t < t' of sign(L_t' - L_t)``,
+    ``L`` the human scores in key order and ``S(L)`` Kendall's numerator of the keys against the humans (one scipy
+    tau-b per permutation for every metric scoring the same cells). A metric with many ties takes its numerator
+    from the (value x human score) table of counts instead, when that table is small; otherwise scipy's tau-b of
+    its permuted values, as before.
+
+    References: docs/methods.md sec. 12.
+    """
+
+    def __init__(self, metrics: Sequence[np.ndarray], human: np.ndarray, valids: Sequence[np.ndarray],
+                 ordered: Sequence[np.ndarray]):
+        zf = human.ravel()
+        groups: dict[bytes, list[int]] = {}
+        for idx, valid in enumerate(valids):
+            groups.setdefault(np.packbits(valid.ravel()).tobytes(), []).append(idx)
+        self.groups = []
+        for members in groups.values():
+            valid = valids[members[0]].ravel()
+            zv = zf[valid]
+            nv = zv.size
+            z_values, z_rank, z_counts = np.unique(zv, return_inverse=True, return_counts=True)
+            n0 = nv * (nv - 1) // 2
+            nz = n0 - int((z_counts * (z_counts - 1) // 2).sum())
+            plans = []
+            for idx in members:
+                xs = ordered[idx][:nv]  # the scored values ascending (the +inf tail is unscored)
+                starts = np.flatnonzero(np.r_[True, xs[1:] != xs[:-1]]) if nv else np.zeros(0, dtype=np.intp)
+                sizes = np.diff(np.append(starts, nv))
+                tied_pairs = int((sizes * (sizes - 1) // 2).sum())
+                denominator = float(n0 - tied_pairs) * float(nz)
+                if tied_pairs <= 8 * nv:
+                    # Every pair of tied sorted positions, listed once: the per-permutation correction.
+                    pairs = _tied_position_pairs(starts, sizes)
+                    plans.append((idx, "pairs", pairs, denominator))
+                elif starts.size * z_values.size <= 4 * nv:
+                    plans.append((idx, "table", (np.repeat(np.arange(starts.size), sizes), starts.size), denominator))
+                else:
+                    plans.append((idx, "scipy", None, denominator))
+            self.groups.append((valid, zv, z_rank, z_values.size, n0, nz, plans))
+
+    def values(self, keys: np.ndarray, ordered: Sequence[np.ndarray], out: np.ndarray) -> None:
+        """Fill ``out`` (b, q) with every metric's global-level tau-b for the keys (b, cells)."""
+        from scipy import stats
+
+        b = keys.shape[0]
+        for valid, zv, z_rank, n_z, n0, nz, plans in self.groups:
+            kv = keys[:, valid]
+            shared = np.zeros(b)
+            if any(kind == "pairs" for _, kind, _, _ in plans) and n0 > 0 and nz > 0:
+                for r in range(b):
+                    # No ties among the keys: tau-b = S / sqrt(n0 nz), S an integer.
+                    shared[r] = np.rint(stats.kendalltau(kv[r], zv).statistic * math.sqrt(float(n0) * nz))
+            order = np.argsort(kv, axis=1) if any(kind != "scipy" for _, kind, _, _ in plans) else None
+            for idx, kind, plan, denominator in plans:
+                if kind == "scipy":
+                    permuted = _arrange(ordered[idx], keys, valid, axis=1)[:, valid]
+                    out[:, idx] = _rows_correlation(permuted, zv[None, :], "kendall")
+                    continue
+                if denominator <= 0:
+                    out[:, idx] = np.nan
+                    continue
+                if kind == "pairs":
+                    numerator = shared.copy()
+                    if plan is not None:
+                        at = z_rank[order]  # (b, nv): human score rank at key rank t
+                        numerator -= np.sign(np.take(at, plan[1], axis=1) - np.take(at, plan[0], axis=1)).sum(
+                            axis=1, dtype=np.int64)
+                else:
+                    group, n_groups = plan
+                    counts = np.bincount((np.arange(b)[:, None] * (n_groups * n_z) + group[None, :] * n_z
+                                          + z_rank[order]).ravel(), minlength=b * n_groups * n_z)
+                    table = counts.reshape(b, n_groups, n_z).astype(np.int64)
+                    # Cells of later value groups, with a higher / lower human score than each cell's.
+                    later = np.cumsum(table[:, ::-1], axis=1)[:, ::-1]
+                    later = np.concatenate([later[:, 1:], np.zeros((b, 1, n_z), dtype=np.int64)], axis=1)
+                    above = np.cumsum(later[:, :, ::-1], axis=2)[:, :, ::-1] - later
+                    below = np.cumsum(later, axis=2) - later
+                    numerator = np.einsum("bgk,bgk->b", table, above - below).astype(np.float64)
+                out[:, idx] = np.clip(numerator / math.sqrt(denominator), -1.0, 1.0)
+
+
+def _tied_position_pairs(starts: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Every pair ``t < t'`` of sorted positions inside one run of ties (runs given by ``starts`` and ``sizes``)."""
+    first, second = [], []
+    for size in np.unique(sizes[sizes > 1]):
+        f, t = np.triu_indices(int(size), 1)
+        at = starts[sizes == size]
+        first.append((at[:, None] + f[None, :]).ravel())
+        second.append((at[:, None] + t[None, :]).ravel())
+    return (np.concatenate(first), np.concatenate(second)) if first else None
+
+
 def chance_distributions(
     metrics: Sequence[np.ndarray],
     human: np.ndarray,
@@ -245,12 +342,17 @@ def chance_distributions(
         size = n * m
     # Input-level Kendall shares the keys' ranks between metrics (no permuted matrices): larger batches.
     shared = _InputKendall(metrics, human, valids, ordered) if level == "input" and coefficient == "kendall" else None
+    global_kendall = (_GlobalKendall(metrics, human, valids, ordered)
+                      if level == "global" and coefficient == "kendall" else None)
     b = batch or int(max(1, min(n_resamples, _BATCH_ELEMENT_BUDGET // max(size * (4 if shared else max(q, 1)), 1))))
     for start in range(0, n_resamples, b):
         stop = min(start + b, n_resamples)
         keys = rng.random((stop - start, size))
         if shared is not None:
             shared.values(keys.reshape(-1, n, m), out[start:stop])
+            continue
+        if global_kendall is not None:
+            global_kendall.values(keys, ordered, out[start:stop])
             continue
         for idx in range(q):
             if level == "system":

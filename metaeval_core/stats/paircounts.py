@@ -1,4 +1,4 @@
-"""Kendall pair counts of many weightings of one fixed point set, in O(n log n) per weighting.
+"""Kendall pair counts of many weightings of one fixed point set, in O(n log K) per weighting.
 
 A bootstrap resample of cells is the original cells with multiplicities, and a cell-swap
 permutation of X and Y picks, per cell, the X point or the Y point of a fixed set of 2n
@@ -6,13 +6,15 @@ points. Either way every resample is a *weighting* ``w`` of points fixed in adva
 Kendall's pair counts of the resample are weighted pair counts of those points, each pair
 of copies counting ``w_u w_v`` times (two copies of one point are tied in both scores).
 
-The points are sorted once by ``(x, z)``; the concordant count is a divide-and-conquer over
-that order whose index arrays (each left half sorted by ``z``, where each right point falls
-in it) are precomputed, so a weighting costs ``log2(n)`` rounds of gather, cumulative sum
-and gather over a batch of weightings: O(n log n) per resample, vectorised, in exact
-integer arithmetic (the counts, hence the results, do not depend on the batch).
+The concordant count is a recursion over the rank ranges of the coordinate with fewer distinct
+values (``K``: a human score has a few hundred, a metric's is nearly continuous): the points are
+sorted once by (coarse rank, fine rank), and each of ``ceil(log2 K)`` levels counts, for the points
+of the upper half of each block of coarse ranks, the lower-half points with a smaller fine rank,
+with precomputed index arrays: a gather, a cumulative sum and a gather per level over a batch of
+weightings, O(n log K) per resample, in exact integer arithmetic (the counts, hence the results,
+do not depend on the batch).
 
-References: docs/methods.md sec. 1 and 11.1; Knight (1966) for the O(n log n) tau.
+References: docs/methods.md sec. 1, 11.1 and 16.1; Knight (1966) for the O(n log n) tau.
 """
 
 from __future__ import annotations
@@ -24,6 +26,10 @@ import numpy as np
 
 # Coefficients that are functions of Kendall's pair counts.
 WEIGHTED_PAIR_COEFFICIENTS: tuple[str, ...] = ("kendall", "pairwise-accuracy")
+
+# Coarse ranks per point up to which the recursion subtracts the earlier blocks' weight per block (O(ranks) per
+# level) rather than gathering it per point (O(n)); both count the same pairs.
+_BLOCK_OFFSETS_SHARE = 1 / 16
 
 
 @dataclass(frozen=True)
@@ -59,7 +65,7 @@ class WeightedPairCounts:
 
 
 class PairCounter:
-    """Precomputed O(n log n) structure for weighted Kendall pair counts of fixed points.
+    """Precomputed O(n log K) structure for weighted Kendall pair counts of fixed points.
 
     Parameters
     ----------
@@ -76,55 +82,74 @@ class PairCounter:
         n = x.size
         self.n = n
         self._x, self._z = x, z
-        # NaN sorts last and equal to itself: harmless, such points carry weight 0.
-        order = np.lexsort((z, x))
+        # NaN ranks last and equal to itself: harmless, such points carry weight 0.
+        xrank, zrank = _dense_rank(x), _dense_rank(z)
+        # The recursion halves rank ranges of one coordinate: log2 of its distinct values levels (a human
+        # score has a few hundred at most, a metric's is nearly continuous), so recurse over the coarser one.
+        self.coarse_is_x = int(xrank.max(initial=0)) <= int(zrank.max(initial=0))
+        coarse, fine = (xrank, zrank) if self.coarse_is_x else (zrank, xrank)
+        order = np.lexsort((fine, coarse))
         self.order = order
-        xs, zs = x[order], z[order]
-        zrank = _dense_rank(zs)
-        self.x_starts = _run_starts(xs)
-        self.xz_starts = _run_starts(xs, zs)
-        self.z_order = np.argsort(zrank, kind="stable")
-        self.z_starts = _run_starts(zrank[self.z_order])
+        coarse, fine = coarse[order], fine[order]
+        # Runs of points tied in the fine coordinate and in both; the coarse coordinate's runs are its ranks'
+        # totals, which the recursion uses too.
+        self.fine_ties = _Runs.of(fine)
+        self.both_ties = _Runs.of(coarse * (int(fine.max(initial=0)) + 1) + fine)
+        self.coarse_starts = _run_starts(coarse)  # per coarse rank (0..K-1, all present) its run in this order
         self.levels = []
         positions = np.arange(n)
         half = 1
-        radix = int(zrank.max(initial=0)) + 2
-        while half < n:
-            block = positions // (2 * half)
-            in_left = (positions % (2 * half)) < half
-            left = positions[in_left]
-            right = positions[~in_left]
-            keys = block[left] * radix + zrank[left]
+        radix = int(fine.max(initial=0)) + 2
+        n_coarse = self.coarse_starts.size
+        self.block_offsets = n_coarse <= _BLOCK_OFFSETS_SHARE * n
+        while half < n_coarse:
+            # Blocks of 2 * half coarse ranks: a point of a block's upper half is concordant with the points of
+            # its lower half with a smaller fine rank; every such pair is counted at exactly one level.
+            block = coarse // (2 * half)
+            upper = (coarse % (2 * half)) >= half
+            lower = positions[~upper]
+            keys = block[lower] * radix + fine[lower]
             sort = np.argsort(keys, kind="stable")
-            left_sorted, keys_sorted = left[sort], keys[sort]
-            # For a right point v: the left points of its block with z < z_v are a prefix of the
-            # block's z-sorted left run, from ``start`` to ``stop`` in the concatenated runs.
-            stop = np.searchsorted(keys_sorted, block[right] * radix + zrank[right], side="left")
-            start = np.searchsorted(keys_sorted, block[right] * radix, side="left")
-            keep = stop > start  # right points with no smaller-z left point add nothing
-            self.levels.append((left_sorted, right[keep], start[keep], stop[keep]))
+            # For an upper point v: the lower points of its block with a smaller fine rank end at ``stop`` in the
+            # blocks' fine-sorted lower runs, concatenated; the lower weight of the earlier blocks is subtracted
+            # per block (from the coarse ranks' totals) rather than gathered per point.
+            right = positions[upper]
+            stop = np.searchsorted(keys[sort], block[right] * radix + fine[right], side="left")
+            if self.block_offsets:
+                self.levels.append((lower[sort], right, stop, None, half))
+            else:
+                # Nearly continuous coarse ranks: per-block totals would cost a pass of their own per level;
+                # gather each upper point's block start instead, and drop the points with nothing below.
+                start = np.searchsorted(keys[sort], block[right] * radix, side="left")
+                keep = stop > start
+                self.levels.append((lower[sort], right[keep], stop[keep], start[keep], half))
             half *= 2
 
     def counts(self, weights: np.ndarray, *, concordant: np.ndarray | None = None) -> WeightedPairCounts:
         """Pair counts for each row of ``weights`` (shape (b, n), non-negative integers).
 
-        ``concordant``, when known (see :meth:`complement_concordant`), skips the O(n log n) part.
+        ``concordant``, when known (see :meth:`complement_concordant`), skips the O(n log K) part.
         """
         w = np.asarray(weights)
         if w.ndim != 2 or w.shape[1] != self.n:
             raise ValueError(f"weights must have shape (b, {self.n}); got {w.shape}")
         if w.dtype.kind not in "iub":
             w = w.astype(np.int64)
-        w = w[:, self.order]  # gathered in the caller's (often int8) type: less memory traffic
         total_w = w.sum(axis=1, dtype=np.int64)
-        binary = w.size == 0 or int(w.max()) <= 1
-        tied_x = _tied(w, self.x_starts, binary)
-        tied_both = _tied(w, self.xz_starts, binary)
-        tied_z = _tied(w[:, self.z_order], self.z_starts, binary)
+        # Every partial sum below is at most total_w ** 2: int32 (half the memory traffic of int64) when that fits.
+        narrow = w.shape[0] == 0 or int(total_w.max()) ** 2 < 2**31
+        w = np.take(w.astype(np.int32 if narrow else np.int64, copy=False), self.order, axis=1)
+        # Pairs of copies of one point are tied in x, in z and in both: sum of w (w - 1) / 2, at most total_w ** 2.
+        own = np.zeros(w.shape[0], dtype=np.int64) if w.size == 0 or int(w.max()) <= 1 else (
+            np.einsum("bi,bi->b", w, w - 1).astype(np.int64) // 2)
+        rank_totals = (np.add.reduceat(w, self.coarse_starts, axis=1).astype(np.int64) if self.n
+                       else np.zeros((w.shape[0], 0), dtype=np.int64))  # (b, K); a total fits w's type
+        tied_coarse = (rank_totals * (rank_totals - 1) // 2).sum(axis=1)
+        tied_fine, tied_both = self.fine_ties.tied(w, own), self.both_ties.tied(w, own)
+        tied_x, tied_z = (tied_coarse, tied_fine) if self.coarse_is_x else (tied_fine, tied_coarse)
         total = total_w * (total_w - 1) // 2
         if concordant is None:
-            # Pairs tied in x with z_u < z_v sit in one x run, ordered by z: ``_below`` counted them.
-            concordant = self._below(w, total_w) - (tied_x - tied_both)
+            concordant = self._below(w, rank_totals)
         discordant = total - concordant - tied_x - tied_z + tied_both
         return WeightedPairCounts(total, concordant, discordant, tied_x, tied_z, tied_both)
 
@@ -132,12 +157,8 @@ class PairCounter:
         """For one weighting ``W`` (shape (n,)): per point, the weight of its concordant partners (``A W``)."""
         w = np.asarray(weights, dtype=np.int64)
         if not hasattr(self, "_mirror"):
-            self._mirror = PairCounter(-self._x, -self._z)  # earlier in its order = later here, larger z
-        # Partners in the same x run with a different z are counted on one of the two sides; not concordant.
-        ws = w[self.order]
-        same_x = np.empty(self.n, dtype=np.int64)
-        same_x[self.order] = _run_totals(ws, self.x_starts) - _run_totals(ws, self.xz_starts)
-        return self._below_vector(w) + self._mirror._below_vector(w) - same_x
+            self._mirror = PairCounter(-self._x, -self._z)  # its smaller ranks are larger here
+        return self._below_vector(w) + self._mirror._below_vector(w)
 
     def complement_concordant(self, w_first: np.ndarray, concordant_first: np.ndarray, total: int,
                               vector: np.ndarray) -> np.ndarray:
@@ -148,30 +169,96 @@ class PairCounter:
         return total + concordant_first - np.asarray(w_first, dtype=np.int64) @ vector
 
     def _below_vector(self, w: np.ndarray) -> np.ndarray:
-        """Per point (original order): weight of the points before it in (x, z) order with a smaller z."""
+        """Per point (original order): weight of the points smaller than it in both coordinates."""
         ws = w[self.order]
+        starts = np.append(self.coarse_starts, self.n)
+        rank_totals = np.add.reduceat(ws, self.coarse_starts) if self.n else np.zeros(0, dtype=np.int64)
         out = np.zeros(self.n, dtype=np.int64)
-        for left_sorted, right, start, stop in self.levels:
+        ranks = np.repeat(np.arange(starts.size - 1), np.diff(starts))
+        for left_sorted, right, stop, start, half in self.levels:
             cum = np.concatenate([[0], np.cumsum(ws[left_sorted])])
-            out[right] += cum[stop] - cum[start]
+            if start is None:
+                start_total = _lower_before(rank_totals[None], half)[0][ranks[right] // (2 * half)]
+            else:
+                start_total = cum[start]
+            out[right] += cum[stop] - start_total
         result = np.empty(self.n, dtype=np.int64)
         result[self.order] = out
         return result
 
-    def _below(self, w: np.ndarray, total_w: np.ndarray) -> np.ndarray:
+    def _below(self, w: np.ndarray, rank_totals: np.ndarray) -> np.ndarray:
+        """Concordant pairs (smaller in both coordinates) of weightings ``w`` given in ``self.order``.
+
+        ``rank_totals`` (b, K): the weight of each coarse rank.
+        """
         b = w.shape[0]
-        below = np.zeros(b, dtype=np.int64)  # pairs u before v (sorted by x, z) with z_u < z_v
-        # Every partial sum below is at most total_w ** 2: int32 (half the memory traffic) when that fits.
-        narrow = b == 0 or int(total_w.max()) ** 2 < 2**31
-        dtype = np.int32 if narrow else np.int64
-        wd = w.astype(dtype)
-        cum = np.empty((b, self.n + 1), dtype=dtype)
-        for left_sorted, right, start, stop in self.levels:
+        below = np.zeros(b, dtype=np.int64)
+        if self.n == 0 or not self.levels:
+            return below
+        cum = np.empty((b, self.n + 1), dtype=w.dtype)
+        for left_sorted, right, stop, start, half in self.levels:
             c = cum[:, : left_sorted.size + 1]
             c[:, 0] = 0
-            np.cumsum(wd[:, left_sorted], axis=1, out=c[:, 1:])
-            below += np.einsum("bi,bi->b", wd[:, right], c[:, stop] - c[:, start])
+            np.cumsum(np.take(w, left_sorted, axis=1), axis=1, out=c[:, 1:])
+            upper_w = np.take(w, right, axis=1)
+            if start is None:
+                below += np.einsum("bi,bi->b", upper_w, np.take(c, stop, axis=1))
+                # Each upper point's ``stop`` also counted the lower points of the earlier blocks: subtracted
+                # once per block, its upper total times their lower total.
+                upper_totals = _block_halves(rank_totals, half)[:, :, 1]
+                below -= np.einsum("bk,bk->b", upper_totals, _lower_before(rank_totals, half))
+            else:
+                below += np.einsum("bi,bi->b", upper_w, np.take(c, stop, axis=1) - np.take(c, start, axis=1))
         return below
+
+
+def _block_halves(rank_totals: np.ndarray, half: int) -> np.ndarray:
+    """(b, K) totals per coarse rank -> (b, blocks, 2): per block of ``2 half`` ranks, its lower and upper half."""
+    b, k = rank_totals.shape
+    n_blocks = -(-k // (2 * half))
+    padded = np.zeros((b, n_blocks * 2 * half), dtype=rank_totals.dtype)
+    padded[:, :k] = rank_totals
+    return padded.reshape(b, n_blocks, 2, half).sum(axis=3)
+
+
+def _lower_before(rank_totals: np.ndarray, half: int) -> np.ndarray:
+    """(b, blocks): the lower halves' total weight of the blocks before each block."""
+    lower = _block_halves(rank_totals, half)[:, :, 0]
+    return np.cumsum(lower, axis=1) - lower
+
+
+class _Runs:
+    """Runs of tied points (equal key) among the points in a fixed order, for ``sum over runs s (s - 1) / 2``.
+
+    Only the points sharing their key with another are kept: a lone point's term ``w (w - 1) / 2`` is in the
+    copies-of-one-point sum every grouping shares, so a nearly continuous score costs almost nothing.
+    """
+
+    def __init__(self, members: np.ndarray, starts: np.ndarray):
+        self.members, self.starts = members, starts
+        # The coarse coordinate's runs cover every point in the counter's order: no gather.
+        self.whole = bool((members == np.arange(members.size)).all())
+
+    @classmethod
+    def of(cls, key: np.ndarray) -> "_Runs":
+        order = np.argsort(key, kind="stable")
+        starts = _run_starts(key[order].astype(np.float64))
+        lengths = np.diff(np.append(starts, key.size))
+        in_long = np.repeat(lengths > 1, lengths)
+        members = order[in_long]
+        long_lengths = lengths[lengths > 1]
+        return cls(members, np.concatenate([[0], np.cumsum(long_lengths)[:-1]]).astype(np.intp))
+
+    def tied(self, w: np.ndarray, own: np.ndarray) -> np.ndarray:
+        """Per row of ``w`` (in the fixed order): pairs of copies tied, given ``own`` (copies of one point)."""
+        if self.members.size == 0:
+            return own.copy()
+        wm = w if self.whole and self.members.size == w.shape[1] else np.take(w, self.members, axis=1)
+        # A run's sum is at most the total weight, which fits the weights' type (see ``counts``).
+        sums = np.add.reduceat(wm, self.starts, axis=1).astype(np.int64)
+        # Members' own copies are inside their runs' sums: replace their share of ``own``.
+        members_own = np.einsum("bi,bi->b", wm, wm - 1).astype(np.int64) // 2
+        return own - members_own + (sums * (sums - 1) // 2).sum(axis=1)
 
 
 def _dense_rank(values: np.ndarray) -> np.ndarray:
@@ -191,17 +278,6 @@ def _run_starts(*sorted_columns: np.ndarray) -> np.ndarray:
     return np.flatnonzero(change)
 
 
-def _tied(w: np.ndarray, starts: np.ndarray, binary: bool = False) -> np.ndarray:
-    """Sum over runs of ``s (s - 1) / 2``, ``s`` a run's total weight."""
-    if starts.size == 0 or (binary and starts.size == w.shape[1]):
-        return np.zeros(w.shape[0], dtype=np.int64)  # no run holds two copies
-    if starts.size == w.shape[1]:
-        sums = w.astype(np.int64)
-    else:
-        sums = np.add.reduceat(w, starts, axis=1, dtype=np.int64)
-    return (sums * (sums - 1) // 2).sum(axis=1)
-
-
 def weighted_coefficient(counts: WeightedPairCounts, coefficient: str) -> np.ndarray:
     """Kendall's tau-b or pairwise accuracy from weighted pair counts."""
     if coefficient == "kendall":
@@ -210,9 +286,3 @@ def weighted_coefficient(counts: WeightedPairCounts, coefficient: str) -> np.nda
         return counts.pairwise_accuracy()
     raise ValueError(f"coefficient must be one of {WEIGHTED_PAIR_COEFFICIENTS}; got {coefficient!r}")
 
-
-def _run_totals(w: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """Per point, the total weight of its run minus its own weight (its partners in the run)."""
-    sums = np.add.reduceat(w, starts)
-    lengths = np.diff(np.append(starts, w.size))
-    return np.repeat(sums, lengths) - w

@@ -420,11 +420,13 @@ def _bootstrap_correlations(
         b = _auto_batch(batch, 8 * n * m_metric, k)
         for sl in _chunks(k, b):
             bsz = sl.stop - sl.start
-            cs = np.ones((bsz, n), dtype=np.int64) if S is None else _counts(S[sl], n).astype(np.int64)
-            cd = np.ones((bsz, m_metric), dtype=np.int64) if DX is None else _counts(DX[sl], m_metric).astype(np.int64)
+            # A cell's multiplicity is at most the N * M draws: int32, half the traffic of int64.
+            cs = np.ones((bsz, n), dtype=np.int32) if S is None else _counts(S[sl], n).astype(np.int32)
+            cd = np.ones((bsz, m_metric), dtype=np.int32) if DX is None else _counts(DX[sl], m_metric).astype(np.int32)
             cells = (cs[:, :, None] * cd[:, None, :]).reshape(bsz, -1)
             for idx, (counter, valid) in enumerate(counters):
-                out[sl, idx] = weighted_coefficient(counter.counts(cells * valid), coefficient)
+                out[sl, idx] = weighted_coefficient(counter.counts(cells if valid.all() else cells * valid),
+                                                    coefficient)
         return out
 
     # Global level: every resampled cell is a point, so the cells are materialised per batch.

@@ -320,3 +320,40 @@ def test_input_kendall_on_tie_heavy_scores_matches_the_slow_loop(seed):
     x = np.where(np.isnan(human), np.nan, integer)
     np.testing.assert_allclose(result.distribution, _oracle(x, human, "input", "kendall", 40, seed), rtol=0,
                                atol=1e-12, equal_nan=True)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_global_kendall_shared_pass_matches_the_slow_loop(seed):
+    # Global level, hundreds of cells: a nearly continuous metric (tied positions corrected pair by pair), an
+    # integer one tying most cells (the value x human table), one forced onto scipy, missing cells in both.
+    from metaeval_core.analyses import chance
+
+    rng = np.random.default_rng(seed)
+    n, m = 9, 40
+    human = -rng.poisson(1.0, (n, m)).astype(float)
+    fine = np.round(human + rng.normal(0, 1, (n, m)), 2)
+    integer = np.clip(np.round(human + rng.normal(0, 1, (n, m))), -3, 0)
+    human[2, 7] = np.nan
+    fine[4, 8] = integer[5, 9] = np.nan
+    ds = Dataset("t", [f"s{i}" for i in range(n)], [f"i{j}" for j in range(m)],
+                 {"h": Measure("h", "human", human), "f": Measure("f", "metric", fine),
+                  "i": Measure("i", "metric", integer), "s": Measure("s", "metric", integer + 0.0)})
+    kinds = {}
+    original = chance._GlobalKendall.__init__
+
+    def record(self, metrics, human_, valids, ordered):
+        original(self, metrics, human_, valids, ordered)
+        for g, group in enumerate(self.groups):
+            plans = [(idx, "scipy" if idx == 2 else kind, plan, d) for idx, kind, plan, d in group[6]]
+            self.groups[g] = (*group[:6], plans)
+            kinds.update({idx: kind for idx, kind, _, _ in plans})
+
+    import unittest.mock as mock
+    with mock.patch.object(chance._GlobalKendall, "__init__", record):
+        results = chance_baselines(ds, ["f", "i", "s"], "h", level="global", coefficient="kendall", n_resamples=40,
+                                   rng=seed, return_distribution=True, batch=7)
+    assert kinds == {0: "pairs", 1: "table", 2: "scipy"}
+    for name, result in zip(["f", "i", "s"], results.rows):
+        x = np.where(np.isnan(human), np.nan, ds.matrix(name))
+        np.testing.assert_allclose(result.distribution, _oracle(x, human, "global", "kendall", 40, seed), rtol=0,
+                                   atol=1e-12, equal_nan=True)

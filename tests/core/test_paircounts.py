@@ -86,3 +86,47 @@ def test_complement_counts_follow_from_the_first(seed):
     complement = counter.complement_concordant(w, first, int(counter.counts(everything[None]).concordant[0]),
                                                counter.concordance_vector(everything))
     np.testing.assert_array_equal(complement, counter.counts(everything - w).concordant)
+
+
+def _pair_matrix_counts(x, z, w):
+    """O(n^2) oracle on the weighted points themselves: every ordered pair of points, plus copies of one point."""
+    w = np.asarray(w, dtype=np.int64)
+    dx, dz = np.sign(x[:, None] - x[None, :]), np.sign(z[:, None] - z[None, :])
+    ww = np.triu(np.outer(w, w), 1)
+    own = int((w * (w - 1) // 2).sum())
+    total_w = int(w.sum())
+    return (total_w * (total_w - 1) // 2, int(ww[dx * dz > 0].sum()), int(ww[dx * dz < 0].sum()),
+            int(ww[dx == 0].sum()) + own, int(ww[dz == 0].sum()) + own, int(ww[(dx == 0) & (dz == 0)].sum()) + own)
+
+
+@pytest.mark.parametrize("share", [0.0, 1.0])  # per-point block starts, per-block offsets
+@pytest.mark.parametrize("seed", range(12))
+def test_heavy_ties_and_nan_points_match_the_pair_matrix_at_any_batch(seed, share, monkeypatch):
+    # Hundreds of points, few distinct values in one coordinate (either), NaN points with weight 0, bootstrap-like
+    # and 0/1 weightings: every count equals the O(n^2) oracle's, and a row's counts do not depend on its batch.
+    from metaeval_core.stats import paircounts
+
+    monkeypatch.setattr(paircounts, "_BLOCK_OFFSETS_SHARE", share)
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(50, 400))
+    coarse = rng.integers(0, int(rng.integers(1, 40)), n).astype(float)
+    fine = np.round(rng.normal(size=n), int(rng.integers(0, 3)))
+    x, z = (coarse, fine) if seed % 2 else (fine, coarse)
+    nan = rng.random(n) < 0.05
+    x[nan & (rng.random(n) < 0.5)] = np.nan
+    z[nan & ~np.isnan(x)] = np.nan
+    valid = ~(np.isnan(x) | np.isnan(z))
+    weights = (rng.poisson(1.0, (6, n)) if seed % 3 else (rng.random((6, n)) < 0.5)) * valid
+    counter = PairCounter(x, z)
+    whole = counter.counts(weights)
+    for r in range(weights.shape[0]):
+        got = tuple(int(v[r]) for v in (whole.total, whole.concordant, whole.discordant, whole.tied_x,
+                                        whole.tied_z, whole.tied_both))
+        assert got == _pair_matrix_counts(np.where(valid, x, 0), np.where(valid, z, 0), weights[r])
+        alone = counter.counts(weights[r:r + 1])
+        assert int(alone.concordant[0]) == got[1] and int(alone.tied_x[0]) == got[3]
+        xs, zs = np.repeat(x[valid], weights[r][valid]), np.repeat(z[valid], weights[r][valid])
+        np.testing.assert_allclose(whole.kendall()[r], oracles.scipy_corr(xs, zs, "kendall"), atol=1e-12)
+    everything = valid.astype(int)
+    concordant = (np.sign(x[:, None] - x[None, :]) * np.sign(z[:, None] - z[None, :]) > 0).astype(int)
+    np.testing.assert_array_equal(counter.concordance_vector(everything)[valid], (concordant @ everything)[valid])

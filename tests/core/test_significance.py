@@ -445,3 +445,15 @@ def test_large_input_level_permutations_leave_the_linear_engine_and_are_priced_p
     # 2,000 systems x 20 inputs: 40,000 scipy tau-b slices per metric pair side, not the linear engine's price.
     assert estimated_table_seconds(2000, 20, 2, **options) > 60
     assert estimated_table_seconds(16, 100, 6, **options) < 1
+
+
+def test_global_level_pair_counts_are_priced_by_the_human_scores_distinct_values():
+    from metaeval_core.stats.significance import estimated_table_seconds
+
+    options = dict(level="global", coefficient="kendall", n_resamples=1000)
+    # WMT22 zh-en's shape: MQM has 178 values (8 levels of the recursion), continuous scores 15-16.
+    mqm = estimated_table_seconds(14, 1875, 21, method="perm-both", human_distinct=178, **options)
+    continuous = estimated_table_seconds(14, 1875, 21, method="perm-both", **options)
+    assert 150 < mqm < 400 and continuous / mqm == pytest.approx(20 / 12)
+    boot = estimated_table_seconds(14, 1875, 21, method="boot-both", human_distinct=178, **options)
+    assert 5 < boot < 20

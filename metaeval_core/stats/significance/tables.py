@@ -400,8 +400,20 @@ _SECONDS_PER_ELEMENT = {
     # per metric (bootstrap) or per pair and outcome (permutation), per resample x systems^2 x inputs:
     # input-level tie-calibrated accuracy, one epsilon over all (pair, input) entries (benchmarks/bench_tiecal.py)
     "tiecal": 2e-8,
-    "paircounts": 2e-7,  # per pair (permutation) or metric (bootstrap): weighted pair counts
 }
+# Global-level Kendall and pairwise accuracy (stats.paircounts): seconds per point x resample x (recursion levels
+# + 4), the levels being log2 of the coarser coordinate's distinct values; a point is a cell (bootstrap, per metric)
+# or one of a pair's two cells (permutation). Measured on WMT22 zh-en (178 MQM values: 8 levels) and on continuous
+# scores of the same shape (15 levels), CPU seconds (benchmarks/bench_wmt.py --levels).
+_SECONDS_PER_PAIRCOUNT_POINT_LEVEL = 1.8e-9
+
+
+def _paircount_seconds(points: float, n_points: int, human_distinct: int | None) -> float:
+    distinct = n_points if human_distinct is None else min(max(human_distinct, 1), n_points)
+    levels = math.ceil(math.log2(max(distinct, 2)))
+    return points * (levels + 4) * _SECONDS_PER_PAIRCOUNT_POINT_LEVEL
+
+
 # The input-level Kendall tie path (significance.linear.TiedInputs), per resample x input x metric pair: two key
 # look-ups and the weights, and per system pair the dot product giving the keys. Fitted to the CPU seconds of
 # benchmarks/bench_wmt.py --levels (one BLAS thread): WMT22 zh-en (14 systems x 1,875 inputs, 210 pairs) 4.6 s and
@@ -425,10 +437,12 @@ def _slice_seconds(level: str, coefficient: str, n_systems: int) -> float:
 
 
 def estimated_table_seconds(n_systems: int, n_inputs: int, n_metrics: int, *, level: str, coefficient: str,
-                            method: str, n_resamples: int) -> float:
+                            method: str, n_resamples: int, human_distinct: int | None = None) -> float:
     """A rough estimate of :func:`compare_all_pairs`' time on this project's benchmark machine.
 
-    Used to refuse, with the reason, a table that would run for minutes; not a promise.
+    Used to refuse, with the reason, a table that would run for minutes; not a promise. ``human_distinct``, the
+    number of distinct human scores, prices the global level's pair counts (fewer values, fewer recursion levels;
+    None: all distinct, the worst case).
 
     References: docs/methods.md sec. 16.
     """
@@ -461,8 +475,9 @@ def estimated_table_seconds(n_systems: int, n_inputs: int, n_metrics: int, *, le
         return entries * pairs * 4 * _SECONDS_PER_ELEMENT["tiecal"]
     per_slice = _slice_seconds(level, coefficient, n_systems) * n_resamples * n_inputs
     if method in PAIRED_BOOTSTRAP_METHODS:
-        path = "paircounts" if level == "global" and coefficient in ("kendall", "pairwise-accuracy") else "cells"
-        return cells * n_metrics * _SECONDS_PER_ELEMENT[path] + per_slice * n_metrics
+        if level == "global" and coefficient in ("kendall", "pairwise-accuracy"):
+            return n_metrics * _paircount_seconds(cells, n_systems * n_inputs, human_distinct)
+        return cells * n_metrics * _SECONDS_PER_ELEMENT["cells"] + per_slice * n_metrics
     if level == "input" and method == "perm-inputs":
         return n_resamples * n_inputs * pairs * _SECONDS_PER_ELEMENT["system"]
     if level == "input" and coefficient in LINEAR_COEFFICIENTS and linear_fits(n_systems, n_inputs):
@@ -470,5 +485,6 @@ def estimated_table_seconds(n_systems: int, n_inputs: int, n_metrics: int, *, le
         # worst case of the shared per-input product: the estimate then depends on the shape only.
         tied = n_resamples * n_inputs * pairs * (_SECONDS_PER_TIED_ENTRY + _SECONDS_PER_TIED_PAIR * n_systems ** 2 / 2)
         return cells * pairs * _SECONDS_PER_ELEMENT["linear"] + (tied if coefficient == "kendall" else 0.0)
-    path = "paircounts" if level == "global" and coefficient in ("kendall", "pairwise-accuracy") else "cells"
-    return cells * pairs * _SECONDS_PER_ELEMENT[path] + per_slice * pairs * 2
+    if level == "global" and coefficient in ("kendall", "pairwise-accuracy"):
+        return pairs * _paircount_seconds(2 * cells, 2 * n_systems * n_inputs, human_distinct)
+    return cells * pairs * _SECONDS_PER_ELEMENT["cells"] + per_slice * pairs * 2
