@@ -27,6 +27,7 @@ if du.suite_offered(state.get("dataset") or ""):  # WMT23: mt-metrics-eval's sui
         k = wa.bounded_int("avg_suite_k", "Resamples (k)", low=0, high=du.MAX_SUITE_RESAMPLES, default=0, step=10,
                            reason="every task of every pair is recomputed per resample")
         seed = wa.seed("avg_seed")
+        du.reset_suite_test_on_suite_change(chosen_suite)  # WMT24's default spares its minutes-long SPA test
         key = state.prepare("avg_suite_test", options=list(du.SUITE_TEST_OPTIONS),
                             fallback=du.default_suite_test(chosen_suite))
         suite_test = state.commit("avg_suite_test", st.sidebar.radio(

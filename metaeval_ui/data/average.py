@@ -155,6 +155,17 @@ def default_suite_test(name: str) -> str:
     return core_default(name)
 
 
+def reset_suite_test_on_suite_change(name: str) -> None:
+    """Back to the suite's default test when the user switches suites in a session (a link's explicit choice is
+    kept: nothing to compare with on its first run)."""
+    from metaeval_ui import state
+
+    previous = st.session_state.get("_avg_suite_previous")
+    st.session_state["_avg_suite_previous"] = name
+    if previous is not None and previous != name:
+        state.put("avg_suite_test", default_suite_test(name))
+
+
 def suite_offered(dataset_id: str) -> bool:
     """Whether the dataset is a built-in test set with several language pairs (wmt23), where the suites run."""
     return len(data.language_pairs(dataset_id)) > 1

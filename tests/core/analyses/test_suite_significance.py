@@ -190,3 +190,25 @@ def test_clusters_agree_with_mt_metrics_eval(suite_data, suite):
     boundary = any(0.05 - 0.15 < ref_p[i, j] < 0.05 + 0.15 for i, j in itertools.combinations(range(len(names)), 2))
     if not boundary:
         assert {m: result.rank(m) for m in names} == ranks
+
+
+@pytest.mark.realdata
+def test_cli_says_which_test_made_the_clusters(data_dir, capsys):
+    from metaeval_core.cli.main import main
+
+    main(["average", "--dataset", "wmt23", "--tasks", "wmt23", "--suite-resamples", "4", "--json",
+          "--data-dir", str(data_dir)])
+    out = json.loads(capsys.readouterr().out)
+    assert out["test"] == "wmt-perm" and "AverageCorrMatrix" in out["test_label"]
+    assert out["metrics"][0]["cluster"] == 1 and out["clusters"]
+    main(["average", "--dataset", "wmt23", "--tasks", "wmt23", "--suite-resamples", "4", "--suite-test",
+          "paired-bootstrap", "--data-dir", str(data_dir)])
+    assert "paired bootstrap test on the averages, Bonferroni per row" in capsys.readouterr().out
+
+
+def test_default_test_per_suite():
+    from metaeval_core.analyses.suites import default_suite_test
+
+    assert default_suite_test("wmt23") == "wmt-perm" and default_suite_test("wmt24") == "paired-bootstrap"
+    with pytest.raises(ValueError, match="suite"):
+        default_suite_test("wmt25")
