@@ -509,10 +509,11 @@ def _paired_table(names, estimates, averaged, method, alpha, n_resamples) -> Pai
 
 # -- mt-metrics-eval's significance of the average (test='wmt-perm', docs/methods.md sec. 13.4) --------------------------
 def _zscore(values: np.ndarray) -> np.ndarray:
-    """scipy.stats.zscore (population sd) over the last axis; a constant vector is only centred."""
-    centred = values - values.mean(axis=-1, keepdims=True)
-    sd = values.std(axis=-1, keepdims=True)
-    return np.divide(centred, sd, out=centred.copy(), where=sd > 0)
+    """Each row z-scored as WMT's system test does (significance.wmt: population sd; a constant row centred)."""
+    from metaeval_core.stats.significance.wmt import _standardise
+
+    values = np.asarray(values, dtype=np.float64)
+    return _standardise(values) if values.ndim == 1 else np.stack([_standardise(row) for row in values])
 
 
 def _cells(task, names, data, subsets, lp):
