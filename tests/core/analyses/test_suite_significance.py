@@ -159,10 +159,11 @@ def _restricted(suite_data, names):
 @pytest.mark.slow
 @pytest.mark.parametrize("suite", ["wmt23", "wmt24"])
 def test_clusters_agree_with_mt_metrics_eval(suite_data, suite):
-    """Both sides are Monte Carlo (mt-metrics-eval with k=50 draws, numpy's global generator; metaeval with k=400
-    for wmt23, 100 for wmt24's SPA). A pair's decisions must agree unless mt-metrics-eval's p-value is within
-    0.15 of alpha on either side (3 standard errors of a k=50 estimate near 0.05-0.2), and every p-value must be
-    within 0.2 of mt-metrics-eval's."""
+    """Both sides are Monte Carlo (mt-metrics-eval with k=50 draws from numpy's global generator; metaeval with
+    k=400 for wmt23, 100 for wmt24, whose SPA task is slow). Every p-value must be within 0.2 of mt-metrics-eval's
+    (3 standard errors of a k=50 estimate near 0.3); a pair's decision at alpha must agree where mt-metrics-eval's
+    is clear (none of its 50 draws reached the observed difference, or p >= 0.2); and the cluster ranks must be
+    mt-metrics-eval's when every pair is clear in that sense (else only near-boundary pairs can differ)."""
     from metaeval_core.analyses.suites import run_suite
 
     reference = json.loads(REFERENCE.read_text(encoding="utf-8"))
@@ -184,10 +185,10 @@ def test_clusters_agree_with_mt_metrics_eval(suite_data, suite):
         expected = ref_p[i, j]
         p = result.table.pvalue[index[names[i]], index[names[j]]]
         assert abs(p - expected) <= 0.2, (names[i], names[j], p, expected)
-        if abs(expected - spec["pval"]) > 0.15:
+        if expected == 0.0 or expected >= 0.2:
             assert (p < spec["pval"]) == (expected <= spec["pval"]), (names[i], names[j], p, expected)
     ranks = {m: r for m, (_, r) in ref["average"].items()}
-    boundary = any(0.05 - 0.15 < ref_p[i, j] < 0.05 + 0.15 for i, j in itertools.combinations(range(len(names)), 2))
+    boundary = any(0.0 < ref_p[i, j] < 0.2 for i, j in itertools.combinations(range(len(names)), 2))
     if not boundary:
         assert {m: result.rank(m) for m in names} == ranks
 
