@@ -29,7 +29,9 @@ What it computes:
   primary metrics restricted to ``--sig-metrics`` (``EvalSet.SetPrimaryMetrics``: every pair of metrics is tested
   in every task, 15 pairs for 6 metrics, so all 32 would take hours on 2 cores); per task its ranks
   (``TaskResults.corr_ranks``) and significance matrix, and ``TaskSetResults.AverageCorrMatrix(weights)``: the
-  suite's cluster ranks and its p-value matrix (rows/columns in the order of ``average``).
+  suite's cluster ranks and its p-value matrix (rows/columns in order of decreasing average; the dump sorts
+  ``average``'s keys). Recorded with ``--significance 50 --sig-metrics
+  XCOMET-Ensemble,MetricX-23,CometKiwi,COMET,BLEURT-20,BLEU --only-significance`` (19 + 29 minutes, 2 shared cores).
 """
 
 from __future__ import annotations
