@@ -129,6 +129,7 @@ FIELDS: dict[str, Field] = {
     "avg_seed": Field("avg_seed", "int", 0),
     "avg_suite": Field("suite", "str", "wmt23"),  # on a test set with several language pairs (wmt23)
     "avg_suite_k": Field("suite_k", "int", 0),
+    "avg_suite_test": Field("suite_test", "str"),  # None: the suite's (default_suite_test)
     # LLM judges (docs/methods.md sec. 18): the pairwise dataset is the judges pages' own choice
     "j_dataset": Field("jdataset", "str"),
     "j_set": Field("jset", "str", ""),

@@ -53,6 +53,7 @@ class WhatIf:
     own_tokens: list[str] = field(default_factory=list)  # the drafts this session wrote (a revert deletes these)
     restored: bool = False  # rebuilt from its draft after a reload or from a link
     base: Dataset | None = None  # the unmodified dataset: its data check is what the changes are compared with
+    base_lp: str | None = None  # the base's language pair on a test set with several (wmt23): a draft reopens on it
     _dataset: Dataset | None = None
 
     @property
@@ -89,10 +90,16 @@ def whatif() -> WhatIf | None:
     return found if isinstance(found, WhatIf) else None
 
 
+def base_language_pair(base_id: str) -> str | None:
+    """The sidebar's language pair when ``base_id`` is a test set with several (wmt23), else None."""
+    return state.get("lp") if data.language_pairs(base_id) else None
+
+
 def start_whatif(base_id: str, base: Dataset) -> WhatIf:
     """A fresh what-if copy of ``base`` (replacing any earlier one: callers confirm first)."""
     found = WhatIf(base_id=base_id, base_title=base.title or base.id, base_version=base.version,
-                   full=with_identity(base, WHATIF_PREFIX + base_id), base=base)
+                   full=with_identity(base, WHATIF_PREFIX + base_id), base=base,
+                   base_lp=base_language_pair(base_id))
     st.session_state[_WHATIF] = found
     return found
 
@@ -133,7 +140,7 @@ def save_draft(found: WhatIf) -> None:
     drafts = _drafts()
     meta = {"base_id": found.base_id, "base_title": found.base_title, "base_version": found.base_version,
             "excluded_systems": list(found.excluded_systems), "excluded_inputs": list(found.excluded_inputs),
-            "steps": list(found.steps), "saved_as": found.saved_as}
+            "steps": list(found.steps), "saved_as": found.saved_as, "base_lp": found.base_lp}
     for _attempt in range(3):  # a token taken already (48 random bits: practically never): draw another
         token = secrets.token_hex(6)
         try:
@@ -169,15 +176,18 @@ def restore_draft(wanted: str | None, token: str | None) -> bool:
     if WHATIF_PREFIX + str(meta.get("base_id")) != wanted:
         return False
     base = None
+    lp = meta.get("base_lp") or None  # a draft of a test set with several pairs reopens on its own pair
     try:
-        base = data.load_registered(str(meta["base_id"]), data.data_dir_key())
+        base = data.load_registered(str(meta["base_id"]), data.data_dir_key(), lp)
     except Exception:  # noqa: BLE001 - an upload or stored base: the data check then lists every warning
         base = None
     found = WhatIf(base_id=str(meta["base_id"]), base_title=str(meta.get("base_title", meta["base_id"])),
                    base_version=str(meta.get("base_version", "")), full=with_identity(full, wanted),
                    steps=[str(s) for s in meta.get("steps", [])], saved_as=meta.get("saved_as"), token=token,
                    restored=True, base=base if base is not None and base.version == meta.get("base_version")
-                   else None)
+                   else None, base_lp=lp)
+    if lp:  # the sidebar's pair too, so reverting returns to the draft's pair, not the default one
+        state.put("lp", lp)
     try:
         found.update(excluded_systems=meta.get("excluded_systems", ()), excluded_inputs=meta.get("excluded_inputs", ()))
     except DatasetError:
@@ -327,10 +337,12 @@ def _revert() -> None:
     if not st.session_state.get("whatif_revert_confirm"):
         message("warning", "Tick the box to confirm that the modifications may be discarded.")
         return
-    base_id = found.base_id
+    base_id, lp = found.base_id, found.base_lp
     discard_whatif()
     st.session_state.pop("whatif_revert_confirm", None)
     state.put("dataset", base_id)
+    if lp:
+        state.put("lp", lp)
     message("info", f"Reverted to {base_id}; the modified dataset was discarded.")
 
 

@@ -44,7 +44,8 @@ def apply(make_full=None, *, excluded_systems=None, excluded_inputs=None, step: 
         if fresh:
             target = userdata.WhatIf(base_id=current_id, base_title=current.title or current.id,
                                      base_version=current.version, base=current,
-                                     full=with_identity(current, userdata.WHATIF_PREFIX + current_id))
+                                     full=with_identity(current, userdata.WHATIF_PREFIX + current_id),
+                                     base_lp=userdata.base_language_pair(current_id))
         target.update(full=new_full, excluded_systems=excluded_systems, excluded_inputs=excluded_inputs, step=step)
     except EXPECTED as error:
         userdata.message("error", f"Not applied: {message_of(error)}")

@@ -27,16 +27,24 @@ if du.suite_offered(state.get("dataset") or ""):  # WMT23: mt-metrics-eval's sui
         k = wa.bounded_int("avg_suite_k", "Resamples (k)", low=0, high=du.MAX_SUITE_RESAMPLES, default=0, step=10,
                            reason="every task of every pair is recomputed per resample")
         seed = wa.seed("avg_seed")
+        du.reset_suite_test_on_suite_change(chosen_suite)  # WMT24's default spares its minutes-long SPA test
+        key = state.prepare("avg_suite_test", options=list(du.SUITE_TEST_OPTIONS),
+                            fallback=du.default_suite_test(chosen_suite))
+        suite_test = state.commit("avg_suite_test", st.sidebar.radio(
+            "Clusters", list(du.SUITE_TEST_OPTIONS), key=key, format_func=du.SUITE_TEST_OPTIONS.get,
+            disabled=not k, help="Default: mt-metrics-eval's own test for WMT23; for WMT24 the paired bootstrap, as "
+                                 "its SPA permutation test takes ~25 s per draw (docs/methods.md sec. 13.4)."))
         suite_result = None
         with guard("Could not run the suite"), st.spinner("Running the suite on every language pair…"):
-            suite_result = du.suite(state.get("dataset"), data.data_dir_key(), chosen_suite, int(k), int(seed))
+            suite_result = du.suite(state.get("dataset"), data.data_dir_key(), chosen_suite, int(k), int(seed),
+                                    suite_test)
         if suite_result is not None:
             st.caption(escape_markdown(
                 f"{du.SUITE_OPTIONS[chosen_suite]} on {', '.join(suite_result.metric_ids)}: each task's value "
                 "rescaled to [0, 1] by its range and weighted as mt-metrics-eval does (AverageCorrs); metrics matched "
                 "by base name, each pair with its standard reference; "
-                + (f"95% BOOT-BOTH intervals ({k:,} resamples, seed {seed}) and clusters by a paired bootstrap test "
-                   "(Bonferroni per row)." if k else "no intervals (set Resamples above 0 for intervals and "
+                + (f"95% BOOT-BOTH intervals ({k:,} resamples, seed {seed}); clusters by "
+                   f"{du.SUITE_TEST_OPTIONS[suite_test]}, {k:,} draws, alpha 0.05." if k else "no intervals (set Resamples above 0 for intervals and "
                                                      "clusters).")))
             frame = du.suite_frame(suite_result)
             frames.dataframe(frame, hide_index=True, width="stretch", column_config={

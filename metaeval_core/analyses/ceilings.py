@@ -25,7 +25,24 @@ from metaeval_core.stats.correlation import Level, validate_level
 from metaeval_core.stats.montecarlo import finite_or_none
 from metaeval_core.stats.resampling import CI_METHODS, CIMethod, confidence_interval
 
-__all__ = ["CeilingRow", "HumanCeiling", "human_ceiling"]
+__all__ = ["CeilingRow", "HumanCeiling", "ceiling_measure", "human_ceiling"]
+
+
+def ceiling_measure(dataset: Dataset, human: str) -> str | None:
+    """The measure whose annotators give ``human``'s ceiling rows: ``human`` itself when it keeps two or more
+    annotators' scores; else its per-rater release, a human measure named ``<human>.<suffix>`` that does (WMT23
+    zh-en ``mqm.raters``, en-de ``mqm.sxs`` beside the gold ``mqm``; the first by name); None when there is none.
+
+    References: docs/methods.md sec. 14.4.
+    """
+    def rated(name: str) -> bool:
+        annotators = dataset.measure(name).annotators
+        return annotators is not None and annotators.shape[0] >= 2
+
+    if rated(human):
+        return human
+    family = [m for m in sorted(dataset.human_measures) if m.startswith(human + ".") and rated(m)]
+    return family[0] if family else None
 
 
 @dataclass(frozen=True)

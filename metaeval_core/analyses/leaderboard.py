@@ -39,7 +39,9 @@ RowKind = Literal["metric", "chance", "human ceiling"]
 ORDERING = ("metrics first, by significance cluster (1 = best), then by estimate, highest first (undefined last); "
             "then the chance rows, then the human-ceiling rows, never ranked")
 CEILING_RULE = ("one row per annotator of the human measure, scored against the mean of the other annotators with "
-                "the metrics' interval method, whenever the measure keeps at least two annotators' scores")
+                "the metrics' interval method, whenever the measure keeps at least two annotators' scores; when it "
+                "keeps none, one row per rater of its per-rater release (<human>.raters, <human>.sxs: WMT23's MQM "
+                "raters beside the gold mqm), each against the other raters on the cells they share")
 
 
 @dataclass(frozen=True)
@@ -311,7 +313,9 @@ def assemble_leaderboard(
                                    _float(g["high"]), covers=tuple(g["metrics"])) for _, g in groups.iterrows()]
     if ceiling is not None:
         others = "the others" if getattr(ceiling, "annotators", "persons") == "persons" else "the other slots"
-        rows += [MetricsLeaderboardRow("human ceiling", f"{r.annotator} vs {others}", float(r.estimate),
+        # Rows from another measure (the gold's per-rater release) name it: they are not the gold's own annotators.
+        source = f" ({ceiling.human})" if getattr(ceiling, "human", human) != human else ""
+        rows += [MetricsLeaderboardRow("human ceiling", f"{r.annotator}{source} vs {others}", float(r.estimate),
                                        float(r.low), float(r.high)) for r in ceiling.rows]
     return MetricsLeaderboard(human, level, coefficient, tuple(rows), test, alternative, correction, family,
                               float(alpha), interval_method, float(confidence_level), int(n_resamples), table,
@@ -378,7 +382,7 @@ def metrics_leaderboard(
     docs/methods.md sec. 10, 12 and 14.
     """
     from metaeval_core._checks import min_resamples_for
-    from metaeval_core.analyses.ceilings import human_ceiling
+    from metaeval_core.analyses.ceilings import ceiling_measure, human_ceiling
     from metaeval_core.analyses.chance import chance_baseline
     from metaeval_core.stats.correlation import correlate
     from metaeval_core.stats.resampling import dataset_confidence_interval
@@ -406,10 +410,10 @@ def metrics_leaderboard(
     except ValueError as error:  # e.g. too many cells for the coefficient's permutations: say why, keep the rest
         chance_note = str(error).split(";")[0]
     ceiling, ceiling_note = None, ""
-    measure = dataset.measure(human)
-    if measure.annotators is not None and measure.annotators.shape[0] >= 2:
+    source = ceiling_measure(dataset, human)
+    if source is not None:
         try:
-            ceiling = human_ceiling(dataset, human, level=level, coefficient=coefficient, method="boot-both",
+            ceiling = human_ceiling(dataset, source, level=level, coefficient=coefficient, method="boot-both",
                                     confidence_level=confidence_level, n_resamples=n_resamples, rng=rng,
                                     systems=systems)
         except ValueError as error:

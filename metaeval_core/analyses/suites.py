@@ -19,10 +19,21 @@ sentence BLEU); segment-level tasks the segment files. A task's value is mapped 
 (correlations ``(r + 1) / 2``, accuracies as they are) and the weighted sum is the average
 (``TaskSetResults.AverageCorrs``); a metric missing from a task has no average.
 
-Intervals and clusters: each language pair's systems (and, with ``boot-inputs``/``boot-both``, its segments) are
-redrawn independently per resample (one child stream of ``rng`` per pair), every task of the pair on the same
-draws; the average of each resample gives the percentile interval, and a paired bootstrap test on the averages'
-differences (shifted to the null) with Bonferroni over each row gives WMT-style significance clusters.
+Intervals: each language pair's systems (and, with ``boot-inputs``/``boot-both``, its segments) are redrawn
+independently per resample (one child stream of ``rng`` per pair), every task of the pair on the same draws; the
+average of each resample gives the percentile interval.
+
+Clusters (``test``), WMT-style ranks (metrics no test separates share a rank):
+
+* ``'wmt-perm'`` (default for wmt23; mt-metrics-eval's ``TaskSetResults.AverageCorrMatrix``): every task draws its own
+  permutation null for each pair of metrics, swapping the two metrics' z-scored scores unit by unit (systems for
+  the system-level tasks, the pooled systems of all pairs for the accuracy task, judged segment cells for segment
+  Pearson and SPA: ``PermutationSigDiff``), or, for acc23, their tie-calibrated comparisons of each system pair on
+  each segment, each metric keeping its own epsilon (``perm_test='pairs'``, ``PairwisePermutationSigDiff``); the
+  null of the average difference is the weighted sum of the tasks' rescaled null differences, and
+  ``p = (1 + #{null >= observed}) / (1 + k)``, no correction, alpha 0.05, ranks by ``data.AssignRanks``;
+* ``'paired-bootstrap'`` (metaeval's; default for wmt24, where SPA makes the permutation test slow): a paired bootstrap test on the resampled averages' differences (shifted to
+  the null), Bonferroni over each row.
 
 References: docs/methods.md sec. 13.4; google-research/mt-metrics-eval ``tasks.py`` (WMT23, WMT24OnWMT23,
 TaskSetResults.AverageCorrs) and ``data.py`` (GetCorrelations, CompareMetricsWithGlobalAccuracy); Freitag et al.
@@ -44,6 +55,7 @@ from metaeval_core.analyses.practice.clusters import SignificanceClusters, signi
 from metaeval_core.data.dataset import Dataset, DatasetError
 from metaeval_core.stats.coefficients import COEFFICIENT_RANGES
 from metaeval_core.stats.correlation import correlate_matrices, judged_cells
+from metaeval_core.stats.montecarlo import block_draws, count_pvalue
 from metaeval_core.stats.resampling import (
     _bootstrap_correlations,
     _BootstrapIndices,
@@ -65,6 +77,24 @@ SUITE_LABELS = {
 }
 SuiteInterval = Literal["boot-systems", "boot-inputs", "boot-both"]
 SUITE_INTERVALS: tuple[str, ...] = ("boot-systems", "boot-inputs", "boot-both")
+SuiteTest = Literal["wmt-perm", "paired-bootstrap"]
+SUITE_TESTS: tuple[str, ...] = ("wmt-perm", "paired-bootstrap")
+SUITE_TEST_LABELS = {
+    "wmt-perm": "WMT-PERM: mt-metrics-eval's AverageCorrMatrix (per-task permutation draws; perm_test='pairs' for "
+                "acc23), no correction",
+    "paired-bootstrap": "paired bootstrap test on the averages, Bonferroni per row",
+}
+
+
+def default_suite_test(suite: str) -> str:
+    """mt-metrics-eval's test for ``wmt23``; the paired bootstrap for ``wmt24``, whose SPA permutation test
+    recomputes SPA's 1,000 permutation p-values of both swapped metrics for every pair of metrics and draw (about
+    25 s per draw for its 32 metrics on the shared 2-core machine, so k = 100 takes some 40 minutes).
+
+    References: docs/methods.md sec. 13.4.
+    """
+    check_choice(suite, "suite", SUITES)
+    return "wmt-perm" if suite == "wmt23" else "paired-bootstrap"
 # mt-metrics-eval tasks.py: language pairs whose WMT tasks score the second reference as a system.
 PAIRS_WITH_HUMAN_SYSTEMS = frozenset({"en-he", "he-en"})
 # Statistic -> (metaeval level, coefficient, view): 'sys' reads the .sys.score files, 'seg' the segment files.
@@ -235,7 +265,7 @@ class SuiteResult(ToFrame):
     values : numpy.ndarray, shape (n_metrics, n_tasks)
     average, low, high : numpy.ndarray, shape (n_metrics,)
     clusters : SignificanceClusters or None
-        From a paired bootstrap test on the averages (None without resampling).
+        From ``test`` (None without resampling).
     metric_ids : dict
         Per language pair, display name -> that pair's metric id (e.g. ``BLEU`` -> ``BLEU-refB`` on he-en).
     left_out : dict
@@ -256,6 +286,7 @@ class SuiteResult(ToFrame):
     confidence_level: float
     n_resamples: int
     table: PairwiseTable | None = field(default=None, repr=False)
+    test: str = "wmt-perm"
 
     def rank(self, metric: str) -> int | None:
         if self.clusters is None:
@@ -279,7 +310,8 @@ class SuiteResult(ToFrame):
         return {"suite": self.suite, "label": SUITE_LABELS[self.suite],
                 "tasks": [{"label": t.label, "column": t.short, "weight": t.weight, "level": t.level,
                            "coefficient": t.coefficient, "human_systems": t.human} for t in self.tasks],
-                "method": self.method, "confidence_level": self.confidence_level, "n_resamples": self.n_resamples,
+                "method": self.method, "test": self.test, "test_label": SUITE_TEST_LABELS[self.test],
+                "confidence_level": self.confidence_level, "n_resamples": self.n_resamples,
                 "metrics": self.to_records(), "left_out": self.left_out,
                 "clusters": [] if self.clusters is None else [list(c) for c in self.clusters.clusters]}
 
@@ -293,8 +325,9 @@ def _subset(pair: _Pair, view: str, human: bool) -> Dataset:
 
 
 def run_suite(data: Mapping[str, _Pair], suite: Suite = "wmt23", *, n_resamples: int = 0,
-              method: SuiteInterval = "boot-systems", confidence_level: float = 0.95, alpha: float = 0.05,
-              rng: np.random.Generator | int | None = None, batch: int | None = None) -> SuiteResult:
+              method: SuiteInterval = "boot-systems", test: SuiteTest | None = None, confidence_level: float = 0.95,
+              alpha: float = 0.05, rng: np.random.Generator | int | None = None,
+              batch: int | None = None) -> SuiteResult:
     """Run a suite on each language pair's data (from :func:`load_suite_data`).
 
     Parameters
@@ -303,10 +336,14 @@ def run_suite(data: Mapping[str, _Pair], suite: Suite = "wmt23", *, n_resamples:
     suite : {'wmt23', 'wmt24'}
     n_resamples : int, default 0
         0: point values only (mt-metrics-eval's ``k=0``). Otherwise bootstrap resamples for the intervals of the
-        average and the clusters.
+        average, and as many draws of ``test`` for the clusters (mt-metrics-eval's ``k``).
     method : {'boot-systems', 'boot-inputs', 'boot-both'}
         What a resample redraws in each pair (inputs: the segments of the segment-level tasks; a system-level task
         on the system files has no segments to redraw and keeps its systems with ``boot-inputs``).
+    test : {'wmt-perm', 'paired-bootstrap'}, optional
+        How the clusters are found (module docstring): mt-metrics-eval's per-task permutation draws summed over
+        the tasks (``AverageCorrMatrix``), or a paired bootstrap test on the averages. Default:
+        :func:`default_suite_test` (``'wmt-perm'`` for wmt23, ``'paired-bootstrap'`` for wmt24: SPA's cost).
     confidence_level, alpha : float
     rng : Generator, int or None
         One child stream per language pair (``Generator.spawn``), in sorted order.
@@ -326,6 +363,7 @@ def run_suite(data: Mapping[str, _Pair], suite: Suite = "wmt23", *, n_resamples:
         raise TypeError("data must map language pairs to their data (load_suite_data)")
     n_resamples = check_int(n_resamples, "n_resamples", minimum=0)
     check_choice(method, "method", SUITE_INTERVALS)
+    test = default_suite_test(suite) if test is None else check_choice(test, "test", SUITE_TESTS)
     confidence_level = check_confidence_level(confidence_level)
     alpha = float(check_probability(alpha, "alpha"))
     tasks = suite_tasks(suite, tuple(data))
@@ -356,19 +394,24 @@ def run_suite(data: Mapping[str, _Pair], suite: Suite = "wmt23", *, n_resamples:
     high = np.full(len(names), np.nan)
     clusters = table = None
     if n_resamples:
-        draws = _resampled_values(tasks, names, data, subsets, n_resamples, method, rng, batch)
+        gen = as_generator(rng)  # the bootstrap spawns its children first: its draws do not depend on ``test``
+        draws = _resampled_values(tasks, names, data, subsets, n_resamples, method, gen, batch)
         averaged = ((draws - lo) / (hi - lo)) @ weights  # (k, q)
         for i in range(len(names)):
             low[i], high[i], _ = _percentile_interval(averaged[:, i], confidence_level)
-        if len(names) >= 2:
+        if len(names) >= 2 and test == "paired-bootstrap":
             table = _paired_table(names, average, averaged, method, alpha, n_resamples)
             clusters = significance_clusters(table, use_corrected=True)
+        elif len(names) >= 2:
+            table = _permutation_table(tasks, names, data, subsets, average, (hi - lo), weights, n_resamples,
+                                       alpha, gen.spawn(1)[0], batch)
+            clusters = significance_clusters(table, use_corrected=False)
     order = sorted(range(len(names)), key=lambda i: (-average[i] if np.isfinite(average[i]) else np.inf, names[i]))
     return SuiteResult(
         suite=suite, tasks=tasks, metrics=tuple(names[i] for i in order), values=values[order],
         average=average[order], low=low[order], high=high[order], clusters=clusters,
         metric_ids={lp: {n: p.metrics[n] for n in names} for lp, p in data.items()}, left_out=left_out,
-        method=method, confidence_level=confidence_level, n_resamples=n_resamples, table=table)
+        method=method, confidence_level=confidence_level, n_resamples=n_resamples, table=table, test=test)
 
 
 def _matrices(ds: Dataset, names, data_pair: _Pair):
@@ -462,3 +505,144 @@ def _paired_table(names, estimates, averaged, method, alpha, n_resamples) -> Pai
         significant_corrected=significant_corrected, alpha=alpha, correction="bonferroni", family="row",
         method=method, alternative="greater", level="mixed", coefficient="mixed", n_resamples=n_resamples,
         n_defined=counted)
+
+
+# -- mt-metrics-eval's significance of the average (test='wmt-perm', docs/methods.md sec. 13.4) --------------------------
+def _zscore(values: np.ndarray) -> np.ndarray:
+    """Each row z-scored as WMT's system test does (significance.wmt: population sd; a constant row centred)."""
+    from metaeval_core.stats.significance.wmt import _standardise
+
+    values = np.asarray(values, dtype=np.float64)
+    return _standardise(values) if values.ndim == 1 else np.stack([_standardise(row) for row in values])
+
+
+def _cells(task, names, data, subsets, lp):
+    """The task's units as mt-metrics-eval's 'scores' test swaps them: (q, C) metric scores and (C,) human scores
+    on the cells every metric and the human score (all judged segment cells; the system files' systems)."""
+    ds = subsets[(lp, task.view, task.human)]
+    metrics, human = _matrices(ds, names, data[lp])
+    x = np.stack([m.ravel() for m in metrics])
+    z = human.ravel()
+    keep = ~np.isnan(z) & ~np.isnan(x).any(axis=0)
+    return x[:, keep], z[keep], metrics, human
+
+
+def _moved(w: np.ndarray, feats: np.ndarray) -> np.ndarray:
+    """(b, F) sums of each feature over the swapped units: one matrix-vector product per resample, so a
+    resample's rounding never depends on how many are evaluated at once (a matrix product may block differently)."""
+    return np.stack([feats @ row for row in w])
+
+
+def _pearson_rows(sum_h, sum_hz, sum_h2, c, sum_z, sum_z2):
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (c * sum_hz - sum_h * sum_z) / np.sqrt((c * sum_h2 - sum_h ** 2) * (c * sum_z2 - sum_z ** 2))
+
+
+def _task_nulls(task, names, data, subsets, pairs, n_resamples, rng, batch) -> np.ndarray:
+    """(k, n_pairs): for each pair (a, b), the task's value on the a-side minus the b-side of swapped metrics."""
+    first = np.array([a for a, _ in pairs])
+    second = np.array([b for _, b in pairs])
+    out = np.empty((n_resamples, len(pairs)))
+    if task.statistic in ("pearson-sys", "pearson-seg"):
+        # Pearson of the swapped z-scores h = x_a + w (x_b - x_a) (binary w): its sums are linear in w, so one
+        # product of the swap bits with every metric's x, x z and x^2 gives every pair's sums (h' swaps the other way).
+        (lp,) = task.lps
+        x, z, _, _ = _cells(task, names, data, subsets, lp)
+        x = _zscore(x)
+        c = float(z.size)
+        feats = np.concatenate([x, x * z, x * x])  # (3q, C)
+        base = feats.sum(axis=1)
+        q = len(names)
+        for sl, w in block_draws("swaps", rng, n_resamples, z.size, 3 * q, batch):
+            moved = _moved(w, feats)  # (b, 3q)
+            gain = moved[:, :q][:, second] - moved[:, :q][:, first], moved[:, q:2 * q][:, second] - \
+                moved[:, q:2 * q][:, first], moved[:, 2 * q:][:, second] - moved[:, 2 * q:][:, first]
+            sums_a = [base[j * q:(j + 1) * q][first] + g for j, g in enumerate(gain)]
+            sums_b = [base[j * q:(j + 1) * q][second] - g for j, g in enumerate(gain)]
+            out[sl] = (_pearson_rows(*sums_a[:2], sums_a[2], c, z.sum(), (z * z).sum())
+                       - _pearson_rows(*sums_b[:2], sums_b[2], c, z.sum(), (z * z).sum()))
+        return out
+    if task.statistic == "accuracy":
+        # CompareMetricsWithGlobalAccuracy: the pairs' system scores pooled and z-scored together, each system
+        # swapped with probability 1/2, pairwise accuracy summed over each pair's own system pairs.
+        blocks = [_cells(task, names, data, subsets, lp)[:2] for lp in task.lps]
+        x = _zscore(np.concatenate([b[0] for b in blocks], axis=1))
+        z = np.concatenate([b[1] for b in blocks])
+        offsets = np.cumsum([0] + [b[1].size for b in blocks])
+        left, right = zip(*[np.triu_indices(hi - lo, 1) for lo, hi in zip(offsets[:-1], offsets[1:])])
+        left = np.concatenate([i + lo for i, lo in zip(left, offsets[:-1])])
+        right = np.concatenate([i + lo for i, lo in zip(right, offsets[:-1])])
+        sign_z = np.sign(z[left] - z[right])
+        for sl, w in block_draws("swaps", rng, n_resamples, z.size, 4 * left.size, batch):
+            on = w.astype(bool)
+            for u, (a, b) in enumerate(pairs):
+                ha = np.where(on, x[b], x[a])
+                hb = np.where(on, x[a], x[b])
+                out[sl, u] = ((np.sign(ha[:, left] - ha[:, right]) == sign_z).mean(axis=1)
+                              - (np.sign(hb[:, left] - hb[:, right]) == sign_z).mean(axis=1))
+        return out
+    (lp,) = task.lps
+    ds = subsets[(lp, task.view, task.human)]
+    metrics, human = _matrices(ds, names, data[lp])
+    if task.statistic == "acc23":
+        # PairwisePermutationSigDiff: each metric's comparisons at its own calibrated epsilon; each (system pair,
+        # segment) comparison swapped with probability 1/2. The item-averaged accuracy is linear in the swap bits.
+        from metaeval_core.stats.tiecal import input_tie_calibrated, pair_agreement
+
+        agree, valid = [], True
+        for m in metrics:
+            ok, right = pair_agreement(m, human, float(input_tie_calibrated(m, human).epsilon))
+            agree.append(right.astype(np.float64))
+            valid = valid & ok
+        n_pairs = valid.sum(axis=0)  # (M,): the human's and every metric's valid pairs (metrics score all cells)
+        items = n_pairs > 0
+        factor = np.where(items, 1.0 / np.maximum(n_pairs, 1), 0.0) / items.sum()
+        keep = valid[:, items]
+        feats = np.stack([(a[:, items] * factor[items])[keep] for a in agree])  # (q, E)
+        base = feats.sum(axis=1)
+        for sl, w in block_draws("swaps", rng, n_resamples, feats.shape[1], feats.shape[1] + len(names), batch):
+            moved = _moved(w, feats)  # (b, q)
+            out[sl] = base[first] - base[second] + 2.0 * (moved[:, second] - moved[:, first])
+        return out
+    # SPA (pce, perm_test='scores'): z-scored judged cells swapped with probability 1/2, SPA of both sides.
+    from metaeval_core.stats.spa import SwapDeltas
+
+    n, m = human.shape
+    judged = ~np.isnan(human)
+    z_scored = []
+    for mat in metrics:
+        scaled = np.full((n, m), np.nan)
+        scaled[judged] = _zscore(mat[judged])
+        z_scored.append(scaled)
+    engines = {}
+    for sl, w in block_draws("swaps", rng, n_resamples, n * m, n * m, batch):
+        mask = w.reshape(-1, n, m).astype(bool)
+        for u, (a, b) in enumerate(pairs):
+            if (a, b) not in engines:
+                engines[(a, b)] = SwapDeltas(z_scored[a], z_scored[b], human)
+            out[sl, u] = engines[(a, b)].deltas(mask)
+    return out
+
+
+def _permutation_table(tasks, names, data, subsets, average, spans, weights, n_resamples, alpha, rng,
+                       batch) -> PairwiseTable:
+    """AverageCorrMatrix: each pair's null average difference is the weighted sum of its tasks' rescaled null
+    differences, each task on its own draws (a child stream of ``rng`` per task); one-sided p of the better one."""
+    k = len(names)
+    pairs = list(itertools.combinations(range(k), 2))
+    null = np.zeros((n_resamples, len(pairs)))
+    for task, weight, span, child in zip(tasks, weights, spans, as_generator(rng).spawn(len(tasks))):
+        null += (weight / span) * _task_nulls(task, names, data, subsets, pairs, n_resamples, child, batch)
+    delta = average[:, None] - average[None, :]
+    pvalue = np.full((k, k), np.nan)
+    counted = np.zeros((k, k), dtype=np.int64)
+    for u, (a, b) in enumerate(pairs):
+        pvalue[a, b], counted[a, b] = count_pvalue(null[:, u], delta[a, b])
+        pvalue[b, a], counted[b, a] = count_pvalue(-null[:, u], delta[b, a])
+    with np.errstate(invalid="ignore"):
+        significant = np.nan_to_num(pvalue, nan=1.0) < alpha
+    return PairwiseTable(
+        metrics=tuple(names), human="suite average", estimates=np.asarray(average, dtype=float), delta=delta,
+        pvalue=pvalue, pvalue_corrected=pvalue.copy(), significant=significant, significant_corrected=significant,
+        alpha=alpha, correction="none", family="none", method="wmt-perm", alternative="greater", level="mixed",
+        coefficient="mixed", n_resamples=n_resamples, n_defined=counted)

@@ -260,7 +260,7 @@ def cmd_chance(args: argparse.Namespace) -> None:
               "value (docs/methods.md sec. 12)")
 def cmd_suite(args: argparse.Namespace) -> None:
     """``average --dataset wmt23 --tasks wmt23|wmt24``: mt-metrics-eval's task suite over the test set's pairs."""
-    from metaeval_core.analyses.suites import SUITE_LABELS, load_suite_data, run_suite
+    from metaeval_core.analyses.suites import SUITE_LABELS, SUITE_TEST_LABELS, load_suite_data, run_suite
 
     cli = _cli()
     if args.task or args.metrics:
@@ -276,8 +276,8 @@ def cmd_suite(args: argparse.Namespace) -> None:
     except DatasetUnavailable as error:
         raise cli.CLIError(cli.unavailable_message(error.info)) from None
     k = args.suite_resamples if args.suite_resamples is not None else 0
-    result = run_suite(data, args.tasks, n_resamples=k, method=args.ci, confidence_level=args.confidence_level,
-                       alpha=args.alpha, rng=args.seed)
+    result = run_suite(data, args.tasks, n_resamples=k, method=args.ci, test=args.suite_test,
+                       confidence_level=args.confidence_level, alpha=args.alpha, rng=args.seed)
     if args.json:
         cli.emit(args, result.to_dict())
         return
@@ -287,7 +287,7 @@ def cmd_suite(args: argparse.Namespace) -> None:
     print()
     cli.say(f"{SUITE_LABELS[result.suite]}; average: each task rescaled to [0, 1] by its range, weighted "
             f"(mt-metrics-eval AverageCorrs)" + (f"; interval {result.method.upper()} over {k:,} resamples, clusters "
-                                                 f"by a paired bootstrap test, Bonferroni per row, alpha "
+                                                 f"by {SUITE_TEST_LABELS[result.test]}, alpha "
                                                  f"{result.table.alpha:g}" if k and result.table else
                                                  "; no intervals (--suite-resamples K for intervals and clusters)"))
     print()
@@ -388,6 +388,12 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--suite-resamples", type=int, default=None, metavar="K",
                    help="with --tasks: bootstrap resamples for the average's intervals and clusters (default 0: "
                         "point values, as mt-metrics-eval's k=0; ~0.4 s per resample for wmt23, ~1.5 s for wmt24)")
+    p.add_argument("--suite-test", choices=["wmt-perm", "paired-bootstrap"], default=None,
+                   help="with --tasks and --suite-resamples: how the clusters are found. wmt-perm (default for "
+                        "wmt23): mt-metrics-eval's AverageCorrMatrix, K permutation draws per task and pair of "
+                        "metrics (perm_test='pairs' for acc23), no correction, ~0.5 s per draw; paired-bootstrap "
+                        "(default for wmt24, whose SPA permutation test takes ~25 s per draw): metaeval's paired "
+                        "bootstrap test on the averages, Bonferroni per row (docs/methods.md sec. 13.4)")
     p.add_argument("--level", choices=LEVELS, default="system", help="level of tasks that do not name one")
     p.add_argument("--coefficient", choices=ALL_COEFFICIENTS, default="kendall",
                    help="coefficient of tasks that do not name one")

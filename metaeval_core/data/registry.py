@@ -256,21 +256,31 @@ def _resolve_dir(directory: object) -> Path:
     return Path(directory).expanduser()
 
 
+def _pair_extras(entry: _Entry) -> set[str]:
+    """A test set's per-pair files outside its folder (option ``lp_files``, e.g. WMT23 en-de's side-by-side MQM):
+    fetched with the test set, but only that pair's extra measure needs them, so their absence makes nothing
+    unavailable (:func:`_for_lp` makes them the pair's optional files)."""
+    return {path for paths in dict(dict(entry.options).get("lp_files", {})).values() for path in paths}
+
+
 def _info(entry: _Entry, directory: Path) -> DatasetInfo:
-    missing = tuple(f.path for f in entry.files if not (directory / f.path).is_file())
-    optional_present = tuple(f.path for f in entry.optional_files if (directory / f.path).is_file())
+    extras = _pair_extras(entry)
+    required = tuple(f for f in entry.files if f.path not in extras)
+    optional = (*entry.optional_files, *(f for f in entry.files if f.path in extras))
+    missing = tuple(f.path for f in required if not (directory / f.path).is_file())
+    optional_present = tuple(f.path for f in optional if (directory / f.path).is_file())
     downloadable = all(f.downloadable for f in entry.files)
     if not missing:
         reason = short = ""
     else:
         can_fetch = all(f.downloadable for f in entry.files if f.path in missing)
-        short = f"missing {len(missing)}/{len(entry.files)} files" + ("" if can_fetch else ", no URL")
+        short = f"missing {len(missing)}/{len(required)} files" + ("" if can_fetch else ", no URL")
         fix = (
             f"download them (`metaeval fetch --dataset {entry.id}`; in Python fetch_dataset({entry.id!r}))"
             if can_fetch
             else "some cannot be downloaded and must come from a local mirror"
         )
-        reason = f"{missing_files_text(entry.files, missing, directory)}; {fix}, or {_SET_DIR}"
+        reason = f"{missing_files_text(required, missing, directory)}; {fix}, or {_SET_DIR}"
     return DatasetInfo(
         id=entry.id,
         title=entry.title,
@@ -279,9 +289,9 @@ def _info(entry: _Entry, directory: Path) -> DatasetInfo:
         description=entry.description,
         available=not missing,
         reason=reason,
-        files=entry.files,
+        files=required,
         optional_present=optional_present,
-        optional_files=entry.optional_files,
+        optional_files=optional,
         loader=entry.loader,
         missing=missing,
         downloadable=downloadable,
@@ -870,8 +880,9 @@ def _for_lp(entry: _Entry, lp: str | None, level: str) -> _Entry:
     extra = set(dict(options.get("lp_files", {})).get(chosen, ()))  # a pair's files outside the test set's folder
     return replace(entry, title=f"{entry.title.split(' (')[0].split(',')[0]}, {chosen}" + (
                        " (system scores)" if level == "sys" else ""),
-                   files=tuple(f for f in entry.files if _lp_file(f.path, chosen) or f.path in extra),
-                   optional_files=tuple(f for f in entry.optional_files if _lp_file(f.path, chosen)),
+                   files=tuple(f for f in entry.files if _lp_file(f.path, chosen) and f.path not in extra),
+                   optional_files=(*(f for f in entry.optional_files if _lp_file(f.path, chosen)),
+                                   *(f for f in entry.files if f.path in extra)),
                    options=tuple(sorted(options.items())))
 
 

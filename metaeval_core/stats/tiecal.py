@@ -145,6 +145,22 @@ def _entry_tables(xa: np.ndarray, xb: np.ndarray, za: np.ndarray, zb: np.ndarray
     return valid, correct, gain, np.abs(dx)
 
 
+def pair_agreement(metric: np.ndarray, human: np.ndarray, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per (system pair, input) of ``(N, M)`` matrices at a fixed tie threshold: ``(valid, agree)``, (P, M) each.
+
+    A valid pair (four scores) agrees when the humans tie it and ``|dx| <= epsilon``, or when ``|dx| > epsilon``
+    and both order it the same way; the pairs are ``numpy.triu_indices(N, 1)``. The mean over an input's valid
+    pairs is its accuracy at ``epsilon`` (:func:`input_tie_calibrated` maximises their mean over ``epsilon``).
+
+    References: docs/methods.md sec. 11.2.
+    """
+    valid, correct, gain, adx, _, _ = _pair_tables(np.asarray(metric, dtype=np.float64),
+                                                   np.asarray(human, dtype=np.float64))
+    with np.errstate(invalid="ignore"):
+        agree = correct.astype(np.int8) + np.where(adx <= epsilon, gain, 0).astype(np.int8)
+    return valid, (agree > 0) & valid
+
+
 def input_tie_calibrated(metric: np.ndarray, human: np.ndarray) -> InputCalibration:
     """Input-level tie-calibrated accuracy of ``(..., N, M)`` score matrices, one epsilon per leading index.
 

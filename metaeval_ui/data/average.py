@@ -144,6 +144,28 @@ SUITE_OPTIONS = {SUITE_NONE: "Tasks chosen below", "wmt23": "WMT23 official rank
 MAX_SUITE_RESAMPLES = 200  # ~0.4 s (wmt23) to ~1.5 s (wmt24, SPA) per resample on the shared machine
 
 
+# How the suite's clusters are found; the default is the core's (default_suite_test: mt-metrics-eval's for wmt23).
+SUITE_TEST_OPTIONS = {"wmt-perm": "mt-metrics-eval's (AverageCorrMatrix: permutation draws per task)",
+                      "paired-bootstrap": "metaeval's paired bootstrap on the averages (Bonferroni per row)"}
+
+
+def default_suite_test(name: str) -> str:
+    from metaeval_core.analyses.suites import default_suite_test as core_default
+
+    return core_default(name)
+
+
+def reset_suite_test_on_suite_change(name: str) -> None:
+    """Back to the suite's default test when the user switches suites in a session (a link's explicit choice is
+    kept: nothing to compare with on its first run)."""
+    from metaeval_ui import state
+
+    previous = st.session_state.get("_avg_suite_previous")
+    st.session_state["_avg_suite_previous"] = name
+    if previous is not None and previous != name:
+        state.put("avg_suite_test", default_suite_test(name))
+
+
 def suite_offered(dataset_id: str) -> bool:
     """Whether the dataset is a built-in test set with several language pairs (wmt23), where the suites run."""
     return len(data.language_pairs(dataset_id)) > 1
@@ -157,12 +179,13 @@ def suite_data(dataset_id: str, data_dir: str):
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
-def suite(dataset_id: str, data_dir: str, name: str, n_resamples: int, seed: int):
-    """mt-metrics-eval's suite on every language pair, BOOT-BOTH intervals and clusters with ``n_resamples``."""
+def suite(dataset_id: str, data_dir: str, name: str, n_resamples: int, seed: int, test: str | None = None):
+    """mt-metrics-eval's suite on every language pair, BOOT-BOTH intervals and clusters by ``test`` with
+    ``n_resamples``."""
     from metaeval_core.analyses.suites import run_suite
 
     return run_suite(suite_data(dataset_id, data_dir), name, n_resamples=int(n_resamples),
-                     method="boot-both" if n_resamples else "boot-systems", rng=int(seed))
+                     method="boot-both" if n_resamples else "boot-systems", test=test, rng=int(seed))
 
 
 def suite_frame(result) -> pd.DataFrame:

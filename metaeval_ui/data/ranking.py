@@ -119,18 +119,20 @@ def ceiling_intervals(_dataset: Dataset, key: DatasetKey, human: str, level: str
     """Human-ceiling rows for the forest plot (docs/methods.md sec. 14), in :func:`confidence_interval`'s format:
     each annotator of ``human`` against the mean of the others with the metrics' interval method, and why there
     are none ('' when the measure keeps fewer than two annotators' scores: nothing to say)."""
+    from metaeval_core.analyses.ceilings import ceiling_measure
     from metaeval_core.analyses.ceilings import human_ceiling as compute
 
-    measure = _dataset.measure(human)
-    if measure.annotators is None or measure.annotators.shape[0] < 2:
+    source = ceiling_measure(_dataset, human)
+    if source is None:
         return [], ""
     try:
-        result = compute(_dataset, human, level=level, coefficient=coefficient, method=method,
+        result = compute(_dataset, source, level=level, coefficient=coefficient, method=method,
                          confidence_level=confidence_level, n_resamples=n_resamples, rng=seed,
                          systems=systems or None)
     except ValueError as error:  # e.g. a coefficient or size the ceiling's resampling refuses: say why
         return [], str(error).split(";")[0]
-    return [{"metric": f"human ceiling: {r.annotator}", "human": human, "method": method, "estimate": r.estimate,
+    named = f" ({source})" if source != human else ""
+    return [{"metric": f"human ceiling: {r.annotator}{named}", "human": human, "method": method, "estimate": r.estimate,
              "low": r.low, "high": r.high, "n_defined": r.n_defined,
              "n_resamples": 0 if method == "fisher" else n_resamples, "confidence_level": confidence_level,
              "kind": "human ceiling"} for r in result.rows], ""
@@ -142,13 +144,14 @@ def ceiling_result(_dataset: Dataset, key: DatasetKey, human: str, level: str, c
     """The leaderboard's human ceiling (docs/methods.md sec. 14): each annotator of ``human`` against the mean of
     the others, BOOT-BOTH 95% interval like the metrics' rows; (None, '') when the measure keeps fewer than two
     annotators' scores, (None, why) when the ceiling cannot be computed."""
+    from metaeval_core.analyses.ceilings import ceiling_measure
     from metaeval_core.analyses.ceilings import human_ceiling as compute
 
-    measure = _dataset.measure(human)
-    if measure.annotators is None or measure.annotators.shape[0] < 2:
+    source = ceiling_measure(_dataset, human)  # the gold's per-rater release when it keeps no annotators (WMT23)
+    if source is None:
         return None, ""
     try:
-        return compute(_dataset, human, level=level, coefficient=coefficient, method="boot-both",
+        return compute(_dataset, source, level=level, coefficient=coefficient, method="boot-both",
                        n_resamples=n_resamples, rng=seed, systems=systems or None), ""
     except ValueError as error:
         return None, str(error).split(";")[0]

@@ -255,3 +255,23 @@ def test_mqm_weights_are_mt_metrics_evals():
     assert _mqm_weight("Major", "Accuracy/Mistranslation") == 5 and _mqm_weight("Minor", "Style/Bad sentence") == 1
     assert _mqm_weight("Minor", "Fluency/Punctuation") == 0.1 and _mqm_weight("Major", "Non-translation!") == 25
     assert _mqm_weight("No-error", "No-error") == 0
+
+
+@pytest.mark.realdata
+def test_without_the_side_by_side_file_only_en_de_s_extra_measure_is_missing(data_dir, tmp_path):
+    """The sxs MQM (an en-de measure from another repository) is optional: without it wmt23 stays available and
+    every pair loads, en-de without mqm.sxs (issue 30: the whole dataset was unavailable). The rest of the mirror
+    is symlinked, never copied."""
+    from metaeval_core.data.registry import dataset_info
+
+    partial = tmp_path / "data"
+    partial.mkdir()
+    for item in data_dir.iterdir():
+        if item.name != "wmt23-ende-sxs-mqm":
+            (partial / item.name).symlink_to(item)
+    info = dataset_info(ID, data_dir=partial)
+    assert info.available and not info.missing
+    en_de = load_dataset(ID, lp="en-de", data_dir=partial)
+    assert "mqm.sxs" not in en_de.measures and "mqm" in en_de.measures
+    assert load_dataset(ID, lp="zh-en", data_dir=partial).n_systems > 10
+    assert "mqm.sxs" in load_dataset(ID, lp="en-de", data_dir=data_dir).measures

@@ -86,6 +86,21 @@ def test_wmt23_offers_the_suites_named_as_mt_metrics_eval_names_them(real_env):
     assert "corr_fcn=pce" in " ".join(at.dataframe[1].value["mt-metrics-eval task"])
 
 
+def test_wmt23_suite_clusters_default_to_mt_metrics_evals_test(real_env):
+    """With resamples, WMT23's clusters come from mt-metrics-eval's AverageCorrMatrix procedure by default (issue
+    30); the paired bootstrap is the other choice, and the default for WMT24 (its SPA permutation test is slow)."""
+    at = open_page({"suite_k": "10"}, dataset="wmt23")
+    assert at.radio(key="w:avg_suite_test").value == "wmt-perm"
+    table = at.dataframe[0].value
+    assert table["cluster"].iloc[0] == 1 and table["cluster"].notna().all()
+    assert "mt-metrics-eval's (AverageCorrMatrix" in texts(at.caption)
+    at.radio(key="w:avg_suite").set_value("wmt24").run()  # switching suites: back to that suite's default
+    assert_clean(at)
+    assert at.radio(key="w:avg_suite_test").value == "paired-bootstrap"
+    assert "paired bootstrap on the averages" in texts(at.caption)
+    assert at.dataframe[0].value["cluster"].iloc[0] == 1
+
+
 def test_wmt22_defaults_to_the_gold_alone_and_pool_all(real_env):
     at = open_page({"avg_k": "100", "metric": ["COMET-22-refA", "MEE4-refA"]}, dataset="wmt22-zhen")
     assert at.multiselect(key="w:avg_humans").value == ["mqm"]

@@ -37,7 +37,9 @@ def load_mtme(files: LoaderFiles) -> LoadedData:
         raise DatasetError(f"loader 'mtme': the test-set folder {root} is not named {test_set!r}")
     level = str(files.options.get("level", "seg"))  # 'sys' for a test set with several pairs (registry _for_lp)
     ds = read_mtme(root, lp=lp, level=level, dataset_id=f"mtme:{test_set}/{lp}")  # type: ignore[arg-type]
-    sxs = [path for rel, path in files.required.items() if rel.endswith(".3ratingsPerSegment.tsv.tar.gz")]
+    # An optional file of its pair (registry option lp_files): without it the pair loads without mqm.sxs.
+    sxs = [path for rel, path in {**files.required, **files.optional}.items()
+           if rel.endswith(".3ratingsPerSegment.tsv.tar.gz")]
     if sxs and level == "seg":  # WMT23 en-de: Google's side-by-side MQM, 3 raters per segment (mqm.sxs)
         from metaeval_core.data.mtme import with_sxs_mqm
 
