@@ -46,11 +46,14 @@ rows = []
 jobs = [(m, method) for m in ctx.metrics for method in methods]
 bar = st.progress(0.0, text="Computing intervals…")
 report = progress_callback(bar, f"{len(jobs)} intervals")
+found = {}
 with guard("Could not compute the intervals"), st.spinner(f"Resampling ({k:,} per interval)…"):
-    for done, (metric, method) in enumerate(jobs, start=1):
-        rows.append(data.confidence_interval(ds, ctx.key, metric, ctx.human, level, coefficient, method, pool,
-                                             systems, float(confidence), int(k), int(seed)))
-        report(done / len(jobs))
+    for done, method in enumerate(methods, start=1):  # one call per method: the metrics share the draws
+        found.update({(row["metric"], method): row for row in data.confidence_intervals(
+            ds, ctx.key, tuple(ctx.metrics), ctx.human, level, coefficient, method, pool, systems,
+            float(confidence), int(k), int(seed))})
+        report(done / len(methods))
+    rows = [found[job] for job in jobs]
 bar.empty()
 if len(rows) < len(jobs):
     widgets.finish()

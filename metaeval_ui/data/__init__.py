@@ -25,7 +25,7 @@ from metaeval_ui.data.summaries import (
     finite_or_none
 )
 from metaeval_ui.data.resampled import (
-    MAX_RESAMPLES, confidence_interval, check_interval_size, _ResultStore, _store, pairwise_is_cached,
+    MAX_RESAMPLES, confidence_interval, confidence_intervals, check_interval_size, _ResultStore, _store, pairwise_is_cached,
     pairwise_key, MAX_TABLE_SECONDS, check_table_size, pairwise_uncorrected
 )
 from metaeval_ui.data.ranking import (

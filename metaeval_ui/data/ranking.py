@@ -12,7 +12,7 @@ from metaeval_core.stats import significance as _significance
 from metaeval_core.data.dataset import Dataset
 from metaeval_ui import tables
 from metaeval_ui.data.datasets import DatasetKey
-from metaeval_ui.data.resampled import confidence_interval, pairwise_key, pairwise_uncorrected
+from metaeval_ui.data.resampled import confidence_intervals, pairwise_key, pairwise_uncorrected
 from metaeval_ui.data.summaries import correlation_table
 
 
@@ -34,8 +34,8 @@ def metrics_board(_dataset: Dataset, key: DatasetKey, metrics: tuple[str, ...], 
     """
     from metaeval_core._checks import min_resamples_for
 
-    intervals = {m: confidence_interval(_dataset, key, m, human, level, coefficient, "boot-both", pool, systems,
-                                        0.95, n_resamples, seed) for m in metrics}
+    intervals = dict(zip(metrics, confidence_intervals(_dataset, key, tuple(metrics), human, level, coefficient,
+                                                       "boot-both", pool, systems, 0.95, n_resamples, seed)))
     alternative, correction, family, alpha = LEADERBOARD_TEST
     method = _significance.default_test(_dataset, level, coefficient)
     table = None

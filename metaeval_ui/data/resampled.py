@@ -45,6 +45,38 @@ def confidence_interval(
     return out
 
 
+@st.cache_data(max_entries=128, show_spinner=False)
+def confidence_intervals(
+    _dataset: Dataset,
+    key: DatasetKey,
+    metrics: tuple[str, ...],
+    human: str,
+    level: str,
+    coefficient: str,
+    method: str,
+    pool: str,
+    systems: str,
+    confidence_level: float,
+    n_resamples: int,
+    seed: int,
+) -> list[dict]:
+    """:func:`confidence_interval` for several metrics (the same dicts, in the metrics' order), computed together:
+    at the system level the draws and the human's side are shared (``dataset_confidence_intervals``). The Overview,
+    Correlations and Confidence intervals pages ask for the sidebar's metrics with this one key."""
+    for metric in metrics:
+        check_interval_size(_dataset, metric, human, coefficient, method, pool, systems, n_resamples)
+    intervals = _resampling.dataset_confidence_intervals(
+        _dataset, list(metrics), human, level=level, coefficient=coefficient, method=method, pool=pool,
+        systems=systems or None, confidence_level=confidence_level, n_resamples=n_resamples, rng=seed,
+    )
+    out = []
+    for metric, ci in zip(metrics, intervals):
+        row = ci.to_dict()
+        row.update(metric=metric, human=human)
+        out.append(row)
+    return out
+
+
 def check_interval_size(dataset: Dataset, metric: str, human: str, coefficient: str, method: str, pool: str,
                         systems: str, n_resamples: int) -> None:
     """Refuse, with what to change, a soft-pairwise-accuracy interval that would run for minutes: resampled
