@@ -338,11 +338,14 @@ def _bootstrap_correlations(
         prepared = []
         for x in [*metrics, human]:
             valid = ~np.isnan(x)
-            prepared.append((np.where(valid, x, 0.0), valid.astype(np.float64), system_means(x)))
+            # A complete matrix (no NaN) needs no per-cell count: every system's count is the resample's size.
+            prepared.append((np.where(valid, x, 0.0), None if valid.all() else valid.astype(np.float64),
+                             system_means(x)))
         b = _auto_batch(batch, n * (m_metric + m_human), k)
         for sl in _chunks(k, b):
             cx = None if DX is None else _counts(DX[sl], m_metric)
             cz = None if DZ is None else (cx if DZ is DX else _counts(DZ[sl], m_human))
+            sizes = {id(c): c.sum(axis=1, keepdims=True) for c in (cx, cz) if c is not None}
             means = []
             for idx, (x0, valid, full) in enumerate(prepared):
                 counts = cz if idx == q else cx
@@ -350,8 +353,11 @@ def _bootstrap_correlations(
                     mu = np.broadcast_to(full, (sl.stop - sl.start, n))
                 else:
                     # einsum, not BLAS: its reduction order per element does not depend on the
-                    # batch size, so results are identical for every ``batch``.
-                    mu = _safe_divide(np.einsum("sj,ij->si", counts, x0), np.einsum("sj,ij->si", counts, valid))
+                    # batch size, so results are identical for every ``batch``. The counts are integers, so
+                    # their plain sum equals the einsum against an all-ones mask exactly.
+                    total = np.einsum("sj,ij->si", counts, x0)
+                    mu = _safe_divide(total, sizes[id(counts)] if valid is None else
+                                      np.einsum("sj,ij->si", counts, valid))
                 if S is not None:
                     mu = np.take_along_axis(mu, S[sl], axis=1)
                 means.append(mu)
