@@ -363,3 +363,14 @@ def test_normality_skips_short_and_constant_inputs():
     assert row.system_n == 4 and not math.isnan(row.system_p)
     with pytest.raises(ValueError, match="alpha must lie strictly between 0 and 1"):
         normality_table(ds, ["h"], alpha=0)
+
+
+def test_high_range_pairwise_kendall_equals_kendall_pair_by_pair():
+    from metaeval_core.analyses.papers.peyrard import _pairwise_kendall
+    from metaeval_core.stats.coefficients import kendall
+
+    rng = np.random.default_rng(3)
+    values = rng.integers(0, 4, size=(5, 30, 9)).astype(float)  # ties
+    values[rng.random(values.shape) < 0.15] = np.nan  # missing cells
+    a, b = np.triu_indices(5, 1)
+    np.testing.assert_array_equal(_pairwise_kendall(values, a, b), kendall(values[a], values[b]))
