@@ -18,7 +18,7 @@ from metaeval_core.stats import significance as _significance  # noqa: F401 - be
 from metaeval_ui.data.datasets import (
     DatasetKey, DEMO_ID, UPLOAD_PREFIX, MAX_UPLOADS_PER_SESSION, MAX_UPLOAD_MB, VERDICTS_PREFIX, DatasetChoice,
     data_dir_key, list_choices, pairwise_choices, is_pairwise, load_registered, fetch, content_sha256, parse_upload,
-    dataset_key, reproduction, language_pairs, default_lp
+    dataset_key, reproduction, reproduction_papers, REPRODUCE_ALL, language_pairs, default_lp
 )
 from metaeval_ui.data.summaries import (
     correlation_table, unscored_systems, system_means, distribution_stats, box_stats, missing_summary,
