@@ -173,6 +173,19 @@ def test_krippendorff_matches_definition_and_ignores_coder_identity():
     assert math.isnan(krippendorff_interval(np.ones((3, 5)))[0])  # no variation: undefined
 
 
+def test_krippendorff_closed_form_equals_the_krippendorff_package():
+    import krippendorff
+
+    rng = np.random.default_rng(11)
+    for scale, slots in ((1.0, 3), (25.0, 7)):  # Likert-like ratings; MQM-like penalties with many distinct values
+        units = np.round(scale * rng.gamma(2.0, size=(slots, 300)) + 10 * rng.normal(size=300), 1)
+        units[rng.random(units.shape) < 0.3] = np.nan
+        alpha = krippendorff_interval(units)[0]
+        pairable = (~np.isnan(units)).sum(axis=0) >= 2
+        expected = krippendorff.alpha(reliability_data=units[:, pairable], level_of_measurement="interval")
+        assert alpha == pytest.approx(expected, abs=1e-10)
+
+
 def test_annotator_agreement_matches_reference(panel):
     result = annotator_agreement(panel)
     rows = {(r["group"], r["dimension"]): r for r in result.to_records()}
