@@ -19,7 +19,8 @@ idle machine's wall time. AppTest runs the script without a browser: the time to
 (tests/browser, benchmarks/bench_ui.py) comes on top. Prints a table; saves one JSON line per (dataset, page),
 after a ``_meta`` line with the machine's load average and the commit, to ``--out`` (default
 ``benchmarks/results/pages-<UTC time>.jsonl``). ``--markdown AFTER.jsonl [BEFORE.jsonl] [--only-over]`` prints
-saved runs as the table of docs/speed.md; ``--profile DIR`` saves a cProfile of every cold run (the script thread).
+saved runs as the tables of docs/speed.md, ``--grid A.jsonl [B.jsonl ...]`` as one page x dataset grid;
+``--profile DIR`` saves a cProfile of every cold run (the script thread).
 """
 
 from __future__ import annotations
@@ -239,6 +240,25 @@ def markdown(after: str, before: str | None = None, *, only_over: bool = False) 
     return "\n".join(lines)
 
 
+def grid(paths: list[str], field: str = "cold_s") -> str:
+    """Saved runs as one markdown grid: a row per page, a column per dataset, ``field`` in seconds (* = over)."""
+    rows: dict = {}
+    datasets: list[str] = []
+    for path in paths:
+        for key, row in _read(path)[1].items():
+            datasets += [key[0]] if key[0] not in datasets else []
+            rows.setdefault(key[1], {})[key[0]] = row
+    budget = WARM_BUDGET_S if field.startswith("warm") else COLD_BUDGET_S
+    lines = ["| page | " + " | ".join(datasets) + " |", "|---|" + "---|" * len(datasets)]
+    for page, cells in rows.items():
+        shown = []
+        for dataset in datasets:
+            value = cells.get(dataset, {}).get(field)
+            shown.append("" if value is None else f"{value:.1f}" + ("*" if value > budget else ""))
+        lines.append(f"| {page} | " + " | ".join(shown) + " |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--datasets", default="", help="comma-separated ids (wmt23:he-en for one pair); "
@@ -250,8 +270,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--markdown", nargs="+", metavar="JSONL", help="print a saved run (and, second, the run "
                         "before it) as a markdown table, and exit")
     parser.add_argument("--only-over", action="store_true", help="with --markdown: only pages over a budget")
+    parser.add_argument("--grid", nargs="+", metavar="JSONL", help="print saved runs as one page x dataset grid "
+                        "of cold seconds (--field warm_s, cold_cpu_s, ...), and exit")
+    parser.add_argument("--field", default="cold_s", help=argparse.SUPPRESS)
     parser.add_argument("--worker", default="", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.grid:
+        print(grid(args.grid, args.field))
+        return 0
     if args.markdown:
         print(markdown(args.markdown[0], args.markdown[1] if len(args.markdown) > 1 else None,
                        only_over=args.only_over))
