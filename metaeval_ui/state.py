@@ -71,6 +71,8 @@ FIELDS: dict[str, Field] = {
     "delta_min_pairs": Field("min_pairs", "int", 5),
     "stab_k": Field("stab_k", "int", 200),
     "stab_seed": Field("stab_seed", "int", 0),
+    "stab_all": Field("stab_all", "bool", False),
+    "repro_paper": Field("paper", "str"),  # Reproduce the papers: one paper's numbers, or 'all'   # every chosen measure, past the first view's time budget
     "pools_k": Field("pools_k", "int", 1000),
     "pools_seed": Field("pools_seed", "int", 0),
     "pools_m": Field("sim_m", "int"),

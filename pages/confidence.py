@@ -46,13 +46,17 @@ rows = []
 jobs = [(m, method) for m in ctx.metrics for method in methods]
 job = (ctx.key, tuple(jobs), ctx.human, level, coefficient, pool, systems, float(confidence), int(k), int(seed))
 stop_at = data.intervals_deadline(len(jobs), "/".join(methods), int(k))  # never past the page's 60 s
+found = {}
 with long_run("ci", job, f"{len(jobs)} intervals ({k:,} resamples each)") as report, \
         guard("Could not compute the intervals"):
-    for done, (metric, method) in enumerate(jobs if report is not None else [], start=1):
-        rows.append(data.confidence_interval(ds, ctx.key, metric, ctx.human, level, coefficient, method, pool,
-                                             systems, float(confidence), int(k), int(seed)))
-        report(done / len(jobs))
-        stop_at(done / len(jobs))
+    for i, method in enumerate(methods if report is not None else []):  # the metrics of a method share the draws
+        def tick(fraction, i=i):
+            report((i + fraction) / len(methods))
+            stop_at((i + fraction) / len(methods))
+        found.update({(row["metric"], method): row for row in data.confidence_intervals(
+            ds, ctx.key, tuple(ctx.metrics), ctx.human, level, coefficient, method, pool, systems,
+            float(confidence), int(k), int(seed), progress=tick)})
+rows = [found[j] for j in jobs if j in found]
 if len(rows) < len(jobs):
     widgets.finish()
     st.stop()

@@ -97,8 +97,13 @@ if layout == "all" and len(humans) > 1:
 # the two pages never disagree about zero; Fisher's closed form is compared beside it, and any disagreement named.
 def intervals(method: str) -> list[dict]:
     try:
-        return [data.confidence_interval(ds, ctx.key, m, h, level, coefficient, method, pool, systems, 0.95, 1000, 0)
-                for m, h in zip(table["metric"], table["human"])]
+        found = {}
+        for h in dict.fromkeys(table["human"]):  # one call per human: the Overview's cached key for its metrics
+            ms = tuple(table.loc[table["human"] == h, "metric"])
+            rows = data.confidence_intervals(ds, ctx.key, ms, h, level, coefficient, method, pool, systems, 0.95,
+                                             1000, 0)
+            found.update({(m, h): row for m, row in zip(ms, rows)})
+        return [found[m, h] for m, h in zip(table["metric"], table["human"])]
     except ValueError as error:  # e.g. a soft-pairwise-accuracy bootstrap too slow for a page: no whiskers, say why
         return [{"low": None, "high": None, "error": str(error)}] * len(table)
 

@@ -9,7 +9,7 @@ import streamlit as st
 
 from metaeval_core._paths import shell_command
 from metaeval_core.analyses.reproduce import VERDICTS
-from metaeval_ui import data, exports, widgets
+from metaeval_ui import data, exports, state, widgets
 from metaeval_ui.errors import escape_markdown, guard
 
 st.title("Reproduce the papers")
@@ -18,10 +18,17 @@ st.markdown(
     "built-in datasets: ✓ when metaeval's value agrees within the tolerance (for a two-decimal table: it rounds to "
     "the published value), ✗ when it does not, and, for numbers the data cannot reproduce, the reason.")
 widgets.sidebar()
+# One paper at a time: all of them take ~20 s (WMT23's suite reloads every language pair), the first ~3 s.
+papers = data.reproduction_papers()
+key = state.prepare("repro_paper", options=[*papers, data.REPRODUCE_ALL], fallback=papers[0])
+paper = state.commit("repro_paper", st.selectbox(
+    "Paper", [*papers, data.REPRODUCE_ALL], key=key,
+    format_func=lambda p: f"All {len(papers)} papers (slow: about 20 s)" if p == data.REPRODUCE_ALL else p,
+    help="Each paper's numbers are recomputed when it is picked, and kept for the next visit."))
 
 frame = None
 with guard("Could not recompute the published values"), st.spinner("Recomputing the published values…"):
-    frame = data.reproduction(data.data_dir_key())
+    frame = data.reproduction(data.data_dir_key(), paper)
 if frame is None:
     widgets.finish()
     st.stop()

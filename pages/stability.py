@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from metaeval_ui.data import pairs as dp
-from metaeval_ui import exports, widgets
+from metaeval_ui import exports, state, widgets
 from metaeval_ui.figures import pairs as fp
 from metaeval_ui.widgets import pairs as wp
 from metaeval_ui.errors import escape_markdown, guard
@@ -34,7 +34,21 @@ right.caption(
     f"k defaults to 200 here for speed (the paper uses 1,000; the bands are then slightly noisier). Seed {seed}.")
 
 pools = ["judged"] + (["all"] if ds.has_unjudged_pool else [])
-jobs = [(m, "judged") for m in measures] + [(m, "all") for m in ctx.metrics if "all" in pools]
+groups = {m: [(m, "judged")] + ([(m, "all")] if m in ctx.metrics and "all" in pools else []) for m in measures}
+order = sorted(measures, key=lambda m: m != ctx.human)  # the human's curve first: the reference
+shown = dp.stability_preview(ds, [groups[m] for m in order], systems, k)
+if shown < len(order):
+    key = state.prepare("stab_all")
+    every = state.commit("stab_all", right.toggle(f"All {len(order)} measures", key=key, help=(
+        f"About {dp.stability_seconds(ds, [j for m in order for j in groups[m]], systems, k):.0f} s of resampling.")))
+    if not every:
+        measures = [m for m in measures if m in order[:shown]]
+        right.info(escape_markdown(
+            f"First view: {', '.join(order[:shown])} ({shown} of {len(order)} measures: what is computed in "
+            f"about {dp.STABILITY_PREVIEW_SECONDS:.0f} s). Switch on 'All {len(order)} measures' for the others, "
+            "or pick fewer metrics in the sidebar."), icon=":material/speed:")
+jobs = [j for m in measures for j in groups[m] if j[1] == "judged"] + \
+    [j for m in measures for j in groups[m] if j[1] == "all"]
 frames = []
 bar = st.progress(0.0, text="Resampling…")
 with guard("Could not compute the stability curves"), st.spinner(f"{len(jobs)} curves, {k:,} resamples per size…"):

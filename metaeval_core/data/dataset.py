@@ -6,7 +6,9 @@ References: docs/methods.md sec. 0.
 from __future__ import annotations
 
 import hashlib
+import threading
 import unicodedata
+import weakref
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal, Mapping, Sequence
 
@@ -21,6 +23,14 @@ if TYPE_CHECKING:
 MeasureKind = Literal["human", "metric"]
 Pool = Literal["judged", "all"]
 POOLS: tuple[str, ...] = ("judged", "all")
+
+# Dataset.scored_by's subsets, per dataset and kept-systems mask. Every analysis of a page first drops the systems
+# its human measure never scored; rebuilding that subset (copies, validation, fingerprint) cost ~70 ms a call, and a
+# WMT page asked for it 50 times on one render. A Dataset never changes, so its subsets need building once; weakly
+# keyed, so they go when the dataset goes.
+_SCORED_BY: "weakref.WeakKeyDictionary[Dataset, dict[bytes, Dataset]]" = weakref.WeakKeyDictionary()
+_SCORED_BY_LOCK = threading.Lock()
+_SCORED_BY_MAX = 8  # distinct masks kept per dataset (a page uses one or two)
 
 
 def _readonly(array: np.ndarray) -> np.ndarray:
@@ -408,7 +418,18 @@ class Dataset:
                 rated &= ~np.all(np.isnan(self.measures[name].scores), axis=1)
         if rated.all() or not rated.any():
             return self
-        return self.subset(systems=[s for s, keep in zip(self.systems, rated) if keep])
+        mask = rated.tobytes()
+        with _SCORED_BY_LOCK:
+            known = _SCORED_BY.get(self, {}).get(mask)
+        if known is not None:
+            return known
+        subset = self.subset(systems=[s for s, keep in zip(self.systems, rated) if keep])
+        with _SCORED_BY_LOCK:
+            kept = _SCORED_BY.setdefault(self, {})
+            if len(kept) >= _SCORED_BY_MAX:
+                kept.pop(next(iter(kept)))
+            kept[mask] = subset
+        return subset
 
     def unrated_systems(self, human: str) -> tuple[str, ...]:
         """The systems ``human`` never scored (removed before any statistic; :meth:`rated_by`)."""

@@ -18,15 +18,15 @@ from metaeval_core.stats import significance as _significance  # noqa: F401 - be
 from metaeval_ui.data.datasets import (
     DatasetKey, DEMO_ID, UPLOAD_PREFIX, MAX_UPLOADS_PER_SESSION, MAX_UPLOAD_MB, VERDICTS_PREFIX, DatasetChoice,
     data_dir_key, list_choices, pairwise_choices, is_pairwise, load_registered, fetch, content_sha256, parse_upload,
-    dataset_key, reproduction, language_pairs, default_lp
+    dataset_key, reproduction, reproduction_papers, REPRODUCE_ALL, language_pairs, default_lp
 )
 from metaeval_ui.data.summaries import (
     correlation_table, unscored_systems, system_means, distribution_stats, box_stats, missing_summary,
     finite_or_none
 )
 from metaeval_ui.data.resampled import (
-    MAX_RESAMPLES, confidence_interval, check_interval_size, _ResultStore, _store, pairwise_is_cached,
-    pairwise_key, MAX_TABLE_SECONDS, check_table_size, pairwise_uncorrected, pairwise_decision,
+    MAX_RESAMPLES, confidence_interval, confidence_intervals, check_interval_size, _ResultStore, _store,
+    pairwise_is_cached, pairwise_key, MAX_TABLE_SECONDS, check_table_size, pairwise_uncorrected, pairwise_decision,
     intervals_deadline
 )
 from metaeval_ui.data.ranking import (

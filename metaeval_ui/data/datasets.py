@@ -141,12 +141,24 @@ def dataset_key(dataset: Dataset) -> DatasetKey:
     return (dataset.id, dataset.version)
 
 
-@st.cache_data(max_entries=4, show_spinner=False)
-def reproduction(data_dir: str) -> pd.DataFrame:
-    """Every published number of metaeval_core.analyses.reproduce recomputed on ``data_dir``'s datasets (~1 s)."""
-    from metaeval_core.analyses.reproduce import reproduce, reproduction_records
+REPRODUCE_ALL = "all"
+
+
+def reproduction_papers() -> list[str]:
+    """The papers of metaeval_core.analyses.reproduce.PUBLISHED, in its order."""
+    from metaeval_core.analyses.reproduce import PUBLISHED
+
+    return list(dict.fromkeys(item.paper for item in PUBLISHED))
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def reproduction(data_dir: str, paper: str = REPRODUCE_ALL) -> pd.DataFrame:
+    """The published numbers of metaeval_core.analyses.reproduce (one paper's, or all: ~20 s with WMT23's suite)
+    recomputed on ``data_dir``'s datasets."""
+    from metaeval_core.analyses.reproduce import PUBLISHED, reproduce, reproduction_records
 
     def load(dataset_id: str) -> Dataset:
         return load_registered(dataset_id, data_dir)
 
-    return pd.DataFrame(reproduction_records(reproduce(load)))
+    values = PUBLISHED if paper == REPRODUCE_ALL else [item for item in PUBLISHED if item.paper == paper]
+    return pd.DataFrame(reproduction_records(reproduce(load, values=values)))

@@ -153,11 +153,16 @@ def decile_figure(_dataset: Dataset, key: DatasetKey, metric: str, human: str, p
 MAX_STABILITY_PAGE_SECONDS = 60.0
 
 
+def stability_seconds(_dataset: Dataset, jobs, systems: str, n_resamples: int) -> float:
+    """The estimated seconds of the curves ``jobs`` ``(measure, pool)``."""
+    return sum(stability.dataset_stability_seconds(_dataset, measure, pool=pool, n_resamples=int(n_resamples),
+                                                   systems=_subset(systems)) for measure, pool in jobs)
+
+
 def check_stability_size(_dataset: Dataset, jobs, systems: str, n_resamples: int) -> float:
     """The page's estimated seconds for ``jobs`` ``(measure, pool)``; ValueError naming what to change beyond
     :data:`MAX_STABILITY_PAGE_SECONDS`."""
-    seconds = sum(stability.dataset_stability_seconds(_dataset, measure, pool=pool, n_resamples=int(n_resamples),
-                                                      systems=_subset(systems)) for measure, pool in jobs)
+    seconds = stability_seconds(_dataset, jobs, systems, n_resamples)
     if seconds > MAX_STABILITY_PAGE_SECONDS:
         n_systems = _dataset.select_systems(_subset(systems)).n_systems
         raise ValueError(
@@ -165,6 +170,27 @@ def check_stability_size(_dataset: Dataset, jobs, systems: str, n_resamples: int
             f"about {seconds / 60:.1f} min here (the page stops at {MAX_STABILITY_PAGE_SECONDS:.0f} s): use fewer "
             "resamples, metrics or systems, or run metaeval stability on the command line")
     return seconds
+
+
+# The first view of Ranking stability computes the curves that fit in this many estimated seconds (the human's and
+# the first metrics'); the rest wait for the page's "every measure" toggle (32 WMT23 metrics: ~20 s of curves).
+STABILITY_PREVIEW_SECONDS = 2.0
+
+
+def stability_preview(_dataset: Dataset, groups, systems: str, n_resamples: int) -> int:
+    """How many leading ``groups`` (each a measure's list of ``(measure, pool)`` curves) fit
+    :data:`STABILITY_PREVIEW_SECONDS` of estimated time (at least two; all of them when they fit)."""
+    kept, seconds = 0, 0.0
+    for jobs in groups:
+        try:
+            cost = stability_seconds(_dataset, jobs, systems, n_resamples)
+        except ValueError:  # the page's own check names the problem
+            return len(groups)
+        if kept >= 2 and seconds + cost > STABILITY_PREVIEW_SECONDS:
+            break
+        kept += 1
+        seconds += cost
+    return kept
 
 
 @st.cache_data(max_entries=128, show_spinner=False)

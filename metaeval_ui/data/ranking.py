@@ -14,7 +14,7 @@ from metaeval_core.stats import significance as _significance
 from metaeval_core.data.dataset import Dataset
 from metaeval_ui import tables
 from metaeval_ui.data.datasets import DatasetKey
-from metaeval_ui.data.resampled import confidence_interval, intervals_deadline, pairwise_key, pairwise_uncorrected
+from metaeval_ui.data.resampled import confidence_intervals, intervals_deadline, pairwise_key, pairwise_uncorrected
 from metaeval_ui.data.summaries import correlation_table
 
 
@@ -39,11 +39,9 @@ def metrics_board(_dataset: Dataset, key: DatasetKey, metrics: tuple[str, ...], 
     # One clock for the board: the intervals, then the table, stop at the page's budget (docs/methods.md sec. 16.5).
     started = time.perf_counter()
     tick = intervals_deadline(len(metrics), "boot-both", n_resamples, started=started)
-    intervals = {}
-    for done, m in enumerate(metrics, start=1):
-        intervals[m] = confidence_interval(_dataset, key, m, human, level, coefficient, "boot-both", pool, systems,
-                                           0.95, n_resamples, seed)
-        tick(done / len(metrics))
+    intervals = dict(zip(metrics, confidence_intervals(_dataset, key, tuple(metrics), human, level, coefficient,
+                                                       "boot-both", pool, systems, 0.95, n_resamples, seed,
+                                                       progress=tick)))
     alternative, correction, family, alpha = LEADERBOARD_TEST
     method = _significance.default_test(_dataset, level, coefficient)
     table = None

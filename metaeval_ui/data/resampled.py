@@ -20,7 +20,6 @@ from metaeval_ui.data.datasets import DatasetKey
 MAX_RESAMPLES = 10_000  # k beyond this takes minutes at the global level and shifts percentiles by < 0.005
 
 
-@st.cache_data(max_entries=512, show_spinner=False)
 def confidence_interval(
     _dataset: Dataset,
     key: DatasetKey,
@@ -35,15 +34,10 @@ def confidence_interval(
     n_resamples: int,
     seed: int,
 ) -> dict:
-    """One interval as a plain dict (``ConfidenceInterval.to_dict()`` plus the metric and human)."""
-    check_interval_size(_dataset, metric, human, coefficient, method, pool, systems, n_resamples)
-    ci = _resampling.dataset_confidence_interval(
-        _dataset, metric, human, level=level, coefficient=coefficient, method=method, pool=pool,
-        systems=systems or None, confidence_level=confidence_level, n_resamples=n_resamples, rng=seed,
-    )
-    out = ci.to_dict()
-    out.update(metric=metric, human=human)
-    return out
+    """One interval as a plain dict (``ConfidenceInterval.to_dict()`` plus the metric and human), kept per metric
+    with :func:`confidence_intervals`."""
+    return confidence_intervals(_dataset, key, (metric,), human, level, coefficient, method, pool, systems,
+                                confidence_level, n_resamples, seed)[0]
 
 
 def intervals_deadline(n_intervals: int, method: str, n_resamples: int, *,
@@ -54,6 +48,60 @@ def intervals_deadline(n_intervals: int, method: str, n_resamples: int, *,
         f"{n_intervals} {method.upper()} intervals with {n_resamples:,} resamples", budget_seconds=MAX_TABLE_SECONDS,
         advice="fewer metrics or resamples, or the system level", where=f"the page stops at {MAX_TABLE_SECONDS:.0f} s")
     return _budget.deadline(decision, started=started)
+
+
+@st.cache_resource
+def _interval_store() -> "_ResultStore":
+    return _ResultStore(max_entries=4096)  # one interval (a small dict) per entry
+
+
+def confidence_intervals(
+    _dataset: Dataset,
+    key: DatasetKey,
+    metrics: tuple[str, ...],
+    human: str,
+    level: str,
+    coefficient: str,
+    method: str,
+    pool: str,
+    systems: str,
+    confidence_level: float,
+    n_resamples: int,
+    seed: int,
+    *,
+    progress: Callable[[float], None] | None = None,
+) -> list[dict]:
+    """:func:`confidence_interval` for several metrics (the same dicts, in the metrics' order).
+
+    Each metric's interval is kept on its own small key (dataset id and version, metric, settings), so a changed
+    selection computes only the new metrics and the single-metric :func:`confidence_interval` reuses them. The
+    missing ones are computed together at the system level, where ``dataset_confidence_intervals`` shares the
+    draws and the human's side; elsewhere one at a time, ``progress`` called after each, so a page's deadline
+    stops between two metrics and a rerun continues from the finished ones.
+    """
+    for metric in metrics:
+        check_interval_size(_dataset, metric, human, coefficient, method, pool, systems, n_resamples)
+    settings = (key, human, level, coefficient, method, pool, systems, float(confidence_level), int(n_resamples),
+                int(seed))
+    store = _interval_store()
+    found = {m: store.get(settings + (m,)) for m in metrics}
+    missing = [m for m in dict.fromkeys(metrics) if found[m] is None]
+    groups = [missing] if level == "system" and missing else [[m] for m in missing]
+    done = len(metrics) - len(missing)
+    for group in groups:
+        intervals = _resampling.dataset_confidence_intervals(
+            _dataset, group, human, level=level, coefficient=coefficient, method=method, pool=pool,
+            systems=systems or None, confidence_level=confidence_level, n_resamples=n_resamples, rng=seed,
+        )
+        for metric, ci in zip(group, intervals):
+            row = ci.to_dict()
+            row.update(metric=metric, human=human)
+            store.put(settings + (metric,), row)
+            found[metric] = row
+        done += len(group)
+        if progress is not None:
+            progress(done / max(len(metrics), 1))
+    return [dict(found[m]) for m in metrics]
 
 
 def check_interval_size(dataset: Dataset, metric: str, human: str, coefficient: str, method: str, pool: str,

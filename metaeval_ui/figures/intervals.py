@@ -60,6 +60,7 @@ def add_chance_reference(fig: go.Figure, chance: pd.DataFrame | None, positions:
     xs: list = []
     ys: list = []
     hover: list = []
+    shapes: list = []
     everyone = len(chance) == 1 and set(chance.iloc[0]["metrics"]) >= set(positions)
     bottom, top = min(positions.values()) - half, max(positions.values()) + half
     for row in chance.to_dict("records"):
@@ -71,11 +72,13 @@ def add_chance_reference(fig: go.Figure, chance: pd.DataFrame | None, positions:
                                                   for m in row["metrics"] if m in positions]
         for y0, y1 in spans:
             if low is not None and high is not None:
-                fig.add_shape(type="rect", xref="x", yref="y", x0=low, x1=high, y0=y0, y1=y1, fillcolor=_CHANCE_BAND,
-                              line={"width": 0}, layer="below")
+                shapes.append(dict(type="rect", xref="x", yref="y", x0=low, x1=high, y0=y0, y1=y1,
+                                   fillcolor=_CHANCE_BAND, line={"width": 0}, layer="below"))
             xs += [est, est, None]
             ys += [y0, y1, None]
             hover += [text, text, None]
+    if shapes:  # all at once: add_shape one by one re-validated every shape so far (2 s for LLMBar's 26 judges)
+        fig.update_layout(shapes=[*fig.layout.shapes, *shapes])
     fig.add_scatter(x=xs, y=ys, mode="lines", name=CHANCE_NAME, line=_CHANCE_LINE, hovertext=hover,
                     hoverinfo="text", showlegend=True)
 

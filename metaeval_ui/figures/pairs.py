@@ -195,13 +195,17 @@ def stability_figure(frame: pd.DataFrame, *, log_x: bool = False, title: str = "
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=names, shared_xaxes="all", shared_yaxes="all",
                         horizontal_spacing=0.04, vertical_spacing=min(0.12, 0.5 / rows) if rows > 1 else 0.1)
     parts = {m: part.sort_values("m") for m, part in frame.groupby("measure", sort=False)}
+    # Each measure's mean line with a gap after it (NaN breaks a plotly line), for the grey context below.
+    gapped = {m: (np.append(part["m"].to_numpy(float), np.nan), np.append(part["mean"].to_numpy(float), np.nan))
+              for m, part in parts.items()}
     for k, measure in enumerate(measures):
         row, col = k // cols + 1, k % cols + 1
-        for other in measures:  # context: everyone else's mean, thin and grey
-            if other != measure:
-                part = parts[other]
-                fig.add_trace(go.Scatter(x=part["m"], y=part["mean"], mode="lines", line=dict(color=MUTED, width=1),
-                                         hoverinfo="skip", showlegend=False), row=row, col=col)
+        others = [gapped[other] for other in measures if other != measure]
+        if others:  # context: everyone else's mean, thin and grey, as one trace (one per line was M^2 traces)
+            fig.add_trace(go.Scatter(x=np.concatenate([x for x, _ in others])[:-1],
+                                     y=np.concatenate([y for _, y in others])[:-1], mode="lines",
+                                     line=dict(color=MUTED, width=1), connectgaps=False, hoverinfo="skip",
+                                     showlegend=False), row=row, col=col)
         part = parts[measure]
         style = measure_style(measure, human=measure == human)
         m, mean, std = part["m"].to_numpy(), part["mean"].to_numpy(float), part["std"].to_numpy(float)

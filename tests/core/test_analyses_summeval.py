@@ -173,6 +173,19 @@ def test_krippendorff_matches_definition_and_ignores_coder_identity():
     assert math.isnan(krippendorff_interval(np.ones((3, 5)))[0])  # no variation: undefined
 
 
+def test_krippendorff_closed_form_equals_the_krippendorff_package():
+    import krippendorff
+
+    rng = np.random.default_rng(11)
+    for scale, slots in ((1.0, 3), (25.0, 7)):  # Likert-like ratings; MQM-like penalties with many distinct values
+        units = np.round(scale * rng.gamma(2.0, size=(slots, 300)) + 10 * rng.normal(size=300), 1)
+        units[rng.random(units.shape) < 0.3] = np.nan
+        alpha = krippendorff_interval(units)[0]
+        pairable = (~np.isnan(units)).sum(axis=0) >= 2
+        expected = krippendorff.alpha(reliability_data=units[:, pairable], level_of_measurement="interval")
+        assert alpha == pytest.approx(expected, abs=1e-10)
+
+
 def test_annotator_agreement_matches_reference(panel):
     result = annotator_agreement(panel)
     rows = {(r["group"], r["dimension"]): r for r in result.to_records()}
@@ -363,3 +376,14 @@ def test_normality_skips_short_and_constant_inputs():
     assert row.system_n == 4 and not math.isnan(row.system_p)
     with pytest.raises(ValueError, match="alpha must lie strictly between 0 and 1"):
         normality_table(ds, ["h"], alpha=0)
+
+
+def test_high_range_pairwise_kendall_equals_kendall_pair_by_pair():
+    from metaeval_core.analyses.papers.peyrard import _pairwise_kendall
+    from metaeval_core.stats.coefficients import kendall
+
+    rng = np.random.default_rng(3)
+    values = rng.integers(0, 4, size=(5, 30, 9)).astype(float)  # ties
+    values[rng.random(values.shape) < 0.15] = np.nan  # missing cells
+    a, b = np.triu_indices(5, 1)
+    np.testing.assert_array_equal(_pairwise_kendall(values, a, b), kendall(values[a], values[b]))

@@ -146,3 +146,16 @@ def test_summeval_says_summaries_and_which_annotators_are_persons(data_dir):
     assert ds.annotators_are("expert.relevance") == "persons" and ds.annotators_are("turker.relevance") == "positions"
     naacl = load_dataset("summeval-naacl2022", data_dir=data_dir)
     assert naacl.measure("ground-truth").annotators is not None and naacl.annotators_are("ground-truth") == "persons"
+
+
+def test_scored_by_builds_each_subset_once_and_keeps_its_numbers():
+    scores = np.arange(12, dtype=float).reshape(3, 4)
+    human = scores.copy()
+    human[2] = np.nan  # system c never rated
+    ds = Dataset(id="t", systems=["a", "b", "c"], inputs=list("wxyz"),
+                 measures={"h": Measure("h", "human", human), "m": Measure("m", "metric", scores)})
+    first = ds.rated_by("h")
+    assert first.systems == ("a", "b") and np.array_equal(first.matrix("m"), scores[:2])
+    # Another request with the same kept systems (here via two measures) is the same object, not a rebuild.
+    assert ds.scored_by(["m", "h"]) is first and ds.rated_by("h") is first
+    assert ds.scored_by(["m"]) is ds  # every system scored: the dataset itself

@@ -287,3 +287,33 @@ def test_dataset_convenience_equals_the_matrix_call():
                             coefficient="kendall", method="boot-both", rng=3, n_resamples=100)
     assert (a.estimate, a.low, a.high, a.n_defined) == (b.estimate, b.low, b.high, b.n_defined)
     assert a.n == 100
+
+
+@pytest.mark.parametrize("level", ["system", "input"])
+@pytest.mark.parametrize("pool", ["judged", "all"])
+@pytest.mark.parametrize("coefficient", ["kendall", "pearson"])
+def test_intervals_of_several_metrics_are_each_metrics_own_interval(level, pool, coefficient):
+    from metaeval_core.stats.resampling import dataset_confidence_intervals
+
+    from dataclasses import replace
+
+    ds = synthetic_dataset(SyntheticSpec(n_systems=9, n_judged=30, n_unjudged=20, seed=3))
+    metrics = list(ds.metric_measures)
+    # Missing metric cells, and a system the human never rated (dropped first): the shared draws must still fit.
+    measures = dict(ds.measures)
+    holes = measures[metrics[1]].scores.copy()
+    holes[np.random.default_rng(0).random(holes.shape) < 0.1] = np.nan
+    measures[metrics[1]] = measures[metrics[1]].with_scores(holes, None)
+    unrated = measures["human.quality"]
+    scores = unrated.scores.copy()
+    scores[0] = np.nan
+    annotators = unrated.annotators.copy()
+    annotators[:, 0] = np.nan
+    measures["human.quality"] = unrated.with_scores(scores, annotators)
+    ds = replace(ds, measures=measures, version="")
+    together = dataset_confidence_intervals(ds, metrics, "human.quality", level=level, coefficient=coefficient,
+                                            method="boot-both", pool=pool, n_resamples=150, rng=4, batch=17)
+    for name, ci in zip(metrics, together):
+        alone = dataset_confidence_interval(ds, name, "human.quality", level=level, coefficient=coefficient,
+                                            method="boot-both", pool=pool, n_resamples=150, rng=4)
+        assert ci.to_dict() == alone.to_dict()

@@ -205,3 +205,24 @@ def test_power_simulation_offers_the_wmt_test_at_the_system_level_only():
     result = power_curve(ds, metric, human, level="system", coefficient="pearson", tests=[WMT_SYSTEM_TEST],
                          ks=[0.5], n_trials=3, n_resamples=20, degrade="noise", rng=0)
     assert result.to_records()[0]["test"] == WMT_SYSTEM_TEST
+
+
+@pytest.mark.parametrize("coefficient", ["kendall", "pearson"])
+def test_pair_nulls_stacked_across_pairs_are_each_pairs_own(coefficient):
+    # The table stacks pairs that keep the same systems into one coefficient call; every pair's nulls must be the
+    # ones its own two-vector computation gives (a metric without a score for one system: two groups of pairs).
+    from metaeval_core.stats.significance.wmt import WmtSystemPermutation, draw_system_swaps, wmt_pair_nulls
+
+    rng = np.random.default_rng(7)
+    human = rng.normal(size=(9, 20))
+    stack = [human + rng.normal(size=(9, 20)) for _ in range(5)]
+    stack[2][3] = np.nan
+    nulls, thresholds = wmt_pair_nulls(stack, human, coefficient=coefficient, n_resamples=130,
+                                       rng=np.random.default_rng(1), batch=50)
+    engine = WmtSystemPermutation(stack, human, coefficient)
+    masks = draw_system_swaps(np.random.default_rng(1), 130, 9)
+    pairs = [(a, b) for a in range(5) for b in range(a + 1, 5)]
+    for u, (a, b) in enumerate(pairs):
+        alone = np.concatenate([engine.deltas(a, b, masks[s:s + 50]) for s in range(0, 130, 50)])
+        np.testing.assert_array_equal(nulls[u], alone)
+        assert thresholds[u] == engine.observed(a, b)

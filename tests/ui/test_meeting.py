@@ -23,7 +23,7 @@ def texts(at, kind):
 
 # -- Reproduce the papers ----------------------------------------------------------------------------------------
 def test_reproduce_page_without_data_says_how_to_get_it(demo_env):
-    at = open_page("pages/reproduce.py")
+    at = open_page("pages/reproduce.py", {"paper": "all"})
     info = " ".join(texts(at, "info"))
     assert "not available here" in info and "METAEVAL_DATA_DIR" in info and "fetch --dataset summeval" in info
     assert "python -m metaeval_core" not in info  # the system Python has no numpy: the command of this install
@@ -33,8 +33,21 @@ def test_reproduce_page_without_data_says_how_to_get_it(demo_env):
     assert {m.label: m.value for m in at.metric}["Not computed (data missing)"] == str(len(PUBLISHED))
 
 
-def test_reproduce_page_on_real_data_ticks_every_reproducible_number(real_env):
+def test_reproduce_page_first_recomputes_one_paper_then_any_other_or_all(demo_env):
+    from metaeval_core.analyses.reproduce import PUBLISHED
+
     at = open_page("pages/reproduce.py")
+    first = PUBLISHED[0].paper
+    assert at.selectbox(key="w:repro_paper").value == first
+    assert at.metric[0].value == f"0 of {sum(item.paper == first for item in PUBLISHED)}"
+    assert [s.value.replace("\\", "") for s in at.subheader] == [first]
+    at.selectbox(key="w:repro_paper").set_value("all").run()
+    assert_clean(at)
+    assert at.metric[0].value == f"0 of {len(PUBLISHED)}" and at.query_params["paper"] == "all"
+
+
+def test_reproduce_page_on_real_data_ticks_every_reproducible_number(real_env):
+    at = open_page("pages/reproduce.py", {"paper": "all"})
     frames = [d.value for d in at.dataframe]
     rows = sum(len(f) for f in frames)
     from metaeval_core.analyses.reproduce import PUBLISHED

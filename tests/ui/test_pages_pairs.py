@@ -133,6 +133,21 @@ def test_stability_page_on_the_demo_has_both_pools(demo_env):
     assert strong[("metric.strong", "all")] > strong[("metric.strong", "judged")]
 
 
+def test_stability_first_view_computes_what_fits_its_time_and_says_so(demo_env, monkeypatch):
+    from metaeval_ui.data import pairs as dp
+
+    monkeypatch.setattr(dp, "STABILITY_PREVIEW_SECONDS", 0.0)  # the first view then keeps its minimum, 2 measures
+    at = open_page(STABILITY, {"dataset": "demo", "metric": "metric.strong,metric.noise"})
+    assert_clean(at)
+    table = at.dataframe[0].value
+    assert set(table["measure"]) == {"human.quality", "metric.strong"}  # the human's reference curve first
+    assert "First view" in at.info[0].value and "2 of 3 measures" in at.info[0].value
+    at.toggle(key="w:stab_all").set_value(True).run()
+    assert_clean(at)
+    assert set(at.dataframe[0].value["measure"]) == {"human.quality", "metric.strong", "metric.noise"}
+    assert at.query_params["stab_all"] in ("true", "True", "1") and not at.info
+
+
 def test_stability_page_on_summeval_naacl2022_judged_only(real_env):
     at = open_page(STABILITY, {"dataset": "summeval-naacl2022"})
     assert set(plotly_specs(at)) == {"stability_judged"}

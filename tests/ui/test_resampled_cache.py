@@ -69,20 +69,47 @@ def test_a_superset_with_other_systems_is_not_cut(fresh_store, monkeypatch):
     assert len(calls) == 2
 
 
-def test_changing_the_metrics_reuses_each_metrics_interval(monkeypatch):
+def _counting_metrics(monkeypatch):
+    """The metrics each call of the several-metric interval kernel computes, flattened."""
+    calls = []
+    original = resampling.dataset_confidence_intervals
+
+    def counted(dataset, metrics, *args, **kwargs):
+        calls.extend(metrics)
+        return original(dataset, metrics, *args, **kwargs)
+
+    monkeypatch.setattr(resampling, "dataset_confidence_intervals", counted)
+    return calls
+
+
+@pytest.fixture
+def fresh_intervals(monkeypatch):
+    store = resampled._ResultStore(max_entries=96)
+    monkeypatch.setattr(resampled, "_interval_store", lambda: store)
+    return store
+
+
+@pytest.mark.parametrize("level", ["system", "input"])
+def test_changing_the_metrics_reuses_each_metrics_interval(fresh_intervals, monkeypatch, level):
     ds = synthetic_dataset()
-    st.cache_data.clear()
-    calls = _counting(monkeypatch, resampling, "dataset_confidence_interval")
+    calls = _counting_metrics(monkeypatch)
     key = dataset_key(ds)
 
     def intervals(metrics):
-        return [resampled.confidence_interval(ds, key, m, HUMAN, "system", "kendall", "boot-both", "judged", "", 0.95,
-                                              100, 11) for m in metrics]
+        return resampled.confidence_intervals(ds, key, tuple(metrics), HUMAN, level, "kendall", "boot-both",
+                                              "judged", "", 0.95, 100, 11)
 
     first = intervals(METRICS[:3])
     second = intervals(METRICS[1:4])  # two already computed, one new
     assert calls == [*METRICS[:3], METRICS[3]]
     assert second[:2] == first[1:]
+    # The single-metric wrapper reads the same pieces, and equals the core's one-metric interval.
+    one = resampled.confidence_interval(ds, key, METRICS[2], HUMAN, level, "kendall", "boot-both", "judged", "",
+                                        0.95, 100, 11)
+    assert calls == [*METRICS[:3], METRICS[3]] and one == first[2]
+    alone = resampling.dataset_confidence_interval(ds, METRICS[2], HUMAN, level=level, coefficient="kendall",
+                                                   method="boot-both", n_resamples=100, rng=11)
+    assert (one["low"], one["high"]) == (alone.low, alone.high)
 
 
 def test_a_table_over_the_page_budget_is_refused_with_what_fits(fresh_store, monkeypatch):
@@ -97,16 +124,18 @@ def test_a_table_over_the_page_budget_is_refused_with_what_fits(fresh_store, mon
     assert calls == []
 
 
-def test_the_overview_stops_at_its_budget_and_keeps_the_intervals_it_finished(fresh_store, monkeypatch):
+def test_the_overview_stops_at_its_budget_and_keeps_the_intervals_it_finished(fresh_store, fresh_intervals,
+                                                                               monkeypatch):
     from metaeval_ui.data import ranking
 
     ds = synthetic_dataset()
-    calls = _counting(monkeypatch, resampling, "dataset_confidence_interval")
+    calls = _counting_metrics(monkeypatch)
     monkeypatch.setattr(resampled, "MAX_TABLE_SECONDS", 1e-9)
+    # At the input level the intervals run one metric at a time (the system level computes them in one call).
     with pytest.raises(ValueError, match=r"^stopped after .* at 20% of 5 BOOT-BOTH intervals with 100 resamples "
                                          r"\(the page stops at 0 s\): use fewer metrics or resamples"):
-        ranking.metrics_board(ds, dataset_key(ds), METRICS, HUMAN, "system", "kendall", "judged", "", 100, 12)
+        ranking.metrics_board(ds, dataset_key(ds), METRICS, HUMAN, "input", "kendall", "judged", "", 100, 12)
     assert calls == [METRICS[0]]
     monkeypatch.setattr(resampled, "MAX_TABLE_SECONDS", 60.0)
-    board = ranking.metrics_board(ds, dataset_key(ds), METRICS, HUMAN, "system", "kendall", "judged", "", 100, 12)
+    board = ranking.metrics_board(ds, dataset_key(ds), METRICS, HUMAN, "input", "kendall", "judged", "", 100, 12)
     assert calls == list(METRICS) and board.table is not None  # the first interval was not computed again

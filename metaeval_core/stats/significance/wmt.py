@@ -106,6 +106,9 @@ class WmtSystemPermutation:
         return _rows_correlation(xs, zs, self.coefficient) - _rows_correlation(ys, zs, self.coefficient)
 
 
+_PAIR_ROWS = 200_000  # rows (resamples x pairs) sent to the coefficient at once
+
+
 def wmt_pair_nulls(
     stack: Sequence[np.ndarray],
     human: np.ndarray,
@@ -133,9 +136,33 @@ def wmt_pair_nulls(
     masks = draw_system_swaps(rng, n_resamples, n)
     nulls = np.full((len(pairs), n_resamples), np.nan)
     size = _auto_batch(batch, 4 * n, n_resamples)
+    # Pairs that keep the same systems go through the coefficient together, their rows stacked: one call per
+    # block of pairs instead of two per pair (496 pairs of WMT23's 32 metrics: 1,000 calls of 1,000 x 15 rows).
+    # Each row's value depends on that row only (contiguous rows), so a pair's nulls are the ones it gets alone.
+    groups: dict[bytes, list[int]] = {}
     for u, (a, b) in enumerate(pairs):
-        for sl in _chunks(n_resamples, size):
-            nulls[u, sl] = engine.deltas(a, b, masks[sl])
-        report((u + 1) / max(len(pairs), 1))
+        groups.setdefault(engine.pair(a, b)[0].tobytes(), []).append(u)
+    done = 0
+    for members in groups.values():
+        keep = engine.pair(*pairs[members[0]])[0]
+        if keep.size < 2:
+            done += len(members)
+            continue
+        z = engine.z[keep][None, :]
+        per_block = max(1, _PAIR_ROWS // max(size, 1))
+        for start in range(0, len(members), per_block):
+            block = members[start:start + per_block]
+            sides = [engine.pair(*pairs[u])[1:3] for u in block]
+            for sl in _chunks(n_resamples, size):
+                swap = masks[sl][:, keep][None]  # (1, b, n)
+                x = np.stack([xy[0] for xy in sides])[:, None, :]  # (P, 1, n)
+                y = np.stack([xy[1] for xy in sides])[:, None, :]
+                rows = swap.shape[1]
+                xs = np.ascontiguousarray(np.where(swap, y, x)).reshape(-1, keep.size)
+                ys = np.ascontiguousarray(np.where(swap, x, y)).reshape(-1, keep.size)
+                delta = _rows_correlation(xs, z, engine.coefficient) - _rows_correlation(ys, z, engine.coefficient)
+                nulls[block, sl] = delta.reshape(len(block), rows)
+            done += len(block)
+            report(done / max(len(pairs), 1))
     thresholds = np.array([engine.observed(a, b) for a, b in pairs])
     return nulls, thresholds
