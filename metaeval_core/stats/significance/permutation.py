@@ -342,3 +342,61 @@ def _sequential_pvalues(chunks, threshold: float, alternative: str, n_resamples:
         else:
             out.append(((1.0 + hits[c]) / (1.0 + seen), seen))
     return out[0], out[1], drawn
+
+
+# mt-metrics-eval's early stopping of PERM-BOTH (stats.PermutationSigDiffParams as tasks.Task sets it, as
+# CompareMetrics runs it): look every 100 draws, stop below 0.02 or above 0.5 (docs/methods.md sec. 16.2).
+BLOCK_SIZE = 100
+BLOCK_EARLY_MIN = 0.02
+BLOCK_EARLY_MAX = 0.5
+
+
+def _block_pvalues(chunks, threshold: float, alternative: str, n_resamples: int, *, block_size: int = BLOCK_SIZE,
+                   early_min: float = BLOCK_EARLY_MIN, early_max: float = BLOCK_EARLY_MAX):
+    """Blocks-of-draws p-values of the cell (x, y) and its reverse (y, x) from one null stream.
+
+    After each ``block_size`` draws (by draw index, never by chunk), a cell's p-value over the draws so far,
+    ``(1 + g) / (1 + l)`` over its ``l`` defined resamples, stops the cell when it is below ``early_min`` or above
+    ``early_max``; a cell that never stops gets the full run's p-value. The stream stops once both cells have
+    stopped. Returns ``((p, l), (p_reverse, l_reverse), resamples drawn)`` like :func:`_sequential_pvalues`.
+    """
+    tolerance = _TOLERANCE
+    seen = 0
+    hits = [0, 0]
+    stopped: list[tuple[float, int] | None] = [None, None]
+    drawn = 0
+    if not np.isfinite(threshold):
+        for sl, _ in chunks:
+            return (math.nan, 0), (math.nan, 0), sl.stop
+        return (math.nan, 0), (math.nan, 0), 0
+    for sl, values in chunks:
+        # Split the chunk at block boundaries so that the looks fall on the same draws for any batch size.
+        start = sl.start
+        while start < sl.stop:
+            stop = min(sl.stop, (start // block_size + 1) * block_size)
+            part = values[start - sl.start:stop - sl.start]
+            defined = part[~np.isnan(part)]
+            if alternative == "two-sided":
+                flags = [np.abs(defined) >= abs(threshold) - tolerance] * 2
+            else:
+                flags = [defined >= threshold - tolerance, -defined >= -threshold - tolerance]
+            seen += defined.size
+            for c in range(2):
+                hits[c] += int(np.count_nonzero(flags[c]))
+            drawn = start = stop
+            if stop % block_size == 0 and stop < n_resamples and seen:
+                for c in range(2):
+                    p = (1.0 + hits[c]) / (1.0 + seen)
+                    if stopped[c] is None and (p < early_min or p > early_max):
+                        stopped[c] = (p, seen)
+                if stopped[0] is not None and stopped[1] is not None:
+                    return stopped[0], stopped[1], drawn
+    out = []
+    for c in range(2):
+        if stopped[c] is not None:
+            out.append(stopped[c])
+        elif seen == 0:
+            out.append((math.nan, 0))
+        else:
+            out.append(((1.0 + hits[c]) / (1.0 + seen), seen))
+    return out[0], out[1], drawn
