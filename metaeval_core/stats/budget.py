@@ -116,8 +116,9 @@ def decide(estimate: Callable[[int, int | None], float], *, what: str, budget_se
     early_stop : bool, default False
         Whether the analysis can stop resampling once its decision is settled (sec. 16.2).
     blocks_fraction : float, optional
-        When given (and ``early_stop``), mt-metrics-eval's blocks rule (sec. 16.2) is offered too: its expected cost
-        is this fraction of the full run (the draws after which a settled pair stops, over ``n_resamples``).
+        When given (and ``early_stop``), mt-metrics-eval's blocks rule (sec. 16.2) is offered too, priced at this
+        fraction of the full run: the draws after which a settled pair stops over ``n_resamples`` (the cost when
+        most pairs are settled, as at WMT's global level; close pairs run longer).
     advice : str
         Other changes that help, in words.
     where : str

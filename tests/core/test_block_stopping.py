@@ -12,9 +12,11 @@ from metaeval_core.cli.main import main
 from metaeval_core.data.synthetic import synthetic_dataset
 from metaeval_core.stats import budget
 from metaeval_core.stats.significance import (
-    block_early_min, blocks_settled_draws, compare_all_pairs, compare_metrics, estimated_table_seconds,
+    block_early_min, blocks_settled_draws, compare_all_pairs, estimated_table_seconds,
 )
 from metaeval_core.stats.significance.permutation import BLOCK_EARLY_MAX, BLOCK_SIZE
+
+from . import oracles
 
 
 def _oracle_blocks(values, threshold, early_min, early_max=BLOCK_EARLY_MAX, block=BLOCK_SIZE):
@@ -44,7 +46,6 @@ def _data(seed=12, n=6, m=12):
 @pytest.mark.parametrize("correction", ["none", "bonferroni"])
 def test_blocks_equal_the_rule_applied_by_hand_to_the_full_runs_draws(alternative, correction):
     data, names = _data()
-    z = data["h"]
     kwargs = dict(level="global", coefficient="kendall", method="perm-both", alternative=alternative,
                   n_resamples=499, rng=5, correction=correction)
     full = compare_all_pairs(data, names, "h", **kwargs)
@@ -53,19 +54,13 @@ def test_blocks_equal_the_rule_applied_by_hand_to_the_full_runs_draws(alternativ
     early_min = block_early_min(0.05, correction, "row", len(names))
     assert early_min == (0.02 if correction == "none" else 0.05 / 3)
     stopped = 0
-    for i, a in enumerate(names):
-        for j, b in enumerate(names):
-            if i == j:
-                continue
-            null = compare_metrics(data[a], data[b], z, level="global", coefficient="kendall", method="perm-both",
-                                   n_resamples=499, rng=5, return_distribution=True).null_distribution
-            values = np.abs(null) if alternative == "two-sided" else null
-            threshold = abs(full.delta[i, j]) if alternative == "two-sided" else full.delta[i, j]
-            p, used = _oracle_blocks(values, threshold, early_min)
-            assert blocks.pvalue[i, j] == pytest.approx(p, abs=1e-15) and blocks.n_defined[i, j] == used
-            if used == full.n_defined[i, j]:
-                assert blocks.pvalue[i, j] == full.pvalue[i, j]
-            stopped += used < full.n_defined[i, j]
+    for i, j, values, threshold in oracles.table_cell_nulls(data, names, full, alternative=alternative,
+                                                           n_resamples=499, rng=5):
+        p, used = _oracle_blocks(values, threshold, early_min)
+        assert blocks.pvalue[i, j] == pytest.approx(p, abs=1e-15) and blocks.n_defined[i, j] == used
+        if used == full.n_defined[i, j]:
+            assert blocks.pvalue[i, j] == full.pvalue[i, j]
+        stopped += used < full.n_defined[i, j]
     assert stopped > 0
 
 

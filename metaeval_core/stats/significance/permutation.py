@@ -296,6 +296,26 @@ def _permutation_chunks(engine, rng, method, n_resamples, shape, b):
         yield sl, engine.deltas(mask)
 
 
+def _exceedances(defined: np.ndarray, threshold: float, alternative: str) -> list[np.ndarray]:
+    """Which defined ``delta_s`` count against the cell (x, y) and its reverse (y, x) (|.| when two-sided)."""
+    if alternative == "two-sided":
+        return [np.abs(defined) >= abs(threshold) - _TOLERANCE] * 2
+    return [defined >= threshold - _TOLERANCE, -defined >= -threshold - _TOLERANCE]
+
+
+def _final_cells(stopped, hits, seen) -> tuple[tuple[float, int], tuple[float, int]]:
+    """Each cell's stopped ``(p, l)``, or the full run's ``(1 + g) / (1 + l)`` when it never stopped."""
+    out = []
+    for c in range(2):
+        if stopped[c] is not None:
+            out.append(stopped[c])
+        elif seen == 0:
+            out.append((math.nan, 0))
+        else:
+            out.append(((1.0 + hits[c]) / (1.0 + seen), seen))
+    return out[0], out[1]
+
+
 def _sequential_pvalues(chunks, threshold: float, alternative: str, n_resamples: int, h: int):
     """Besag & Clifford (1991) p-values of the cell (x, y) and its reverse (y, x) from one null stream.
 
@@ -303,7 +323,6 @@ def _sequential_pvalues(chunks, threshold: float, alternative: str, n_resamples:
     a cell that never reaches ``h`` gets the fixed-size ``(1 + g) / (1 + k)``. The stream stops
     once both cells have stopped. Returns ``((p, n_used), (p_reverse, n_used_reverse), resamples drawn)``.
     """
-    tolerance = _TOLERANCE
     seen = 0
     hits = [0, 0]
     stopped: list[tuple[float, int] | None] = [None, None]
@@ -316,10 +335,7 @@ def _sequential_pvalues(chunks, threshold: float, alternative: str, n_resamples:
     for sl, values in chunks:
         drawn = sl.stop
         defined = values[~np.isnan(values)]
-        if alternative == "two-sided":
-            flags = [np.abs(defined) >= abs(threshold) - tolerance] * 2
-        else:
-            flags = [defined >= threshold - tolerance, -defined >= -threshold - tolerance]
+        flags = _exceedances(defined, threshold, alternative)
         for c in range(2):
             if stopped[c] is not None:
                 continue
@@ -333,15 +349,7 @@ def _sequential_pvalues(chunks, threshold: float, alternative: str, n_resamples:
         seen += defined.size
         if stopped[0] is not None and stopped[1] is not None:
             break
-    out = []
-    for c in range(2):
-        if stopped[c] is not None:
-            out.append(stopped[c])
-        elif seen == 0:
-            out.append((math.nan, 0))
-        else:
-            out.append(((1.0 + hits[c]) / (1.0 + seen), seen))
-    return out[0], out[1], drawn
+    return (*_final_cells(stopped, hits, seen), drawn)
 
 
 # mt-metrics-eval's early stopping of PERM-BOTH (stats.PermutationSigDiffParams as tasks.Task sets it, as
@@ -360,7 +368,6 @@ def _block_pvalues(chunks, threshold: float, alternative: str, n_resamples: int,
     ``early_max``; a cell that never stops gets the full run's p-value. The stream stops once both cells have
     stopped. Returns ``((p, l), (p_reverse, l_reverse), resamples drawn)`` like :func:`_sequential_pvalues`.
     """
-    tolerance = _TOLERANCE
     seen = 0
     hits = [0, 0]
     stopped: list[tuple[float, int] | None] = [None, None]
@@ -376,10 +383,7 @@ def _block_pvalues(chunks, threshold: float, alternative: str, n_resamples: int,
             stop = min(sl.stop, (start // block_size + 1) * block_size)
             part = values[start - sl.start:stop - sl.start]
             defined = part[~np.isnan(part)]
-            if alternative == "two-sided":
-                flags = [np.abs(defined) >= abs(threshold) - tolerance] * 2
-            else:
-                flags = [defined >= threshold - tolerance, -defined >= -threshold - tolerance]
+            flags = _exceedances(defined, threshold, alternative)
             seen += defined.size
             for c in range(2):
                 hits[c] += int(np.count_nonzero(flags[c]))
@@ -391,12 +395,4 @@ def _block_pvalues(chunks, threshold: float, alternative: str, n_resamples: int,
                         stopped[c] = (p, seen)
                 if stopped[0] is not None and stopped[1] is not None:
                     return stopped[0], stopped[1], drawn
-    out = []
-    for c in range(2):
-        if stopped[c] is not None:
-            out.append(stopped[c])
-        elif seen == 0:
-            out.append((math.nan, 0))
-        else:
-            out.append(((1.0 + hits[c]) / (1.0 + seen), seen))
-    return out[0], out[1], drawn
+    return (*_final_cells(stopped, hits, seen), drawn)
