@@ -303,6 +303,13 @@ def _exceedances(defined: np.ndarray, threshold: float, alternative: str) -> lis
     return [defined >= threshold - _TOLERANCE, -defined >= -threshold - _TOLERANCE]
 
 
+def _undefined_cells(chunks):
+    """Both cells undefined (an undefined observed delta): one chunk drawn, as the full run's first."""
+    for sl, _ in chunks:
+        return (math.nan, 0), (math.nan, 0), sl.stop
+    return (math.nan, 0), (math.nan, 0), 0
+
+
 def _final_cells(stopped, hits, seen) -> tuple[tuple[float, int], tuple[float, int]]:
     """Each cell's stopped ``(p, l)``, or the full run's ``(1 + g) / (1 + l)`` when it never stopped."""
     out = []
@@ -323,15 +330,12 @@ def _sequential_pvalues(chunks, threshold: float, alternative: str, n_resamples:
     a cell that never reaches ``h`` gets the fixed-size ``(1 + g) / (1 + k)``. The stream stops
     once both cells have stopped. Returns ``((p, n_used), (p_reverse, n_used_reverse), resamples drawn)``.
     """
+    if not np.isfinite(threshold):
+        return _undefined_cells(chunks)
     seen = 0
     hits = [0, 0]
     stopped: list[tuple[float, int] | None] = [None, None]
     drawn = 0
-    if not np.isfinite(threshold):
-        for sl, _ in chunks:
-            drawn = sl.stop
-            break
-        return (math.nan, 0), (math.nan, 0), drawn
     for sl, values in chunks:
         drawn = sl.stop
         defined = values[~np.isnan(values)]
@@ -368,14 +372,12 @@ def _block_pvalues(chunks, threshold: float, alternative: str, n_resamples: int,
     ``early_max``; a cell that never stops gets the full run's p-value. The stream stops once both cells have
     stopped. Returns ``((p, l), (p_reverse, l_reverse), resamples drawn)`` like :func:`_sequential_pvalues`.
     """
+    if not np.isfinite(threshold):
+        return _undefined_cells(chunks)
     seen = 0
     hits = [0, 0]
     stopped: list[tuple[float, int] | None] = [None, None]
     drawn = 0
-    if not np.isfinite(threshold):
-        for sl, _ in chunks:
-            return (math.nan, 0), (math.nan, 0), sl.stop
-        return (math.nan, 0), (math.nan, 0), 0
     for sl, values in chunks:
         # Split the chunk at block boundaries so that the looks fall on the same draws for any batch size.
         start = sl.start
