@@ -680,6 +680,12 @@ def cost_sentence(decision) -> str:
         return sentence(f"{decision.what}: not estimated ({where})")
     if decision.action == "run":
         return sentence(f"{decision.what}: {_about(decision.estimated_seconds)} ({where})")
+    if decision.action == "early-stop" and decision.stopping == "blocks":
+        return sentence(
+            f"{decision.what} would take up to {_about(decision.estimated_seconds)} at full length ({where}), so it "
+            "runs with mt-metrics-eval's early stopping (blocks of 100 draws, docs/methods.md sec. 16.2): a pair "
+            "stops once its p-value is clearly below or above alpha, an estimate from fewer draws whose decision "
+            "can differ from the full run's near the thresholds")
     if decision.action == "early-stop":
         return sentence(
             f"{decision.what} would take up to {_about(decision.estimated_seconds)} at full length ({where}), so it "

@@ -67,8 +67,8 @@ def cmd_compare(args: argparse.Namespace) -> None:
         alternative=args.alternative, correction=args.correction, family=args.family, alpha=args.alpha,
         n_resamples=args.n_resamples, rng=args.seed, pool=args.pool, systems=args.systems, stopping=stopping,
     )
-    # Every row names the test that made it (the default depends on the data).
-    records = [{**r, "test": table.method} for r in table.to_records()]
+    # Every row names the test and the stopping rule that made it (both can depend on the data and the budget).
+    records = [{**r, "test": table.method, "stopping": table.stopping} for r in table.to_records()]
     if args.json:
         emit(args, records)
         return
@@ -109,6 +109,7 @@ def _compare_stopping(args: argparse.Namespace, ds, metrics: list[str], method: 
         return "none"
     decision = table_decision(n_systems, n_inputs, len(metrics), level=args.level, coefficient=args.coefficient,
                               method=method, n_resamples=args.n_resamples, budget_seconds=args.budget,
+                              blocks=True, alpha=args.alpha, correction=args.correction, family=args.family,
                               where=f"--budget {args.budget:g} s")
     if decision.action == "refuse":
         raise CLIError(decision.sentence + " (--budget 0 runs it anyway)")
@@ -191,11 +192,14 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     add_resampling_args(p)
     p.add_argument("--budget", type=_seconds, default=600.0, metavar="SECONDS",
                    help="decide before running (docs/methods.md sec. 16.5): a table estimated beyond SECONDS runs "
-                        "with sequential stopping where the test allows it (up to 4x) or is refused with its cost "
-                        "and lighter settings; 0: no budget (default 600)")
-    p.add_argument("--stopping", choices=["auto", "none", "besag-clifford"], default="auto",
+                        "with sequential stopping where the test allows it (Besag-Clifford up to 4x, else blocks when "
+                        "their expected cost fits) or is refused with its cost and lighter settings; 0: no budget "
+                        "(default 600)")
+    p.add_argument("--stopping", choices=["auto", "none", "besag-clifford", "blocks"], default="auto",
                    help="auto (default): as the budget decides; besag-clifford: stop each pair once its decision "
-                        "at --alpha is settled (docs/methods.md sec. 16.2)")
+                        "at --alpha is settled; blocks: mt-metrics-eval's rule, every 100 draws stop a pair whose "
+                        "p-value is below 0.02 (or alpha over the correction's family) or above 0.5 "
+                        "(docs/methods.md sec. 16.2)")
 
     p = command("delta", cmd_delta, "rSYS-Delta(l, u): Kendall tau on system pairs whose metric gap lies in [l, u]")
     add_dataset_args(p)

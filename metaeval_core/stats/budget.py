@@ -57,8 +57,8 @@ class CostDecision:
         What the surface promises (a page: the time it stops at; the CLI: ``--budget``).
     what : str
         The analysis in words, counting the systems and inputs it uses.
-    stopping : {'none', 'besag-clifford'}
-        The rule the run uses ('besag-clifford' exactly when ``action == 'early-stop'``).
+    stopping : {'none', 'besag-clifford', 'blocks'}
+        The rule the run uses (a rule other than 'none' exactly when ``action == 'early-stop'``).
     lighter : tuple of Lighter
         Settings that fit the budget (empty when the analysis fits, or nothing simple does).
     advice : str
@@ -97,8 +97,8 @@ def _check_decide(budget_seconds: float, n_resamples: int, n_metrics: int | None
 
 
 def decide(estimate: Callable[[int, int | None], float], *, what: str, budget_seconds: float, n_resamples: int,
-           n_metrics: int | None = None, min_metrics: int = 1, early_stop: bool = False, advice: str = "",
-           where: str = "") -> CostDecision:
+           n_metrics: int | None = None, min_metrics: int = 1, early_stop: bool = False,
+           blocks_fraction: float | None = None, advice: str = "", where: str = "") -> CostDecision:
     """The decision for an analysis whose cost is ``estimate(n_resamples, n_metrics)`` seconds.
 
     Parameters
@@ -115,6 +115,10 @@ def decide(estimate: Callable[[int, int | None], float], *, what: str, budget_se
         The fewest metrics the analysis accepts (2 for a pairwise table).
     early_stop : bool, default False
         Whether the analysis can stop resampling once its decision is settled (sec. 16.2).
+    blocks_fraction : float, optional
+        When given (and ``early_stop``), mt-metrics-eval's blocks rule (sec. 16.2) is offered too, priced at this
+        fraction of the full run: the draws after which a settled pair stops over ``n_resamples`` (the cost when
+        most pairs are settled, as at WMT's global level; close pairs run longer).
     advice : str
         Other changes that help, in words.
     where : str
@@ -123,8 +127,8 @@ def decide(estimate: Callable[[int, int | None], float], *, what: str, budget_se
     Returns
     -------
     CostDecision
-        'run' within the budget; 'early-stop' within ``EARLY_STOP_FACTOR`` budgets when ``early_stop``;
-        else 'refuse', naming the largest resample count of :data:`RESAMPLE_LADDER` and the most metrics that fit.
+        'run' within the budget; 'early-stop' within ``EARLY_STOP_FACTOR`` budgets when ``early_stop``
+        (Besag-Clifford), or when ``blocks_fraction`` times the estimate fits (the blocks rule); else 'refuse', naming the largest resample count of :data:`RESAMPLE_LADDER` and the most metrics that fit.
 
     References
     ----------
@@ -151,20 +155,29 @@ def decide(estimate: Callable[[int, int | None], float], *, what: str, budget_se
                 break
     if early_stop and seconds <= EARLY_STOP_FACTOR * budget_seconds:
         return CostDecision("early-stop", stopping="besag-clifford", lighter=tuple(lighter), **common)
+    if early_stop and blocks_fraction is not None and seconds * blocks_fraction <= budget_seconds:
+        return CostDecision("early-stop", stopping="blocks", lighter=tuple(lighter), **common)
     return CostDecision("refuse", lighter=tuple(lighter), **common)
 
 
 def table_decision(n_systems: int, n_inputs: int, n_metrics: int, *, level: str, coefficient: str, method: str,
                    n_resamples: int, budget_seconds: float, allow_early_stop: bool = True,
+                   blocks: bool = False, alpha: float = 0.05, correction: str = "bonferroni", family: str = "row",
                    where: str = "") -> CostDecision:
     """:func:`decide` for :func:`~metaeval_core.stats.significance.compare_all_pairs` on the systems and inputs
     it uses (those every compared measure scores: name those, not the selection's).
+
+    ``blocks=True`` offers mt-metrics-eval's blocks rule when Besag-Clifford does not fit; its expected cost is
+    the full run's times the draws after which a settled pair stops (which depend on ``alpha``, ``correction``
+    and ``family``: :func:`~metaeval_core.stats.significance.block_early_min`) over ``n_resamples``.
 
     References
     ----------
     docs/methods.md sec. 16.5.
     """
-    from metaeval_core.stats.significance import estimated_table_seconds, method_label, sequential_stopping_applies
+    from metaeval_core.stats.significance import (
+        block_early_min, blocks_settled_draws, estimated_table_seconds, method_label, sequential_stopping_applies,
+    )
 
     def estimate(k: int, m: int | None) -> float:
         return estimated_table_seconds(n_systems, n_inputs, m, level=level, coefficient=coefficient, method=method,
@@ -173,6 +186,10 @@ def table_decision(n_systems: int, n_inputs: int, n_metrics: int, *, level: str,
     what = (f"{method_label(method)} on {wording.pairs_count(n_metrics * (n_metrics - 1) // 2)} of "
             f"{wording.count(n_systems, 'system')} x {wording.count(n_inputs, 'input')} with "
             f"{n_resamples:,} resamples")
+    fraction = None
+    if blocks and n_resamples:
+        early_min = block_early_min(alpha, correction, family, n_metrics)
+        fraction = blocks_settled_draws(n_resamples, early_min) / n_resamples
     if coefficient == "soft-pairwise-accuracy":
         advice = "PERM-SYSTEMS or BOOT-SYSTEMS (soft pairwise accuracy's p-values are then computed once)"
     elif level == "system":
@@ -183,6 +200,7 @@ def table_decision(n_systems: int, n_inputs: int, n_metrics: int, *, level: str,
         advice = "Kendall or pairwise accuracy at the input level, or the system level"
     return decide(estimate, what=what, budget_seconds=budget_seconds, n_resamples=n_resamples, n_metrics=n_metrics,
                   min_metrics=2, early_stop=allow_early_stop and sequential_stopping_applies(level, coefficient, method),
+                  blocks_fraction=fraction,
                   advice=advice, where=where)
 
 

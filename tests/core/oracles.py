@@ -178,3 +178,21 @@ def holm(p):
         running = max(running, min(1.0, (m - rank) * p[i]))
         adjusted[i] = running
     return adjusted
+
+
+def table_cell_nulls(data, names, full, *, alternative, n_resamples, rng):
+    """``(i, j, values, threshold)`` for every ordered cell of a global-level PERM-BOTH Kendall table: the full
+    run's null of the pair from :func:`compare_metrics` with the table's seed (|.| when two-sided), for the
+    stopping rules' hand-applied oracles (docs/methods.md sec. 16.2)."""
+    from metaeval_core.stats.significance import compare_metrics
+
+    for i, a in enumerate(names):
+        for j, b in enumerate(names):
+            if i == j:
+                continue
+            null = compare_metrics(data[a], data[b], data["h"], level="global", coefficient="kendall",
+                                   method="perm-both", n_resamples=n_resamples, rng=rng,
+                                   return_distribution=True).null_distribution
+            values = np.abs(null) if alternative == "two-sided" else null
+            threshold = abs(full.delta[i, j]) if alternative == "two-sided" else full.delta[i, j]
+            yield i, j, values, threshold

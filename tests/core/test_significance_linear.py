@@ -208,17 +208,11 @@ def test_besag_clifford_stops_settled_pairs_and_keeps_every_decision(alternative
     np.testing.assert_array_equal(seq.significant, full.significant)
     h = int(np.ceil(0.05 * 200))
     stopped = 0
-    for i, a in enumerate(names):
-        for j, b in enumerate(names):
-            if i == j:
-                continue
-            null = compare_metrics(data[a], data[b], z, level="global", coefficient="kendall", method="perm-both",
-                                   n_resamples=199, rng=5, return_distribution=True).null_distribution
-            values = np.abs(null) if alternative == "two-sided" else null
-            threshold = abs(full.delta[i, j]) if alternative == "two-sided" else full.delta[i, j]
-            p, used = _oracle_sequential(values, threshold, h)
-            assert seq.pvalue[i, j] == pytest.approx(p, abs=1e-15) and seq.n_defined[i, j] == used
-            stopped += used < 199
+    for i, j, values, threshold in oracles.table_cell_nulls(data, names, full, alternative=alternative,
+                                                           n_resamples=199, rng=5):
+        p, used = _oracle_sequential(values, threshold, h)
+        assert seq.pvalue[i, j] == pytest.approx(p, abs=1e-15) and seq.n_defined[i, j] == used
+        stopped += used < 199
     assert stopped > 0
 
 

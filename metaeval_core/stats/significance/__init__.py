@@ -68,6 +68,8 @@ from metaeval_core.stats.significance.permutation import (  # noqa: F401
 from metaeval_core.stats.significance.tables import (  # noqa: F401
     PairwiseTable,
     _shared_seed,
+    block_early_min,
+    blocks_settled_draws,
     compare_all_pairs,
     estimated_table_seconds,
     permutation_pair_nulls,

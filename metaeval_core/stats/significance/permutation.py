@@ -296,6 +296,33 @@ def _permutation_chunks(engine, rng, method, n_resamples, shape, b):
         yield sl, engine.deltas(mask)
 
 
+def _exceedances(defined: np.ndarray, threshold: float, alternative: str) -> list[np.ndarray]:
+    """Which defined ``delta_s`` count against the cell (x, y) and its reverse (y, x) (|.| when two-sided)."""
+    if alternative == "two-sided":
+        return [np.abs(defined) >= abs(threshold) - _TOLERANCE] * 2
+    return [defined >= threshold - _TOLERANCE, -defined >= -threshold - _TOLERANCE]
+
+
+def _undefined_cells(chunks):
+    """Both cells undefined (an undefined observed delta): one chunk drawn, as the full run's first."""
+    for sl, _ in chunks:
+        return (math.nan, 0), (math.nan, 0), sl.stop
+    return (math.nan, 0), (math.nan, 0), 0
+
+
+def _final_cells(stopped, hits, seen) -> tuple[tuple[float, int], tuple[float, int]]:
+    """Each cell's stopped ``(p, l)``, or the full run's ``(1 + g) / (1 + l)`` when it never stopped."""
+    out = []
+    for c in range(2):
+        if stopped[c] is not None:
+            out.append(stopped[c])
+        elif seen == 0:
+            out.append((math.nan, 0))
+        else:
+            out.append(((1.0 + hits[c]) / (1.0 + seen), seen))
+    return out[0], out[1]
+
+
 def _sequential_pvalues(chunks, threshold: float, alternative: str, n_resamples: int, h: int):
     """Besag & Clifford (1991) p-values of the cell (x, y) and its reverse (y, x) from one null stream.
 
@@ -303,23 +330,16 @@ def _sequential_pvalues(chunks, threshold: float, alternative: str, n_resamples:
     a cell that never reaches ``h`` gets the fixed-size ``(1 + g) / (1 + k)``. The stream stops
     once both cells have stopped. Returns ``((p, n_used), (p_reverse, n_used_reverse), resamples drawn)``.
     """
-    tolerance = _TOLERANCE
+    if not np.isfinite(threshold):
+        return _undefined_cells(chunks)
     seen = 0
     hits = [0, 0]
     stopped: list[tuple[float, int] | None] = [None, None]
     drawn = 0
-    if not np.isfinite(threshold):
-        for sl, _ in chunks:
-            drawn = sl.stop
-            break
-        return (math.nan, 0), (math.nan, 0), drawn
     for sl, values in chunks:
         drawn = sl.stop
         defined = values[~np.isnan(values)]
-        if alternative == "two-sided":
-            flags = [np.abs(defined) >= abs(threshold) - tolerance] * 2
-        else:
-            flags = [defined >= threshold - tolerance, -defined >= -threshold - tolerance]
+        flags = _exceedances(defined, threshold, alternative)
         for c in range(2):
             if stopped[c] is not None:
                 continue
@@ -333,12 +353,48 @@ def _sequential_pvalues(chunks, threshold: float, alternative: str, n_resamples:
         seen += defined.size
         if stopped[0] is not None and stopped[1] is not None:
             break
-    out = []
-    for c in range(2):
-        if stopped[c] is not None:
-            out.append(stopped[c])
-        elif seen == 0:
-            out.append((math.nan, 0))
-        else:
-            out.append(((1.0 + hits[c]) / (1.0 + seen), seen))
-    return out[0], out[1], drawn
+    return (*_final_cells(stopped, hits, seen), drawn)
+
+
+# mt-metrics-eval's early stopping of PERM-BOTH (stats.PermutationSigDiffParams as tasks.Task sets it, as
+# CompareMetrics runs it): look every 100 draws, stop below 0.02 or above 0.5 (docs/methods.md sec. 16.2).
+BLOCK_SIZE = 100
+BLOCK_EARLY_MIN = 0.02
+BLOCK_EARLY_MAX = 0.5
+
+
+def _block_pvalues(chunks, threshold: float, alternative: str, n_resamples: int, *, block_size: int = BLOCK_SIZE,
+                   early_min: float = BLOCK_EARLY_MIN, early_max: float = BLOCK_EARLY_MAX):
+    """Blocks-of-draws p-values of the cell (x, y) and its reverse (y, x) from one null stream.
+
+    After each ``block_size`` draws (by draw index, never by chunk), a cell's p-value over the draws so far,
+    ``(1 + g) / (1 + l)`` over its ``l`` defined resamples, stops the cell when it is below ``early_min`` or above
+    ``early_max``; a cell that never stops gets the full run's p-value. The stream stops once both cells have
+    stopped. Returns ``((p, l), (p_reverse, l_reverse), resamples drawn)`` like :func:`_sequential_pvalues`.
+    """
+    if not np.isfinite(threshold):
+        return _undefined_cells(chunks)
+    seen = 0
+    hits = [0, 0]
+    stopped: list[tuple[float, int] | None] = [None, None]
+    drawn = 0
+    for sl, values in chunks:
+        # Split the chunk at block boundaries so that the looks fall on the same draws for any batch size.
+        start = sl.start
+        while start < sl.stop:
+            stop = min(sl.stop, (start // block_size + 1) * block_size)
+            part = values[start - sl.start:stop - sl.start]
+            defined = part[~np.isnan(part)]
+            flags = _exceedances(defined, threshold, alternative)
+            seen += defined.size
+            for c in range(2):
+                hits[c] += int(np.count_nonzero(flags[c]))
+            drawn = start = stop
+            if stop % block_size == 0 and stop < n_resamples and seen:
+                for c in range(2):
+                    p = (1.0 + hits[c]) / (1.0 + seen)
+                    if stopped[c] is None and (p < early_min or p > early_max):
+                        stopped[c] = (p, seen)
+                if stopped[0] is not None and stopped[1] is not None:
+                    return stopped[0], stopped[1], drawn
+    return (*_final_cells(stopped, hits, seen), drawn)

@@ -54,6 +54,9 @@ from metaeval_core.stats.significance.permutation import (
     _iter_swap_masks,
     _permutation_chunks,
     _sequential_pvalues,
+    _block_pvalues,
+    BLOCK_EARLY_MIN,
+    BLOCK_SIZE,
     _permutation_null,
     _SystemPermutation,
     _zscore_params,
@@ -226,11 +229,14 @@ def compare_all_pairs(
         System subset such as ``"type=abs"`` (Dataset input only).
     progress : callable, optional
         Called with the fraction of pairs done (0 to 1).
-    stopping : {'none', 'besag-clifford'}, default 'none'
+    stopping : {'none', 'besag-clifford', 'blocks'}, default 'none'
         ``'besag-clifford'``: sequential Monte Carlo p-values (docs/methods.md sec. 16.2). A cell stops
         at its ``h = ceil(alpha (k + 1))``-th exceedance after ``l`` resamples with ``p = h / l`` (valid,
         and not significant at ``alpha``, as the full run would be); other cells get the full-run
-        p-value. ``n_defined`` holds each cell's ``l``. Applied where pairs run one at a time
+        p-value. ``'blocks'``: mt-metrics-eval's rule (CompareMetrics): every 100 draws a cell whose
+        p-value so far is below :func:`block_early_min` (0.02, or ``alpha`` over the correction's family
+        size) or above 0.5 stops with that p-value, an estimate from fewer draws; its decision at ``alpha``
+        can differ from the full run's only near the thresholds. ``n_defined`` holds each cell's ``l``. Applied where pairs run one at a time
         (permutation tests at the global level, PERM-INPUTS, Pearson/Spearman/tie-calibrated at the
         input level); elsewhere every pair already shares the draws and the full run is kept.
         ``PairwiseTable.stopping`` says which rule the table used.
@@ -305,13 +311,20 @@ def compare_all_pairs(
             fill(u, a, b, nulls[u], delta[a, b])
     else:
         h = math.ceil(alpha * (n_resamples + 1))
+        early_min = block_early_min(alpha, correction, family, k)
         used_stopping = stopping
         for u, (a, b) in enumerate(pairs):
             engine = _PermutationEngine(stack[a], stack[b], z, level, coefficient, method)
-            chunks = _permutation_chunks(engine, np.random.default_rng(rng), method, n_resamples, z.shape,
-                                         _auto_batch(batch, engine.per_resample * 4, n_resamples))
-            (pvalue[a, b], n_defined[a, b]), (pvalue[b, a], n_defined[b, a]), _ = _sequential_pvalues(
-                chunks, delta[a, b], alternative, n_resamples, h)
+            size = _auto_batch(batch, engine.per_resample * 4, n_resamples)
+            if stopping == "blocks" and batch is None:
+                # Chunks no larger than a block, so a pair that stops draws no resample past its block.
+                size = min(size, BLOCK_SIZE)
+            chunks = _permutation_chunks(engine, np.random.default_rng(rng), method, n_resamples, z.shape, size)
+            if stopping == "blocks":
+                cells = _block_pvalues(chunks, delta[a, b], alternative, n_resamples, early_min=early_min)
+            else:
+                cells = _sequential_pvalues(chunks, delta[a, b], alternative, n_resamples, h)
+            (pvalue[a, b], n_defined[a, b]), (pvalue[b, a], n_defined[b, a]), _ = cells
             report((u + 1) / len(pairs))
     corrected = correct_table(pvalue, correction=correction, family=family)
     with np.errstate(invalid="ignore"):
@@ -324,6 +337,35 @@ def compare_all_pairs(
         n_resamples=0 if method == "williams" else n_resamples, n_defined=n_defined,
         approximate=method == "williams" and coefficient != "pearson", stopping=used_stopping,
     )
+
+
+def block_early_min(alpha: float, correction: str, family: str, n_metrics: int) -> float:
+    """The lower threshold of ``stopping='blocks'``: mt-metrics-eval's 0.02, lowered to ``alpha / m`` when the
+    table's correction runs over families of ``m`` tests, so that a pair stopped as significant has a p-value that
+    can stay significant after Bonferroni (a stopped p-value is at least ``1 / (l + 1)``).
+
+    References: docs/methods.md sec. 16.2.
+    """
+    if correction == "none" or family == "none":
+        tests = 1
+    elif family == "row":
+        tests = n_metrics - 1
+    else:
+        tests = n_metrics * (n_metrics - 1)
+    return min(BLOCK_EARLY_MIN, alpha / max(tests, 1))
+
+
+def blocks_settled_draws(n_resamples: int, early_min: float) -> int:
+    """The fewest draws after which ``stopping='blocks'`` can stop a pair as significant: the first block boundary
+    ``l < n_resamples`` where ``1 / (l + 1) < early_min`` (no exceedance yet), else ``n_resamples``. The cost model
+    of :func:`metaeval_core.stats.budget.table_decision` for tables whose pairs are mostly settled.
+
+    References: docs/methods.md sec. 16.2 and 16.5.
+    """
+    blocks = max(1, math.ceil((1.0 / early_min - 1.0) / BLOCK_SIZE))
+    if 1.0 / (blocks * BLOCK_SIZE + 1.0) >= early_min:
+        blocks += 1
+    return min(blocks * BLOCK_SIZE, n_resamples)
 
 
 def sequential_stopping_applies(level: str, coefficient: str, method: str) -> bool:
