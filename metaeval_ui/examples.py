@@ -283,7 +283,7 @@ def correlation_link(text: str, metric: str, *, level: str = "system", coefficie
     (another dataset opens with ``metric`` alone: the session's metrics may not exist there)."""
     changes: dict = {"ex_metric": metric, "level": level, "coefficient": coefficient, "pool": pool}
     if dataset is not None and dataset != state.get("dataset"):
-        changes.update(dataset=dataset, metrics=[metric], systems=systems)
+        changes.update(dataset=dataset, metrics=[metric], systems=systems, lp=None)  # its default pair, as averaged
     else:
         chosen = list(state.get("metrics") or [])
         changes["metrics"] = chosen if metric in chosen else [*chosen, metric]  # Correlations opens a listed metric

@@ -72,3 +72,25 @@ def test_overall_average_links_each_task_value_to_its_examples(demo_env):
     assert at.selectbox(key="w:ex_metric").value == "metric.weak"
     assert at.sidebar.radio(key="w:level").value == "input"
     assert "the mean of" in " ".join(c.value for c in at.caption)  # the input level's items
+
+
+def test_a_task_on_another_dataset_opens_that_datasets_examples(real_env):
+    at = new_app({"dataset": "summeval", "metric": ["rouge-1.f1"], "avg_h": ["expert.coherence"],
+                  "avg_ds": ["realsumm"], "avg_t": ["realsumm:litepyramid.recall"], "avg_k": "50"}).run()
+    at.switch_page("pages/average.py").run()
+    assert_clean(at)
+    params = next(p for p in _links(at).values() if p.get("dataset") == "realsumm")
+    assert params["ex"] == "rouge-1.f1" and params["metric"] == "rouge-1.f1"  # alone: the session's may not exist
+    assert params["human"] == "litepyramid.recall" and "lp" not in params
+    at = _open(at, params)
+    assert at.selectbox(key="w:ex_metric").value == "rouge-1.f1"
+    assert at.query_params["dataset"] == "realsumm" and at.query_params["human"] == "litepyramid.recall"
+
+
+def test_the_wmt_suite_says_its_tasks_have_no_examples(real_env):
+    from metaeval_ui.examples import SUITE_NOTE
+
+    at = new_app({"dataset": "wmt23", "suite": "wmt23", "suite_k": "0"}).run()
+    at.switch_page("pages/average.py").run()
+    assert_clean(at)
+    assert SUITE_NOTE in [c.value for c in at.caption]
