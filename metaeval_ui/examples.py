@@ -269,6 +269,55 @@ def links(targets: Sequence[tuple[str, str, dict]], *, label: str = "Examples be
                       query_params=state.link_params(**{"ex_item": None, "ex_human": None, **changes}))
 
 
+# The WMT suites' tasks span every language pair and include statistics the examples core does not list items for.
+SUITE_NOTE = ("No examples behind the suite's task values: its soft pairwise accuracy and pairwise accuracy (acc23) "
+              "over every language pair are not statistics metaeval lists items for; choose 'Tasks chosen below' "
+              "to open the examples behind each task on this pair.")
+
+
+def correlation_link(text: str, metric: str, *, level: str = "system", coefficient: str = "kendall",
+                     pool: str = "judged", human: str | None = None, dataset: str | None = None,
+                     systems: str | None = None) -> tuple[str, str, dict]:
+    """A :func:`links` target: Correlations on ``metric``'s examples at that level, coefficient and pool (system
+    level: its system pairs, discordant first). ``human``, ``dataset`` and ``systems`` change the view when given
+    (another dataset opens with ``metric`` alone: the session's metrics may not exist there)."""
+    changes: dict = {"ex_metric": metric, "level": level, "coefficient": coefficient, "pool": pool}
+    if dataset is not None and dataset != state.get("dataset"):
+        changes.update(dataset=dataset, metrics=[metric], systems=systems, lp=None)  # its default pair, as averaged
+    else:
+        chosen = list(state.get("metrics") or [])
+        changes["metrics"] = chosen if metric in chosen else [*chosen, metric]  # Correlations opens a listed metric
+        if systems is not None:
+            changes["systems"] = systems
+    if human is not None:
+        changes["human"] = human
+    return "pages/correlations.py", text, changes
+
+
+def system_pair_links(metrics: Sequence[str], *, pool: str = "judged",
+                      label: str = "System pairs behind (ordered unlike people first):") -> None:
+    """Links to each metric's system-pair examples on Correlations (system level, Kendall, the session's human)."""
+    links([correlation_link(str(m), str(m), pool=pool) for m in metrics], label=label)
+
+
+def task_links(result: Any) -> None:
+    """For an average over tasks (:class:`metaeval_core.analyses.average.TaskAverage`): one row of links per task,
+    each metric's value on it opening that task's examples on Correlations (its dataset, human, level, coefficient,
+    pool and systems). Metrics without a value on a task get no link."""
+    import numpy as np
+
+    with st.expander(f"Examples behind each task's value ({len(result.tasks)} tasks)"):
+        for t, task in enumerate(result.tasks):
+            targets = [correlation_link(f"{m} {float(result.values[i, t]):.3f}", str(m), level=task.level,
+                                        coefficient=task.coefficient, pool=task.pool, human=task.human,
+                                        dataset=task.dataset, systems=task.systems or "")
+                       for i, m in enumerate(result.metrics) if np.isfinite(result.values[i, t])]
+            if targets:
+                links(targets, label=f"{task.label}:")
+            else:
+                st.caption(escape_markdown(f"{task.label}: no metric has a value on this task."))
+
+
 # -- rendering --------------------------------------------------------------------------------------------------
 def _text(label: str, text: str | None, *, container: Any = None) -> None:
     box = container or st

@@ -4,7 +4,7 @@ import streamlit as st
 
 from metaeval_core.stats.correlation import LEVELS
 from metaeval_core.stats.significance import method_label
-from metaeval_ui import data, exports, figures, state, widgets
+from metaeval_ui import data, examples, exports, figures, state, widgets
 from metaeval_ui.data import average as du
 from metaeval_ui.errors import escape_markdown, guard
 from metaeval_ui.widgets import analyses as wa
@@ -55,6 +55,7 @@ if du.suite_offered(state.get("dataset") or ""):  # WMT23: mt-metrics-eval's sui
             exports.table_download(frame, exports.file_name("suite", chosen_suite), title=du.SUITE_OPTIONS[
                 chosen_suite])
             st.dataframe(du.suite_tasks_frame(suite_result), hide_index=True, width="stretch")
+            st.caption(examples.SUITE_NOTE)
         widgets.finish()
         st.stop()
 humans_all = list(ds.human_measures)
@@ -139,6 +140,7 @@ frames.dataframe(frame, hide_index=True, width="stretch", column_config={
     **{label: st.column_config.NumberColumn(short, format="%.3f", help=label)
        for label, short in du.short_labels(result).items()}})
 exports.table_download(frame, name, title="Averages over tasks")
+examples.task_links(result)
 with st.expander(f"Tasks ({len(result.tasks)}) and draw groups"):
     st.dataframe(du.tasks_frame(result), hide_index=True, width="stretch")
     st.caption("Tasks of one draw group see the same resampled systems and inputs (and the same swapped cells in "

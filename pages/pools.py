@@ -3,7 +3,7 @@
 import streamlit as st
 
 from metaeval_ui.data import pairs as dp
-from metaeval_ui import exports, state, widgets
+from metaeval_ui import examples, exports, state, widgets
 from metaeval_ui.figures import pairs as fp
 from metaeval_ui.widgets import pairs as wp
 from metaeval_ui.errors import escape_markdown, guard
@@ -103,6 +103,9 @@ st.dataframe(view, hide_index=True, width="stretch", column_config={
 st.caption(escape_markdown(f"Kendall τ between the system means of {metric} and {ctx.human}") + "; 95% percentile "
            f"intervals, k = {k:,}, seed {seed}. With pool 'all' the metric's and the humans' inputs are resampled "
            "separately. Why an interval can get wider with all inputs: see below.")
+examples.links([examples.correlation_link(names[p] if not simulated else f"all {n_judged} judged inputs", metric,
+                                          pool=p) for p in (["judged"] if simulated else ["judged", "all"])],
+               label="System pairs behind τ (ordered unlike people first):")
 shift = (widths["estimate_all"] - widths["estimate_judged"]).abs().max()
 with st.expander("Why can an interval get *wider* with all inputs?", expanded=bool(wider)):
     st.markdown(

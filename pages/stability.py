@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from metaeval_ui.data import pairs as dp
-from metaeval_ui import exports, state, widgets
+from metaeval_ui import examples, exports, state, widgets
 from metaeval_ui.figures import pairs as fp
 from metaeval_ui.widgets import pairs as wp
 from metaeval_ui.errors import escape_markdown, guard
@@ -90,6 +90,8 @@ undefined = curves[curves["n_defined"] < k]
 if not undefined.empty:
     st.warning(escape_markdown("Some resamples had an undefined τ (constant system means) and were dropped: "
                                + ", ".join(sorted(set(undefined["measure"])))))
+if ctx.human and ctx.metrics:  # the pairs a metric orders unlike people are what its unstable ranking swaps
+    examples.system_pair_links(ctx.metrics)
 exports.collect("Stability at the largest sample size", table=table)
 exports.table_download(curves, exports.file_name("stability", ds.id, f"k{k}", f"seed{seed}"),
                        title="Ranking stability curves")

@@ -1,0 +1,96 @@
+"""Pages whose numbers combine correlations (Judged vs all, Ranking stability, Overall average) link to the items
+behind them: each link opens Correlations with the examples panel on the right view (issue 31)."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs
+
+from ui_helpers import assert_clean, new_app
+
+
+def _links(at) -> dict[str, dict]:
+    """Every page link's label -> its query parameters (as AppTest.query_params takes them)."""
+    out = {}
+    for p in at.get("page_link"):
+        params = parse_qs(p.proto.query_string, keep_blank_values=True)
+        out[p.proto.label] = {k: v[0] if len(v) == 1 else v for k, v in params.items()}
+    return out
+
+
+def _open(at, params: dict):
+    """Follow a link: Streamlit opens Correlations with the link's parameters, in this session."""
+    at.query_params.clear()
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.switch_page("pages/correlations.py").run()
+    assert_clean(at)
+    assert any(m.value.startswith("#### Examples") for m in at.markdown)  # the panel is open
+    return at
+
+
+def test_judged_vs_all_opens_the_system_pairs_of_each_pool(demo_env):
+    at = new_app({"dataset": "demo", "human": "human.quality", "metric": ["metric.good", "metric.weak"],
+                  "pools_k": "100"}).run()
+    at.switch_page("pages/pools.py").run()
+    assert_clean(at)
+    links = {label: p for label, p in _links(at).items() if p.get("ex") == "metric.good"}
+    assert links, list(_links(at))
+    pools = sorted(p["pool"] for p in links.values())
+    assert pools in (["judged"], ["all", "judged"])  # both pools where the dataset has unjudged inputs
+    params = next(p for p in links.values() if p["pool"] == pools[0])
+    assert params["level"] == "system" and params["coef"] == "kendall" and params["link"] == "1"
+    at = _open(at, params)
+    assert at.selectbox(key="w:ex_metric").value == "metric.good"
+    assert at.sidebar.radio(key="w:level").value == "system"
+    assert "system pairs are ordered unlike people" in " ".join(c.value for c in at.caption)
+
+
+def test_ranking_stability_links_each_metric_to_its_system_pairs(demo_env):
+    at = new_app({"dataset": "demo", "human": "human.quality", "metric": ["metric.good", "metric.weak"],
+                  "stab_k": "20", "level": "input"}).run()
+    at.switch_page("pages/stability.py").run()
+    assert_clean(at)
+    assert any(c.value.startswith("System pairs behind") for c in at.caption)
+    params = _links(at)["metric.weak"]
+    assert params["ex"] == "metric.weak" and params["level"] == "system" and params["pool"] == "judged"
+    at = _open(at, params)
+    assert at.selectbox(key="w:ex_metric").value == "metric.weak"
+    assert at.sidebar.radio(key="w:level").value == "system"
+
+
+def test_overall_average_links_each_task_value_to_its_examples(demo_env):
+    at = new_app({"dataset": "demo", "human": "human.quality", "metric": ["metric.good", "metric.weak"],
+                  "avg_lv": ["system", "input"], "avg_k": "50"}).run()
+    at.switch_page("pages/average.py").run()
+    assert_clean(at)
+    links = {label: p for label, p in _links(at).items() if p.get("ex") == "metric.weak"}
+    assert sorted(p["level"] for p in links.values()) == ["input", "system"]  # one per task
+    label, params = next((label, p) for label, p in links.items() if p["level"] == "input")
+    assert label.startswith("metric.weak ")  # the task's value beside the metric
+    assert params["human"] == "human.quality" and params["dataset"] == "demo"
+    at = _open(at, params)
+    assert at.selectbox(key="w:ex_metric").value == "metric.weak"
+    assert at.sidebar.radio(key="w:level").value == "input"
+    assert "the mean of" in " ".join(c.value for c in at.caption)  # the input level's items
+
+
+def test_a_task_on_another_dataset_opens_that_datasets_examples(real_env):
+    at = new_app({"dataset": "summeval", "metric": ["rouge-1.f1"], "avg_h": ["expert.coherence"],
+                  "avg_ds": ["realsumm"], "avg_t": ["realsumm:litepyramid.recall"], "avg_k": "50"}).run()
+    at.switch_page("pages/average.py").run()
+    assert_clean(at)
+    params = next(p for p in _links(at).values() if p.get("dataset") == "realsumm")
+    assert params["ex"] == "rouge-1.f1" and params["metric"] == "rouge-1.f1"  # alone: the session's may not exist
+    assert params["human"] == "litepyramid.recall" and "lp" not in params
+    at = _open(at, params)
+    assert at.selectbox(key="w:ex_metric").value == "rouge-1.f1"
+    assert at.query_params["dataset"] == "realsumm" and at.query_params["human"] == "litepyramid.recall"
+
+
+def test_the_wmt_suite_says_its_tasks_have_no_examples(real_env):
+    from metaeval_ui.examples import SUITE_NOTE
+
+    at = new_app({"dataset": "wmt23", "suite": "wmt23", "suite_k": "0"}).run()
+    at.switch_page("pages/average.py").run()
+    assert_clean(at)
+    assert SUITE_NOTE in [c.value for c in at.caption]
