@@ -193,41 +193,35 @@ def _read_scores(file: _ScoreFile) -> tuple[dict[str, np.ndarray], int]:
     return _parsed(str(file.path), stat.st_size, stat.st_mtime_ns)
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=1024)
 def _parsed(path: str, size: int, mtime_ns: int) -> tuple[dict[str, np.ndarray], int]:
-    """One score file, parsed once per (path, size, modification time): a WMT language pair has ~60 files of
-    ~40,000 lines, and the dashboard re-reads a directory for another level or language pair.
+    """One score file, parsed once per (path, size, modification time): a WMT language pair has 60-150 files of
+    ~40,000 lines, and the dashboard re-reads a directory for another level or language pair (the cache holds the
+    three WMT23 pairs' files together).
 
-    pandas' C reader, systems as a categorical: a few bytes a line (a Python string per token cost ~100 bytes a
-    line: two 45 MB files took 18 s and 1.1 GB). Anything unusual (a line without two fields, a score that is not
-    a number or None, an infinite or huge score) goes to the line-by-line path, which names the line."""
-    import csv
-
-    import pandas as pd
-
+    pyarrow's reader for the tab-separated files mt-metrics-eval writes (half pandas' CPU: a cold WMT23 zh-en load
+    parses 143 files), else pandas' C reader with any whitespace; systems as codes and labels: a few bytes a line
+    (a Python string per token cost ~100 bytes a line: two 45 MB files took 18 s and 1.1 GB). Anything unusual (a
+    line without two fields, a score that is not a number or None, an infinite or huge score) goes to the
+    line-by-line path, which names the line."""
     try:
         with open(path, "rb") as handle:
             raw = handle.read()
         raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise DatasetError(f"{path}: cannot read the file ({error})") from error
-    try:
-        frame = pd.read_csv(io.BytesIO(raw), sep=r"\s+", header=None, names=["system", "score", "extra"],
-                            dtype={"system": "category", "score": np.float64, "extra": "category"},
-                            na_values={"score": ["None"]},
-                            keep_default_na=False, quoting=csv.QUOTE_NONE, engine="c", encoding="utf-8")
-    except (ValueError, pd.errors.ParserError, pd.errors.EmptyDataError):
+    columns = _columns_by_tab(raw)
+    if columns is None:
+        columns = _columns_by_whitespace(raw)
+    if columns is None:
         return _parsed_by_line(Path(path))
-    values = frame["score"].to_numpy(dtype=np.float64)
+    codes, labels, values = columns
     missing = int(np.isnan(values).sum())
     with np.errstate(invalid="ignore"):
-        unusual = bool(set(frame["extra"].cat.categories) - {""}) or missing > raw.count(b"None") or \
-            bool((np.abs(values) > _max_magnitude()).any()) or frame["system"].isna().any()
-    if frame.empty or unusual:  # a line with one or three fields, inf or a huge score: said with its line
+        unusual = missing > raw.count(b"None") or bool((np.abs(values) > _max_magnitude()).any())
+    if not len(values) or unusual:  # inf, nan written as a number or a huge score: said with its line
         return _parsed_by_line(Path(path))
-    codes = frame["system"].cat.codes.to_numpy()
-    labels = [str(c) for c in frame["system"].cat.categories]
-    del frame, raw
+    del raw
     starts = np.concatenate(([0], np.flatnonzero(codes[1:] != codes[:-1]) + 1, [len(codes)]))
     runs = [int(codes[k]) for k in starts[:-1]]
     if len(set(runs)) == len(runs):  # one block per system, as mt-metrics-eval writes them
@@ -237,6 +231,58 @@ def _parsed(path: str, size: int, mtime_ns: int) -> tuple[dict[str, np.ndarray],
     for array in scores.values():
         array.flags.writeable = False
     return scores, missing
+
+
+def _columns_by_tab(raw: bytes) -> tuple[np.ndarray, list[str], np.ndarray] | None:
+    """(system codes, system labels, scores) of a file of 'SYSTEM TAB SCORE' lines, or None for anything else (a
+    system name with a space or a byte-order mark, a third field, a score that is not a number or None), which the
+    whitespace reader then decides as before."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    if raw.startswith(b"\xef\xbb\xbf"):
+        return None
+    try:
+        table = pacsv.read_csv(
+            io.BytesIO(raw),
+            read_options=pacsv.ReadOptions(column_names=["system", "score"], use_threads=False),
+            parse_options=pacsv.ParseOptions(delimiter="\t", quote_char=False, double_quote=False,
+                                             escape_char=False, newlines_in_values=False, ignore_empty_lines=True),
+            convert_options=pacsv.ConvertOptions(
+                column_types={"system": pa.dictionary(pa.int32(), pa.string()), "score": pa.float64()},
+                null_values=["None"], strings_can_be_null=False, quoted_strings_can_be_null=False))
+        if table.num_rows == 0:
+            return None
+        # Each block of the file has its own dictionary: one dictionary for the file before the codes are read.
+        systems = table.column("system").unify_dictionaries().combine_chunks()
+        labels = [str(name) for name in systems.dictionary.to_pylist()]
+        codes = systems.indices.to_numpy(zero_copy_only=False)
+        values = table.column("score").to_numpy().astype(np.float64, copy=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError):
+        return None
+    if any(name.split() != [name] for name in labels):  # the whitespace reader splits these (and says so)
+        return None
+    return codes, labels, values
+
+
+def _columns_by_whitespace(raw: bytes) -> tuple[np.ndarray, list[str], np.ndarray] | None:
+    """As :func:`_columns_by_tab` with any run of spaces or tabs between the fields (pandas' C reader); None for a
+    line that is not two fields."""
+    import csv
+
+    import pandas as pd
+
+    try:
+        frame = pd.read_csv(io.BytesIO(raw), sep=r"\s+", header=None, names=["system", "score", "extra"],
+                            dtype={"system": "category", "score": np.float64, "extra": "category"},
+                            na_values={"score": ["None"]},
+                            keep_default_na=False, quoting=csv.QUOTE_NONE, engine="c", encoding="utf-8")
+    except (ValueError, pd.errors.ParserError, pd.errors.EmptyDataError):
+        return None
+    if frame.empty or bool(set(frame["extra"].cat.categories) - {""}) or frame["system"].isna().any():
+        return None
+    return (frame["system"].cat.codes.to_numpy(), [str(c) for c in frame["system"].cat.categories],
+            frame["score"].to_numpy(dtype=np.float64))
 
 
 def _max_magnitude() -> float:
