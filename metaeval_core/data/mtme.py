@@ -552,11 +552,12 @@ def _rater_measure(name: str, paths: list[Path], systems: tuple[str, ...], n_seg
             stat = path.stat()
         except OSError as error:
             raise DatasetError(f"{path}: cannot read the file ({error})") from error
-        names, values = _ratings(str(path), stat.st_size, stat.st_mtime_ns)
-        rows = np.fromiter((position.get(system, -1) for system in names), dtype=np.intp, count=len(names))
+        labels, codes, values = _ratings(str(path), stat.st_size, stat.st_mtime_ns)
+        rows = np.array([position.get(label, -1) for label in labels], dtype=np.intp)[codes]
         if (rows < 0).any():
             number = int(np.argmax(rows < 0))
-            raise DatasetError(f"{path}, line {number + 1}: system {names[number][:60]!r} not in system-outputs")
+            raise DatasetError(f"{path}, line {number + 1}: system {labels[codes[number]][:60]!r} not in "
+                               "system-outputs")
         # A system's k-th line is its segment k: the line's rank among its system's lines.
         order = np.argsort(rows, kind="stable")
         firsts = np.searchsorted(rows[order], rows[order])
@@ -564,7 +565,8 @@ def _rater_measure(name: str, paths: list[Path], systems: tuple[str, ...], n_seg
         columns[order] = np.arange(len(rows)) - firsts
         if (columns >= n_segments).any():
             number = int(np.argmax(columns >= n_segments))
-            raise DatasetError(f"{path}, line {number + 1}: more than {n_segments} segments for {names[number]!r}")
+            raise DatasetError(f"{path}, line {number + 1}: more than {n_segments} segments for "
+                               f"{labels[codes[number]]!r}")
         stack[a, rows, columns] = values
     label = f"{name.rsplit('.', 1)[0].upper()}, {len(paths)} raters"  # short: pickers show 'label [id]'
     # rater<k> is one person throughout the files (mt-metrics-eval keeps rater ids per file).
@@ -573,22 +575,25 @@ def _rater_measure(name: str, paths: list[Path], systems: tuple[str, ...], n_seg
 
 
 @lru_cache(maxsize=64)
-def _ratings(path: str, size: int, mtime_ns: int) -> tuple[tuple[str, ...], np.ndarray]:
-    """A per-rater file's lines as (system per line, its score or NaN for ``None``), parsed once per (path, size,
-    modification time) as the score files are. The JSON of the rated lines is decoded in one call (a line at a time
-    cost a third of a cold WMT23 zh-en load); when that fails, line by line, to name the line."""
+def _ratings(path: str, size: int, mtime_ns: int) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
+    """A per-rater file's lines as (system names, the system code of each line, its score or NaN for ``None``),
+    parsed once per (path, size, modification time) as the score files are. pyarrow splits the lines (WMT23 zh-en has
+    eight files of 33,592 lines) and the JSON of the rated ones is decoded in one call (a line at a time cost a third
+    of a cold load); when either fails, line by line, to name the line."""
     import json
 
-    names: list[str] = []
-    texts: list[str] = []
-    rated: list[int] = []
-    for number, line in enumerate(_lines(Path(path))):
-        system, _, text = line.partition("\t")
-        names.append(system)
-        if text.strip() != "None":
-            texts.append(text)
-            rated.append(number)
-    values = np.full(len(names), np.nan)
+    _check_size(Path(path), size)
+    columns = _rating_columns(path)
+    if columns is None:
+        lines = [line.partition("\t") for line in _lines(Path(path))]
+        index: dict[str, int] = {}
+        codes = np.array([index.setdefault(system, len(index)) for system, _, _ in lines], dtype=np.intp)
+        labels = tuple(index)
+        rated = [number for number, (_, _, text) in enumerate(lines) if text.strip() != "None"]
+        texts = [lines[number][2] for number in rated]
+    else:
+        labels, codes, rated, texts = columns
+    values = np.full(len(codes), np.nan)
     try:
         ratings = json.loads("[" + ",".join(texts) + "]")
         if len(ratings) != len(texts):  # a line holding two values separated by a comma
@@ -600,8 +605,39 @@ def _ratings(path: str, size: int, mtime_ns: int) -> tuple[tuple[str, ...], np.n
                 values[number] = _penalty(json.loads(text))
             except (ValueError, KeyError, TypeError, RecursionError) as error:
                 raise DatasetError(f"{path}, line {number + 1}: not a rating ({type(error).__name__})") from None
+    codes.flags.writeable = False
     values.flags.writeable = False
-    return tuple(names), values
+    return labels, codes, values
+
+
+def _rating_columns(path: str) -> tuple[tuple[str, ...], np.ndarray, list[int], list[str]] | None:
+    """(system names, each line's system code, the rated lines' numbers, their JSON texts) of a file of
+    'SYSTEM TAB JSON-or-None' lines, or None for anything else (an empty line, a line without one tab, bytes that are
+    not UTF-8), which the line-by-line reading then names."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pacsv
+
+    try:
+        table = pacsv.read_csv(
+            path,
+            read_options=pacsv.ReadOptions(column_names=["system", "text"], use_threads=False),
+            parse_options=pacsv.ParseOptions(delimiter="\t", quote_char=False, double_quote=False,
+                                             escape_char=False, newlines_in_values=False, ignore_empty_lines=False),
+            convert_options=pacsv.ConvertOptions(
+                column_types={"system": pa.dictionary(pa.int32(), pa.string()), "text": pa.string()},
+                null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False))
+        if table.num_rows == 0:
+            return None
+        systems = table.column("system").unify_dictionaries().combine_chunks()
+        text = table.column("text")
+        rated = np.flatnonzero(~pc.equal(pc.utf8_trim_whitespace(text), "None").to_numpy(zero_copy_only=False))
+        texts = text.take(pa.array(rated)).to_pylist()
+    except (OSError, pa.ArrowInvalid, pa.ArrowTypeError, ValueError):
+        return None
+    labels = tuple(str(name) for name in systems.dictionary.to_pylist())
+    codes = systems.indices.to_numpy(zero_copy_only=False).astype(np.intp)
+    return labels, codes, rated.tolist(), texts
 
 
 def _penalty(rating) -> float:

@@ -116,12 +116,27 @@ def test_rater_files_read_in_one_json_decode_match_a_line_by_line_reading(tmp_pa
     ("sysA\t" + json.dumps({"no errors": []}), r"rater2.seg.rating, line 2: not a rating \(KeyError\)"),
     ("sysA\t1, 2", r"rater2.seg.rating, line 2: not a rating"),  # valid JSON only when the lines are joined
     ("sysX\tNone", r"rater2.seg.rating, line 2: system 'sysX' not in system-outputs"),
+    ("sysA", r"rater2.seg.rating, line 2: not a rating"),  # no tab: the line-by-line reading
+    ("", r"rater2.seg.rating, line 2: not a rating"),  # an empty line
+    ("sysA\t{}\t{}", r"rater2.seg.rating, line 2: not a rating"),
 ])
 def test_a_malformed_rater_line_is_named(tmp_path, bad, message):
     good = [f"sysA\t{_rating(1.0)}"]
     replica = _with_raters(tmp_path, [good, [good[0], bad]])
     with pytest.raises(DatasetError, match=message):
         read_mtme(replica.test_set, lp="en-de")
+
+
+def test_the_wmt23_rater_files_take_the_fast_path(wmt23_dir=None):
+    import os
+    from pathlib import Path
+
+    folder = Path(os.environ.get("METAEVAL_DATA_DIR", "")) / "wmt23" / "wmt23" / "human-scores"
+    paths = sorted(folder.glob("zh-en.mqm.rater*.seg.rating")) if os.environ.get("METAEVAL_DATA_DIR") else []
+    if not paths:
+        pytest.skip("WMT23 per-rater MQM files not in METAEVAL_DATA_DIR")
+    labels, codes, rated, texts = mtme._rating_columns(str(paths[0]))
+    assert len(labels) == 17 and len(codes) == 17 * 1976 and len(rated) == len(texts) > 0
 
 
 def test_too_many_rater_lines_for_a_system_are_named(tmp_path):
