@@ -193,11 +193,10 @@ def _read_scores(file: _ScoreFile) -> tuple[dict[str, np.ndarray], int]:
     return _parsed(str(file.path), stat.st_size, stat.st_mtime_ns)
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=256)
 def _parsed(path: str, size: int, mtime_ns: int) -> tuple[dict[str, np.ndarray], int]:
     """One score file, parsed once per (path, size, modification time): a WMT language pair has 60-150 files of
-    ~40,000 lines, and the dashboard re-reads a directory for another level or language pair (the cache holds the
-    three WMT23 pairs' files together).
+    ~40,000 lines, and the dashboard re-reads a directory for another level or language pair.
 
     pyarrow's reader for the tab-separated files mt-metrics-eval writes (half pandas' CPU: a cold WMT23 zh-en load
     parses 143 files), else pandas' C reader with any whitespace; systems as codes and labels: a few bytes a line
