@@ -5,10 +5,11 @@ Run:  .venv/bin/python benchmarks/bench_mtme_load.py [--repeat 3] [--dataset wmt
       (METAEVAL_DATA_DIR: a folder holding it)
 
 Prints one JSON line per measurement, CPU seconds (``process_time``: the machine's load does not count) and wall
-seconds: ``cold`` loads in a fresh process (sha256 of every file + parsing), ``cached`` a second load in the same
-process (the parsed score files are cached per path, size and modification time; sha256 is checked again), and
-``parse`` the reader's vectorised parse of the 62 seg/sys score files alone (its line-by-line path, which names a
-malformed line, runs only on a file that is not one 'SYSTEM SCORE' pair per line).
+seconds: ``cold`` loads in a fresh process (the imports, sha256 of every file + parsing), ``cached`` a second load in
+the same process (the parsed score and per-rater files and each file's sha256 are kept per path, size and
+modification time), and ``parse`` the reader's vectorised parse of the seg/sys score files alone (pyarrow's tab
+reader; pandas' whitespace reader for other separators; the line-by-line path, which names a malformed line, runs
+only on a file that is not one 'SYSTEM SCORE' pair per line).
 """
 
 from __future__ import annotations

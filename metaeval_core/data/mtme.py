@@ -195,39 +195,32 @@ def _read_scores(file: _ScoreFile) -> tuple[dict[str, np.ndarray], int]:
 
 @lru_cache(maxsize=256)
 def _parsed(path: str, size: int, mtime_ns: int) -> tuple[dict[str, np.ndarray], int]:
-    """One score file, parsed once per (path, size, modification time): a WMT language pair has ~60 files of
+    """One score file, parsed once per (path, size, modification time): a WMT language pair has 60-150 files of
     ~40,000 lines, and the dashboard re-reads a directory for another level or language pair.
 
-    pandas' C reader, systems as a categorical: a few bytes a line (a Python string per token cost ~100 bytes a
-    line: two 45 MB files took 18 s and 1.1 GB). Anything unusual (a line without two fields, a score that is not
-    a number or None, an infinite or huge score) goes to the line-by-line path, which names the line."""
-    import csv
-
-    import pandas as pd
-
+    pyarrow's reader for the tab-separated files mt-metrics-eval writes (half pandas' CPU: a cold WMT23 zh-en load
+    parses 143 files), else pandas' C reader with any whitespace; systems as codes and labels: a few bytes a line
+    (a Python string per token cost ~100 bytes a line: two 45 MB files took 18 s and 1.1 GB). Anything unusual (a
+    line without two fields, a score that is not a number or None, an infinite or huge score) goes to the
+    line-by-line path, which names the line."""
     try:
         with open(path, "rb") as handle:
             raw = handle.read()
         raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise DatasetError(f"{path}: cannot read the file ({error})") from error
-    try:
-        frame = pd.read_csv(io.BytesIO(raw), sep=r"\s+", header=None, names=["system", "score", "extra"],
-                            dtype={"system": "category", "score": np.float64, "extra": "category"},
-                            na_values={"score": ["None"]},
-                            keep_default_na=False, quoting=csv.QUOTE_NONE, engine="c", encoding="utf-8")
-    except (ValueError, pd.errors.ParserError, pd.errors.EmptyDataError):
+    columns = _columns_by_tab(raw)
+    if columns is None:
+        columns = _columns_by_whitespace(raw)
+    if columns is None:
         return _parsed_by_line(Path(path))
-    values = frame["score"].to_numpy(dtype=np.float64)
+    codes, labels, values = columns
     missing = int(np.isnan(values).sum())
     with np.errstate(invalid="ignore"):
-        unusual = bool(set(frame["extra"].cat.categories) - {""}) or missing > raw.count(b"None") or \
-            bool((np.abs(values) > _max_magnitude()).any()) or frame["system"].isna().any()
-    if frame.empty or unusual:  # a line with one or three fields, inf or a huge score: said with its line
+        unusual = (missing > 0 and missing > raw.count(b"None")) or bool((np.abs(values) > _max_magnitude()).any())
+    if not len(values) or unusual:  # inf, nan written as a number or a huge score: said with its line
         return _parsed_by_line(Path(path))
-    codes = frame["system"].cat.codes.to_numpy()
-    labels = [str(c) for c in frame["system"].cat.categories]
-    del frame, raw
+    del raw
     starts = np.concatenate(([0], np.flatnonzero(codes[1:] != codes[:-1]) + 1, [len(codes)]))
     runs = [int(codes[k]) for k in starts[:-1]]
     if len(set(runs)) == len(runs):  # one block per system, as mt-metrics-eval writes them
@@ -237,6 +230,58 @@ def _parsed(path: str, size: int, mtime_ns: int) -> tuple[dict[str, np.ndarray],
     for array in scores.values():
         array.flags.writeable = False
     return scores, missing
+
+
+def _columns_by_tab(raw: bytes) -> tuple[np.ndarray, list[str], np.ndarray] | None:
+    """(system codes, system labels, scores) of a file of 'SYSTEM TAB SCORE' lines, or None for anything else (a
+    system name with a space or a byte-order mark, a third field, a score that is not a number or None), which the
+    whitespace reader then decides as before."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    if raw.startswith(b"\xef\xbb\xbf"):
+        return None
+    try:
+        table = pacsv.read_csv(
+            io.BytesIO(raw),
+            read_options=pacsv.ReadOptions(column_names=["system", "score"], use_threads=False),
+            parse_options=pacsv.ParseOptions(delimiter="\t", quote_char=False, double_quote=False,
+                                             escape_char=False, newlines_in_values=False, ignore_empty_lines=True),
+            convert_options=pacsv.ConvertOptions(
+                column_types={"system": pa.dictionary(pa.int32(), pa.string()), "score": pa.float64()},
+                null_values=["None"], strings_can_be_null=False, quoted_strings_can_be_null=False))
+        if table.num_rows == 0:
+            return None
+        # Each block of the file has its own dictionary: one dictionary for the file before the codes are read.
+        systems = table.column("system").unify_dictionaries().combine_chunks()
+        labels = [str(name) for name in systems.dictionary.to_pylist()]
+        codes = systems.indices.to_numpy(zero_copy_only=False)
+        values = table.column("score").to_numpy().astype(np.float64, copy=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError):
+        return None
+    if any(name.split() != [name] for name in labels):  # the whitespace reader splits these (and says so)
+        return None
+    return codes, labels, values
+
+
+def _columns_by_whitespace(raw: bytes) -> tuple[np.ndarray, list[str], np.ndarray] | None:
+    """As :func:`_columns_by_tab` with any run of spaces or tabs between the fields (pandas' C reader); None for a
+    line that is not two fields."""
+    import csv
+
+    import pandas as pd
+
+    try:
+        frame = pd.read_csv(io.BytesIO(raw), sep=r"\s+", header=None, names=["system", "score", "extra"],
+                            dtype={"system": "category", "score": np.float64, "extra": "category"},
+                            na_values={"score": ["None"]},
+                            keep_default_na=False, quoting=csv.QUOTE_NONE, engine="c", encoding="utf-8")
+    except (ValueError, pd.errors.ParserError, pd.errors.EmptyDataError):
+        return None
+    if frame.empty or bool(set(frame["extra"].cat.categories) - {""}) or frame["system"].isna().any():
+        return None
+    return (frame["system"].cat.codes.to_numpy(), [str(c) for c in frame["system"].cat.categories],
+            frame["score"].to_numpy(dtype=np.float64))
 
 
 def _max_magnitude() -> float:
@@ -499,31 +544,103 @@ def _rater_measure(name: str, paths: list[Path], systems: tuple[str, ...], n_seg
     """One human measure whose annotators are the raters: each rating line is ``SYSTEM TAB JSON`` (its errors, each
     with its MQM weight ``score``) or ``None``; a rated segment scores minus the sum of its error weights (MQM's
     penalties, as the .score files write them)."""
-    import json
-
     position = {s: i for i, s in enumerate(systems)}
     stack = np.full((len(paths), len(systems), n_segments), np.nan)
     for a, path in enumerate(paths):
-        seen: dict[str, int] = defaultdict(int)
-        for number, line in enumerate(_lines(path), start=1):
-            system, _, text = line.partition("\t")
-            if system not in position:
-                raise DatasetError(f"{path}, line {number}: system {system[:60]!r} not in system-outputs")
-            j = seen[system]
-            seen[system] += 1
-            if j >= n_segments:
-                raise DatasetError(f"{path}, line {number}: more than {n_segments} segments for {system!r}")
-            if text.strip() == "None":
-                continue
-            try:
-                errors = json.loads(text)["errors"]
-                stack[a, position[system], j] = -float(sum(float(e["score"]) for e in errors)) + 0.0
-            except (ValueError, KeyError, TypeError) as error:
-                raise DatasetError(f"{path}, line {number}: not a rating ({type(error).__name__})") from None
+        try:
+            stat = path.stat()
+        except OSError as error:
+            raise DatasetError(f"{path}: cannot read the file ({error})") from error
+        labels, codes, values = _ratings(str(path), stat.st_size, stat.st_mtime_ns)
+        rows = np.array([position.get(label, -1) for label in labels], dtype=np.intp)[codes]
+        if (rows < 0).any():
+            number = int(np.argmax(rows < 0))
+            raise DatasetError(f"{path}, line {number + 1}: system {labels[codes[number]][:60]!r} not in "
+                               "system-outputs")
+        # A system's k-th line is its segment k: the line's rank among its system's lines.
+        order = np.argsort(rows, kind="stable")
+        firsts = np.searchsorted(rows[order], rows[order])
+        columns = np.empty(len(rows), dtype=np.intp)
+        columns[order] = np.arange(len(rows)) - firsts
+        if (columns >= n_segments).any():
+            number = int(np.argmax(columns >= n_segments))
+            raise DatasetError(f"{path}, line {number + 1}: more than {n_segments} segments for "
+                               f"{labels[codes[number]]!r}")
+        stack[a, rows, columns] = values
     label = f"{name.rsplit('.', 1)[0].upper()}, {len(paths)} raters"  # short: pickers show 'label [id]'
     # rater<k> is one person throughout the files (mt-metrics-eval keeps rater ids per file).
     return Measure.from_annotators(name, "human", stack, label=label,
                                    attributes={"raters": str(len(paths)), "annotators": "persons"})
+
+
+@lru_cache(maxsize=64)
+def _ratings(path: str, size: int, mtime_ns: int) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
+    """A per-rater file's lines as (system names, the system code of each line, its score or NaN for ``None``),
+    parsed once per (path, size, modification time) as the score files are. pyarrow splits the lines (WMT23 zh-en has
+    eight files of 33,592 lines) and the JSON of the rated ones is decoded in one call (a line at a time cost a third
+    of a cold load); when either fails, line by line, to name the line."""
+    import json
+
+    _check_size(Path(path), size)
+    columns = _rating_columns(path)
+    if columns is None:
+        lines = [line.partition("\t") for line in _lines(Path(path))]
+        index: dict[str, int] = {}
+        codes = np.array([index.setdefault(system, len(index)) for system, _, _ in lines], dtype=np.intp)
+        labels = tuple(index)
+        rated = [number for number, (_, _, text) in enumerate(lines) if text.strip() != "None"]
+        texts = [lines[number][2] for number in rated]
+    else:
+        labels, codes, rated, texts = columns
+    values = np.full(len(codes), np.nan)
+    try:
+        ratings = json.loads("[" + ",".join(texts) + "]")
+        if len(ratings) != len(texts):  # a line holding two values separated by a comma
+            raise ValueError
+        values[rated] = [_penalty(rating) for rating in ratings]
+    except (ValueError, KeyError, TypeError, RecursionError):
+        for number, text in zip(rated, texts):
+            try:
+                values[number] = _penalty(json.loads(text))
+            except (ValueError, KeyError, TypeError, RecursionError) as error:
+                raise DatasetError(f"{path}, line {number + 1}: not a rating ({type(error).__name__})") from None
+    codes.flags.writeable = False
+    values.flags.writeable = False
+    return labels, codes, values
+
+
+def _rating_columns(path: str) -> tuple[tuple[str, ...], np.ndarray, list[int], list[str]] | None:
+    """(system names, each line's system code, the rated lines' numbers, their JSON texts) of a file of
+    'SYSTEM TAB JSON-or-None' lines, or None for anything else (an empty line, a line without one tab, bytes that are
+    not UTF-8), which the line-by-line reading then names."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pacsv
+
+    try:
+        table = pacsv.read_csv(
+            path,
+            read_options=pacsv.ReadOptions(column_names=["system", "text"], use_threads=False),
+            parse_options=pacsv.ParseOptions(delimiter="\t", quote_char=False, double_quote=False,
+                                             escape_char=False, newlines_in_values=False, ignore_empty_lines=False),
+            convert_options=pacsv.ConvertOptions(
+                column_types={"system": pa.dictionary(pa.int32(), pa.string()), "text": pa.string()},
+                null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False))
+        if table.num_rows == 0:
+            return None
+        systems = table.column("system").unify_dictionaries().combine_chunks()
+        text = table.column("text")
+        rated = np.flatnonzero(~pc.equal(pc.utf8_trim_whitespace(text), "None").to_numpy(zero_copy_only=False))
+        texts = text.take(pa.array(rated)).to_pylist()
+    except (OSError, pa.ArrowInvalid, pa.ArrowTypeError, ValueError):
+        return None
+    labels = tuple(str(name) for name in systems.dictionary.to_pylist())
+    codes = systems.indices.to_numpy(zero_copy_only=False).astype(np.intp)
+    return labels, codes, rated.tolist(), texts
+
+
+def _penalty(rating) -> float:
+    return -float(sum(float(e["score"]) for e in rating["errors"])) + 0.0
 
 
 # mt-metrics-eval converters/score_mqm.py's default weights (severity[/category[/subcategory]]: weight; lower case).

@@ -349,7 +349,21 @@ def dataset_info(dataset_id: str, *, data_dir: Path | None = None) -> DatasetInf
 # Checksums
 # ---------------------------------------------------------------------------
 def file_sha256(path: Path) -> str:
-    """The sha256 hex digest of a file, read in 1 MiB chunks."""
+    """The sha256 hex digest of a file, read in 1 MiB chunks; computed once per (path, size, modification time) in a
+    process (every load of a dataset checks its files; a cold WMT23 language pair has 245)."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return _sha256_of(path)
+    return _sha256_once(str(path), stat.st_size, stat.st_mtime_ns)
+
+
+@lru_cache(maxsize=4096)
+def _sha256_once(path: str, size: int, mtime_ns: int) -> str:
+    return _sha256_of(Path(path))
+
+
+def _sha256_of(path: Path) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         for chunk in iter(lambda: handle.read(1 << 20), b""):
