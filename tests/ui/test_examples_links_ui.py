@@ -87,10 +87,39 @@ def test_a_task_on_another_dataset_opens_that_datasets_examples(real_env):
     assert at.query_params["dataset"] == "realsumm" and at.query_params["human"] == "litepyramid.recall"
 
 
-def test_the_wmt_suite_says_its_tasks_have_no_examples(real_env):
-    from metaeval_ui.examples import SUITE_NOTE
+def test_the_wmt23_suite_links_each_task_to_its_pairs_examples(real_env):
+    from metaeval_core.analyses.suites import load_suite_data
 
     at = new_app({"dataset": "wmt23", "suite": "wmt23", "suite_k": "0"}).run()
     at.switch_page("pages/average.py").run()
     assert_clean(at)
-    assert SUITE_NOTE in [c.value for c in at.caption]
+    links = _links(at)
+    by_task = {(p["lp"], p["level"], p["coef"]) for p in links.values()}
+    for lp in ("en-de", "he-en", "zh-en"):  # system Pearson, segment Pearson, acc23, the pair's part of accuracy
+        assert {(lp, "system", "pearson"), (lp, "global", "pearson"), (lp, "input", "tie-calibrated-accuracy"),
+                (lp, "system", "pairwise-accuracy")} <= by_task, by_task
+    assert all(p["dataset"] == "wmt23" and p["human"] == "mqm" and p["pool"] == "judged" for p in links.values())
+    metric = at.selectbox(key="ex_suite_metric").value
+    ids = {lp: pair.metrics[metric] for lp, pair in load_suite_data("wmt23").items()}
+    for p in links.values():  # that pair's metric, listed (alone on another pair than the one open)
+        assert p["ex"] == ids[p["lp"]] and ids[p["lp"]] in ([p["metric"]] if isinstance(p["metric"], str)
+                                                           else p["metric"]), p
+    label, params = next((label, p) for label, p in links.items() if p["lp"] == "he-en" and p["level"] == "global")
+    assert label.startswith("he-en seg pearson ")  # the task's value beside its name
+    # he-en's human translations are systems (WMT23's convention); en-de's Pearson tasks leave them out
+    assert all(p.get("human_translations") == "true" for p in links.values() if p["lp"] == "he-en")
+    assert not any(p.get("human_translations") for p in links.values()
+                   if p["lp"] == "en-de" and p["coef"] == "pearson")
+    at = _open(at, params)
+    assert at.selectbox(key="w:ex_metric").value == ids["he-en"]
+    assert at.query_params["lp"] == "he-en" and at.sidebar.radio(key="w:level").value == "global"
+
+
+def test_the_wmt24_suite_names_the_tasks_without_examples(real_env):
+    from metaeval_ui.examples import SUITE_NOTE
+
+    at = new_app({"dataset": "wmt23", "suite": "wmt24", "suite_k": "0"}).run()
+    at.switch_page("pages/average.py").run()
+    assert_clean(at)
+    assert SUITE_NOTE.format(tasks="en-de spa, he-en spa, zh-en spa") in [c.value for c in at.caption]
+    assert {p["coef"] for p in _links(at).values()} == {"tie-calibrated-accuracy"}  # acc23 per pair
