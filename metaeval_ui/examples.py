@@ -299,10 +299,13 @@ def correlation_link(text: str, metric: str, *, level: str = "system", coefficie
     return "pages/correlations.py", text, changes
 
 
-def system_pair_links(metrics: Sequence[str], *, pool: str = "judged",
+def system_pair_links(metrics: Sequence[str], *, pool: str = "judged", level: str = "system",
+                      coefficient: str = "kendall",
                       label: str = "System pairs behind (ordered unlike people first):") -> None:
-    """Links to each metric's system-pair examples on Correlations (system level, Kendall, the session's human)."""
-    links([correlation_link(str(m), str(m), pool=pool) for m in metrics], label=label)
+    """Links to each metric's examples on Correlations against the session's human: at the system level its system
+    pairs (Kendall unless ``coefficient``), at the input or global level the items of that level."""
+    links([correlation_link(str(m), str(m), level=level, coefficient=coefficient, pool=pool) for m in metrics],
+          label=label)
 
 
 def task_links(result: Any) -> None:

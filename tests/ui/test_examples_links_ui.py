@@ -123,3 +123,35 @@ def test_the_wmt24_suite_names_the_tasks_without_examples(real_env):
     assert_clean(at)
     assert SUITE_NOTE.format(tasks="en-de spa, he-en spa, zh-en spa") in [c.value for c in at.caption]
     assert {p["coef"] for p in _links(at).values()} == {"tie-calibrated-accuracy"}  # acc23 per pair
+
+
+def test_top_k_links_each_metric_to_its_system_pairs_at_its_coefficient(demo_env):
+    at = new_app({"dataset": "demo", "human": "human.quality", "metric": ["metric.good", "metric.weak"],
+                  "coef": "pearson"}).run()
+    at.switch_page("pages/topk.py").run()
+    assert_clean(at)
+    params = _links(at)["metric.weak"]
+    assert params["ex"] == "metric.weak" and params["level"] == "system" and params["coef"] == "pearson"
+    at = _open(at, params)
+    assert at.selectbox(key="w:ex_metric").value == "metric.weak"
+
+
+def test_leave_one_out_links_the_items_behind_its_value_at_its_level(demo_env):
+    at = new_app({"dataset": "demo", "human": "human.quality", "lmetric": "metric.good", "level": "input"}).run()
+    at.switch_page("pages/influence.py").run()
+    assert_clean(at)
+    params = _links(at)["metric.good"]
+    assert params["ex"] == "metric.good" and params["level"] == "input" and params["human"] == "human.quality"
+    at = _open(at, params)
+    assert at.selectbox(key="w:ex_metric").value == "metric.good"
+    assert at.sidebar.radio(key="w:level").value == "input"
+
+
+def test_is_my_improvement_real_links_the_system_pairs_behind_its_curve(demo_env):
+    at = new_app({"dataset": "demo", "human": "human.quality", "imetric": "metric.good", "imp_k": "50"}).run()
+    at.switch_page("pages/improvement.py").run()
+    assert_clean(at)
+    params = _links(at)["metric.good"]
+    assert params["ex"] == "metric.good" and params["level"] == "system" and params["coef"] == "pairwise-accuracy"
+    at = _open(at, params)
+    assert at.selectbox(key="w:ex_metric").value == "metric.good"
