@@ -125,33 +125,29 @@ def test_the_wmt24_suite_names_the_tasks_without_examples(real_env):
     assert {p["coef"] for p in _links(at).values()} == {"tie-calibrated-accuracy"}  # acc23 per pair
 
 
-def test_top_k_links_each_metric_to_its_system_pairs_at_its_coefficient(demo_env):
-    at = new_app({"dataset": "demo", "human": "human.quality", "metric": ["metric.good", "metric.weak"],
-                  "coef": "pearson"}).run()
-    at.switch_page("pages/topk.py").run()
+def _link_opens(params: dict, page: str, metric: str, **expected: str) -> None:
+    """``page`` (on the demo, with ``params``) links ``metric`` to Correlations with ``expected`` parameters, and
+    the link opens its examples."""
+    at = new_app({"dataset": "demo", "human": "human.quality", **params}).run()
+    at.switch_page(page).run()
     assert_clean(at)
-    params = _links(at)["metric.weak"]
-    assert params["ex"] == "metric.weak" and params["level"] == "system" and params["coef"] == "pearson"
-    at = _open(at, params)
-    assert at.selectbox(key="w:ex_metric").value == "metric.weak"
+    link = _links(at)[metric]
+    assert link["ex"] == metric and link["human"] == "human.quality", link
+    assert {k: link.get(k) for k in expected} == expected, link
+    at = _open(at, link)
+    assert at.selectbox(key="w:ex_metric").value == metric
+    assert at.sidebar.radio(key="w:level").value == expected.get("level", "system")
+
+
+def test_top_k_links_each_metric_to_its_system_pairs_at_its_coefficient(demo_env):
+    _link_opens({"metric": ["metric.good", "metric.weak"], "coef": "pearson"}, "pages/topk.py", "metric.weak",
+                level="system", coef="pearson")
 
 
 def test_leave_one_out_links_the_items_behind_its_value_at_its_level(demo_env):
-    at = new_app({"dataset": "demo", "human": "human.quality", "lmetric": "metric.good", "level": "input"}).run()
-    at.switch_page("pages/influence.py").run()
-    assert_clean(at)
-    params = _links(at)["metric.good"]
-    assert params["ex"] == "metric.good" and params["level"] == "input" and params["human"] == "human.quality"
-    at = _open(at, params)
-    assert at.selectbox(key="w:ex_metric").value == "metric.good"
-    assert at.sidebar.radio(key="w:level").value == "input"
+    _link_opens({"lmetric": "metric.good", "level": "input"}, "pages/influence.py", "metric.good", level="input")
 
 
 def test_is_my_improvement_real_links_the_system_pairs_behind_its_curve(demo_env):
-    at = new_app({"dataset": "demo", "human": "human.quality", "imetric": "metric.good", "imp_k": "50"}).run()
-    at.switch_page("pages/improvement.py").run()
-    assert_clean(at)
-    params = _links(at)["metric.good"]
-    assert params["ex"] == "metric.good" and params["level"] == "system" and params["coef"] == "pairwise-accuracy"
-    at = _open(at, params)
-    assert at.selectbox(key="w:ex_metric").value == "metric.good"
+    _link_opens({"imetric": "metric.good", "imp_k": "50"}, "pages/improvement.py", "metric.good", level="system",
+                coef="pairwise-accuracy")
