@@ -352,7 +352,7 @@ def suite_links(result: Any, dataset: str, human: str) -> None:
                 continue
             value = f"{float(result.values[i, t]):.3f}"
             for lp in task.lps:
-                text = f"{task.short} {value}" if len(task.lps) == 1 else f"{lp} part of {task.short} {value}"
+                text = f"{task.short} {value}" if len(task.lps) == 1 else f"{lp} pairs of {task.short} {value} (pooled)"
                 targets.append(correlation_link(text, result.metric_ids[lp][metric], level=task.level,
                                                 coefficient=task.coefficient, pool="judged", human=human,
                                                 dataset=dataset, systems="", lp=lp,
