@@ -113,6 +113,7 @@ def test_the_wmt23_suite_links_each_task_to_its_pairs_examples(real_env):
     at = _open(at, params)
     assert at.selectbox(key="w:ex_metric").value == ids["he-en"]
     assert at.query_params["lp"] == "he-en" and at.sidebar.radio(key="w:level").value == "global"
+    assert at.sidebar.toggle(key="w:human_translations").value  # the suite's system set on he-en
 
 
 def test_the_wmt24_suite_names_the_tasks_without_examples(real_env):
