@@ -269,21 +269,24 @@ def links(targets: Sequence[tuple[str, str, dict]], *, label: str = "Examples be
                       query_params=state.link_params(**{"ex_item": None, "ex_human": None, **changes}))
 
 
-# The WMT suites' tasks span every language pair and include statistics the examples core does not list items for.
-SUITE_NOTE = ("No examples behind the suite's task values: its soft pairwise accuracy and pairwise accuracy (acc23) "
-              "over every language pair are not statistics metaeval lists items for; choose 'Tasks chosen below' "
-              "to open the examples behind each task on this pair.")
+# A WMT suite's tasks whose statistic metaeval lists no items for (soft pairwise accuracy): said in one line.
+SUITE_NOTE = ("No examples behind {tasks}: soft pairwise accuracy is not a statistic metaeval lists items for.")
 
 
 def correlation_link(text: str, metric: str, *, level: str = "system", coefficient: str = "kendall",
                      pool: str = "judged", human: str | None = None, dataset: str | None = None,
-                     systems: str | None = None) -> tuple[str, str, dict]:
+                     systems: str | None = None, lp: str | None = None,
+                     human_translations: bool | None = None) -> tuple[str, str, dict]:
     """A :func:`links` target: Correlations on ``metric``'s examples at that level, coefficient and pool (system
     level: its system pairs, discordant first). ``human``, ``dataset`` and ``systems`` change the view when given
-    (another dataset opens with ``metric`` alone: the session's metrics may not exist there)."""
+    (another dataset, or another language pair ``lp`` of a test set, opens with ``metric`` alone: the session's
+    metrics may not exist there). ``human_translations``: WMT's system set with or without the human translations
+    (the standard reference left out, as WMT does)."""
     changes: dict = {"ex_metric": metric, "level": level, "coefficient": coefficient, "pool": pool}
-    if dataset is not None and dataset != state.get("dataset"):
-        changes.update(dataset=dataset, metrics=[metric], systems=systems, lp=None)  # its default pair, as averaged
+    other = dataset is not None and dataset != state.get("dataset")
+    if other or (lp is not None and lp != state.get("lp")):
+        # another dataset opens on its default pair (as averaged) unless a pair is named
+        changes.update(dataset=dataset or state.get("dataset"), metrics=[metric], systems=systems, lp=lp)
     else:
         chosen = list(state.get("metrics") or [])
         changes["metrics"] = chosen if metric in chosen else [*chosen, metric]  # Correlations opens a listed metric
@@ -291,13 +294,18 @@ def correlation_link(text: str, metric: str, *, level: str = "system", coefficie
             changes["systems"] = systems
     if human is not None:
         changes["human"] = human
+    if human_translations is not None:
+        changes.update(human_translations=bool(human_translations) or None, all_systems=None)
     return "pages/correlations.py", text, changes
 
 
-def system_pair_links(metrics: Sequence[str], *, pool: str = "judged",
+def system_pair_links(metrics: Sequence[str], *, pool: str = "judged", level: str = "system",
+                      coefficient: str = "kendall",
                       label: str = "System pairs behind (ordered unlike people first):") -> None:
-    """Links to each metric's system-pair examples on Correlations (system level, Kendall, the session's human)."""
-    links([correlation_link(str(m), str(m), pool=pool) for m in metrics], label=label)
+    """Links to each metric's examples on Correlations against the session's human: at the system level its system
+    pairs (Kendall unless ``coefficient``), at the input or global level the items of that level."""
+    links([correlation_link(str(m), str(m), level=level, coefficient=coefficient, pool=pool) for m in metrics],
+          label=label)
 
 
 def task_links(result: Any) -> None:
@@ -316,6 +324,43 @@ def task_links(result: Any) -> None:
                 links(targets, label=f"{task.label}:")
             else:
                 st.caption(escape_markdown(f"{task.label}: no metric has a value on this task."))
+
+
+def suite_links(result: Any, dataset: str, human: str) -> None:
+    """For a WMT suite (:class:`metaeval_core.analyses.suites.SuiteResult`) on the test set ``dataset`` with gold ``human``: one metric
+    (a picker, best first) and a link per task opening its examples on Correlations (the task's language pair, gold,
+    level, coefficient and system set; the metric is that pair's, with its standard reference). A task pooled over
+    several pairs (WMT23's system accuracy) links each pair's part. Tasks whose statistic the examples core does not
+    list items for are named in one line (:data:`SUITE_NOTE`)."""
+    import numpy as np
+
+    from typing import get_args
+
+    from metaeval_core.analyses.examples import ExampleLevel
+    from metaeval_core.stats.coefficients import POINT_COEFFICIENTS
+
+    with st.expander("Examples behind each task's value"):
+        metric = st.selectbox("Metric", list(result.metrics), key="ex_suite_metric",
+                              help="the metric whose items behind each task open on Correlations")
+        i = list(result.metrics).index(metric)
+        targets, without = [], []
+        for t, task in enumerate(result.tasks):
+            if task.coefficient not in POINT_COEFFICIENTS or task.level not in get_args(ExampleLevel):
+                without.append(task.short)
+                continue
+            if not np.isfinite(result.values[i, t]):
+                continue
+            value = f"{float(result.values[i, t]):.3f}"
+            for lp in task.lps:
+                text = f"{task.short} {value}" if len(task.lps) == 1 else f"{lp} pairs of {task.short} {value} (pooled)"
+                targets.append(correlation_link(text, result.metric_ids[lp][metric], level=task.level,
+                                                coefficient=task.coefficient, pool="judged", human=human,
+                                                dataset=dataset, systems="", lp=lp,
+                                                human_translations=task.human))
+        if targets:
+            links(targets, label=f"{escape_markdown(metric)}:")
+        if without:
+            st.caption(SUITE_NOTE.format(tasks=", ".join(without)))
 
 
 # -- rendering --------------------------------------------------------------------------------------------------

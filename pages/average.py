@@ -55,7 +55,7 @@ if du.suite_offered(state.get("dataset") or ""):  # WMT23: mt-metrics-eval's sui
             exports.table_download(frame, exports.file_name("suite", chosen_suite), title=du.SUITE_OPTIONS[
                 chosen_suite])
             st.dataframe(du.suite_tasks_frame(suite_result), hide_index=True, width="stretch")
-            st.caption(examples.SUITE_NOTE)
+            examples.suite_links(suite_result, state.get("dataset"), ds.conventions.gold)
         widgets.finish()
         st.stop()
 humans_all = list(ds.human_measures)

@@ -7,7 +7,7 @@ import streamlit as st
 from metaeval_core.stats.pairs import DELTA_METHODS
 from metaeval_core.analyses.practice import HUMAN_TIES
 from metaeval_ui.data import practice as dp
-from metaeval_ui import exports, state, text, widgets
+from metaeval_ui import examples, exports, state, text, widgets
 from metaeval_ui.figures import practice as fp
 from metaeval_ui.widgets import analyses as wa
 from metaeval_ui.widgets import practice as wpr
@@ -141,4 +141,6 @@ with st.expander(f"The {result.total_pairs} system pairs behind the curve"):
                  column_config={"|dx|": st.column_config.NumberColumn(format="%.4g")})
     exports.table_download(frame, exports.file_name("improvement_pairs", ds.id, metric), label="Download pairs (CSV)",
                            title="System pairs behind the curve")
+    examples.system_pair_links([metric], pool=pool, coefficient="pairwise-accuracy",
+                               label="These pairs with their outputs (disagreeing with people first):")
 widgets.finish()

@@ -5,7 +5,7 @@ import math
 import streamlit as st
 
 from metaeval_ui.data import practice as dp
-from metaeval_ui import exports, state, text, widgets
+from metaeval_ui import examples, exports, state, text, widgets
 from metaeval_ui.figures import practice as fp
 from metaeval_ui.widgets import analyses as wa
 from metaeval_ui.widgets import practice as wpr
@@ -86,6 +86,8 @@ else:
                                                                                   flagged["change"]))
         + ". Report the correlation with and without them, and look at what sets them apart (an outlier system "
           "can make a metric look good or bad on its own; Mathur et al., 2020)."), icon=":material/warning:")
+examples.system_pair_links([metric], pool=pool, level=level, coefficient=coefficient,
+                           label=f"Items behind the {level}-level value on all systems:")
 st.dataframe(frame, hide_index=True, width="stretch", column_config={
     "without": st.column_config.NumberColumn(f"{coefficient} without", format="%.4f"),
     "change": st.column_config.NumberColumn("change", format="%+.4f"),

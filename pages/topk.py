@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from metaeval_ui.data import analyses as da
-from metaeval_ui import exports, figures, widgets
+from metaeval_ui import examples, exports, figures, widgets
 from metaeval_ui.figures import analyses as fa
 from metaeval_ui.widgets import analyses as wa
 from metaeval_ui.errors import escape_markdown, guard
@@ -47,6 +47,8 @@ if frame["low"].isna().all():
     st.caption(escape_markdown(f"No whiskers: Fisher's interval does not apply to {coefficient}, or k is too small."))
 exports.chart(fa.topk_figure(frame, coefficient=coefficient, human=ctx.human), key="topk",
               name=exports.file_name("topk", ds.id, coefficient, pool))
+examples.system_pair_links(ctx.metrics, pool=pool, coefficient=coefficient,
+                           label="System pairs behind k = all (the top k's are among them), unlike people first:")
 
 undefined = frame[frame["estimate"].isna()]
 if not undefined.empty:

@@ -87,10 +87,68 @@ def test_a_task_on_another_dataset_opens_that_datasets_examples(real_env):
     assert at.query_params["dataset"] == "realsumm" and at.query_params["human"] == "litepyramid.recall"
 
 
-def test_the_wmt_suite_says_its_tasks_have_no_examples(real_env):
-    from metaeval_ui.examples import SUITE_NOTE
+def test_the_wmt23_suite_links_each_task_to_its_pairs_examples(real_env):
+    from metaeval_core.analyses.suites import load_suite_data
 
     at = new_app({"dataset": "wmt23", "suite": "wmt23", "suite_k": "0"}).run()
     at.switch_page("pages/average.py").run()
     assert_clean(at)
-    assert SUITE_NOTE in [c.value for c in at.caption]
+    links = _links(at)
+    by_task = {(p["lp"], p["level"], p["coef"]) for p in links.values()}
+    for lp in ("en-de", "he-en", "zh-en"):  # system Pearson, segment Pearson, acc23, the pair's part of accuracy
+        assert {(lp, "system", "pearson"), (lp, "global", "pearson"), (lp, "input", "tie-calibrated-accuracy"),
+                (lp, "system", "pairwise-accuracy")} <= by_task, by_task
+    assert all(p["dataset"] == "wmt23" and p["human"] == "mqm" and p["pool"] == "judged" for p in links.values())
+    metric = at.selectbox(key="ex_suite_metric").value
+    ids = {lp: pair.metrics[metric] for lp, pair in load_suite_data("wmt23").items()}
+    for p in links.values():  # that pair's metric, listed (alone on another pair than the one open)
+        assert p["ex"] == ids[p["lp"]] and ids[p["lp"]] in ([p["metric"]] if isinstance(p["metric"], str)
+                                                           else p["metric"]), p
+    label, params = next((label, p) for label, p in links.items() if p["lp"] == "he-en" and p["level"] == "global")
+    assert label.startswith("he-en seg pearson ")  # the task's value beside its name
+    # he-en's human translations are systems (WMT23's convention); en-de's Pearson tasks leave them out
+    assert all(p.get("human_translations") == "true" for p in links.values() if p["lp"] == "he-en")
+    assert not any(p.get("human_translations") for p in links.values()
+                   if p["lp"] == "en-de" and p["coef"] == "pearson")
+    at = _open(at, params)
+    assert at.selectbox(key="w:ex_metric").value == ids["he-en"]
+    assert at.query_params["lp"] == "he-en" and at.sidebar.radio(key="w:level").value == "global"
+    assert at.sidebar.toggle(key="w:human_translations").value  # the suite's system set on he-en
+
+
+def test_the_wmt24_suite_names_the_tasks_without_examples(real_env):
+    from metaeval_ui.examples import SUITE_NOTE
+
+    at = new_app({"dataset": "wmt23", "suite": "wmt24", "suite_k": "0"}).run()
+    at.switch_page("pages/average.py").run()
+    assert_clean(at)
+    assert SUITE_NOTE.format(tasks="en-de spa, he-en spa, zh-en spa") in [c.value for c in at.caption]
+    assert {p["coef"] for p in _links(at).values()} == {"tie-calibrated-accuracy"}  # acc23 per pair
+
+
+def _link_opens(params: dict, page: str, metric: str, **expected: str) -> None:
+    """``page`` (on the demo, with ``params``) links ``metric`` to Correlations with ``expected`` parameters, and
+    the link opens its examples."""
+    at = new_app({"dataset": "demo", "human": "human.quality", **params}).run()
+    at.switch_page(page).run()
+    assert_clean(at)
+    link = _links(at)[metric]
+    assert link["ex"] == metric and link["human"] == "human.quality", link
+    assert {k: link.get(k) for k in expected} == expected, link
+    at = _open(at, link)
+    assert at.selectbox(key="w:ex_metric").value == metric
+    assert at.sidebar.radio(key="w:level").value == expected.get("level", "system")
+
+
+def test_top_k_links_each_metric_to_its_system_pairs_at_its_coefficient(demo_env):
+    _link_opens({"metric": ["metric.good", "metric.weak"], "coef": "pearson"}, "pages/topk.py", "metric.weak",
+                level="system", coef="pearson")
+
+
+def test_leave_one_out_links_the_items_behind_its_value_at_its_level(demo_env):
+    _link_opens({"lmetric": "metric.good", "level": "input"}, "pages/influence.py", "metric.good", level="input")
+
+
+def test_is_my_improvement_real_links_the_system_pairs_behind_its_curve(demo_env):
+    _link_opens({"imetric": "metric.good", "imp_k": "50"}, "pages/improvement.py", "metric.good", level="system",
+                coef="pairwise-accuracy")
