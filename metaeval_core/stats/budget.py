@@ -238,3 +238,39 @@ def deadline(decision: CostDecision, progress: Callable[[float], None] | None = 
             progress(fraction)
 
     return report
+
+
+# The resamples a pilot runs: enough that one call's fixed overhead is not the whole of its time, few enough that
+# the pilot costs a small share of any run worth deciding about.
+PILOT_RESAMPLES = 8
+
+
+def pilot_decision(run_one: Callable[[int], object], *, what: str, n_resamples: int, n_metrics: int,
+                   budget_seconds: float, pilot_resamples: int = PILOT_RESAMPLES, advice: str = "",
+                   where: str = "", clock: Callable[[], float] | None = None) -> CostDecision:
+    """:func:`decide` for a resampling analysis of ``n_metrics`` metrics priced by a pilot: ``run_one(k)`` runs
+    the real kernel on one metric with ``k`` resamples (same data, same level); its time for
+    ``pilot_resamples`` is extrapolated linearly in resamples and metrics. The pilot's draws are discarded (the
+    real run uses its own generator, so its results are unchanged); its fixed overhead makes the estimate err
+    high, never low. No constant to go stale when a kernel gets faster. ``clock``: the timer (default
+    :func:`time.perf_counter`).
+
+    References
+    ----------
+    docs/methods.md sec. 16.5.
+    """
+    _check_decide(budget_seconds, n_resamples, n_metrics)
+    if isinstance(pilot_resamples, bool) or not isinstance(pilot_resamples, int) or pilot_resamples < 1:
+        raise ValueError(f"pilot_resamples must be a positive whole number; got {pilot_resamples!r}")
+    k = min(pilot_resamples, max(n_resamples, 1))
+    clock = clock or time.perf_counter  # looked up per call: a test swaps the module's timer
+    start = clock()
+    run_one(k)
+    per_resample = max(clock() - start, 0.0) / k
+
+    def estimate(resamples: int, metrics: int | None) -> float:
+        return per_resample * max(resamples, 1) * (n_metrics if metrics is None else metrics)
+
+    return decide(estimate, what=f"{what} (estimated from a {k}-resample pilot on one metric)",
+                  budget_seconds=budget_seconds, n_resamples=n_resamples, n_metrics=n_metrics, advice=advice,
+                  where=where)
