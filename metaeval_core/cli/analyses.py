@@ -247,9 +247,10 @@ def cmd_chance(args: argparse.Namespace) -> None:
     ds, metrics = cli.load(args), cli.split_list(args.metrics, "metrics")
     options = dict(level=args.level, coefficient=args.coefficient, pool=args.pool, systems=args.systems,
                    confidence_level=args.confidence_level)
-    cli.budget_check(args, lambda k: chance_baselines(ds, metrics[:1], args.human, n_resamples=k, rng=0, **options),
+    # On all metrics: they share each permutation's work (the global level's one tau per permutation).
+    cli.budget_check(args, lambda k: chance_baselines(ds, metrics, args.human, n_resamples=k, rng=0, **options),
                      what=f"chance baselines of {len(metrics)} metric(s) with {args.n_resamples:,} permutations",
-                     n_metrics=len(metrics))
+                     n_metrics=len(metrics), pilot_on="all metrics")
     result = chance_baselines(
         ds, metrics, args.human, level=args.level,
         coefficient=args.coefficient, pool=args.pool, systems=args.systems, n_resamples=args.n_resamples,

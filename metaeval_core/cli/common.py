@@ -267,19 +267,27 @@ def seconds(text: str) -> float:
     return value
 
 
+DEFAULT_BUDGET_SECONDS = 600.0
+
+
 def add_budget_arg(p: argparse.ArgumentParser, what: str) -> None:
     """``--budget`` for a command whose resampling is priced by a pilot (docs/methods.md sec. 16.5)."""
-    p.add_argument("--budget", type=seconds, default=600.0, metavar="SECONDS",
+    p.add_argument("--budget", type=seconds, default=None, metavar="SECONDS",
                    help=f"decide before running (docs/methods.md sec. 16.5): {what} estimated (by a short pilot "
-                        "run) beyond SECONDS are refused with their cost and lighter settings; 0: no budget "
-                        "(default 600)")
+                        "runs) beyond SECONDS are refused with their cost and lighter settings; 0: no budget "
+                        "(default 600, priced at the global level only)")
 
 
-def budget_check(args: argparse.Namespace, run_one, *, what: str, n_metrics: int) -> None:
+def budget_check(args: argparse.Namespace, run_one, *, what: str, n_metrics: int,
+                 pilot_on: str = "one metric") -> None:
     """The pilot-priced cost decision of a resampling command before it starts: a CLIError naming the cost and
-    what fits when refused. ``run_one(k)`` runs the real kernel on one metric with ``k`` resamples; an error in
-    it is left to the real run, whose validation names it."""
-    if not args.budget:
+    what fits when refused. ``run_one(k)`` runs the real kernel with ``k`` resamples on one metric (or on all,
+    ``pilot_on="all metrics"``); an error in it is left to the real run, whose validation names it."""
+    explicit = args.budget is not None
+    budget = args.budget if explicit else DEFAULT_BUDGET_SECONDS
+    # Without an explicit --budget the pilots run only at the global level: the system and input levels of these
+    # commands take seconds at WMT scale (docs/speed.md), where the pilots would only add to the wait.
+    if not budget or (not explicit and getattr(args, "level", "global") != "global"):
         return
     from metaeval_core._checks import min_resamples_for
     from metaeval_core.stats.budget import PILOT_RESAMPLES, pilot_decision
@@ -289,8 +297,8 @@ def budget_check(args: argparse.Namespace, run_one, *, what: str, n_metrics: int
     pilot = max(PILOT_RESAMPLES, min_resamples_for(level) if 0.0 < level < 1.0 else 1)
     try:
         decision = pilot_decision(run_one, what=what, n_resamples=args.n_resamples, n_metrics=n_metrics,
-                                  budget_seconds=args.budget, pilot_resamples=pilot,
-                                  where=f"--budget {args.budget:g} s")
+                                  budget_seconds=budget, pilot_resamples=pilot, where=f"--budget {budget:g} s",
+                                  pilot_on=pilot_on)
     except (KeyError, ValueError):
         return
     if decision.action == "refuse":
