@@ -244,8 +244,15 @@ def cmd_chance(args: argparse.Namespace) -> None:
     from metaeval_core.analyses.chance import chance_baselines
 
     cli = _cli()
+    ds, metrics = cli.load(args), cli.split_list(args.metrics, "metrics")
+    options = dict(level=args.level, coefficient=args.coefficient, pool=args.pool, systems=args.systems,
+                   confidence_level=args.confidence_level)
+    # On all metrics: they share each permutation's work (the global level's one tau per permutation).
+    cli.budget_check(args, lambda k: chance_baselines(ds, metrics, args.human, n_resamples=k, rng=0, **options),
+                     what=f"chance baselines of {len(metrics)} metric(s) with {args.n_resamples:,} permutations",
+                     n_metrics=len(metrics), pilot_on="all metrics")
     result = chance_baselines(
-        cli.load(args), cli.split_list(args.metrics, "metrics"), args.human, level=args.level,
+        ds, metrics, args.human, level=args.level,
         coefficient=args.coefficient, pool=args.pool, systems=args.systems, n_resamples=args.n_resamples,
         confidence_level=args.confidence_level, rng=args.seed,
     )
@@ -368,6 +375,7 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     cli.add_selection_args(p)
     p.add_argument("--confidence-level", type=float, default=0.95, help="width of the permutation range")
     cli.add_resampling_args(p)
+    cli.add_budget_arg(p, "chance baselines")
 
     p = command("average", cmd_average, "average of each metric over several tasks (dataset, human measure, level, "
                 "coefficient): WMT's rescaled average or the plain mean, with intervals, tests and significance "

@@ -7,6 +7,7 @@ A command module needs one import, ``from metaeval_core.cli import common as cli
 from __future__ import annotations
 
 import argparse
+import math
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -253,6 +254,55 @@ def resample_count(text: str) -> int:
             f"must be between {MIN_RESAMPLES} and {MAX_RESAMPLES:,} (the dashboard's bounds: more takes minutes "
             f"and moves the percentiles by < 0.005); got {value:,}")
     return value
+
+
+def seconds(text: str) -> float:
+    """``--budget``: a non-negative number of seconds (0: no budget)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds; got {text!r}") from None
+    if not value >= 0 or math.isinf(value):
+        raise argparse.ArgumentTypeError(f"must be 0 (no budget) or a positive number of seconds; got {text!r}")
+    return value
+
+
+DEFAULT_BUDGET_SECONDS = 600.0
+
+
+def add_budget_arg(p: argparse.ArgumentParser, what: str) -> None:
+    """``--budget`` for a command whose resampling is priced by a pilot (docs/methods.md sec. 16.5)."""
+    p.add_argument("--budget", type=seconds, default=None, metavar="SECONDS",
+                   help=f"decide before running (docs/methods.md sec. 16.5): {what} estimated (by a short pilot "
+                        "runs) beyond SECONDS are refused with their cost and lighter settings; 0: no budget "
+                        "(default 600, priced at the global level only)")
+
+
+def budget_check(args: argparse.Namespace, run_one, *, what: str, n_metrics: int,
+                 pilot_on: str = "one metric") -> None:
+    """The pilot-priced cost decision of a resampling command before it starts: a CLIError naming the cost and
+    what fits when refused. ``run_one(k)`` runs the real kernel with ``k`` resamples on one metric (or on all,
+    ``pilot_on="all metrics"``); an error in it is left to the real run, whose validation names it."""
+    explicit = args.budget is not None
+    budget = args.budget if explicit else DEFAULT_BUDGET_SECONDS
+    # Without an explicit --budget the pilots run only at the global level: the system and input levels of these
+    # commands take seconds at WMT scale (docs/speed.md), where the pilots would only add to the wait.
+    if not budget or (not explicit and getattr(args, "level", "global") != "global"):
+        return
+    from metaeval_core._checks import min_resamples_for
+    from metaeval_core.stats.budget import PILOT_RESAMPLES, pilot_decision
+
+    # The pilot's own percentile interval must be one the core accepts (40 resamples at 0.95).
+    level = getattr(args, "confidence_level", 0.95)
+    pilot = max(PILOT_RESAMPLES, min_resamples_for(level) if 0.0 < level < 1.0 else 1)
+    try:
+        decision = pilot_decision(run_one, what=what, n_resamples=args.n_resamples, n_metrics=n_metrics,
+                                  budget_seconds=budget, pilot_resamples=pilot, where=f"--budget {budget:g} s",
+                                  pilot_on=pilot_on)
+    except (KeyError, ValueError):
+        return
+    if decision.action == "refuse":
+        raise CLIError(decision.sentence + " (--budget 0 runs it anyway)")
 
 
 def add_resampling_args(p: argparse.ArgumentParser) -> None:

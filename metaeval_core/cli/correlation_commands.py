@@ -8,7 +8,7 @@ from typing import Callable
 
 from metaeval_core.cli.common import (
     POOL_HELP, SYSTEMS_HELP, CLIError, add_dataset_args, add_resampling_args, add_selection_args, add_test_args,
-    chosen_test, load, number_list, split_list,
+    add_budget_arg, budget_check, chosen_test, load, number_list, seconds as _seconds, split_list,
 )
 from metaeval_core.cli.options import CI_METHODS, POOLS
 from metaeval_core.cli.output import emit, print_table, say
@@ -21,6 +21,14 @@ def cmd_correlate(args: argparse.Namespace) -> None:
     ds = load(args)
     metrics = split_list(args.metrics, "metrics")
     options = dict(level=args.level, coefficient=args.coefficient, pool=args.pool, systems=args.systems)
+    if args.ci and args.ci != "fisher":
+        from metaeval_core.stats.resampling import dataset_confidence_interval
+
+        # A name or option the core rejects is left to the run below, whose validation names it.
+        budget_check(args, lambda k: dataset_confidence_interval(
+            ds, metrics[0], args.human, method=args.ci, confidence_level=args.confidence_level, n_resamples=k,
+            rng=0, **options), what=f"{args.ci} intervals of {len(metrics)} metric(s) with {args.n_resamples:,} "
+                                    "resamples", n_metrics=len(metrics))
     rows = []
     for metric in metrics:
         row = {**correlate(ds, metric, args.human, **options).to_dict(),
@@ -76,17 +84,6 @@ def cmd_compare(args: argparse.Namespace) -> None:
         f"{table.method} test ({args.n_resamples} resamples, seed {args.seed}, {args.alternative}), "
         f"{args.correction} per {args.family} at alpha {args.alpha:g}")
     emit(args, records, columns=["x", "y", "delta", "pvalue", "significant", "significant_corrected"])
-
-
-def _seconds(text: str) -> float:
-    """``--budget``: a non-negative number of seconds (0: no budget)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds; got {text!r}") from None
-    if not value >= 0 or math.isinf(value):
-        raise argparse.ArgumentTypeError(f"must be 0 (no budget) or a positive number of seconds; got {text!r}")
-    return value
 
 
 def _compare_stopping(args: argparse.Namespace, ds, metrics: list[str], method: str) -> str:
@@ -184,6 +181,7 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
                    help="a confidence interval: fisher, or a bootstrap over systems, inputs or both (default: none)")
     p.add_argument("--confidence-level", type=float, default=0.95, help="the interval's level, a fraction")
     add_resampling_args(p)
+    add_budget_arg(p, "bootstrap intervals")
 
     p = command("compare", cmd_compare, "test whether one metric correlates better than another, for all pairs")
     add_dataset_args(p)

@@ -238,3 +238,59 @@ def deadline(decision: CostDecision, progress: Callable[[float], None] | None = 
             progress(fraction)
 
     return report
+
+
+# The resamples a pilot runs: enough that one call's fixed overhead is not the whole of its time, few enough that
+# the pilot costs a small share of any run worth deciding about.
+PILOT_RESAMPLES = 8
+
+
+def pilot_decision(run_one: Callable[[int], object], *, what: str, n_resamples: int, n_metrics: int,
+                   budget_seconds: float, pilot_resamples: int = PILOT_RESAMPLES, advice: str = "",
+                   where: str = "", pilot_on: Literal["one metric", "all metrics"] = "one metric",
+                   clock: Callable[[], float] | None = None) -> CostDecision:
+    """:func:`decide` for a resampling analysis of ``n_metrics`` metrics priced by pilots of the real kernel.
+
+    ``run_one(k)`` runs the analysis with ``k`` resamples (same data, same level) on one metric, or on all of
+    them when ``pilot_on="all metrics"`` (analyses whose metrics share the work of a resample, as the global
+    level's chance baselines do). Two pilots, of ``pilot_resamples`` and twice that, give a fixed cost and a cost
+    per resample, extrapolated linearly in resamples (and in metrics for a one-metric pilot, the fixed cost
+    counted once per metric: the estimate errs high). The pilots' draws are discarded (the real run uses its own
+    generator, so its results are unchanged). No constant goes stale when a kernel gets faster. ``clock``: the
+    timer (default :func:`time.perf_counter`).
+
+    References
+    ----------
+    docs/methods.md sec. 16.5.
+    """
+    _check_decide(budget_seconds, n_resamples, n_metrics)
+    if isinstance(pilot_resamples, bool) or not isinstance(pilot_resamples, int) or pilot_resamples < 1:
+        raise ValueError(f"pilot_resamples must be a positive whole number; got {pilot_resamples!r}")
+    if pilot_on not in ("one metric", "all metrics"):
+        raise ValueError(f"pilot_on must be 'one metric' or 'all metrics'; got {pilot_on!r}")
+    k = min(pilot_resamples, max(n_resamples, 1))
+    clock = clock or time.perf_counter  # looked up per call: a test swaps the module's timer
+    # Two pilots, k and 2k resamples: their difference is the cost per resample, the rest the fixed cost of a run
+    # (set-up, sorting), which one pilot would multiply by n_resamples / k.
+    start = clock()
+    run_one(k)
+    first = max(clock() - start, 0.0)
+    two = 2 * k <= n_resamples
+    if not two:  # the run itself is about as small as the pilots: one pilot, its time per resample
+        per_resample = first / k
+    else:
+        start = clock()
+        run_one(2 * k)
+        second = max(clock() - start, 0.0)
+        per_resample = (second - first) / k if second > first else second / (2 * k)  # noise: one-pilot rule
+    fixed = max(first - k * per_resample, 0.0)
+    one = pilot_on == "one metric"
+
+    def estimate(resamples: int, metrics: int | None) -> float:
+        share = (n_metrics if metrics is None else metrics) if one else \
+            (1.0 if metrics is None else metrics / max(n_metrics, 1))
+        return (fixed + per_resample * max(resamples, 1)) * share
+
+    pilots = f"pilots of {k} and {2 * k} resamples" if two else f"a {k}-resample pilot"
+    return decide(estimate, what=f"{what} (estimated from {pilots} on {pilot_on})", budget_seconds=budget_seconds,
+                  n_resamples=n_resamples, n_metrics=n_metrics, advice=advice, where=where)
