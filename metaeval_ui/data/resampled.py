@@ -79,13 +79,13 @@ def confidence_intervals(
     draws and the human's side; elsewhere one at a time, ``progress`` called after each, so a page's deadline
     stops between two metrics and a rerun continues from the finished ones.
     """
-    for metric in metrics:
-        check_interval_size(_dataset, metric, human, coefficient, method, pool, systems, n_resamples)
     settings = (key, human, level, coefficient, method, pool, systems, float(confidence_level), int(n_resamples),
                 int(seed))
     store = _interval_store()
     found = {m: store.get(settings + (m,)) for m in metrics}
     missing = [m for m in dict.fromkeys(metrics) if found[m] is None]
+    for metric in missing:  # a kept interval passed the check with these settings
+        check_interval_size(_dataset, metric, human, coefficient, method, pool, systems, n_resamples)
     groups = [missing] if level == "system" and missing else [[m] for m in missing]
     done = len(metrics) - len(missing)
     for group in groups:
