@@ -78,8 +78,10 @@ def headline(board, *, mark: Callable[[str], str] = str) -> str:
         rest = ("every other judge differs from it significantly" if two
                 else "it is significantly better than every other judge")
         return f"{head} {'They are' if len(leaders) > 1 else 'It is'} alone in the first cluster: {rest} {where}."
-    verb = ("do not differ significantly from it" if two else "are not significantly worse than it")
-    return (f"{head} {count(len(mates), 'other judge')} {verb} and share its cluster: "
+    one = len(mates) == 1
+    verb = (("does not" if one else "do not") + " differ significantly from it" if two
+            else ("is" if one else "are") + " not significantly worse than it")
+    return (f"{head} {count(len(mates), 'other judge')} {verb} and {'shares' if one else 'share'} its cluster: "
             f"{names([mark(m) for m in mates])} {where}.")
 
 
