@@ -95,15 +95,6 @@ def base_language_pair(base_id: str) -> str | None:
     return state.get("lp") if data.language_pairs(base_id) else None
 
 
-def start_whatif(base_id: str, base: Dataset) -> WhatIf:
-    """A fresh what-if copy of ``base`` (replacing any earlier one: callers confirm first)."""
-    found = WhatIf(base_id=base_id, base_title=base.title or base.id, base_version=base.version,
-                   full=with_identity(base, WHATIF_PREFIX + base_id), base=base,
-                   base_lp=base_language_pair(base_id))
-    st.session_state[_WHATIF] = found
-    return found
-
-
 def discard_whatif() -> None:
     found = st.session_state.pop(_WHATIF, None)
     if isinstance(found, WhatIf):
@@ -140,7 +131,11 @@ def save_draft(found: WhatIf) -> None:
     drafts = _drafts()
     meta = {"base_id": found.base_id, "base_title": found.base_title, "base_version": found.base_version,
             "excluded_systems": list(found.excluded_systems), "excluded_inputs": list(found.excluded_inputs),
-            "steps": list(found.steps), "saved_as": found.saved_as, "base_lp": found.base_lp}
+            "steps": list(found.steps), "saved_as": found.saved_as, "base_lp": found.base_lp,
+            # The base's own systems and inputs: a base shown with a subset (WMT's systems, HANNA's models, a
+            # domain) has another version than the whole dataset, and a restored draft rebuilds that subset.
+            "base_systems": None if found.base is None else list(found.base.systems),
+            "base_inputs": None if found.base is None else list(found.base.inputs)}
     for _attempt in range(3):  # a token taken already (48 random bits: practically never): draw another
         token = secrets.token_hex(6)
         try:
@@ -178,14 +173,13 @@ def restore_draft(wanted: str | None, token: str | None) -> bool:
     base = None
     lp = meta.get("base_lp") or None  # a draft of a test set with several pairs reopens on its own pair
     try:
-        base = data.load_registered(str(meta["base_id"]), data.data_dir_key(), lp)
+        base = _restored_base(data.load_registered(str(meta["base_id"]), data.data_dir_key(), lp), meta)
     except Exception:  # noqa: BLE001 - an upload or stored base: the data check then lists every warning
         base = None
     found = WhatIf(base_id=str(meta["base_id"]), base_title=str(meta.get("base_title", meta["base_id"])),
                    base_version=str(meta.get("base_version", "")), full=with_identity(full, wanted),
                    steps=[str(s) for s in meta.get("steps", [])], saved_as=meta.get("saved_as"), token=token,
-                   restored=True, base=base if base is not None and base.version == meta.get("base_version")
-                   else None, base_lp=lp)
+                   restored=True, base=base, base_lp=lp)
     if lp:  # the sidebar's pair too, so reverting returns to the draft's pair, not the default one
         state.put("lp", lp)
     try:
@@ -195,6 +189,27 @@ def restore_draft(wanted: str | None, token: str | None) -> bool:
     found.saved_as = meta.get("saved_as")
     st.session_state[_WHATIF] = found
     return True
+
+
+def _restored_base(loaded: Dataset, meta: dict) -> Dataset | None:
+    """The draft's base as it was shown (``base_version``): the loaded dataset, its default system subset (with
+    its note), or the subset of the systems and inputs the draft recorded; None when none matches."""
+    wanted = meta.get("base_version")
+    candidates = [loaded, loaded.with_default_systems()]
+    if loaded.conventions is not None:
+        candidates.append(loaded.with_default_systems(human_translations=True))
+    for candidate in candidates:
+        if candidate.version == wanted:
+            return candidate
+    systems, inputs = meta.get("base_systems"), meta.get("base_inputs")
+    if systems or inputs:
+        try:
+            subset = loaded.subset(systems=systems or None, inputs=inputs or None)
+        except (KeyError, ValueError, DatasetError):
+            return None
+        if subset.version == wanted:
+            return subset
+    return None
 
 
 def is_whatif(choice_id: str | None) -> bool:

@@ -456,3 +456,24 @@ def test_the_preview_says_before_the_merge_that_the_ceiling_rows_change(store_en
 
     found = at.session_state[userdata._WHATIF]
     assert found.full.measures[HUMAN].annotators is not None
+
+
+def test_a_restored_draft_finds_its_base_shown_with_a_system_subset():
+    """A base shown with its default system subset (HANNA's models, WMT's systems) has another version than the
+    whole dataset: the restored draft rebuilds that subset, or the recorded systems, instead of dropping its base."""
+    from metaeval_core.data.dataset import Dataset, Measure
+    from metaeval_ui.userdata import _restored_base
+
+    rng = np.random.default_rng(0)
+    systems, inputs = ["m1", "m2", "m3", "human"], [f"i{j}" for j in range(5)]
+    whole = Dataset("toy", systems, inputs, {"h": Measure("h", "human", rng.normal(size=(4, 5))),
+                                             "x": Measure("x", "metric", rng.normal(size=(4, 5)))},
+                    system_attributes={"kind": ["model", "model", "model", "human"]}, default_systems="kind=model")
+    shown = whole.with_default_systems()
+    assert shown.version != whole.version
+    meta = {"base_version": shown.version, "base_systems": list(shown.systems), "base_inputs": list(shown.inputs)}
+    assert _restored_base(whole, meta).version == shown.version
+    picked = whole.subset(systems=["m1", "human"], inputs=inputs[:3])
+    meta = {"base_version": picked.version, "base_systems": list(picked.systems), "base_inputs": list(picked.inputs)}
+    assert _restored_base(whole, meta).version == picked.version
+    assert _restored_base(whole, {"base_version": "other", "base_systems": ["gone"]}) is None

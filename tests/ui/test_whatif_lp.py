@@ -37,6 +37,8 @@ def test_a_he_en_draft_reopens_and_reverts_on_he_en(real_env, tmp_path, monkeypa
     assert_clean(again)
     found = again.session_state["_whatif"]
     assert found.restored and found.base_lp == "he-en"
+    # The base is WMT's system subset (not the whole test set, whose version differs): the data check compares with it.
+    assert found.base is not None and found.base.version == found.base_version
     assert loaded and loaded[0] == ("wmt23", "he-en")  # the base the data check compares with: he-en's, not zh-en's
     again.checkbox(key="whatif_revert_confirm").check().run()
     again.button(key="whatif_revert").click().run()
