@@ -275,3 +275,20 @@ def test_without_the_side_by_side_file_only_en_de_s_extra_measure_is_missing(dat
     assert "mqm.sxs" not in en_de.measures and "mqm" in en_de.measures
     assert load_dataset(ID, lp="zh-en", data_dir=partial).n_systems > 10
     assert "mqm.sxs" in load_dataset(ID, lp="en-de", data_dir=data_dir).measures
+
+
+@pytest.mark.realdata
+def test_en_de_without_the_side_by_side_file_says_why_mqm_sxs_is_missing(data_dir, tmp_path):
+    """A data directory with the test set but not Google's side-by-side MQM loads en-de without ``mqm.sxs`` and
+    says which file is missing and how to fetch it; with the file, no such note."""
+    from pathlib import Path
+
+    from metaeval_core.data.registry import load_dataset
+
+    (tmp_path / "wmt23").symlink_to(Path(data_dir) / "wmt23")
+    ds = load_dataset("wmt23", lp="en-de", data_dir=tmp_path)
+    assert "mqm.sxs" not in ds.measures
+    note = next(n for n in ds.notes if "mqm.sxs" in n)
+    assert "sxs_mqm_generalMT2023_ende.3ratingsPerSegment.tsv.tar.gz" in note and "metaeval fetch" in note
+    full = load_dataset("wmt23", lp="en-de", data_dir=data_dir)
+    assert "mqm.sxs" in full.measures and not any("is not loaded" in n for n in full.notes)

@@ -6,6 +6,7 @@ References: docs/methods.md sec. 0.5-0.6; the dataset's ``SOURCE.md`` in the dat
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from metaeval_core.data.dataset import DatasetError
@@ -44,6 +45,13 @@ def load_mtme(files: LoaderFiles) -> LoadedData:
         from metaeval_core.data.mtme import with_sxs_mqm
 
         ds = with_sxs_mqm(ds, sxs[0], root / "sources" / f"{lp}.txt")
+    elif level == "seg":
+        expected = [path for path in dict(files.options.get("lp_files", {}) or {}).get(lp, ())
+                    if str(path).endswith(".3ratingsPerSegment.tsv.tar.gz")]
+        if expected:  # said, so that a user looking for mqm.sxs learns why it is not there
+            ds = replace(ds, notes=(*ds.notes, (
+                f"Human measure mqm.sxs (Google's side-by-side MQM) is not loaded: its file {expected[0]} is not in "
+                "the data directory (`metaeval fetch --dataset wmt23` fetches it).")))
     return LoadedData(ds.systems, ds.inputs, ds.measures, ds.system_attributes, ds.notes,
                       default_systems=ds.default_systems, input_attributes=ds.input_attributes,
                       conventions=ds.conventions, task=ds.task, annotator_identity=ds.annotator_identity)
