@@ -155,3 +155,48 @@ def test_wmt23_system_pearson_examples_use_the_sys_score_files(zh_en):
                           systems=systems, significance=False)
     assert prism.scores == "segments"
     assert abs(prism.estimate - suite.values[list(suite.metrics).index("prismSrc[noref]"), t]) > 0.01
+
+
+# -- command line ----------------------------------------------------------------------------------------------------
+@pytest.fixture
+def cli(capsys):
+    import json
+
+    from metaeval_core.cli import main as cli_main
+
+    def run(*argv, as_json=True):
+        code = cli_main.main([*argv, *(["--json"] if as_json else [])])
+        out, err = capsys.readouterr()
+        return code, (json.loads(out) if as_json and code == 0 else out), err
+
+    return run
+
+
+def test_cli_lists_each_pairs_spa_p_values(cli):
+    args = ("examples", "--dataset", "demo", "--metric", "metric.good", "--human", "human.quality", "--coefficient",
+            SPA)
+    code, records, _ = cli(*args)
+    assert code == 0 and records
+    assert {"system_a", "system_b", "p_metric", "p_human", "p_gap", "p_gap_share", "metric_a", "human_a"} <= set(
+        records[0])
+    gaps = [r["p_gap"] for r in records]
+    assert gaps == sorted(gaps, reverse=True)
+    from metaeval_core.data.synthetic import synthetic_dataset
+
+    spa = correlate(synthetic_dataset(), "metric.good", "human.quality", coefficient=SPA).estimate
+    assert np.mean(gaps) == pytest.approx(1.0 - spa, abs=1e-12)
+    code, out, _ = cli(*args, "--top", "3", as_json=False)
+    assert code == 0 and "1 - SPA is the mean gap" in out and "p_metric" in out
+    code, _, err = cli(*args, "--level", "input")
+    assert code == 2 and "system-level statistic" in err and "Traceback" not in err
+
+
+def test_cli_lists_the_pairs_of_the_sys_score_files(cli, data_dir):
+    code, records, _ = cli("examples", "--dataset", "wmt23", "--data-dir", str(data_dir), "--lp", "zh-en",
+                           "--mtme-level", "sys", "--metric", "XCOMET-Ensemble-refA", "--coefficient", "pearson")
+    assert code == 0 and len(records) == 15 * 14 // 2
+    assert all(r["human_p_value"] is None for r in records)
+    code, out, _ = cli("examples", "--dataset", "wmt23", "--data-dir", str(data_dir), "--lp", "zh-en",
+                       "--mtme-level", "sys", "--metric", "XCOMET-Ensemble-refA", "--coefficient", "pearson",
+                       "--top", "2", as_json=False)
+    assert code == 0 and ".sys.score" in out
