@@ -103,11 +103,14 @@ def _system_view(dataset_id: str, data_dir: str, lp: str) -> Dataset | None:
 
     if dataset_id not in dataset_ids():
         return None
+    from metaeval_core.data.mtme import SYSTEM_INPUT
+
     try:
-        return load_dataset(dataset_id, data_dir=Path(data_dir) if data_dir else None, lp=lp or None,
+        view = load_dataset(dataset_id, data_dir=Path(data_dir) if data_dir else None, lp=lp or None,
                             mtme_level="sys")
     except DatasetError:  # one language pair only (no system view), or its files are not here
         return None
+    return view if view.inputs == (SYSTEM_INPUT,) else None  # e.g. the demo, which has no score levels
 
 
 def system_scores_view(dataset: Dataset, metric: str, human: str, systems: str) -> Dataset | None:
