@@ -13,6 +13,8 @@ from metaeval_core.data.dataset import Dataset, Measure
 from metaeval_core.stats.correlation import correlate
 from metaeval_core.stats.spa import SPA_PERMUTATIONS, swap_signs
 
+from .test_examples import cli  # noqa: F401 - the fixture running `metaeval` in-process
+
 SPA = "soft-pairwise-accuracy"
 
 
@@ -107,18 +109,19 @@ def zh_en(data_dir):
     return load_suite_data("wmt23", lps=["zh-en"], data_dir=data_dir)
 
 
-def _task(result, statistic: str) -> int:
-    return next(t for t, task in enumerate(result.tasks) if task.statistic == statistic)
+def _suite_task(data, suite_name: str, statistic: str):
+    """The suite run, the task's column, the pair's data, the view the task reads and the task's system set."""
+    from metaeval_core.analyses.suites import run_suite
+
+    suite = run_suite(data, suite_name)
+    t = next(t for t, task in enumerate(suite.tasks) if task.statistic == statistic)
+    pair = data["zh-en"]
+    view = pair.sys if suite.tasks[t].view == "sys" else pair.seg
+    return suite, t, pair, view, view.conventions.systems(human_translations=suite.tasks[t].human)
 
 
 def test_wmt24_spa_examples_read_the_suites_p_values(zh_en):
-    from metaeval_core.analyses.suites import run_suite
-
-    suite = run_suite(zh_en, "wmt24")
-    t = _task(suite, "spa")
-    pair = zh_en["zh-en"]
-    seg = pair.seg
-    systems = seg.conventions.systems(human_translations=suite.tasks[t].human)
+    suite, t, pair, seg, systems = _suite_task(zh_en, "wmt24", "spa")
     for name in suite.metrics[:3] + suite.metrics[-2:]:  # the best and the worst
         listed = pair_examples(seg, pair.metrics[name], seg.conventions.gold, coefficient=SPA, systems=systems,
                                significance=False)
@@ -129,13 +132,7 @@ def test_wmt24_spa_examples_read_the_suites_p_values(zh_en):
 
 
 def test_wmt23_system_pearson_examples_use_the_sys_score_files(zh_en):
-    from metaeval_core.analyses.suites import run_suite
-
-    suite = run_suite(zh_en, "wmt23")
-    t = _task(suite, "pearson-sys")
-    pair = zh_en["zh-en"]
-    sys_view = pair.sys
-    systems = sys_view.conventions.systems(human_translations=suite.tasks[t].human)
+    suite, t, pair, sys_view, systems = _suite_task(zh_en, "wmt23", "pearson-sys")
     for name in suite.metrics:
         listed = pair_examples(sys_view, pair.metrics[name], sys_view.conventions.gold, coefficient="pearson",
                                systems=systems)
@@ -158,20 +155,6 @@ def test_wmt23_system_pearson_examples_use_the_sys_score_files(zh_en):
 
 
 # -- command line ----------------------------------------------------------------------------------------------------
-@pytest.fixture
-def cli(capsys):
-    import json
-
-    from metaeval_core.cli import main as cli_main
-
-    def run(*argv, as_json=True):
-        code = cli_main.main([*argv, *(["--json"] if as_json else [])])
-        out, err = capsys.readouterr()
-        return code, (json.loads(out) if as_json and code == 0 else out), err
-
-    return run
-
-
 def test_cli_lists_each_pairs_spa_p_values(cli):
     args = ("examples", "--dataset", "demo", "--metric", "metric.good", "--human", "human.quality", "--coefficient",
             SPA)
