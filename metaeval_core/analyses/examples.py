@@ -265,7 +265,8 @@ def pair_examples(
     ----------
     dataset : Dataset
     metric, human : str
-    coefficient : {'pearson', 'spearman', 'kendall', 'pairwise-accuracy', 'tie-calibrated-accuracy', 'pdp', 'soft-pairwise-accuracy'}
+    coefficient : {'pearson', 'spearman', 'kendall', 'pairwise-accuracy', 'tie-calibrated-accuracy', 'pdp',
+                   'soft-pairwise-accuracy'}
         Decides ``agrees`` (and, for the tie-calibrated accuracy, which metric differences are ties). With
         ``'soft-pairwise-accuracy'`` every pair carries SPA's p-values and their gap, largest gap first
         (:class:`PairExamples`); ``agrees`` is then whether the means are ordered alike.

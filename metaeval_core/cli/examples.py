@@ -3,8 +3,9 @@ examples``: the items a judge gets wrong or flips.
 
 ``examples`` lists one record per system pair (system level), input (input level) or cell (global level), with the
 texts where the dataset has them (with ``--coefficient soft-pairwise-accuracy`` each pair's SPA p-values and their
-gap; with ``--mtme-level sys`` the pairs of the test set's own system scores, as WMT's system-level tasks read them); ``--versus`` gives the items behind a two-metric comparison, ``--lower/--upper``
-the pairs of an rSYS-Delta band. Registered by :mod:`metaeval_core.cli.main` through ``add_commands(command)``;
+gap; with ``--mtme-level sys`` the pairs of the test set's own system scores, as WMT's system-level tasks read
+them); ``--versus`` gives the items behind a two-metric comparison, ``--lower/--upper`` the pairs of an rSYS-Delta
+band. Registered by :mod:`metaeval_core.cli.main` through ``add_commands(command)``;
 the judges view by :mod:`metaeval_core.cli.judges` (:func:`view_judge_examples`, :func:`add_judge_example_args`).
 """
 
