@@ -89,6 +89,67 @@ def all_correlation_records(_dataset: Dataset, key: DatasetKey, metric: str, hum
                                upper).to_records()
 
 
+# -- the test set's own system scores (docs/methods.md sec. 19.1) -------------------------------------------------
+SYSTEM_SCORES = "sys"  # ``ex_scores``: system pairs of the .sys.score files, as WMT's system-level tasks read them
+
+
+@st.cache_resource(max_entries=4, show_spinner="Loading the test set's system scores…")
+def _system_view(dataset_id: str, data_dir: str, lp: str) -> Dataset | None:
+    """A built-in test set's ``.sys.score`` view (one pseudo-input per system), or None where it has none."""
+    from pathlib import Path
+
+    from metaeval_core.data.dataset import DatasetError
+    from metaeval_core.data.registry import dataset_ids, load_dataset
+
+    if dataset_id not in dataset_ids():
+        return None
+    from metaeval_core.data.mtme import SYSTEM_INPUT
+
+    try:
+        view = load_dataset(dataset_id, data_dir=Path(data_dir) if data_dir else None, lp=lp or None,
+                            mtme_level="sys")
+    except DatasetError:  # one language pair only (no system view), or its files are not here
+        return None
+    return view if view.inputs == (SYSTEM_INPUT,) else None  # e.g. the demo, which has no score levels
+
+
+def system_scores_view(dataset: Dataset, metric: str, human: str, systems: str) -> Dataset | None:
+    """The open built-in test set's system scores on the systems the panel's pairs use (its system subset, rated by
+    ``human``), or None when the dataset has no such view or it lacks ``metric`` or ``human``."""
+    from metaeval_ui.data import data_dir_key
+
+    dataset_id = state.get("dataset")
+    if not dataset_id or dataset.id != dataset_id:
+        return None
+    view = _system_view(dataset_id, data_dir_key(), state.get("lp") or "")
+    if view is None or metric not in view.measures or human not in view.human_measures:
+        return None
+    chosen = dataset.select_systems(systems or None).rated_by(human).systems
+    return view.subset(systems=[s for s in chosen if s in view.systems])
+
+
+def _scores_source(dataset: Dataset, key: DatasetKey, metric: str, human: str, level: str, systems: str,
+                   plain: bool) -> tuple[Dataset, DatasetKey, str, bool]:
+    """(dataset, key, systems, from system scores) the panel lists from: with ``ex_scores=sys`` at the system level
+    of a test set with a system view, that view (a toggle, kept in the URL), else the page's dataset."""
+    if level != "system" or not plain:
+        return dataset, key, systems, False
+    view = system_scores_view(dataset, metric, human, systems)
+    if view is None:
+        if state.get("ex_scores") == SYSTEM_SCORES:
+            st.caption("This dataset has no system-score files for this metric: the pairs use the means of its "
+                       "segment scores.")
+        return dataset, key, systems, False
+    on = st.toggle("System scores (.sys.score files)", value=state.get("ex_scores") == SYSTEM_SCORES,
+                   key=f"ex_scores:{dataset.id}:{state.get('lp')}",
+                   help="the test set's own system scores (e.g. corpus BLEU), which WMT's system-level tasks "
+                        "correlate, instead of the means of the segment scores")
+    state.put("ex_scores", SYSTEM_SCORES if on else None)
+    if not on:
+        return dataset, key, systems, False
+    return view, (view.id, view.version), "", True
+
+
 @st.cache_data(max_entries=64, show_spinner=False)
 def pair_inputs(_dataset: Dataset, key: DatasetKey, metric: str, human: str, system_a: str, system_b: str,
                 systems: str) -> list[dict]:
@@ -266,23 +327,26 @@ def links(targets: Sequence[tuple[str, str, dict]], *, label: str = "Examples be
     row.caption(label, width="content")
     for path, text, changes in shown:
         row.page_link(path, label=text, icon=":material/format_list_bulleted:",
-                      query_params=state.link_params(**{"ex_item": None, "ex_human": None, **changes}))
+                      query_params=state.link_params(**{"ex_item": None, "ex_human": None, "ex_scores": None,
+                                                        **changes}))
 
 
-# A WMT suite's tasks whose statistic metaeval lists no items for (soft pairwise accuracy): said in one line.
-SUITE_NOTE = ("No examples behind {tasks}: soft pairwise accuracy is not a statistic metaeval lists items for.")
+# A WMT suite's tasks whose statistic metaeval lists no items for: said in one line.
+SUITE_NOTE = ("No examples behind {tasks}: metaeval lists no items for that statistic.")
 
 
 def correlation_link(text: str, metric: str, *, level: str = "system", coefficient: str = "kendall",
                      pool: str = "judged", human: str | None = None, dataset: str | None = None,
                      systems: str | None = None, lp: str | None = None,
-                     human_translations: bool | None = None) -> tuple[str, str, dict]:
+                     human_translations: bool | None = None, scores: str | None = None) -> tuple[str, str, dict]:
     """A :func:`links` target: Correlations on ``metric``'s examples at that level, coefficient and pool (system
     level: its system pairs, discordant first). ``human``, ``dataset`` and ``systems`` change the view when given
     (another dataset, or another language pair ``lp`` of a test set, opens with ``metric`` alone: the session's
     metrics may not exist there). ``human_translations``: WMT's system set with or without the human translations
-    (the standard reference left out, as WMT does)."""
-    changes: dict = {"ex_metric": metric, "level": level, "coefficient": coefficient, "pool": pool}
+    (the standard reference left out, as WMT does). ``scores='sys'``: the system pairs of the test set's own
+    system scores (the ``.sys.score`` files, as WMT's system-level tasks read them; :func:`system_scores_view`)."""
+    changes: dict = {"ex_metric": metric, "level": level, "coefficient": coefficient, "pool": pool,
+                     "ex_scores": scores}
     other = dataset is not None and dataset != state.get("dataset")
     if other or (lp is not None and lp != state.get("lp")):
         # another dataset opens on its default pair (as averaged) unless a pair is named
@@ -330,13 +394,15 @@ def suite_links(result: Any, dataset: str, human: str) -> None:
     """For a WMT suite (:class:`metaeval_core.analyses.suites.SuiteResult`) on the test set ``dataset`` with gold ``human``: one metric
     (a picker, best first) and a link per task opening its examples on Correlations (the task's language pair, gold,
     level, coefficient and system set; the metric is that pair's, with its standard reference). A task pooled over
-    several pairs (WMT23's system accuracy) links each pair's part. Tasks whose statistic the examples core does not
+    several pairs (WMT23's system accuracy) links each pair's part. Tasks on the test set's system scores (system
+    Pearson, system accuracy) open the pairs of those scores (``ex_scores=sys``), so the opened panel's value is the
+    suite's; soft pairwise accuracy opens each pair's two p-values. Tasks whose statistic the examples core does not
     list items for are named in one line (:data:`SUITE_NOTE`)."""
     import numpy as np
 
     from typing import get_args
 
-    from metaeval_core.analyses.examples import ExampleLevel
+    from metaeval_core.analyses.examples import SPA, ExampleLevel
     from metaeval_core.stats.coefficients import POINT_COEFFICIENTS
 
     with st.expander("Examples behind each task's value"):
@@ -345,7 +411,7 @@ def suite_links(result: Any, dataset: str, human: str) -> None:
         i = list(result.metrics).index(metric)
         targets, without = [], []
         for t, task in enumerate(result.tasks):
-            if task.coefficient not in POINT_COEFFICIENTS or task.level not in get_args(ExampleLevel):
+            if task.coefficient not in (*POINT_COEFFICIENTS, SPA) or task.level not in get_args(ExampleLevel):
                 without.append(task.short)
                 continue
             if not np.isfinite(result.values[i, t]):
@@ -353,10 +419,13 @@ def suite_links(result: Any, dataset: str, human: str) -> None:
             value = f"{float(result.values[i, t]):.3f}"
             for lp in task.lps:
                 text = f"{task.short} {value}" if len(task.lps) == 1 else f"{lp} pairs of {task.short} {value} (pooled)"
-                targets.append(correlation_link(text, result.metric_ids[lp][metric], level=task.level,
-                                                coefficient=task.coefficient, pool="judged", human=human,
-                                                dataset=dataset, systems="", lp=lp,
-                                                human_translations=task.human))
+                target = correlation_link(text, result.metric_ids[lp][metric], level=task.level,
+                                          coefficient=task.coefficient, pool="judged", human=human,
+                                          dataset=dataset, systems="", lp=lp, human_translations=task.human,
+                                          scores=SYSTEM_SCORES if task.view == "sys" else None)
+                # The metric alone: the page opened bootstraps every listed metric (SPA's: seconds each).
+                target[2]["metrics"] = [result.metric_ids[lp][metric]]
+                targets.append(target)
         if targets:
             links(targets, label=f"{escape_markdown(metric)}:")
         if without:
@@ -508,14 +577,18 @@ def correlation_panel(dataset: Dataset, key: DatasetKey, metric: str, human: str
     """The items behind one correlation (or one two-metric comparison, or one rSYS-Delta cell)."""
     with st.container(border=True):
         st.markdown(f"#### {escape_markdown(title or 'Examples behind the number')}")
+        source, source_key, source_systems, system_scores = _scores_source(
+            dataset, key, metric, human, level, systems, not versus and lower == 0 and upper == float("inf"))
         found = None
         with guard("Could not list the examples"):
             with st.spinner("Listing the items…"):
-                found = correlation_examples(dataset, key, metric, human, level, coefficient, pool, systems,
-                                             versus, lower, upper)
+                found = correlation_examples(source, source_key, metric, human, level, coefficient, pool,
+                                             source_systems, versus, lower, upper)
         if found is None:
             return
         summary, records = found
+        if system_scores:  # a pair's inputs (and texts) come from the page's dataset
+            summary = {**summary, "has_texts": texts(dataset, key) is not None}
         st.caption(escape_markdown(_summary_sentence(summary, dataset)))
         if not summary["has_texts"]:
             st.info(f"{dataset.title or dataset.id} has no texts in the data directory (they come with the built-in "
@@ -527,8 +600,8 @@ def correlation_panel(dataset: Dataset, key: DatasetKey, metric: str, human: str
         _cap_note(summary, records)
 
         def every() -> list[dict]:
-            return all_correlation_records(dataset, key, metric, human, level, coefficient, pool, systems, versus,
-                                           lower, upper)
+            return all_correlation_records(source, source_key, metric, human, level, coefficient, pool,
+                                           source_systems, versus, lower, upper)
 
         if _meeting_toggle(name):
             meeting_view(records, summary.get("n_listed"))
@@ -555,10 +628,17 @@ def _summary_sentence(summary: dict, dataset: Dataset) -> str:
             band = (f" Pairs with {_number(summary['lower'])} ≤ |metric difference| ≤ "
                     f"{_number(summary['upper']) if summary['upper'] is not None else '∞'}"
                     f" ({summary['n_pairs']} of {summary['total_pairs']}).")
+        if "mean_p_gap" in summary:  # soft pairwise accuracy: the gaps between the two p-values
+            return (f"{summary['metric']} vs {summary['human']}: system-level soft pairwise accuracy "
+                    f"{_number(summary['estimate'])} = 1 - the mean gap |p_metric - p_human| over "
+                    f"{summary['n_spa_pairs']} system pairs (p: the one-sided permutation p-value that a beats b, "
+                    "under the metric and under the humans); the largest gaps first.")
+        scores = (" The systems' own scores (the test set's .sys.score files, as WMT's system-level tasks read "
+                  "them): no permutation p-value." if summary.get("scores") == "system" else
+                  " p(human): the humans' paired permutation p-value of the pair's difference.")
         return (f"{summary['metric']} vs {summary['human']}: system-level {summary['coefficient']} "
                 f"{_number(summary['estimate'])}. {summary['n_discordant']} of {summary['n_pairs']} system pairs are "
-                f"ordered unlike people (discordant, listed first), {summary['n_ties']} tied.{band} p(human): the "
-                "humans' paired permutation p-value of the pair's difference.")
+                f"ordered unlike people (discordant, listed first), {summary['n_ties']} tied.{band}{scores}")
     if summary["level"] == "input":
         return (f"{summary['metric']} vs {summary['human']}: input-level {summary['coefficient']} "
                 f"{_number(summary['estimate'])} is the mean of {summary['n_defined']} inputs' own values; the lowest "

@@ -8,7 +8,10 @@ number to what the metric got wrong:
 * :func:`pair_examples` - every system pair with both systems' metric and human means and differences, whether
   the metric orders it unlike people (``discordant``), the coefficient's credit for it (``agrees``), and the
   humans' paired permutation p-value for the pair; discordant pairs first. ``lower``/``upper`` keep the pairs of
-  an rSYS-Delta band or decile cell (:mod:`metaeval_core.stats.pairs`).
+  an rSYS-Delta band or decile cell (:mod:`metaeval_core.stats.pairs`). With soft pairwise accuracy each pair also
+  carries SPA's two one-sided p-values (metric and humans) and their gap, the largest gaps first: the gaps average
+  to ``1 - SPA``. On a dataset of system scores (an mt-metrics-eval test set read with ``mtme_level='sys'``, as
+  WMT's system-level tasks read it) the pairs and means are those system scores.
 * :func:`input_examples` - each input's own coefficient (the values the input level averages), lowest first,
   with every system's metric and human score on it.
 * :func:`cell_examples` - the (system, input) cells with the largest gap between their metric rank and their
@@ -36,8 +39,10 @@ from metaeval_core._checks import check_choice, check_probability
 from metaeval_core.data.checks import check_dataset, check_human
 from metaeval_core._frames import ToFrame
 from metaeval_core.data.dataset import Dataset, Pool
+from metaeval_core.data.mtme import SYSTEM_INPUT
 from metaeval_core.data.texts import ExampleTexts
 from metaeval_core.stats.coefficients import (
+    COEFFICIENTS,
     Coefficient,
     POINT_COEFFICIENTS,
     coefficient_function,
@@ -56,6 +61,7 @@ EXAMPLE_LEVELS: tuple[str, ...] = get_args(ExampleLevel)
 # products (WMT22 zh-en: 120 pairs x 1,875 inputs = 225,000, ~0.2 s); beyond it they are left out (None).
 _SIGNIFICANCE_MAX_PRODUCTS = 2_000_000
 _TEXT_FIELDS = ("source", "reference")
+SPA = "soft-pairwise-accuracy"
 
 
 _plain = finite_or_none
@@ -88,7 +94,10 @@ def _validate(dataset, metric, human, level, coefficient, pool, texts) -> None:
     check_human(dataset, human)
     dataset.measure(metric)
     check_choice(level, "level", EXAMPLE_LEVELS)
-    check_choice(coefficient, "coefficient", POINT_COEFFICIENTS)
+    if level != "system" and coefficient == SPA:
+        raise ValueError(f"coefficient {SPA!r} is a system-level statistic (of system pairs); use level 'system', "
+                         f"or one of {', '.join(POINT_COEFFICIENTS)} at the {level} level")
+    check_choice(coefficient, "coefficient", COEFFICIENTS if level == "system" else POINT_COEFFICIENTS)
     check_choice(pool, "pool", ("judged", "all"))
     if texts is not None and not isinstance(texts, ExampleTexts):
         raise TypeError(f"texts must be ExampleTexts or None; got {type(texts).__name__}")
@@ -112,6 +121,12 @@ class PairExamples(ToFrame):
     way; the pairwise accuracies: the same way, or tied by both); ``tie`` names a tie in the metric, the humans or
     both. ``human_p_value`` is the two-sided paired permutation p-value of the humans' difference (SPA's
     convention, docs/methods.md sec. 11.3), None where not computed; ``significant`` compares it with ``alpha``.
+
+    With soft pairwise accuracy, ``p_metric`` and ``p_human`` are SPA's one-sided permutation p-values that
+    ``system_a`` beats ``system_b`` under the metric and under the humans (the very values SPA is computed from,
+    :func:`metaeval_core.stats.spa.pairwise_pvalues`), ``p_gap`` their absolute difference and ``p_gap_share`` its
+    share of ``1 - SPA`` (``p_gap / n_spa_pairs``): the shares of the pairs with a gap sum to ``1 - estimate``. The
+    pairs come largest gap first. Other coefficients leave the three None.
 
     References: docs/methods.md sec. 19.1.
     """
@@ -139,10 +154,26 @@ class PairExamples(ToFrame):
     upper: float = math.inf
     total_pairs: int = 0
     texts: ExampleTexts | None = field(default=None, repr=False)
+    p_metric: np.ndarray | None = None
+    p_human: np.ndarray | None = None
+    scores: str = "segments"
 
     @property
     def n_pairs(self) -> int:
         return len(self.system_a)
+
+    @property
+    def p_gap(self) -> np.ndarray | None:
+        """``|p_metric - p_human|`` per pair (NaN where a p-value is undefined); None without SPA."""
+        if self.p_metric is None or self.p_human is None:
+            return None
+        return np.abs(self.p_metric - self.p_human)
+
+    @property
+    def n_spa_pairs(self) -> int:
+        """The pairs SPA averages over (both p-values defined); 0 without SPA."""
+        gap = self.p_gap
+        return 0 if gap is None else int(np.count_nonzero(~np.isnan(gap)))
 
     @property
     def n_discordant(self) -> int:
@@ -170,6 +201,7 @@ class PairExamples(ToFrame):
     def to_records(self, top: int | None = None) -> list[dict]:
         out = []
         dx, dz = self.metric_difference, self.human_difference
+        gap, n_spa = self.p_gap, self.n_spa_pairs
         for k in range(self.n_pairs if top is None else min(top, self.n_pairs)):
             p = self.human_p_value[k]
             out.append({
@@ -181,6 +213,9 @@ class PairExamples(ToFrame):
                 "human_difference": _plain(dz[k]),
                 "human_p_value": _plain(p), "significant": None if np.isnan(p) else bool(p <= self.alpha),
             })
+            if gap is not None:
+                out[-1].update(p_metric=_plain(self.p_metric[k]), p_human=_plain(self.p_human[k]),
+                               p_gap=_plain(gap[k]), p_gap_share=_plain(gap[k] / max(n_spa, 1)))
         return out
 
     def summary(self) -> dict:
@@ -188,7 +223,11 @@ class PairExamples(ToFrame):
                 "coefficient": self.coefficient, "estimate": _plain(self.estimate), "pool": self.pool,
                 "n_pairs": self.n_pairs, "n_discordant": self.n_discordant, "n_concordant": self.n_concordant,
                 "n_ties": int(sum(t != "" for t in self.tie)), "lower": _plain(self.lower),
-                "upper": _plain(self.upper), "total_pairs": self.total_pairs, "epsilon": _plain(self.epsilon)}
+                "upper": _plain(self.upper), "total_pairs": self.total_pairs, "epsilon": _plain(self.epsilon),
+                "scores": self.scores,
+                **({"n_spa_pairs": self.n_spa_pairs,
+                    "mean_p_gap": _plain(np.nanmean(self.p_gap)) if self.n_spa_pairs else None}
+                   if self.p_gap is not None else {})}
 
 
 def _two_sided_pvalues(human: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
@@ -226,8 +265,11 @@ def pair_examples(
     ----------
     dataset : Dataset
     metric, human : str
-    coefficient : {'pearson', 'spearman', 'kendall', 'pairwise-accuracy', 'tie-calibrated-accuracy'}
-        Decides ``agrees`` (and, for the tie-calibrated accuracy, which metric differences are ties).
+    coefficient : {'pearson', 'spearman', 'kendall', 'pairwise-accuracy', 'tie-calibrated-accuracy', 'pdp',
+                   'soft-pairwise-accuracy'}
+        Decides ``agrees`` (and, for the tie-calibrated accuracy, which metric differences are ties). With
+        ``'soft-pairwise-accuracy'`` every pair carries SPA's p-values and their gap, largest gap first
+        (:class:`PairExamples`); ``agrees`` is then whether the means are ordered alike.
     pool : {'judged', 'all'}
     systems : str, optional
         A system subset such as ``"type=abs"``.
@@ -244,8 +286,15 @@ def pair_examples(
     Returns
     -------
     PairExamples
-        Sorted: discordant first, then by the size of the humans' difference (largest first). With Kendall's
-        tau-b, ``n_discordant`` is its ``Q`` and ``n_concordant`` its ``P``.
+        Sorted: discordant first, then by the size of the humans' difference (largest first); with soft pairwise
+        accuracy by the gap between the two p-values (largest first, undefined last). With Kendall's tau-b,
+        ``n_discordant`` is its ``Q`` and ``n_concordant`` its ``P``.
+
+    Notes
+    -----
+    A dataset of system scores (one pseudo-input per system: an mt-metrics-eval test set read with
+    ``mtme_level='sys'``, the ``.sys.score`` files WMT's system-level tasks read) gives the pairs of those scores;
+    its humans' p-values are left out (a permutation test needs the inputs).
 
     References
     ----------
@@ -274,17 +323,26 @@ def pair_examples(
     else:
         agrees = (sx * sz) > 0
     tie = np.select([metric_tied & human_tied, metric_tied, human_tied], ["both", "metric", "human"], "")
-    if significance:
-        _, z_matrix = correlation_inputs(subset, metric, human, level="system", pool=pool)
+    # Computed first: correlate refuses a soft-pairwise-accuracy that would take minutes, with the reason.
+    estimate = correlate(dataset, metric, human, level="system", coefficient=coefficient, pool=pool,
+                         systems=systems).estimate
+    x_matrix, z_matrix = correlation_inputs(subset, metric, human, level="system", pool=pool)
+    system_scores = z_matrix.shape[-1] == 1 and subset.inputs == (SYSTEM_INPUT,)
+    if significance and not system_scores:
         p_values = _two_sided_pvalues(z_matrix, first, second)
     else:
         p_values = np.full(first.size, np.nan)
+    p_metric = p_human = None
+    if coefficient == SPA:
+        p_metric, p_human = _spa_pvalues(x_matrix, z_matrix, first, second)
     keep = (np.abs(dx) >= lower) & (np.abs(dx) <= upper)
-    order = np.lexsort((-np.abs(dz), ~discordant))
+    if p_metric is None:
+        order = np.lexsort((-np.abs(dz), ~discordant))
+    else:
+        gap = np.abs(p_metric - p_human)
+        order = np.lexsort((-np.abs(dz), -np.nan_to_num(gap, nan=-1.0)))
     order = order[keep[order]]
     names = np.array(subset.systems, dtype=object)
-    estimate = correlate(dataset, metric, human, level="system", coefficient=coefficient, pool=pool,
-                         systems=systems).estimate
     return PairExamples(
         dataset=dataset.id, metric=metric, human=human, coefficient=coefficient, estimate=float(estimate),
         pool=pool, systems=systems or "",
@@ -293,7 +351,19 @@ def pair_examples(
         discordant=discordant[order], agrees=agrees[order], tie=tuple(str(t) for t in tie[order]),
         human_p_value=p_values[order], alpha=alpha, epsilon=epsilon, lower=lower, upper=upper,
         total_pairs=pairs.n_pairs, texts=texts,
+        p_metric=None if p_metric is None else p_metric[order], p_human=None if p_human is None else p_human[order],
+        scores="system" if system_scores else "segments",
     )
+
+
+def _spa_pvalues(metric: np.ndarray, human: np.ndarray, first: np.ndarray, second: np.ndarray):
+    """SPA's one-sided p-values that system ``first`` beats ``second`` (``first < second``), metric and humans:
+    those :func:`metaeval_core.stats.spa.soft_pairwise_accuracy` averages the gaps of (NaN where undefined)."""
+    from metaeval_core.stats.spa import pairwise_pvalues
+
+    n = human.shape[0]
+    index = first * n - first * (first + 1) // 2 + (second - first - 1)  # pair_indices' row-major order
+    return pairwise_pvalues(metric)[0][index], pairwise_pvalues(human)[0][index]
 
 
 def kendall_pair_counts(examples: PairExamples):

@@ -2,8 +2,10 @@
 examples``: the items a judge gets wrong or flips.
 
 ``examples`` lists one record per system pair (system level), input (input level) or cell (global level), with the
-texts where the dataset has them; ``--versus`` gives the items behind a two-metric comparison, ``--lower/--upper``
-the pairs of an rSYS-Delta band. Registered by :mod:`metaeval_core.cli.main` through ``add_commands(command)``;
+texts where the dataset has them (with ``--coefficient soft-pairwise-accuracy`` each pair's SPA p-values and their
+gap; with ``--mtme-level sys`` the pairs of the test set's own system scores, as WMT's system-level tasks read
+them); ``--versus`` gives the items behind a two-metric comparison, ``--lower/--upper`` the pairs of an rSYS-Delta
+band. Registered by :mod:`metaeval_core.cli.main` through ``add_commands(command)``;
 the judges view by :mod:`metaeval_core.cli.judges` (:func:`view_judge_examples`, :func:`add_judge_example_args`).
 """
 
@@ -13,8 +15,7 @@ import argparse
 import math
 from typing import Callable
 
-from metaeval_core.cli.options import LEVELS, POOLS
-from metaeval_core.cli.options import POINT_COEFFICIENTS as COEFFICIENTS
+from metaeval_core.cli.options import COEFFICIENTS, LEVELS, POOLS
 
 # Characters of a text shown in a table cell (the JSON records carry the whole text).
 _CELL_TEXT = 60
@@ -80,6 +81,11 @@ def _print_summary(summary: dict, has_texts: bool, dataset_id: str) -> None:
         say(f"{summary['metric_x']} vs {summary['metric_y']} against {summary['human']}, {summary['level']}-level "
             f"{summary['coefficient']}: {summary['estimate_x']:.4g} vs {summary['estimate_y']:.4g}; "
             f"{summary['n_items']} items where they differ, largest first")
+    elif summary["level"] == "system" and "mean_p_gap" in summary:
+        say(f"{summary['metric']} vs {summary['human']}, system-level {summary['coefficient']} "
+            f"{'undefined' if estimate is None else format(estimate, '.4g')}: 1 - SPA is the mean gap "
+            f"|p_metric - p_human| over {summary['n_spa_pairs']} system pairs (p: SPA's one-sided permutation "
+            "p-value that a beats b); largest gap first")
     elif summary["level"] == "system":
         band = "" if summary["upper"] is None and not summary["lower"] else (
             f"; pairs with {summary['lower']:g} <= |metric difference| <= "
@@ -95,6 +101,9 @@ def _print_summary(summary: dict, has_texts: bool, dataset_id: str) -> None:
         say(f"{summary['metric']} vs {summary['human']}, global-level {summary['coefficient']} "
             f"{'undefined' if estimate is None else format(estimate, '.4g')} over {summary['n_cells']} cells; "
             "largest gap between metric rank and human rank first")
+    if summary.get("scores") == "system":
+        say("the systems' own scores (an mt-metrics-eval .sys.score view, as WMT's system-level tasks read them): "
+            "no permutation p-value of the humans' difference")
     if not has_texts:
         say(f"{dataset_id} has no texts here: numbers only")
 
@@ -108,6 +117,9 @@ def _table_rows(records: list[dict], level: str, versus: bool) -> list[dict]:
             row = {"a": r["system_a"], "b": r["system_b"], "discordant": r["discordant"], "tie": r["tie"],
                    "metric a-b": r["metric_difference"], "human a-b": r["human_difference"],
                    "p(human)": r["human_p_value"]}
+            if "p_gap" in r:  # soft pairwise accuracy: the pair's two one-sided p-values and their gap
+                row = {k: row[k] for k in ("a", "b", "metric a-b", "human a-b")}
+                row.update({"p_metric": r["p_metric"], "p_human": r["p_human"], "gap": r["p_gap"]})
         elif level == "input":
             row = {"input": r["input"], "value": r["value"], "systems": len(r["systems"])}
         else:
@@ -131,7 +143,9 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
                    help="the human measure id (required unless the dataset has a standard one: WMT's gold)")
     p.add_argument("--level", choices=LEVELS, default="system",
                    help="system: one record per system pair; input: per input; global: per (system, input) cell")
-    p.add_argument("--coefficient", choices=COEFFICIENTS, default="kendall", help="tau is kendall")
+    p.add_argument("--coefficient", choices=COEFFICIENTS, default="kendall",
+                   help="tau is kendall; soft-pairwise-accuracy (system level): each pair's two p-values and their "
+                        "gap, largest first")
     p.add_argument("--pool", choices=POOLS, default=None, help=cli.POOL_HELP)
     p.add_argument("--systems", default=None, help=cli.SYSTEMS_HELP)
     p.add_argument("--top", type=int, default=None, metavar="N", help="only the first N items (default: all)")

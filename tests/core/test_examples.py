@@ -213,7 +213,9 @@ def test_validation_names_the_parameter():
     with pytest.raises(ValueError, match="level"):
         examples(ds, "m", "h", level="document")
     with pytest.raises(ValueError, match="coefficient"):
-        examples(ds, "m", "h", coefficient="soft-pairwise-accuracy")
+        examples(ds, "m", "h", coefficient="tau")
+    with pytest.raises(ValueError, match="coefficient 'soft-pairwise-accuracy' is a system-level"):
+        examples(ds, "m", "h", level="global", coefficient="soft-pairwise-accuracy")
     with pytest.raises(ValueError, match="lower and upper"):
         pair_examples(ds, "m", "h", lower=2.0, upper=1.0)
     with pytest.raises(TypeError, match="texts"):

@@ -116,14 +116,52 @@ def test_the_wmt23_suite_links_each_task_to_its_pairs_examples(real_env):
     assert at.sidebar.toggle(key="w:human_translations").value  # the suite's system set on he-en
 
 
-def test_the_wmt24_suite_names_the_tasks_without_examples(real_env):
-    from metaeval_ui.examples import SUITE_NOTE
+def test_the_wmt24_suite_links_each_spa_task_to_its_pairs_p_values(real_env):
+    from metaeval_core.analyses.suites import load_suite_data
 
     at = new_app({"dataset": "wmt23", "suite": "wmt24", "suite_k": "0"}).run()
     at.switch_page("pages/average.py").run()
     assert_clean(at)
-    assert SUITE_NOTE.format(tasks="en-de spa, he-en spa, zh-en spa") in [c.value for c in at.caption]
-    assert {p["coef"] for p in _links(at).values()} == {"tie-calibrated-accuracy"}  # acc23 per pair
+    links = _links(at)
+    assert {(p["lp"], p["coef"]) for p in links.values()} == {
+        (lp, c) for lp in ("en-de", "he-en", "zh-en") for c in ("soft-pairwise-accuracy", "tie-calibrated-accuracy")}
+    assert not any(c.value.startswith("No examples behind") for c in at.caption)
+    metric = at.selectbox(key="ex_suite_metric").value
+    label, params = next((label, p) for label, p in links.items()
+                         if p["lp"] == "zh-en" and p["coef"] == "soft-pairwise-accuracy")
+    assert label.startswith("zh-en spa ") and params["level"] == "system" and params["pool"] == "judged"
+    value = float(label.rsplit(" ", 1)[1])
+    at = _open(at, params)
+    assert at.selectbox(key="w:ex_metric").value == load_suite_data("wmt23")["zh-en"].metrics[metric]
+    sentence = next(c.value for c in at.caption if "mean gap" in c.value).replace("\\", "")
+    shown = float(sentence.split("soft pairwise accuracy ", 1)[1].split(" ", 1)[0])
+    assert round(shown, 3) == value and "largest gaps first" in sentence  # the suite's value, its pairs behind it
+
+
+def test_the_wmt23_suites_system_tasks_open_the_pairs_of_the_sys_score_files(real_env):
+    from metaeval_core.analyses.suites import load_suite_data, run_suite
+
+    at = new_app({"dataset": "wmt23", "suite": "wmt23", "suite_k": "0"}).run()
+    at.switch_page("pages/average.py").run()
+    assert_clean(at)
+    links = _links(at)
+    system = [p for p in links.values() if p["level"] == "system"]  # system Pearson and each pair's accuracy
+    assert system and all(p.get("ex_scores") == "sys" for p in system)
+    assert not any(p.get("ex_scores") for p in links.values() if p["level"] != "system")
+    metric = at.selectbox(key="ex_suite_metric").value
+    params = next(p for p in system if p["lp"] == "zh-en" and p["coef"] == "pearson")
+    at = _open(at, params)
+    assert at.toggle(key="ex_scores:wmt23:zh-en").value  # the link's choice, kept in the URL
+    assert at.query_params["ex_scores"] == "sys"
+    suite = run_suite(load_suite_data("wmt23"), "wmt23")
+    t = next(t for t, task in enumerate(suite.tasks) if task.short == "zh-en sys pearson")
+    value = suite.values[list(suite.metrics).index(metric), t]
+    sentence = next(c for c in (c.value.replace("\\", "") for c in at.caption) if ".sys.score" in c)
+    assert f"system-level pearson {value:.4g}" in sentence, (sentence, value)
+    at.toggle(key="ex_scores:wmt23:zh-en").set_value(False).run()  # back to the means of the segment scores
+    assert_clean(at)
+    assert "ex_scores" not in at.query_params
+    assert not any(".sys.score" in c.value.replace("\\", "") for c in at.caption)
 
 
 def _link_opens(params: dict, page: str, metric: str, **expected: str) -> None:
