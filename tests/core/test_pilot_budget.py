@@ -134,3 +134,31 @@ def test_pilots_run_at_the_global_level_or_with_an_explicit_budget(capsys, monke
                  "--n-resamples", "100", "--json", *extra]) == 0
     capsys.readouterr()
     assert calls == ([600.0] if priced else [])
+
+
+@pytest.mark.realdata
+def test_a_wmt_suite_with_resamples_is_priced_by_pilots_and_refused_with_what_fits(data_dir, capsys, monkeypatch):
+    # Issue 33: `average --tasks wmt23 --suite-resamples K` ran ~0.4-1 s per resample unpriced. Pilots of 4 and 8
+    # resamples of the real suite (here 2 s and 3 s on the fake timer: 1 s fixed, 0.25 s a resample).
+    calls = []
+    original = budget.pilot_decision
+
+    def counted(*args, **kwargs):
+        calls.append(kwargs["pilot_resamples"])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(budget, "pilot_decision", counted)
+    monkeypatch.setattr(budget, "time", SimpleNamespace(perf_counter=durations(2.0, 3.0)))
+    argv = ["average", "--dataset", "wmt23", "--tasks", "wmt23", "--lps", "en-de", "--data-dir", str(data_dir),
+            "--json"]
+    code = main([*argv, "--suite-resamples", "1000", "--budget", "60"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and calls == [4]
+    said = " ".join(err.split())
+    assert "WMT23 official ranking" in said and "with 1,000 resamples (intervals and clusters)" in said
+    assert "pilots of 4 and 8 resamples on all metrics" in said and "about 4 min here (--budget 60 s)" in said
+    assert "lighter: n_resamples=200 (about 51 s)" in said and "--budget 0 runs it anyway" in said
+    # Without --budget, a few resamples are not priced (the pilots would cost a large share of the run).
+    calls.clear()
+    assert main([*argv, "--suite-resamples", "8"]) == 0 and calls == []
+    capsys.readouterr()
