@@ -83,3 +83,13 @@ def test_a_bad_budget_is_a_usage_error_naming_the_flag(capsys):
         run(capsys, "--budget", "-5")
     err = capsys.readouterr().err
     assert exit_.value.code == 2 and "argument --budget: must be 0 (no budget) or a positive number of seconds" in err
+
+
+def test_a_long_table_within_the_budget_says_its_cost_before_it_runs(capsys, monkeypatch):
+    from metaeval_core.cli import correlation_commands
+
+    monkeypatch.setattr(correlation_commands, "SAY_COST_FROM_SECONDS", 0.0)  # the demo's table takes under 1 s
+    code, out, err = run(capsys, "--level", "global", "--budget", "600")
+    said = " ".join(err.split())
+    assert code == 0 and "PERM-BOTH on 6 pairs of" in said and "(--budget 600 s)" in said
+    assert {r["stopping"] for r in json.loads(out)} == {"none"}  # the full run, as it fits
