@@ -114,6 +114,19 @@ def test_results_are_identical_with_and_without_the_pilot(capsys, command):
     assert json.loads(capsys.readouterr().out) == with_pilot
 
 
+def _count_pilots(monkeypatch, option: str) -> list:
+    """The ``option`` of every pilot decision the CLI asks for (the decisions themselves unchanged)."""
+    calls = []
+    original = budget.pilot_decision
+
+    def counted(*args, **kwargs):
+        calls.append(kwargs[option])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(budget, "pilot_decision", counted)
+    return calls
+
+
 @pytest.mark.parametrize("extra,level,priced", [
     ([], "system", False),  # no --budget: the system and input levels take seconds, no pilot
     ([], "input", False),
@@ -122,14 +135,7 @@ def test_results_are_identical_with_and_without_the_pilot(capsys, command):
     (["--budget", "0"], "global", False),
 ])
 def test_pilots_run_at_the_global_level_or_with_an_explicit_budget(capsys, monkeypatch, extra, level, priced):
-    calls = []
-    original = budget.pilot_decision
-
-    def counted(*args, **kwargs):
-        calls.append(kwargs["budget_seconds"])
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(budget, "pilot_decision", counted)
+    calls = _count_pilots(monkeypatch, "budget_seconds")
     assert main(["chance", "--level", level, "--dataset", "demo", "--human", "human.quality", "--metrics", METRICS,
                  "--n-resamples", "100", "--json", *extra]) == 0
     capsys.readouterr()
@@ -140,14 +146,7 @@ def test_pilots_run_at_the_global_level_or_with_an_explicit_budget(capsys, monke
 def test_a_wmt_suite_with_resamples_is_priced_by_pilots_and_refused_with_what_fits(data_dir, capsys, monkeypatch):
     # Issue 33: `average --tasks wmt23 --suite-resamples K` ran ~0.4-1 s per resample unpriced. Pilots of 4 and 8
     # resamples of the real suite (here 2 s and 3 s on the fake timer: 1 s fixed, 0.25 s a resample).
-    calls = []
-    original = budget.pilot_decision
-
-    def counted(*args, **kwargs):
-        calls.append(kwargs["pilot_resamples"])
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(budget, "pilot_decision", counted)
+    calls = _count_pilots(monkeypatch, "pilot_resamples")
     monkeypatch.setattr(budget, "time", SimpleNamespace(perf_counter=durations(2.0, 3.0)))
     argv = ["average", "--dataset", "wmt23", "--tasks", "wmt23", "--lps", "en-de", "--data-dir", str(data_dir),
             "--json"]
