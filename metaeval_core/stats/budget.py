@@ -378,13 +378,14 @@ PILOT_RESAMPLES = 8
 
 def pilot_decision(run_one: Callable[[int], object], *, what: str, n_resamples: int, n_metrics: int,
                    budget_seconds: float, pilot_resamples: int = PILOT_RESAMPLES, advice: str = "",
-                   where: str = "", pilot_on: Literal["one metric", "all metrics"] = "one metric",
+                   where: str = "", pilot_on: Literal["one metric", "all metrics", "the whole analysis"] = "one metric",
                    clock: Callable[[], float] | None = None) -> CostDecision:
     """:func:`decide` for a resampling analysis of ``n_metrics`` metrics priced by pilots of the real kernel.
 
     ``run_one(k)`` runs the analysis with ``k`` resamples (same data, same level) on one metric, or on all of
     them when ``pilot_on="all metrics"`` (analyses whose metrics share the work of a resample, as the global
-    level's chance baselines do). Two pilots, of ``pilot_resamples`` and twice that, give a fixed cost and a cost
+    level's chance baselines do), or ``"the whole analysis"`` (a command priced as a whole, as a judges view).
+    Two pilots, of ``pilot_resamples`` and twice that, give a fixed cost and a cost
     per resample, extrapolated linearly in resamples (and in metrics for a one-metric pilot, the fixed cost
     counted once per metric: the estimate errs high). The pilots' draws are discarded (the real run uses its own
     generator, so its results are unchanged). No constant goes stale when a kernel gets faster. ``clock``: the
@@ -397,8 +398,8 @@ def pilot_decision(run_one: Callable[[int], object], *, what: str, n_resamples: 
     _check_decide(budget_seconds, n_resamples, n_metrics)
     if isinstance(pilot_resamples, bool) or not isinstance(pilot_resamples, int) or pilot_resamples < 1:
         raise ValueError(f"pilot_resamples must be a positive whole number; got {pilot_resamples!r}")
-    if pilot_on not in ("one metric", "all metrics"):
-        raise ValueError(f"pilot_on must be 'one metric' or 'all metrics'; got {pilot_on!r}")
+    if pilot_on not in ("one metric", "all metrics", "the whole analysis"):
+        raise ValueError(f"pilot_on must be 'one metric', 'all metrics' or 'the whole analysis'; got {pilot_on!r}")
     k = min(pilot_resamples, max(n_resamples, 1))
     clock = clock or time.perf_counter  # looked up per call: a test swaps the module's timer
     # Two pilots, k and 2k resamples: their difference is the cost per resample, the rest the fixed cost of a run

@@ -161,3 +161,27 @@ def test_a_wmt_suite_with_resamples_is_priced_by_pilots_and_refused_with_what_fi
     calls.clear()
     assert main([*argv, "--suite-resamples", "8"]) == 0 and calls == []
     capsys.readouterr()
+
+
+@pytest.mark.realdata
+def test_a_judges_view_is_priced_by_pilots_of_the_view_and_keeps_its_results(data_dir, capsys, monkeypatch):
+    # Issue 33: `metaeval judges` views resample unpriced by pilots. Pilots of the view itself, 2% and 4% of the run
+    # (here 1 s and 1.5 s on the fake timer: 0.5 s fixed, 0.005 s a resample).
+    calls = _count_pilots(monkeypatch, "pilot_resamples")
+    argv = ["judges", "--dataset", "llmbar", "--data-dir", str(data_dir), "--view", "leaderboard", "--json"]
+    monkeypatch.setattr(budget, "time", SimpleNamespace(perf_counter=durations(1.0, 1.5)))
+    code = main([*argv, "--n-resamples", "5000", "--budget", "20"])
+    out, err = capsys.readouterr()
+    said = " ".join(err.split())
+    assert code == 2 and out == "" and calls == [100]
+    assert ("--view leaderboard with 5,000 resamples (estimated from pilots of 100 and 200 resamples on the whole "
+            "analysis) would take about 26 s here (--budget 20 s): lighter: n_resamples=2,000 (about 10 s)") in said
+    # The default 1,000 resamples are not priced without --budget; an explicit budget prices them, and the pilots'
+    # draws leave the results unchanged.
+    calls.clear()
+    monkeypatch.undo()
+    calls = _count_pilots(monkeypatch, "pilot_resamples")
+    assert main([*argv, "--n-resamples", "200"]) == 0 and calls == []
+    plain = json.loads(capsys.readouterr().out)
+    assert main([*argv, "--n-resamples", "200", "--budget", "600"]) == 0 and calls == [40]
+    assert json.loads(capsys.readouterr().out) == plain
