@@ -19,6 +19,7 @@ docs/methods.md sec. 3 (tests and corrections), sec. 12 (chance baselines).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Iterable, Sequence
@@ -655,44 +656,78 @@ def _about(seconds: float) -> str:
     return text if text.startswith("under") else f"about {text}"
 
 
+_RULE_NAMES = {"besag-clifford": "Besag-Clifford", "blocks": "blocks"}
+
+
 def _lighter_clause(decision) -> str:
-    options = [(f"n_resamples={option.value:,}" if option.setting == "n_resamples" else
-                count(option.value, "metric")) + f" ({_about(option.estimated_seconds)})"
-               for option in decision.lighter]
+    options = []
+    for option in decision.lighter:
+        if option.setting == "n_resamples":
+            name = f"n_resamples={option.value:,}"
+        elif option.setting == "n_metrics":
+            name = count(option.value, "metric")
+        else:
+            name = f"{option.setting}={option.value}"
+        rule = "" if option.stopping == "none" else f"{_RULE_NAMES.get(option.stopping, option.stopping)}, "
+        options.append(f"{name} ({rule}{_about(option.estimated_seconds)})")
     parts = []
     if options:
-        parts.append("lighter: " + names(options, shown=len(options), conjunction="or"))
-    if decision.advice:
+        parts.append(("use " if decision.unreachable else "lighter: ")
+                     + names(options, shown=len(options), conjunction="or"))
+    if decision.advice and not decision.unreachable:
         parts.append(("or " if options else "use ") + decision.advice)
     return "; ".join(parts)
 
 
+def _expected_clause(decision, skip: str = "") -> str:
+    """Each stopping rule's expected cost and why, but ``skip``'s: 'Besag-Clifford about 6 min (it stops only ...)'."""
+    parts = []
+    for rule, seconds in decision.expected.items():
+        if rule == "besag-clifford" and rule != skip:
+            parts.append(f"Besag-Clifford {_about(seconds)} (it stops only pairs that cannot be significant; "
+                         "a significant pair runs to the end)")
+        elif rule != skip:
+            parts.append(f"mt-metrics-eval's blocks {_about(seconds)} at best ("
+                         + decision.rules.get(rule, "blocks of 100 draws") + ")")
+    return ", ".join(parts)
+
+
 def cost_sentence(decision) -> str:
     """The sentence of a :class:`~metaeval_core.stats.budget.CostDecision`: the analysis, its estimated cost
-    against the budget, what runs, and the lighter settings that fit.
+    against the budget, the stopping rule it runs with and why, and the lighter settings that fit.
 
     References
     ----------
     docs/methods.md sec. 16.5.
     """
     where = decision.where or f"the budget is {duration(decision.budget_seconds)}"
+    if decision.unreachable:
+        return f"{decision.what}: {decision.unreachable}; {_lighter_clause(decision)}"
     if math.isnan(decision.estimated_seconds):
         return sentence(f"{decision.what}: not estimated ({where})")
     if decision.action == "run":
-        return sentence(f"{decision.what}: {_about(decision.estimated_seconds)} ({where})")
+        cheaper = {rule: s for rule, s in decision.expected.items() if s < 0.5 * decision.estimated_seconds}
+        hint = ("; early stopping: " + _expected_clause(dataclasses.replace(decision, expected=cheaper))
+                if cheaper and decision.estimated_seconds >= 10 else "")
+        return sentence(f"{decision.what}: {_about(decision.estimated_seconds)} ({where}){hint}")
+    full = f"{decision.what} would take up to {_about(decision.estimated_seconds)} at full length ({where})"
+    expected = _about(decision.expected.get(decision.stopping, decision.estimated_seconds))
     if decision.action == "early-stop" and decision.stopping == "blocks":
+        why = _expected_clause(decision, skip="blocks")
         return sentence(
-            f"{decision.what} would take up to {_about(decision.estimated_seconds)} at full length ({where}), so it "
-            "runs with mt-metrics-eval's early stopping (blocks of 100 draws, docs/methods.md sec. 16.2): a pair "
-            "stops once its p-value is clearly below or above alpha, an estimate from fewer draws whose decision "
-            "can differ from the full run's near the thresholds")
+            f"{full}, so it runs with mt-metrics-eval's early stopping (blocks of 100 draws, docs/methods.md sec. "
+            f"16.2), expected {expected} at best: " + decision.rules.get("blocks", "a pair stops once its p-value is "
+                                                                         "clearly below or above alpha")
+            + "; a stopped p-value is an estimate from fewer draws, whose decision can differ from the full run's "
+            "near the thresholds" + (f"; not {why}" if why else ""))
     if decision.action == "early-stop":
         return sentence(
-            f"{decision.what} would take up to {_about(decision.estimated_seconds)} at full length ({where}), so it "
-            "runs with sequential "
-            "stopping (Besag-Clifford, docs/methods.md sec. 16.2): a pair stops as soon as it cannot be significant "
-            "at alpha, with the same decisions as the full run")
-    return f"{decision.what} would take {_about(decision.estimated_seconds)} here ({where}): {_lighter_clause(decision)}"
+            f"{full}, so it runs with sequential stopping (Besag-Clifford, docs/methods.md sec. 16.2), expected "
+            f"{expected}: a pair stops as soon as it cannot be significant at alpha, with the same decisions as the "
+            "full run")
+    expected = _expected_clause(decision)
+    return (f"{decision.what} would take {_about(decision.estimated_seconds)} here ({where})"
+            + (f", and early stopping does not fit: {expected}; " if expected else ": ") + _lighter_clause(decision))
 
 
 def stopped_sentence(decision, *, elapsed: float, fraction: float) -> str:

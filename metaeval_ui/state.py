@@ -60,6 +60,7 @@ FIELDS: dict[str, Field] = {
     "sig_alpha": Field("alpha", "float", 0.05),
     "sig_alternative": Field("alternative", "str", "greater"),
     "sig_k": Field("sig_k", "int", 1000),
+    "ov_k": Field("ov_k", "int", 1000),  # the Overview leaderboard's resamples (its lighter-setting button sets it)
     "sig_seed": Field("sig_seed", "int", 0),
     # realistic pairs, ranking stability, judged vs all (NAACL 2022)
     "delta_metric": Field("dmetric", "str"),

@@ -12,9 +12,10 @@ means, score distributions and missing data live on the Dataset page (pages/data
 import streamlit as st
 
 from metaeval_core.stats.pairs import closest_upper
-from metaeval_ui import data, examples, figures, navigation, tables, text, widgets
+from metaeval_ui import data, examples, figures, navigation, state, tables, text, widgets
 from metaeval_ui.errors import escape_markdown, guard
 from metaeval_ui.text import epsilon_note, glossary
+from metaeval_ui.widgets.progress import refused
 
 FEW_PAIRS = 10  # below this many pairs, one pair moves Kendall's tau by more than 0.2: warn instead of headlining
 NEXT = (  # (page file, what it answers); pages this build does not register are left out
@@ -51,38 +52,43 @@ if ctx.human and ctx.metrics:
     from metaeval_ui.data import pairs as data_pairs
 
     board_col, headline_col = st.columns([3, 2], gap="large")
+    k = int(state.get("ov_k"))  # 1,000 unless a refusal's lighter-setting button chose fewer (docs/methods.md 16.5)
     with board_col, guard("Could not compute the leaderboard"), st.spinner("Ranking the metrics…"):
-        board = data.leaderboard(ds, ctx.key, tuple(ctx.metrics), ctx.human, level, coefficient, pool, systems)
-        name = {"pearson": "Pearson r", "spearman": "Spearman ρ", "kendall": "Kendall τ"}.get(coefficient, coefficient)
-        st.subheader(f"Leaderboard: {name} with {escape_markdown(ctx.human)}, {level} level")
-        st.markdown(tables.leaderboard_markdown(board, coefficient))
-        st.caption(escape_markdown(
-            text.clause(board.attrs["board"].rule()) + " (TACL 2021), as the whiskers on Correlations. "
-            f"{ds.select_systems(systems or None).rated_by(ctx.human).n_systems} systems"
-            + (f" ({systems})" if systems else "") + f", pool '{pool}'. Change the level and coefficient in the "
-            "sidebar; details on Confidence intervals and Significance."))
-        # A row's examples open on Correlations (same view), light page links rather than a selectable table.
-        examples.links([("pages/correlations.py", str(m), {"ex_metric": str(m)})
-                        for m in board.loc[board["kind"] == "metric", "metric"]], label="Examples behind a row:")
-        if coefficient == "tie-calibrated-accuracy":
-            st.caption("ε: " + epsilon_note(level))
-        if (board["kind"] == "chance").any():
-            st.caption("*chance*: the same coefficient for a metric whose scores are randomly permuted (mean of 1,000 "
-                       "permutations; bracket: their central 95%; docs/methods.md sec. 12). A metric inside that "
-                       "range does no better than random scores on this dataset.")
-        elif board.attrs.get("chance_note"):
-            st.caption(escape_markdown(text.sentence(f"No chance row: {board.attrs['chance_note']}")))
-        ceiling_rows = board[board["kind"] == "human ceiling"]
-        if not ceiling_rows.empty:
-            what, negative = text.ceiling_sentences(ds.annotators_are(ctx.human), ds.vocabulary.outputs,
-                                                    zip(ceiling_rows["metric"], ceiling_rows["estimate"]), level=level)
-            st.caption("*human ceiling*: " + escape_markdown(what))
-            if negative:
-                st.warning(escape_markdown(negative), icon=":material/warning:")
-        if doubt := text.doubt_sentence(board):
-            st.warning(escape_markdown(doubt), icon=":material/help:")
-        if separation := board.attrs["board"].separation():  # not separated is not a tie (metaeval_core.wording)
-            st.info(escape_markdown(separation), icon=":material/balance:")
+        if not refused(data.leaderboard_decision(ds, ctx.key, tuple(ctx.metrics), ctx.human, level, coefficient, pool,
+                                                 systems, k), k_name="ov_k", metrics=ctx.metrics):
+            board = data.leaderboard(ds, ctx.key, tuple(ctx.metrics), ctx.human, level, coefficient, pool, systems, k)
+            name = {"pearson": "Pearson r", "spearman": "Spearman ρ",
+                    "kendall": "Kendall τ"}.get(coefficient, coefficient)
+            st.subheader(f"Leaderboard: {name} with {escape_markdown(ctx.human)}, {level} level")
+            st.markdown(tables.leaderboard_markdown(board, coefficient))
+            st.caption(escape_markdown(
+                text.clause(board.attrs["board"].rule()) + " (TACL 2021), as the whiskers on Correlations. "
+                f"{ds.select_systems(systems or None).rated_by(ctx.human).n_systems} systems"
+                + (f" ({systems})" if systems else "") + f", pool '{pool}'. Change the level and coefficient in the "
+                "sidebar; details on Confidence intervals and Significance."))
+            # A row's examples open on Correlations (same view), light page links rather than a selectable table.
+            examples.links([("pages/correlations.py", str(m), {"ex_metric": str(m)})
+                            for m in board.loc[board["kind"] == "metric", "metric"]], label="Examples behind a row:")
+            if coefficient == "tie-calibrated-accuracy":
+                st.caption("ε: " + epsilon_note(level))
+            if (board["kind"] == "chance").any():
+                st.caption(f"*chance*: the same coefficient for a metric whose scores are randomly permuted (mean "
+                           f"of {max(k, 40):,} permutations; bracket: their central 95%; docs/methods.md sec. 12). A "
+                           "metric inside that range does no better than random scores on this dataset.")
+            elif board.attrs.get("chance_note"):
+                st.caption(escape_markdown(text.sentence(f"No chance row: {board.attrs['chance_note']}")))
+            ceiling_rows = board[board["kind"] == "human ceiling"]
+            if not ceiling_rows.empty:
+                what, negative = text.ceiling_sentences(ds.annotators_are(ctx.human), ds.vocabulary.outputs,
+                                                        zip(ceiling_rows["metric"], ceiling_rows["estimate"]),
+                                                        level=level)
+                st.caption("*human ceiling*: " + escape_markdown(what))
+                if negative:
+                    st.warning(escape_markdown(negative), icon=":material/warning:")
+            if doubt := text.doubt_sentence(board):
+                st.warning(escape_markdown(doubt), icon=":material/help:")
+            if separation := board.attrs["board"].separation():  # not separated is not a tie (metaeval_core.wording)
+                st.info(escape_markdown(separation), icon=":material/balance:")
     headline_metric = ctx.metrics[0]
     with headline_col, guard("Could not compute the close-pairs headline"):
         # The pool the Realistic pairs page uses (the same sidebar choice), so the two pages give one number.

@@ -265,6 +265,12 @@ def cmd_chance(args: argparse.Namespace) -> None:
         cli.say(f"estimate: mean over {args.n_resamples:,} permutations of each metric's scores (humans fixed, seed "
               f"{args.seed}); low/high: their central {100 * args.confidence_level:g}%; observed: the metric's own "
               "value (docs/methods.md sec. 12)")
+# The suite's pilots: 4 and 8 resamples (~0.4 s each for wmt23, ~1.5 s for wmt24, plus the point values twice);
+# without an explicit --budget only from this many resamples, where the pilots cost a small share of the run.
+SUITE_PILOT_RESAMPLES = 4
+SUITE_PRICED_FROM = 100
+
+
 def cmd_suite(args: argparse.Namespace) -> None:
     """``average --dataset wmt23 --tasks wmt23|wmt24``: mt-metrics-eval's task suite over the test set's pairs."""
     from metaeval_core.analyses.suites import SUITE_LABELS, SUITE_TEST_LABELS, load_suite_data, run_suite
@@ -283,6 +289,13 @@ def cmd_suite(args: argparse.Namespace) -> None:
     except DatasetUnavailable as error:
         raise cli.CLIError(cli.unavailable_message(error.info)) from None
     k = args.suite_resamples if args.suite_resamples is not None else 0
+    if k:  # priced by pilots of the real run (docs/methods.md sec. 16.5); their level only sets the interval
+        cli.budget_check(args, lambda r: run_suite(data, args.tasks, n_resamples=r, method=args.ci,
+                                                   test=args.suite_test, confidence_level=0.5, alpha=args.alpha,
+                                                   rng=args.seed),
+                         what=f"{SUITE_LABELS[args.tasks]} with {k:,} resamples (intervals and clusters)",
+                         n_metrics=1, pilot_on="all metrics", n_resamples=k, pilot_resamples=SUITE_PILOT_RESAMPLES,
+                         priced_by_default=k >= SUITE_PRICED_FROM)
     result = run_suite(data, args.tasks, n_resamples=k, method=args.ci, test=args.suite_test,
                        confidence_level=args.confidence_level, alpha=args.alpha, rng=args.seed)
     if args.json:
@@ -396,6 +409,8 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--suite-resamples", type=int, default=None, metavar="K",
                    help="with --tasks: bootstrap resamples for the average's intervals and clusters (default 0: "
                         "point values, as mt-metrics-eval's k=0; ~0.4 s per resample for wmt23, ~1.5 s for wmt24)")
+    cli.add_budget_arg(p, "with --tasks: the suite's intervals and clusters (--suite-resamples)",
+                       default_note=f"priced from {SUITE_PRICED_FROM} resamples")
     p.add_argument("--suite-test", choices=["wmt-perm", "paired-bootstrap"], default=None,
                    help="with --tasks and --suite-resamples: how the clusters are found. wmt-perm (default for "
                         "wmt23): mt-metrics-eval's AverageCorrMatrix, K permutation draws per task and pair of "

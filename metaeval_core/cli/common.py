@@ -270,35 +270,42 @@ def seconds(text: str) -> float:
 DEFAULT_BUDGET_SECONDS = 600.0
 
 
-def add_budget_arg(p: argparse.ArgumentParser, what: str) -> None:
+def add_budget_arg(p: argparse.ArgumentParser, what: str,
+                   default_note: str = "priced at the global level only") -> None:
     """``--budget`` for a command whose resampling is priced by a pilot (docs/methods.md sec. 16.5)."""
     p.add_argument("--budget", type=seconds, default=None, metavar="SECONDS",
                    help=f"decide before running (docs/methods.md sec. 16.5): {what} estimated (by a short pilot "
                         "runs) beyond SECONDS are refused with their cost and lighter settings; 0: no budget "
-                        "(default 600, priced at the global level only)")
+                        f"(default 600, {default_note})")
 
 
 def budget_check(args: argparse.Namespace, run_one, *, what: str, n_metrics: int,
-                 pilot_on: str = "one metric") -> None:
+                 pilot_on: str = "one metric", n_resamples: int | None = None, pilot_resamples: int | None = None,
+                 priced_by_default: bool | None = None) -> None:
     """The pilot-priced cost decision of a resampling command before it starts: a CLIError naming the cost and
     what fits when refused. ``run_one(k)`` runs the real kernel with ``k`` resamples on one metric (or on all,
-    ``pilot_on="all metrics"``); an error in it is left to the real run, whose validation names it."""
+    ``pilot_on="all metrics"``); an error in it is left to the real run, whose validation names it.
+    ``n_resamples``: the run's resamples (default ``--n-resamples``); ``pilot_resamples``: the pilot's (default:
+    the fewest the interval's level accepts); ``priced_by_default``: whether the pilots run without an explicit
+    ``--budget`` (default: at the global level only)."""
     explicit = args.budget is not None
     budget = args.budget if explicit else DEFAULT_BUDGET_SECONDS
     # Without an explicit --budget the pilots run only at the global level: the system and input levels of these
     # commands take seconds at WMT scale (docs/speed.md), where the pilots would only add to the wait.
-    if not budget or (not explicit and getattr(args, "level", "global") != "global"):
+    if priced_by_default is None:
+        priced_by_default = getattr(args, "level", "global") == "global"
+    if not budget or (not explicit and not priced_by_default):
         return
     from metaeval_core._checks import min_resamples_for
     from metaeval_core.stats.budget import PILOT_RESAMPLES, pilot_decision
 
     # The pilot's own percentile interval must be one the core accepts (40 resamples at 0.95).
     level = getattr(args, "confidence_level", 0.95)
-    pilot = max(PILOT_RESAMPLES, min_resamples_for(level) if 0.0 < level < 1.0 else 1)
+    pilot = pilot_resamples or max(PILOT_RESAMPLES, min_resamples_for(level) if 0.0 < level < 1.0 else 1)
     try:
-        decision = pilot_decision(run_one, what=what, n_resamples=args.n_resamples, n_metrics=n_metrics,
-                                  budget_seconds=budget, pilot_resamples=pilot, where=f"--budget {budget:g} s",
-                                  pilot_on=pilot_on)
+        decision = pilot_decision(run_one, what=what, n_metrics=n_metrics, budget_seconds=budget,
+                                  n_resamples=args.n_resamples if n_resamples is None else n_resamples,
+                                  pilot_resamples=pilot, where=f"--budget {budget:g} s", pilot_on=pilot_on)
     except (KeyError, ValueError):
         return
     if decision.action == "refuse":

@@ -86,6 +86,10 @@ def cmd_compare(args: argparse.Namespace) -> None:
     emit(args, records, columns=["x", "y", "delta", "pvalue", "significant", "significant_corrected"])
 
 
+# A table estimated at this many seconds or more says its cost (and any cheaper rule) on stderr before it starts.
+SAY_COST_FROM_SECONDS = 10.0
+
+
 def _compare_stopping(args: argparse.Namespace, ds, metrics: list[str], method: str) -> str:
     """The cost decision of ``compare`` before it starts (docs/methods.md sec. 16.5): the stopping rule to run
     with, said on stderr when it is sequential; a CLIError with the cost and what fits when refused."""
@@ -107,10 +111,10 @@ def _compare_stopping(args: argparse.Namespace, ds, metrics: list[str], method: 
     decision = table_decision(n_systems, n_inputs, len(metrics), level=args.level, coefficient=args.coefficient,
                               method=method, n_resamples=args.n_resamples, budget_seconds=args.budget,
                               blocks=True, alpha=args.alpha, correction=args.correction, family=args.family,
-                              where=f"--budget {args.budget:g} s")
+                              refuse_unreachable=True, where=f"--budget {args.budget:g} s")
     if decision.action == "refuse":
         raise CLIError(decision.sentence + " (--budget 0 runs it anyway)")
-    if decision.action == "early-stop":
+    if decision.action == "early-stop" or decision.estimated_seconds >= SAY_COST_FROM_SECONDS:
         say(decision.sentence, stream=sys.stderr)
     return decision.stopping
 
@@ -190,9 +194,10 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     add_resampling_args(p)
     p.add_argument("--budget", type=_seconds, default=600.0, metavar="SECONDS",
                    help="decide before running (docs/methods.md sec. 16.5): a table estimated beyond SECONDS runs "
-                        "with sequential stopping where the test allows it (Besag-Clifford up to 4x, else blocks when "
-                        "their expected cost fits) or is refused with its cost and lighter settings; 0: no budget "
-                        "(default 600)")
+                        "with the early-stopping rule whose expected cost fits where the test allows one "
+                        "(Besag-Clifford, else mt-metrics-eval's blocks) or is refused with its cost and lighter "
+                        "settings; so is a table whose corrected p-values cannot reach --alpha with --n-resamples; "
+                        "0: no budget (default 600)")
     p.add_argument("--stopping", choices=["auto", "none", "besag-clifford", "blocks"], default="auto",
                    help="auto (default): as the budget decides; besag-clifford: stop each pair once its decision "
                         "at --alpha is settled; blocks: mt-metrics-eval's rule, every 100 draws stop a pair whose "

@@ -508,7 +508,39 @@ def cmd_judges(args: argparse.Namespace) -> None:
     if not data.judges and args.view != "describe":
         raise _cli().CLIError(f"{data.id!r} has no judge: attach your judge's verdicts with --verdicts FILE (CSV/TSV "
                               "or JSON Lines with columns item or pair_id, verdict, optionally rater and order)")
-    _VIEWS[args.view](args, data, _pair_sets(args, data))
+    pair_sets = _pair_sets(args, data)
+    if args.view in PRICED_VIEWS:
+        _price_view(args, data, pair_sets)
+    _VIEWS[args.view](args, data, pair_sets)
+
+
+# The views that resample (bootstrap intervals, chance permutations, swaps), priced by pilots of the view itself.
+PRICED_VIEWS = ("table", "leaderboard", "bias", "systems", "agreement")
+
+
+def _price_view(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
+    """The pilot-priced cost decision of a resampling view (docs/methods.md sec. 16.5): the view runs twice, output
+    discarded, with the fewest resamples its interval accepts and twice that, and the run is extrapolated; a
+    CLIError with the cost and the lighter resample count when it does not fit ``--budget``. Without an explicit
+    ``--budget`` only beyond the default 1,000 resamples (below, the pilots would be a large share of the run)."""
+    import contextlib
+    import copy
+    import io
+
+    def run_one(k: int) -> None:
+        pilot = copy.copy(args)
+        pilot.n_resamples = k
+        with contextlib.redirect_stdout(io.StringIO()):
+            _VIEWS[args.view](pilot, data, pair_sets)
+
+    from metaeval_core._checks import min_resamples_for
+
+    # Pilots of 2% and 4% of the run (at least the interval's fewest): a view's fixed cost (its tables, the first
+    # call's caches) is a large part of a 40-resample pilot, and the difference of two small pilots is noise.
+    level = args.confidence_level if 0.0 < args.confidence_level < 1.0 else 0.95
+    _cli().budget_check(args, run_one, what=f"--view {args.view} with {args.n_resamples:,} resamples", n_metrics=1,
+                        pilot_on="the whole analysis", priced_by_default=args.n_resamples > 1000,
+                        pilot_resamples=max(min_resamples_for(level), args.n_resamples // 50))
 
 
 def _is_score_dataset(args: argparse.Namespace) -> bool:
@@ -636,3 +668,5 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
                    help="resamples (default 1000): at least ceil(2 / (1 - confidence level)), i.e. 40 at the "
                         "default 0.95 (one resample in each tail of the interval), at most 10,000")
     p.add_argument("--seed", type=int, default=0, help="random seed: the same seed gives the same numbers")
+    cli.add_budget_arg(p, "resampling views (table, leaderboard, bias, systems, agreement)",
+                       default_note="priced beyond 1,000 resamples")

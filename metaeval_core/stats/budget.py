@@ -15,17 +15,22 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
-from typing import Callable, Literal, get_args
+from dataclasses import dataclass, field
+from typing import Callable, Literal, Mapping, Sequence, get_args
 
 from metaeval_core import wording
 
 Action = Literal["run", "early-stop", "refuse"]
 ACTIONS: tuple[str, ...] = get_args(Action)
 
-# A table whose full run is estimated within this many budgets is run with sequential stopping (sec. 16.2) where
-# the test allows it: the pairs the data settle stop early, most pairs of a large table. Beyond, it is refused.
-EARLY_STOP_FACTOR = 4.0
+# The expected share of the full run's time Besag-Clifford takes (sec. 16.2). It stops only the pairs that cannot be
+# significant; a pair significant in either direction runs to k. On large test sets most metric pairs differ: on
+# WMT22 zh-en's global level (7 metrics, 21 pairs) it took 1.23 s per pair against 1.37 s for the full run (0.90;
+# 469 of 1,000 resamples per one-sided cell). Its worst case is the full run.
+BESAG_CLIFFORD_SHARE = 0.9
+# The rules a table can stop early with, in order of preference: Besag-Clifford keeps the full run's decisions at
+# alpha, the blocks rule does not quite (docs/methods.md sec. 16.2).
+STOPPING_ORDER = ("besag-clifford", "blocks")
 # Lighter resample counts offered, largest first; below the last the p-values' resolution is too coarse for a
 # corrected table (1 / 101 against 0.05 / 20 cells of a row).
 RESAMPLE_LADDER = (5000, 2000, 1000, 500, 200, 100)
@@ -37,11 +42,13 @@ class BudgetError(ValueError):
 
 @dataclass(frozen=True)
 class Lighter:
-    """One lighter setting that fits the budget: the option to change, its value and the estimated seconds."""
+    """One lighter setting that fits the budget: the option to change, its value, the estimated (expected) seconds
+    and the stopping rule it would run with."""
 
-    setting: Literal["n_resamples", "n_metrics"]
-    value: int
+    setting: Literal["n_resamples", "n_metrics", "correction", "family"]
+    value: int | str
     estimated_seconds: float
+    stopping: str = "none"
 
 
 @dataclass(frozen=True)
@@ -65,6 +72,13 @@ class CostDecision:
         Other changes that help, in words.
     where : str
         How the budget is named in the sentence ("the page stops at 60 s").
+    expected : dict
+        The expected seconds of each stopping rule the analysis allows (``{'besag-clifford': 357.0, 'blocks':
+        159.0}``; empty when it has none).
+    rules : dict
+        Each stopping rule's details in words, for the sentence (the blocks rule's thresholds).
+    unreachable : str
+        Why no result can be significant with these settings ('' when one can): then the action is 'refuse'.
     """
 
     action: Action
@@ -75,6 +89,9 @@ class CostDecision:
     lighter: tuple[Lighter, ...] = ()
     advice: str = ""
     where: str = ""
+    expected: dict = field(default_factory=dict)
+    rules: dict = field(default_factory=dict)
+    unreachable: str = ""
 
     @property
     def sentence(self) -> str:
@@ -96,10 +113,24 @@ def _check_decide(budget_seconds: float, n_resamples: int, n_metrics: int | None
         raise ValueError(f"n_metrics must be a positive whole number; got {n_metrics!r}")
 
 
+def _cheapest_fitting(seconds: float, shares: Mapping[str, float], budget_seconds: float) -> tuple[str, float] | None:
+    """``(rule, expected seconds)`` of the full run ('none') or the first rule of ``shares`` whose expected cost
+    fits the budget; None when none does."""
+    if seconds <= budget_seconds:
+        return "none", seconds
+    for rule, share in shares.items():
+        if seconds * share <= budget_seconds:
+            return rule, seconds * share
+    return None
+
+
 def decide(estimate: Callable[[int, int | None], float], *, what: str, budget_seconds: float, n_resamples: int,
-           n_metrics: int | None = None, min_metrics: int = 1, early_stop: bool = False,
-           blocks_fraction: float | None = None, advice: str = "", where: str = "") -> CostDecision:
-    """The decision for an analysis whose cost is ``estimate(n_resamples, n_metrics)`` seconds.
+           n_metrics: int | None = None, min_metrics: int = 1,
+           stopping: Mapping[str, float] | Callable[[int, int | None], Mapping[str, float]] | None = None,
+           min_resamples: int | Callable[[int | None], int] = 0, alternatives: Sequence[tuple] = (),
+           unreachable: str = "", rules: Mapping[str, str] | None = None, advice: str = "",
+           where: str = "") -> CostDecision:
+    """The decision for an analysis whose full run costs ``estimate(n_resamples, n_metrics)`` seconds.
 
     Parameters
     ----------
@@ -113,12 +144,20 @@ def decide(estimate: Callable[[int, int | None], float], *, what: str, budget_se
         The number of metrics, when fewer metrics would make the analysis lighter.
     min_metrics : int, default 1
         The fewest metrics the analysis accepts (2 for a pairwise table).
-    early_stop : bool, default False
-        Whether the analysis can stop resampling once its decision is settled (sec. 16.2).
-    blocks_fraction : float, optional
-        When given (and ``early_stop``), mt-metrics-eval's blocks rule (sec. 16.2) is offered too, priced at this
-        fraction of the full run: the draws after which a settled pair stops over ``n_resamples`` (the cost when
-        most pairs are settled, as at WMT's global level; close pairs run longer).
+    stopping : mapping or callable, optional
+        The early-stopping rules the analysis allows, in order of preference, each with its *expected* share of
+        the full run's time (``{'besag-clifford': 0.9, 'blocks': 0.4}``), or ``stopping(n_resamples, n_metrics)``
+        giving them for a lighter setting. None: it always runs to the end.
+    min_resamples : int or callable, default 0
+        The fewest resamples with which a result can be significant (``min_resamples(n_metrics)``, or a number):
+        lighter resample counts below it are not offered.
+    alternatives : sequence of (setting, value, estimate, stopping)
+        Other settings (a lighter correction) priced like the analysis itself: offered when one fits.
+    unreachable : str
+        Why no result can be significant as asked (``n_resamples`` below ``min_resamples``): the analysis is then
+        refused whatever its cost, naming the settings that can.
+    rules : mapping, optional
+        Each rule's details in words, for the sentence.
     advice : str
         Other changes that help, in words.
     where : str
@@ -127,49 +166,101 @@ def decide(estimate: Callable[[int, int | None], float], *, what: str, budget_se
     Returns
     -------
     CostDecision
-        'run' within the budget; 'early-stop' within ``EARLY_STOP_FACTOR`` budgets when ``early_stop``
-        (Besag-Clifford), or when ``blocks_fraction`` times the estimate fits (the blocks rule); else 'refuse', naming the largest resample count of :data:`RESAMPLE_LADDER` and the most metrics that fit.
+        'run' within the budget; else 'early-stop' with the first rule of ``stopping`` whose expected cost fits;
+        else 'refuse', naming the largest resample count of :data:`RESAMPLE_LADDER` (not below ``min_resamples``),
+        the most metrics and the alternatives that fit, each with the rule it would run with.
 
     References
     ----------
     docs/methods.md sec. 16.5.
     """
     _check_decide(budget_seconds, n_resamples, n_metrics)
+
+    def shares(k: int, m: int | None) -> Mapping[str, float]:
+        return dict((stopping(k, m) if callable(stopping) else stopping) or {})
+
+    def floor(m: int | None) -> int:
+        return int(min_resamples(m) if callable(min_resamples) else min_resamples)
+
     seconds = float(estimate(n_resamples, n_metrics))
+    own = shares(n_resamples, n_metrics)
+    expected = {rule: seconds * share for rule, share in own.items()}
     common = dict(estimated_seconds=seconds, budget_seconds=float(budget_seconds), what=what, advice=advice,
-                  where=where)
-    if seconds <= budget_seconds:
-        return CostDecision("run", **common)
+                  where=where, expected=expected, rules=dict(rules or {}))
+    if not unreachable:
+        chosen = _cheapest_fitting(seconds, own, budget_seconds)
+        if chosen is not None and chosen[0] == "none":
+            return CostDecision("run", **common)
+        if chosen is not None:
+            return CostDecision("early-stop", stopping=chosen[0], **common)
     lighter = []
-    for k in RESAMPLE_LADDER:
-        if k < n_resamples:
-            fit = float(estimate(k, n_metrics))
-            if fit <= budget_seconds:
-                lighter.append(Lighter("n_resamples", k, fit))
-                break
-    if n_metrics is not None:
-        for m in range(n_metrics - 1, min_metrics - 1, -1):
-            fit = float(estimate(n_resamples, m))
-            if fit <= budget_seconds:
-                lighter.append(Lighter("n_metrics", m, fit))
-                break
-    if early_stop and seconds <= EARLY_STOP_FACTOR * budget_seconds:
-        return CostDecision("early-stop", stopping="besag-clifford", lighter=tuple(lighter), **common)
-    if early_stop and blocks_fraction is not None and seconds * blocks_fraction <= budget_seconds:
-        return CostDecision("early-stop", stopping="blocks", lighter=tuple(lighter), **common)
-    return CostDecision("refuse", lighter=tuple(lighter), **common)
+    if unreachable and floor(n_metrics) > n_resamples:
+        k = floor(n_metrics)
+        full = float(estimate(k, n_metrics))
+        rule, cost = _cheapest_fitting(full, shares(k, n_metrics), budget_seconds) or ("none", full)
+        lighter.append(Lighter("n_resamples", k, cost, rule))
+    else:
+        for k in RESAMPLE_LADDER:
+            if floor(n_metrics) <= k < n_resamples:
+                fit = _cheapest_fitting(float(estimate(k, n_metrics)), shares(k, n_metrics), budget_seconds)
+                if fit is not None:
+                    lighter.append(Lighter("n_resamples", k, fit[1], fit[0]))
+                    break
+        if n_metrics is not None:
+            for m in range(n_metrics - 1, min_metrics - 1, -1):
+                fit = _cheapest_fitting(float(estimate(n_resamples, m)), shares(n_resamples, m), budget_seconds)
+                if fit is not None and floor(m) <= n_resamples:
+                    lighter.append(Lighter("n_metrics", m, fit[1], fit[0]))
+                    break
+    for setting, value, alt_estimate, alt_shares in alternatives:
+        fit = _cheapest_fitting(float(alt_estimate), dict(alt_shares or {}), budget_seconds)
+        if fit is not None:
+            lighter.append(Lighter(setting, value, fit[1], fit[0]))
+    return CostDecision("refuse", lighter=tuple(lighter), unreachable=unreachable, **common)
+
+
+def fewest_resamples(alpha: float, correction: str, family: str, n_metrics: int) -> int:
+    """The fewest resamples ``k`` with which a table's corrected p-value can fall below ``alpha``: a resampled
+    p-value is at least ``1 / (k + 1)``, and Bonferroni and Holm multiply the smallest of a family of ``m`` tests
+    by ``m``, so ``1 / (k + 1) < alpha / m``: ``k >= m / alpha`` (``m = 1`` without correction, and for
+    Benjamini-Hochberg, whose smallest adjusted p-value can equal the smallest raw one).
+
+    References
+    ----------
+    docs/methods.md sec. 16.5.
+    """
+    tests = _family_tests(correction, family, n_metrics) if correction in ("bonferroni", "holm") else 1
+    k = max(int(math.floor(tests / alpha)) - 1, 0)
+    while 1.0 / (k + 1) >= alpha / tests:  # the float bound, exactly as the tables compare it
+        k += 1
+    return k
+
+
+def _family_tests(correction: str, family: str, n_metrics: int) -> int:
+    if correction == "none" or family == "none":
+        return 1
+    return max(n_metrics - 1, 1) if family == "row" else max(n_metrics * (n_metrics - 1), 1)
+
+
+_CORRECTION_NAMES = {"bonferroni": "Bonferroni", "holm": "Holm", "bh": "Benjamini-Hochberg", "none": "no correction"}
 
 
 def table_decision(n_systems: int, n_inputs: int, n_metrics: int, *, level: str, coefficient: str, method: str,
                    n_resamples: int, budget_seconds: float, allow_early_stop: bool = True,
                    blocks: bool = False, alpha: float = 0.05, correction: str = "bonferroni", family: str = "row",
-                   where: str = "") -> CostDecision:
+                   refuse_unreachable: bool = False, where: str = "") -> CostDecision:
     """:func:`decide` for :func:`~metaeval_core.stats.significance.compare_all_pairs` on the systems and inputs
     it uses (those every compared measure scores: name those, not the selection's).
 
-    ``blocks=True`` offers mt-metrics-eval's blocks rule when Besag-Clifford does not fit; its expected cost is
-    the full run's times the draws after which a settled pair stops (which depend on ``alpha``, ``correction``
-    and ``family``: :func:`~metaeval_core.stats.significance.block_early_min`) over ``n_resamples``.
+    Each stopping rule the test allows is priced at its expected cost: Besag-Clifford at
+    :data:`BESAG_CLIFFORD_SHARE` of the full run (it saves only the draws of pairs that cannot be significant),
+    mt-metrics-eval's blocks rule (``blocks=True``: surfaces that apply the correction the table is run with) at the
+    first block that can stop a significant pair over ``n_resamples``
+    (:func:`~metaeval_core.stats.significance.blocks_settled_draws`, which depends on ``alpha``, ``correction``
+    and ``family``). The run uses the first that fits, preferring the full run, then Besag-Clifford.
+    ``refuse_unreachable``: refuse a table whose corrected p-values cannot fall below ``alpha`` with
+    ``n_resamples`` (:func:`fewest_resamples`), naming the resamples and the corrections that can; lighter resample
+    counts below that bound are never offered.
 
     References
     ----------
@@ -178,18 +269,32 @@ def table_decision(n_systems: int, n_inputs: int, n_metrics: int, *, level: str,
     from metaeval_core.stats.significance import (
         block_early_min, blocks_settled_draws, estimated_table_seconds, method_label, sequential_stopping_applies,
     )
+    from metaeval_core.stats.significance.permutation import BLOCK_EARLY_MAX, BLOCK_SIZE
 
     def estimate(k: int, m: int | None) -> float:
-        return estimated_table_seconds(n_systems, n_inputs, m, level=level, coefficient=coefficient, method=method,
-                                       n_resamples=k)
+        return estimated_table_seconds(n_systems, n_inputs, n_metrics if m is None else m, level=level,
+                                       coefficient=coefficient, method=method, n_resamples=k)
+
+    sequential = allow_early_stop and sequential_stopping_applies(level, coefficient, method)
+
+    def shares_for(corr: str, fam: str) -> Callable[[int, int | None], dict]:
+        def shares(k: int, m: int | None) -> dict:
+            out = {}
+            if sequential:
+                out["besag-clifford"] = BESAG_CLIFFORD_SHARE
+            if sequential and blocks and k:
+                settled = blocks_settled_draws(k, block_early_min(alpha, corr, fam, n_metrics if m is None else m))
+                if settled < k:
+                    out["blocks"] = settled / k
+            return out
+        return shares
+
+    def floor_for(corr: str, fam: str) -> Callable[[int | None], int]:
+        return lambda m: fewest_resamples(alpha, corr, fam, n_metrics if m is None else m)
 
     what = (f"{method_label(method)} on {wording.pairs_count(n_metrics * (n_metrics - 1) // 2)} of "
             f"{wording.count(n_systems, 'system')} x {wording.count(n_inputs, 'input')} with "
             f"{n_resamples:,} resamples")
-    fraction = None
-    if blocks and n_resamples:
-        early_min = block_early_min(alpha, correction, family, n_metrics)
-        fraction = blocks_settled_draws(n_resamples, early_min) / n_resamples
     if coefficient == "soft-pairwise-accuracy":
         advice = "PERM-SYSTEMS or BOOT-SYSTEMS (soft pairwise accuracy's p-values are then computed once)"
     elif level == "system":
@@ -198,10 +303,36 @@ def table_decision(n_systems: int, n_inputs: int, n_metrics: int, *, level: str,
         advice = "the system level"
     else:
         advice = "Kendall or pairwise accuracy at the input level, or the system level"
+    early_min = block_early_min(alpha, correction, family, n_metrics)
+    settled = blocks_settled_draws(n_resamples, early_min) if n_resamples else 0
+    rules = {"blocks": (f"a pair stops once its p-value is below {early_min:.2g} or above {BLOCK_EARLY_MAX:g}; a "
+                        f"significant pair after {settled:,} draws at the earliest")}
+    tests = _family_tests(correction, family, n_metrics)
+    floor = fewest_resamples(alpha, correction, family, n_metrics)
+    unreachable = ""
+    if refuse_unreachable and n_resamples < floor:
+        per = {"row": "per row", "table": "over the table"}.get(family, "")
+        unreachable = (f"no pair can be significant after {_CORRECTION_NAMES.get(correction, correction)} {per} "
+                       f"({wording.count(tests, 'test')}): the smallest p-value of {n_resamples:,} resamples, "
+                       f"1/{n_resamples + 1:,}, is not below alpha/{tests:,} = {alpha / tests:.2g}")
+    # Lighter corrections: a table-wide family's row, Benjamini-Hochberg (when the resamples cannot reach
+    # Bonferroni's bound), none (the blocks rule's lower threshold is then mt-metrics-eval's 0.02).
+    candidates = []
+    if family == "table" and correction != "none":
+        candidates.append(("family", "row", correction, "row"))
+    if unreachable and correction in ("bonferroni", "holm"):
+        candidates.append(("correction", "bh", "bh", family))
+    if correction != "none" and family != "none":
+        candidates.append(("correction", "none", "none", "none"))
+    alternatives = []
+    for setting, value, corr, fam in candidates:
+        if fewest_resamples(alpha, corr, fam, n_metrics) <= n_resamples:
+            shares = shares_for(corr, fam)(n_resamples, n_metrics)
+            if unreachable or shares != shares_for(correction, family)(n_resamples, n_metrics):
+                alternatives.append((setting, value, estimate(n_resamples, None), shares))
     return decide(estimate, what=what, budget_seconds=budget_seconds, n_resamples=n_resamples, n_metrics=n_metrics,
-                  min_metrics=2, early_stop=allow_early_stop and sequential_stopping_applies(level, coefficient, method),
-                  blocks_fraction=fraction,
-                  advice=advice, where=where)
+                  min_metrics=2, stopping=shares_for(correction, family), min_resamples=floor_for(correction, family),
+                  alternatives=alternatives, unreachable=unreachable, rules=rules, advice=advice, where=where)
 
 
 def unpriced(what: str, *, budget_seconds: float, advice: str = "", where: str = "") -> CostDecision:
@@ -247,13 +378,14 @@ PILOT_RESAMPLES = 8
 
 def pilot_decision(run_one: Callable[[int], object], *, what: str, n_resamples: int, n_metrics: int,
                    budget_seconds: float, pilot_resamples: int = PILOT_RESAMPLES, advice: str = "",
-                   where: str = "", pilot_on: Literal["one metric", "all metrics"] = "one metric",
+                   where: str = "", pilot_on: Literal["one metric", "all metrics", "the whole analysis"] = "one metric",
                    clock: Callable[[], float] | None = None) -> CostDecision:
     """:func:`decide` for a resampling analysis of ``n_metrics`` metrics priced by pilots of the real kernel.
 
     ``run_one(k)`` runs the analysis with ``k`` resamples (same data, same level) on one metric, or on all of
     them when ``pilot_on="all metrics"`` (analyses whose metrics share the work of a resample, as the global
-    level's chance baselines do). Two pilots, of ``pilot_resamples`` and twice that, give a fixed cost and a cost
+    level's chance baselines do), or ``"the whole analysis"`` (a command priced as a whole, as a judges view).
+    Two pilots, of ``pilot_resamples`` and twice that, give a fixed cost and a cost
     per resample, extrapolated linearly in resamples (and in metrics for a one-metric pilot, the fixed cost
     counted once per metric: the estimate errs high). The pilots' draws are discarded (the real run uses its own
     generator, so its results are unchanged). No constant goes stale when a kernel gets faster. ``clock``: the
@@ -266,8 +398,8 @@ def pilot_decision(run_one: Callable[[int], object], *, what: str, n_resamples: 
     _check_decide(budget_seconds, n_resamples, n_metrics)
     if isinstance(pilot_resamples, bool) or not isinstance(pilot_resamples, int) or pilot_resamples < 1:
         raise ValueError(f"pilot_resamples must be a positive whole number; got {pilot_resamples!r}")
-    if pilot_on not in ("one metric", "all metrics"):
-        raise ValueError(f"pilot_on must be 'one metric' or 'all metrics'; got {pilot_on!r}")
+    if pilot_on not in ("one metric", "all metrics", "the whole analysis"):
+        raise ValueError(f"pilot_on must be 'one metric', 'all metrics' or 'the whole analysis'; got {pilot_on!r}")
     k = min(pilot_resamples, max(n_resamples, 1))
     clock = clock or time.perf_counter  # looked up per call: a test swaps the module's timer
     # Two pilots, k and 2k resamples: their difference is the cost per resample, the rest the fixed cost of a run

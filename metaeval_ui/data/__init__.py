@@ -30,6 +30,6 @@ from metaeval_ui.data.resampled import (
     intervals_deadline
 )
 from metaeval_ui.data.ranking import (
-    LEADERBOARD_TEST, leaderboard, metrics_board, chance_baseline, chance_groups, ceiling_intervals, ceiling_result,
+    LEADERBOARD_TEST, leaderboard, leaderboard_decision, metrics_board, chance_baseline, chance_groups, ceiling_intervals, ceiling_result,
     human_ceiling
 )

@@ -14,7 +14,9 @@ from metaeval_core.stats import significance as _significance
 from metaeval_core.data.dataset import Dataset
 from metaeval_ui import tables
 from metaeval_ui.data.datasets import DatasetKey
-from metaeval_ui.data.resampled import confidence_intervals, intervals_deadline, pairwise_key, pairwise_uncorrected
+from metaeval_ui.data.resampled import (
+    confidence_intervals, intervals_deadline, pairwise_decision, pairwise_is_cached, pairwise_key, pairwise_uncorrected,
+)
 from metaeval_ui.data.summaries import correlation_table
 
 
@@ -67,6 +69,20 @@ def metrics_board(_dataset: Dataset, key: DatasetKey, metrics: tuple[str, ...], 
                                 ceiling_note=ceiling_note, epsilons=epsilons, test=method, alternative=alternative,
                                 correction=correction, family=family, alpha=alpha, interval_method="boot-both",
                                 confidence_level=0.95, n_resamples=n_resamples, seed=seed)
+
+
+def leaderboard_decision(_dataset: Dataset, key: DatasetKey, metrics: tuple[str, ...], human: str, level: str,
+                         coefficient: str, pool: str, systems: str, n_resamples: int = 1000, seed: int = 0):
+    """The cost decision of the leaderboard's all-pairs table (:func:`pairwise_decision`, docs/methods.md sec.
+    16.5), for the Overview to state a refusal with its lighter settings before it starts; None when there is no
+    table (fewer than two metrics) or it is cached."""
+    if len(metrics) < 2:
+        return None
+    alternative = LEADERBOARD_TEST[0]
+    method = _significance.default_test(_dataset, level, coefficient)
+    pkey = pairwise_key(key, tuple(metrics), human, level, coefficient, method, alternative, pool, systems,
+                        n_resamples, seed)
+    return None if pairwise_is_cached(pkey) else pairwise_decision(_dataset, pkey)
 
 
 def leaderboard(_dataset: Dataset, key: DatasetKey, metrics: tuple[str, ...], human: str, level: str,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from contextlib import contextmanager
-from typing import Callable, Hashable, Iterator
+from typing import Callable, Hashable, Iterator, Sequence
 
 import streamlit as st
 
@@ -61,8 +61,7 @@ def decided_table(dataset, key: tuple, *, name: str, k_name: str):
     if data.pairwise_is_cached(key):
         return data.pairwise_uncorrected(dataset, key)
     decision = data.pairwise_decision(dataset, key)
-    if decision.action == "refuse":
-        lighter_buttons(decision, k_name=k_name)
+    if refused(decision, k_name=k_name, metrics=key[2]):
         return None
     if decision.action == "early-stop":
         st.caption(escape_markdown(decision.sentence))
@@ -70,22 +69,37 @@ def decided_table(dataset, key: tuple, *, name: str, k_name: str):
         return None if report is None else data.pairwise_uncorrected(dataset, key, progress=report)
 
 
-def lighter_buttons(decision, *, k_name: str) -> None:
-    """A refused analysis (:class:`~metaeval_core.stats.budget.CostDecision`): its sentence, and a button that
-    applies its lighter resample count to the page's ``k_name`` widget (fewer metrics: the sidebar's picker)."""
+def refused(decision, *, k_name: str, metrics: Sequence[str] = ()) -> bool:
+    """Whether ``decision`` (a :class:`~metaeval_core.stats.budget.CostDecision`, or None: nothing to decide) refuses
+    its analysis; if so its sentence and :func:`lighter_buttons` are shown (docs/methods.md sec. 16.5)."""
+    if decision is None or decision.action != "refuse":
+        return False
+    lighter_buttons(decision, k_name=k_name, metrics=metrics)
+    return True
+
+
+def lighter_buttons(decision, *, k_name: str, metrics: Sequence[str] = ()) -> None:
+    """A refused analysis (:class:`~metaeval_core.stats.budget.CostDecision`): its sentence, a button that applies
+    its lighter resample count to the page's ``k_name`` choice (a widget's, or a URL field the page reads), and,
+    given the chosen ``metrics``, one that keeps the first of them that fit (the sidebar's picker)."""
     from metaeval_core.wording import _about
     from metaeval_ui.errors import escape_markdown
-    from metaeval_ui.state import widget_key
 
     st.info(escape_markdown(decision.sentence), icon=":material/hourglass_top:")
     for option in decision.lighter:
         if option.setting == "n_resamples":
             st.button(f"Use {option.value:,} resamples ({_about(option.estimated_seconds)})",
-                      key=f"{k_name}:lighter", on_click=_set, args=(widget_key(k_name), option.value))
+                      key=f"{k_name}:lighter", on_click=_set, args=(k_name, option.value))
+        elif option.setting == "n_metrics" and len(metrics) > option.value:
+            st.button(f"Keep the first {option.value} metrics ({_about(option.estimated_seconds)})",
+                      key=f"{k_name}:lighter_metrics", on_click=_set, args=("metrics", list(metrics[:option.value])))
 
 
-def _set(key: str, value) -> None:
-    st.session_state[key] = value
+def _set(name: str, value) -> None:
+    from metaeval_ui import state
+
+    state.put(name, value)  # a page reading the choice (the URL field) ...
+    st.session_state[state.widget_key(name)] = value  # ... and its widget, if it has one
 
 
 def _flag(name: str) -> str:

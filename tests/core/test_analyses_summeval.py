@@ -387,3 +387,15 @@ def test_high_range_pairwise_kendall_equals_kendall_pair_by_pair():
     values[rng.random(values.shape) < 0.15] = np.nan  # missing cells
     a, b = np.triu_indices(5, 1)
     np.testing.assert_array_equal(_pairwise_kendall(values, a, b), kendall(values[a], values[b]))
+
+
+def test_high_range_pairwise_kendall_is_the_same_in_chunks_of_inputs(monkeypatch):
+    from metaeval_core.analyses.papers import peyrard
+    from metaeval_core.stats.coefficients import kendall
+
+    rng = np.random.default_rng(4)
+    values = rng.integers(0, 3, size=(4, 23, 7)).astype(float)
+    values[rng.random(values.shape) < 0.2] = np.nan
+    a, b = np.triu_indices(4, 1)
+    monkeypatch.setattr(peyrard, "_COUNT_ENTRIES", 4 * 21 * 5)  # 5 inputs per chunk, the last one shorter
+    np.testing.assert_array_equal(peyrard._pairwise_kendall(values, a, b), kendall(values[a], values[b]))

@@ -33,12 +33,85 @@ def test_over_the_budget_it_refuses_naming_the_cost_and_what_fits():
     assert "lighter: n_resamples=200 (about 38 s) or 11 metrics (about 55 s); or the system level" in text
 
 
-def test_early_stopping_within_four_budgets_where_the_test_allows_it():
-    decision = budget.decide(linear, what="x", budget_seconds=60, n_resamples=1000, n_metrics=20, early_stop=True)
-    assert decision.action == "early-stop" and decision.stopping == "besag-clifford"
-    assert "sequential stopping" in decision.sentence and "sec. 16.2" in decision.sentence
-    far = budget.decide(linear, what="x", budget_seconds=60, n_resamples=1000, n_metrics=40, early_stop=True)
-    assert far.action == "refuse"  # 780 s > 4 x 60 s
+def test_a_stopping_rule_runs_when_its_expected_cost_fits_preferring_besag_clifford():
+    rules = {"besag-clifford": 0.9, "blocks": 0.4}
+    # 57 s fits as asked; 66.5 s x 0.9 fits with Besag-Clifford; 171 s x 0.4 with blocks; 780 s with nothing.
+    assert budget.decide(linear, what="x", budget_seconds=60, n_resamples=300, n_metrics=20,
+                         stopping=rules).action == "run"
+    bc = budget.decide(linear, what="x", budget_seconds=60, n_resamples=350, n_metrics=20, stopping=rules)
+    assert (bc.action, bc.stopping) == ("early-stop", "besag-clifford")
+    assert "sequential stopping" in bc.sentence and "sec. 16.2" in bc.sentence
+    blocks = budget.decide(linear, what="x", budget_seconds=60, n_resamples=1000, n_metrics=13, stopping=rules)
+    assert (blocks.action, blocks.stopping) == ("early-stop", "blocks")
+    assert blocks.expected == {"besag-clifford": pytest.approx(70.2), "blocks": pytest.approx(31.2)}
+    # Why not Besag-Clifford, in the sentence.
+    assert "blocks of 100 draws" in blocks.sentence and "not Besag-Clifford about 70 s" in blocks.sentence
+    far = budget.decide(linear, what="x", budget_seconds=60, n_resamples=1000, n_metrics=40, stopping=rules)
+    assert far.action == "refuse" and "early stopping does not fit" in far.sentence
+
+
+def test_lighter_resamples_never_below_what_can_be_significant():
+    decision = budget.decide(linear, what="x", budget_seconds=60, n_resamples=1000, n_metrics=20, min_metrics=2,
+                             min_resamples=400)
+    assert [(o.setting, o.value) for o in decision.lighter] == [("n_metrics", 11)]  # 200 fit, but cannot reach it
+
+
+def _wmt22_global(budget_seconds, **options):
+    return budget.table_decision(14, 1875, 21, level="global", coefficient="kendall", method="perm-both",
+                                 n_resamples=options.pop("n_resamples", 1000), budget_seconds=budget_seconds,
+                                 blocks=True, refuse_unreachable=True, where=f"--budget {budget_seconds:g} s",
+                                 **options)
+
+
+def test_global_level_prices_besag_clifford_at_most_of_the_full_run_and_blocks_at_its_first_block():
+    # Issue 33: at the global level most pairs are significant and run to k under Besag-Clifford; blocks stop a
+    # significant pair after 400 draws (Bonferroni per row of 20 tests), 100 without correction.
+    full = _wmt22_global(600)
+    assert full.action == "run"
+    assert full.expected["besag-clifford"] == pytest.approx(budget.BESAG_CLIFFORD_SHARE * full.estimated_seconds)
+    assert full.expected["blocks"] == pytest.approx(0.4 * full.estimated_seconds)
+    middle = _wmt22_global(0.5 * full.estimated_seconds)
+    assert (middle.action, middle.stopping) == ("early-stop", "blocks")
+    assert "below 0.0025 or above 0.5; a significant pair after 400 draws at the earliest" in middle.sentence
+    refused = _wmt22_global(60)
+    assert refused.action == "refuse"
+    assert ("correction", "none", "blocks") in [(o.setting, o.value, o.stopping) for o in refused.lighter]
+    assert [o.estimated_seconds for o in refused.lighter if o.value == "none"] == [
+        pytest.approx(0.1 * full.estimated_seconds)]
+    # Without blocks (the pages), only Besag-Clifford, and it saves too little here.
+    page = budget.table_decision(14, 1875, 21, level="global", coefficient="kendall", method="perm-both",
+                                 n_resamples=1000, budget_seconds=0.95 * full.estimated_seconds)
+    assert (page.action, page.stopping) == ("early-stop", "besag-clifford")
+    assert budget.table_decision(14, 1875, 21, level="global", coefficient="kendall", method="perm-both",
+                                 n_resamples=1000, budget_seconds=0.5 * full.estimated_seconds).action == "refuse"
+
+
+@pytest.mark.parametrize("alpha,correction,family,metrics,fewest", [
+    (0.05, "bonferroni", "row", 21, 400), (0.05, "holm", "table", 5, 400), (0.05, "none", "row", 21, 20),
+    (0.05, "bh", "row", 21, 20), (0.01, "bonferroni", "row", 4, 300), (0.05, "bonferroni", "none", 21, 20)])
+def test_fewest_resamples_that_can_be_significant(alpha, correction, family, metrics, fewest):
+    assert budget.fewest_resamples(alpha, correction, family, metrics) == fewest
+    tests = budget._family_tests(correction, family, metrics) if correction in ("bonferroni", "holm") else 1
+    assert 1 / (fewest + 1) < alpha / tests <= 1 / fewest  # the oracle: the smallest p-value of k resamples
+
+
+def test_a_table_that_cannot_be_significant_is_refused_plainly_with_what_can():
+    decision = _wmt22_global(600, n_resamples=100)
+    assert decision.action == "refuse"
+    text = decision.sentence
+    assert ("no pair can be significant after Bonferroni per row (20 tests): the smallest p-value of 100 "
+            "resamples, 1/101, is not below alpha/20 = 0.0025; use n_resamples=400") in text
+    assert [(o.setting, o.value) for o in decision.lighter] == [
+        ("n_resamples", 400), ("correction", "bh"), ("correction", "none")]
+    # Over the table: the row family is offered too; and a cheap table is refused as well (nothing to find).
+    small = budget.table_decision(5, 100, 4, level="system", coefficient="pearson", method="perm-both",
+                                  n_resamples=200, budget_seconds=600, correction="bonferroni", family="table",
+                                  refuse_unreachable=True)
+    assert small.action == "refuse" and "over the table (12 tests)" in small.sentence
+    assert ("family", "row") in [(o.setting, o.value) for o in small.lighter]
+    assert budget.table_decision(5, 100, 4, level="system", coefficient="pearson", method="perm-both",
+                                 n_resamples=200, budget_seconds=600, correction="bonferroni",
+                                 family="table").action == "run"  # a page applies its correction afterwards
 
 
 def test_nothing_lighter_fits_then_only_the_advice():

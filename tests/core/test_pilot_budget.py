@@ -114,6 +114,19 @@ def test_results_are_identical_with_and_without_the_pilot(capsys, command):
     assert json.loads(capsys.readouterr().out) == with_pilot
 
 
+def _count_pilots(monkeypatch, option: str) -> list:
+    """The ``option`` of every pilot decision the CLI asks for (the decisions themselves unchanged)."""
+    calls = []
+    original = budget.pilot_decision
+
+    def counted(*args, **kwargs):
+        calls.append(kwargs[option])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(budget, "pilot_decision", counted)
+    return calls
+
+
 @pytest.mark.parametrize("extra,level,priced", [
     ([], "system", False),  # no --budget: the system and input levels take seconds, no pilot
     ([], "input", False),
@@ -122,15 +135,53 @@ def test_results_are_identical_with_and_without_the_pilot(capsys, command):
     (["--budget", "0"], "global", False),
 ])
 def test_pilots_run_at_the_global_level_or_with_an_explicit_budget(capsys, monkeypatch, extra, level, priced):
-    calls = []
-    original = budget.pilot_decision
-
-    def counted(*args, **kwargs):
-        calls.append(kwargs["budget_seconds"])
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(budget, "pilot_decision", counted)
+    calls = _count_pilots(monkeypatch, "budget_seconds")
     assert main(["chance", "--level", level, "--dataset", "demo", "--human", "human.quality", "--metrics", METRICS,
                  "--n-resamples", "100", "--json", *extra]) == 0
     capsys.readouterr()
     assert calls == ([600.0] if priced else [])
+
+
+@pytest.mark.realdata
+def test_a_wmt_suite_with_resamples_is_priced_by_pilots_and_refused_with_what_fits(data_dir, capsys, monkeypatch):
+    # Issue 33: `average --tasks wmt23 --suite-resamples K` ran ~0.4-1 s per resample unpriced. Pilots of 4 and 8
+    # resamples of the real suite (here 2 s and 3 s on the fake timer: 1 s fixed, 0.25 s a resample).
+    calls = _count_pilots(monkeypatch, "pilot_resamples")
+    monkeypatch.setattr(budget, "time", SimpleNamespace(perf_counter=durations(2.0, 3.0)))
+    argv = ["average", "--dataset", "wmt23", "--tasks", "wmt23", "--lps", "en-de", "--data-dir", str(data_dir),
+            "--json"]
+    code = main([*argv, "--suite-resamples", "1000", "--budget", "60"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and calls == [4]
+    said = " ".join(err.split())
+    assert "WMT23 official ranking" in said and "with 1,000 resamples (intervals and clusters)" in said
+    assert "pilots of 4 and 8 resamples on all metrics" in said and "about 4 min here (--budget 60 s)" in said
+    assert "lighter: n_resamples=200 (about 51 s)" in said and "--budget 0 runs it anyway" in said
+    # Without --budget, a few resamples are not priced (the pilots would cost a large share of the run).
+    calls.clear()
+    assert main([*argv, "--suite-resamples", "8"]) == 0 and calls == []
+    capsys.readouterr()
+
+
+@pytest.mark.realdata
+def test_a_judges_view_is_priced_by_pilots_of_the_view_and_keeps_its_results(data_dir, capsys, monkeypatch):
+    # Issue 33: `metaeval judges` views resample unpriced by pilots. Pilots of the view itself, 2% and 4% of the run
+    # (here 1 s and 1.5 s on the fake timer: 0.5 s fixed, 0.005 s a resample).
+    calls = _count_pilots(monkeypatch, "pilot_resamples")
+    argv = ["judges", "--dataset", "llmbar", "--data-dir", str(data_dir), "--view", "leaderboard", "--json"]
+    monkeypatch.setattr(budget, "time", SimpleNamespace(perf_counter=durations(1.0, 1.5)))
+    code = main([*argv, "--n-resamples", "5000", "--budget", "20"])
+    out, err = capsys.readouterr()
+    said = " ".join(err.split())
+    assert code == 2 and out == "" and calls == [100]
+    assert ("--view leaderboard with 5,000 resamples (estimated from pilots of 100 and 200 resamples on the whole "
+            "analysis) would take about 26 s here (--budget 20 s): lighter: n_resamples=2,000 (about 10 s)") in said
+    # The default 1,000 resamples are not priced without --budget; an explicit budget prices them, and the pilots'
+    # draws leave the results unchanged.
+    calls.clear()
+    monkeypatch.undo()
+    calls = _count_pilots(monkeypatch, "pilot_resamples")
+    assert main([*argv, "--n-resamples", "200"]) == 0 and calls == []
+    plain = json.loads(capsys.readouterr().out)
+    assert main([*argv, "--n-resamples", "200", "--budget", "600"]) == 0 and calls == [40]
+    assert json.loads(capsys.readouterr().out) == plain

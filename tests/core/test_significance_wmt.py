@@ -226,3 +226,23 @@ def test_pair_nulls_stacked_across_pairs_are_each_pairs_own(coefficient):
         alone = np.concatenate([engine.deltas(a, b, masks[s:s + 50]) for s in range(0, 130, 50)])
         np.testing.assert_array_equal(nulls[u], alone)
         assert thresholds[u] == engine.observed(a, b)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_kendall_swap_tables_equal_the_row_kernel_with_ties(seed):
+    # Kendall's nulls come from per-system-pair tables (four swap configurations); ties in the metrics, in the human
+    # scores and between the two metrics' z-scores must give the row kernel's tau-b bit for bit.
+    from metaeval_core.stats.significance.wmt import WmtSystemPermutation, draw_system_swaps, wmt_pair_nulls
+
+    rng = np.random.default_rng(seed)
+    human = rng.integers(0, 4, size=(12, 1)).astype(float)  # system scores with ties
+    stack = [rng.integers(0, 5, size=(12, 1)).astype(float) for _ in range(4)]
+    stack.append(stack[0].copy())  # identical metrics: every swap a no-op
+    stack.append(np.full((12, 1), 2.0))  # constant: centred only, tau undefined
+    nulls, _ = wmt_pair_nulls(stack, human, coefficient="kendall", n_resamples=300, rng=np.random.default_rng(3),
+                              batch=70)
+    engine = WmtSystemPermutation(stack, human, "kendall")
+    masks = draw_system_swaps(np.random.default_rng(3), 300, 12)
+    pairs = [(a, b) for a in range(6) for b in range(a + 1, 6)]
+    for u, (a, b) in enumerate(pairs):
+        np.testing.assert_array_equal(nulls[u], engine.deltas(a, b, masks))

@@ -121,3 +121,42 @@ def test_a_refused_table_offers_its_lighter_resample_count(demo_env, monkeypatch
     at.button(key="sig_k:lighter").click().run()
     assert_clean(at)
     assert at.number_input(key="w:sig_k").value == 200 and at.dataframe
+
+
+def test_the_overview_refusal_offers_its_lighter_settings(demo_env, monkeypatch):
+    """Issue 33: the Overview's leaderboard table over the page's budget is refused before it starts, with the same
+    sentence and lighter-setting buttons as Significance (metaeval_ui.widgets.progress.refused); the resample
+    button applies to the Overview's own k (``ov_k``), the metrics button keeps the first metrics that fit."""
+    from metaeval_core.data.synthetic import synthetic_dataset
+    from metaeval_core.stats.significance import estimated_table_seconds
+    from metaeval_ui.data import resampled
+    from ui_helpers import assert_clean, new_app
+
+    n, m = synthetic_dataset().matrix("human.quality").shape
+    full = estimated_table_seconds(n, m, 5, level="system", coefficient="kendall", method="perm-both",
+                                   n_resamples=1000)
+    fresh = resampled._ResultStore(96)  # no table left cached by another test
+    monkeypatch.setattr(resampled, "_store", lambda: fresh)
+    monkeypatch.setattr(resampled, "MAX_TABLE_SECONDS", full / 3)  # 200 resamples fit, 500 do not
+    at = new_app({"dataset": "demo", "ov_k": "1000"}).run()
+    assert_clean(at)
+    said = [i.value.replace("\\", "") for i in at.info]
+    assert any(f"PERM-BOTH on 10 pairs of {n} systems x {m} inputs with 1,000 resamples would take" in i
+               and "lighter: n_resamples=200" in i for i in said), said
+    assert not [e for e in at.error if "leaderboard" in e.value]  # a refusal, said as such, not an error
+    assert not [s for s in at.subheader if s.value.startswith("Leaderboard")]
+    chosen = list(at.multiselect(key="w:metrics").value)
+    monkeypatch.setattr(resampled, "MAX_TABLE_SECONDS", 60.0)  # else its deadline (microseconds) stops the run
+    at.button(key="ov_k:lighter").click().run()
+    assert_clean(at)
+    assert at.query_params.get("ov_k") in (["200"], "200") or at.session_state["_perm:ov_k"] == 200
+    assert [s for s in at.subheader if s.value.startswith("Leaderboard")]
+    # The metrics button, on a fresh session (the system level's cost is linear in metrics: 3 of 5 fit).
+    monkeypatch.setattr(resampled, "MAX_TABLE_SECONDS", full * 0.7)
+    at = new_app({"dataset": "demo", "ov_k": "1000"}).run()
+    monkeypatch.setattr(resampled, "MAX_TABLE_SECONDS", 60.0)
+    at.button(key="ov_k:lighter_metrics").click().run()
+    assert_clean(at)
+    kept = list(at.multiselect(key="w:metrics").value)
+    assert 2 <= len(kept) < len(chosen) and kept == chosen[:len(kept)]
+    assert [s for s in at.subheader if s.value.startswith("Leaderboard")]

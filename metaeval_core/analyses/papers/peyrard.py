@@ -12,7 +12,7 @@ from typing import Literal, Sequence, get_args
 import numpy as np
 
 from metaeval_core._checks import check_choice, check_int
-from metaeval_core.stats.coefficients import kendall, kendall_counts_from_signs, pair_kernel_fits, pair_signs
+from metaeval_core.stats.coefficients import kendall, pair_kernel_fits, pair_signs, tau_b_from_counts
 from metaeval_core.data.dataset import POOLS, Dataset, DatasetError, Pool
 from metaeval_core.analyses.papers._common import check_measures_exist, check_names, float_or_none, select_systems
 
@@ -138,6 +138,9 @@ def _min_max(scores: np.ndarray, axis) -> np.ndarray:
         return np.where(valid & (span > 0), (scores - low) / np.where(span > 0, span, 1.0), np.nan)
 
 
+_COUNT_ENTRIES = 4_000_000  # (measure, input, system pair) sign entries per chunk of _pairwise_kendall
+
+
 def _pairwise_kendall(values: np.ndarray, pair_a: np.ndarray, pair_b: np.ndarray) -> np.ndarray:
     """``kendall(values[pair_a], values[pair_b])`` for (Q, M, N) ``values``: each measure's system-pair signs
     drawn once, not once per pair of measures it is in (32 WMT23 metrics: 496 pairs); the same P, Q, T, U
@@ -146,13 +149,27 @@ def _pairwise_kendall(values: np.ndarray, pair_a: np.ndarray, pair_b: np.ndarray
     if n < 2 or not pair_kernel_fits(n):
         return kendall(values[pair_a], values[pair_b])
     first, second = np.triu_indices(n, 1)
-    valid = ~np.isnan(values)
-    signs = pair_signs(values, first, second)  # (Q, M, S); a pair with a NaN compares as 0
-    defined = valid[..., first] & valid[..., second]
+    # Per input, every pair of measures at once: with s the system-pair signs (0 where a score is missing or tied),
+    # |s| and d the pairs both scores define, the counts over the pairs both measures define are bilinear:
+    # P - Q = s_a.s_b, P + Q = |s_a|.|s_b|, T = d_a.|s_b| - |s_a|.|s_b|, U = |s_a|.d_b - |s_a|.|s_b| (exact
+    # integers in float32 below 2^24 system pairs), then the same tau-b formula as kendall's.
+    dtype = np.float32 if first.size < 2 ** 24 else np.float64
     out = np.empty((pair_a.size, values.shape[1]))
-    for p, (a, b) in enumerate(zip(pair_a, pair_b)):
-        both = defined[a] & defined[b]  # pairwise complete: a pair counts only where both measures have it
-        out[p] = kendall_counts_from_signs(signs[a] * both, signs[b] * both).tau
+    step = max(1, _COUNT_ENTRIES // max(values.shape[0] * first.size, 1))  # inputs per chunk: bounded memory
+    for start in range(0, values.shape[1], step):
+        part = values[:, start:start + step]
+        signs = np.moveaxis(pair_signs(part, first, second), 0, 1).astype(dtype)  # (M, Q, S)
+        defined = ~np.isnan(part)
+        defined = np.moveaxis(defined[..., first] & defined[..., second], 0, 1).astype(dtype)
+        size = np.abs(signs)
+        signed = np.rint(signs @ np.swapaxes(signs, 1, 2)).astype(np.int64)  # (M, Q, Q)
+        ordered = np.rint(size @ np.swapaxes(size, 1, 2)).astype(np.int64)
+        cross = np.rint(defined @ np.swapaxes(size, 1, 2)).astype(np.int64)  # [m, a, b] = d_a.|s_b|
+        d = signed[:, pair_a, pair_b]
+        both = ordered[:, pair_a, pair_b]
+        tau = tau_b_from_counts((both + d) // 2, (both - d) // 2, cross[:, pair_a, pair_b] - both,
+                                cross[:, pair_b, pair_a] - both)
+        out[:, start:start + step] = tau.T
     return out
 
 
@@ -251,20 +268,24 @@ def high_range(
     first, second = np.triu_indices(subset.n_systems, 1)
     pair_score = (summary_score[first] + summary_score[second]) / 2.0  # (S, M)
     signs = np.sign(scores[:, first, :] - scores[:, second, :])  # (Q, S, M), NaN when missing
-    signs = np.where(np.isnan(signs), 0.0, signs)
+    signs = np.where(np.isnan(signs), 0.0, signs).astype(np.float32).reshape(len(metrics), -1)
     edges = np.linspace(0.0, 1.0, n_bins + 1)
     bins = np.clip(np.searchsorted(edges, pair_score, side="right") - 1, 0, n_bins - 1)
-    bins = np.where(np.isnan(pair_score), -1, bins)
-    disagreement = np.full((pair_a.size, n_bins), np.nan)
-    n_pairs = np.zeros((pair_a.size, n_bins), dtype=np.int64)
-    for p, (qa, qb) in enumerate(zip(pair_a, pair_b)):
-        product = signs[qa] * signs[qb]
-        ordered = (product != 0) & (bins >= 0)
-        both = np.bincount(bins[ordered], minlength=n_bins)
-        differ = np.bincount(bins[ordered & (product < 0)], minlength=n_bins)
-        n_pairs[p] = both
-        with np.errstate(invalid="ignore", divide="ignore"):
-            disagreement[p] = np.where(both > 0, differ / np.maximum(both, 1), np.nan)
+    bins = np.where(np.isnan(pair_score), -1, bins).reshape(-1)
+    # Per bin, every pair of metrics at once: the summary pairs both order (|s_a| |s_b| = 1) and their signs' sum
+    # (agree - differ) are two products of the bin's sign columns, exact integers in float32 below 2^24 per entry.
+    both = np.zeros((pair_a.size, n_bins), dtype=np.int64)
+    differ = np.zeros((pair_a.size, n_bins), dtype=np.int64)
+    for j in range(n_bins):
+        cells = signs[:, bins == j]
+        cells = cells if cells.shape[1] < 2 ** 24 else cells.astype(np.float64)
+        ordered = np.rint(np.abs(cells) @ np.abs(cells).T).astype(np.int64)[pair_a, pair_b]
+        agreement = np.rint(cells @ cells.T).astype(np.int64)[pair_a, pair_b]
+        both[:, j] = ordered
+        differ[:, j] = (ordered - agreement) // 2
+    n_pairs = both
+    with np.errstate(invalid="ignore", divide="ignore"):
+        disagreement = np.where(both > 0, differ / np.maximum(both, 1), np.nan)
     return HighRangeResult(
         metrics=metrics,
         selection_metrics=selection,

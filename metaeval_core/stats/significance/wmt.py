@@ -32,6 +32,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from metaeval_core.stats.coefficients import pair_kernel_fits, pair_signs, tau_b_from_counts
 from metaeval_core.stats.correlation import system_means
 from metaeval_core.stats.resampling import _auto_batch, _chunks, _rows_correlation
 
@@ -107,6 +108,48 @@ class WmtSystemPermutation:
 
 
 _PAIR_ROWS = 200_000  # rows (resamples x pairs) sent to the coefficient at once
+# Systems up to which Kendall's swap nulls come from per-system-pair tables (4 configurations per system pair).
+_KENDALL_TABLE_MAX_N = 200
+
+
+def _kendall_swap_nulls(x: np.ndarray, y: np.ndarray, z: np.ndarray, swaps: np.ndarray, size: int) -> np.ndarray:
+    """``tau(X_s, Z) - tau(Y_s, Z)`` for (P, n) z-scored metric pairs ``x``, ``y`` and (k, n) swap masks: (P, k).
+
+    A system pair's signs in ``X_s`` depend only on which of its two systems are swapped (4 configurations), so
+    each metric pair's contribution of every configuration is tabled once, and a resample's counts (``P - Q``,
+    ``P + Q`` and the pairs tied in Z only) are one product of its configuration indicators with the tables: exact
+    integers, shared by every metric pair. Kendall's tau-b then comes from the same counts and the same formula
+    (:func:`~metaeval_core.stats.coefficients.tau_b_from_counts`) as :func:`~metaeval_core.stats.coefficients.kendall`
+    on the swapped rows, so the nulls are bit-identical to computing it row by row.
+
+    References: docs/methods.md sec. 3.6.
+    """
+    n = z.size
+    first, second = np.triu_indices(n, 1)
+    sz = pair_signs(z, first, second)  # (np,)
+    tied_z = sz == 0
+    n_pairs = first.size
+    tables = np.empty((n_pairs, 4, 2, 3, x.shape[0]), dtype=np.float32)
+    for c, (swap_i, swap_j) in enumerate(((False, False), (False, True), (True, False), (True, True))):
+        for side, (own, other) in enumerate(((x, y), (y, x))):
+            a = (other if swap_i else own)[:, first]
+            b = (other if swap_j else own)[:, second]
+            sx = ((a > b).astype(np.int8) - (a < b).astype(np.int8)).T  # (np, P)
+            tables[:, c, side, 0] = sx * sz[:, None]
+            tables[:, c, side, 1] = (sx != 0) & ~tied_z[:, None]
+            tables[:, c, side, 2] = (sx != 0) & tied_z[:, None]
+    tables = tables.reshape(n_pairs * 4, -1)
+    nonzero_z = float(np.count_nonzero(sz))
+    out = np.empty((x.shape[0], swaps.shape[0]))
+    for sl in _chunks(swaps.shape[0], size):
+        config = 2 * swaps[sl][:, first].astype(np.intp) + swaps[sl][:, second]  # (b, np)
+        onehot = np.zeros((config.shape[0], n_pairs * 4), dtype=np.float32)
+        np.put_along_axis(onehot, 4 * np.arange(n_pairs) + config, 1.0, axis=1)
+        counts = np.rint(onehot @ tables).astype(np.int64).reshape(-1, 2, 3, x.shape[0])
+        d, both, only_x = counts[:, :, 0], counts[:, :, 1], counts[:, :, 2]
+        tau = tau_b_from_counts((both + d) // 2, (both - d) // 2, nonzero_z - both, only_x)  # (b, 2, P)
+        out[:, sl] = (tau[:, 0] - tau[:, 1]).T
+    return out
 
 
 def wmt_pair_nulls(
@@ -149,6 +192,13 @@ def wmt_pair_nulls(
             done += len(members)
             continue
         z = engine.z[keep][None, :]
+        if engine.coefficient == "kendall" and pair_kernel_fits(keep.size) and keep.size <= _KENDALL_TABLE_MAX_N:
+            sides = [engine.pair(*pairs[u])[1:3] for u in members]
+            nulls[members] = _kendall_swap_nulls(np.stack([xy[0] for xy in sides]), np.stack([xy[1] for xy in sides]),
+                                                 engine.z[keep], masks[:, keep], size)
+            done += len(members)
+            report(done / max(len(pairs), 1))
+            continue
         per_block = max(1, _PAIR_ROWS // max(size, 1))
         for start in range(0, len(members), per_block):
             block = members[start:start + per_block]
