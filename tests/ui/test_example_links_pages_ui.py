@@ -1,0 +1,85 @@
+"""Top-k systems and Confidence intervals open the examples behind their numbers (issue 31): the top-k link lists
+the pairs among the top k systems only (the systems named in the link, so a shared link reopens them), and a row of
+the intervals table opens its metric's examples as a click on its interval does."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs
+
+from ui_helpers import assert_clean, new_app
+
+from metaeval_core.data.selection import parse_selection
+
+
+def _links(at) -> dict[str, dict]:
+    """Every page link's label -> its query parameters (as AppTest.query_params takes them)."""
+    out = {}
+    for p in at.get("page_link"):
+        params = parse_qs(p.proto.query_string, keep_blank_values=True)
+        out[p.proto.label] = {k: v[0] if len(v) == 1 else v for k, v in params.items()}
+    return out
+
+
+def _follow(at, params: dict):
+    at.query_params.clear()
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.switch_page("pages/correlations.py").run()
+    assert_clean(at)
+    assert any(m.value.startswith("#### Examples") for m in at.markdown)  # the panel is open
+    return at
+
+
+def _topk(query: dict):
+    at = new_app({"dataset": "demo", "human": "human.quality", "metric": ["metric.good", "metric.weak"],
+                  **query}).run()
+    at.switch_page("pages/topk.py").run()
+    assert_clean(at)
+    ranking = next(d.value for d in at.dataframe if "system" in d.value.columns)["system"].tolist()
+    by_k = next(d.value for d in at.dataframe if "metric.weak" in d.value.columns)
+    return at, ranking, by_k
+
+
+def test_top_k_link_opens_the_pairs_among_the_top_k_systems_only(demo_env):
+    at, ranking, by_k = _topk({"coef": "pearson", "topk_k": "3"})
+    assert len(ranking) > 3
+    assert at.selectbox(key="w:topk_k").value == 3
+    label, link = next((label, p) for label, p in _links(at).items() if p.get("ex") == "metric.weak")
+    value = float(by_k.loc[3, "metric.weak"])
+    assert label == f"metric.weak {value:.3f}"  # the value at k beside the metric
+    assert link["level"] == "system" and link["coef"] == "pearson" and link["human"] == "human.quality"
+    assert parse_selection(link["systems"]).names == tuple(ranking[:3]), link["systems"]
+    at = _follow(at, link)
+    assert at.selectbox(key="w:ex_metric").value == "metric.weak"
+    assert at.query_params["systems"] == link["systems"]  # the shareable address keeps the top 3
+    sentence = next(c.value for c in at.caption if "system pairs are ordered unlike people" in c.value).replace("\\", "")
+    assert " of 3 system pairs" in sentence, sentence  # 3 systems: 3 pairs, not all systems' pairs
+    assert f"pearson {value:.4g}." in sentence, (sentence, value)  # the value the top-k page shows at k = 3
+
+
+def test_top_k_at_all_systems_keeps_the_session_selection(demo_env):
+    at, ranking, _ = _topk({})
+    assert at.selectbox(key="w:topk_k").value == len(ranking)
+    link = next(p for p in _links(at).values() if p.get("ex") == "metric.good")
+    assert not link.get("systems")  # every system: the page's own (empty) selection, not a list of names
+    at.selectbox(key="w:topk_k").set_value(4).run()
+    assert_clean(at)
+    assert at.query_params["topk_k"] == "4"
+    link = next(p for p in _links(at).values() if p.get("ex") == "metric.good")
+    assert parse_selection(link["systems"]).names == tuple(ranking[:4])
+
+
+def test_a_confidence_intervals_row_opens_its_metrics_examples(demo_env):
+    at = new_app({"dataset": "demo", "human": "human.quality", "metric": ["metric.good", "metric.weak"],
+                  "ci_k": "200"}).run()
+    at.switch_page("pages/confidence.py").run()
+    assert_clean(at)
+    assert not any(m.value.startswith("#### Examples") for m in at.markdown)
+    table = next(d for d in at.dataframe if "width" in d.value.columns)
+    row = table.value["metric"].tolist().index("metric.weak")
+    at.session_state["ci_table"] = {"selection": {"rows": [row], "columns": []}}  # what a click on the row sets
+    at.run()
+    assert_clean(at)
+    assert at.selectbox(key="w:ex_metric").value == "metric.weak" and at.query_params["ex"] == "metric.weak"
+    assert any(m.value.startswith("#### Examples") for m in at.markdown)
+    assert "system pairs are ordered unlike people" in " ".join(c.value for c in at.caption)
