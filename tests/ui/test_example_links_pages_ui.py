@@ -83,3 +83,14 @@ def test_a_confidence_intervals_row_opens_its_metrics_examples(demo_env):
     assert at.selectbox(key="w:ex_metric").value == "metric.weak" and at.query_params["ex"] == "metric.weak"
     assert any(m.value.startswith("#### Examples") for m in at.markdown)
     assert "system pairs are ordered unlike people" in " ".join(c.value for c in at.caption)
+
+
+def test_judged_vs_all_asks_for_enough_resamples_for_its_intervals(demo_env):
+    """Its 95% percentile intervals need one resample per tail (40): the box starts there, and a smaller k from the
+    URL is raised to it rather than ending in an error."""
+    at = new_app({"dataset": "demo", "human": "human.quality", "metric": ["metric.good"], "pools_k": "20"}).run()
+    at.switch_page("pages/pools.py").run()
+    assert_clean(at)
+    box = next(n for n in at.number_input if n.label == "Resamples (k)")
+    assert box.min == 40 and box.value == 40
+    assert any(p["ex"] == "metric.good" for p in _links(at).values())
