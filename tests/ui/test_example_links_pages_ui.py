@@ -94,3 +94,19 @@ def test_judged_vs_all_asks_for_enough_resamples_for_its_intervals(demo_env):
     box = next(n for n in at.number_input if n.label == "Resamples (k)")
     assert box.min == 40 and box.value == 40
     assert any(p["ex"] == "metric.good" for p in _links(at).values())
+
+
+def test_top_k_on_wmt22_lists_the_k_systems_pairs_with_its_value(real_env):
+    """WMT22 zh-en (the standard reference left out, metrics over every segment): the link's k systems are the
+    human ranking's first k, and the examples' value and discordant count are the top-k page's at that k."""
+    at = new_app({"dataset": "wmt22-zhen", "metric": ["COMET-22-refA", "BLEU-refA"], "topk_k": "6"}).run()
+    at.switch_page("pages/topk.py").run()
+    assert_clean(at)
+    ranking = next(d.value for d in at.dataframe if "system" in d.value.columns)["system"].tolist()
+    tau = float(next(d.value for d in at.dataframe if "BLEU-refA" in d.value.columns).loc[6, "BLEU-refA"])
+    link = next(p for p in _links(at).values() if p.get("ex") == "BLEU-refA")
+    assert parse_selection(link["systems"]).names == tuple(ranking[:6])
+    at = _follow(at, link)
+    sentence = next(c.value for c in at.caption if "system pairs are ordered unlike people" in c.value).replace("\\", "")
+    discordant = round((1 - tau) / 2 * 15)  # Kendall without ties: (1 - tau) / 2 of the 15 pairs
+    assert f"kendall {tau:.4g}. {discordant} of 15 system pairs" in sentence, (sentence, tau)
