@@ -4,30 +4,10 @@ the intervals table opens its metric's examples as a click on its interval does.
 
 from __future__ import annotations
 
-from urllib.parse import parse_qs
-
+from test_examples_links_ui import _links, _open as _follow
 from ui_helpers import assert_clean, new_app
 
 from metaeval_core.data.selection import parse_selection
-
-
-def _links(at) -> dict[str, dict]:
-    """Every page link's label -> its query parameters (as AppTest.query_params takes them)."""
-    out = {}
-    for p in at.get("page_link"):
-        params = parse_qs(p.proto.query_string, keep_blank_values=True)
-        out[p.proto.label] = {k: v[0] if len(v) == 1 else v for k, v in params.items()}
-    return out
-
-
-def _follow(at, params: dict):
-    at.query_params.clear()
-    for key, value in params.items():
-        at.query_params[key] = value
-    at.switch_page("pages/correlations.py").run()
-    assert_clean(at)
-    assert any(m.value.startswith("#### Examples") for m in at.markdown)  # the panel is open
-    return at
 
 
 def _topk(query: dict):
@@ -38,6 +18,11 @@ def _topk(query: dict):
     ranking = next(d.value for d in at.dataframe if "system" in d.value.columns)["system"].tolist()
     by_k = next(d.value for d in at.dataframe if "metric.weak" in d.value.columns)
     return at, ranking, by_k
+
+
+def _pairs_sentence(at) -> str:
+    """The panel's sentence about the system pairs, unescaped."""
+    return next(c.value for c in at.caption if "system pairs are ordered unlike" in c.value).replace("\\", "")
 
 
 def test_top_k_link_opens_the_pairs_among_the_top_k_systems_only(demo_env):
@@ -52,7 +37,7 @@ def test_top_k_link_opens_the_pairs_among_the_top_k_systems_only(demo_env):
     at = _follow(at, link)
     assert at.selectbox(key="w:ex_metric").value == "metric.weak"
     assert at.query_params["systems"] == link["systems"]  # the shareable address keeps the top 3
-    sentence = next(c.value for c in at.caption if "system pairs are ordered unlike people" in c.value).replace("\\", "")
+    sentence = _pairs_sentence(at)
     assert " of 3 system pairs" in sentence, sentence  # 3 systems: 3 pairs, not all systems' pairs
     assert f"pearson {value:.4g}." in sentence, (sentence, value)  # the value the top-k page shows at k = 3
 
@@ -107,6 +92,6 @@ def test_top_k_on_wmt22_lists_the_k_systems_pairs_with_its_value(real_env):
     link = next(p for p in _links(at).values() if p.get("ex") == "BLEU-refA")
     assert parse_selection(link["systems"]).names == tuple(ranking[:6])
     at = _follow(at, link)
-    sentence = next(c.value for c in at.caption if "system pairs are ordered unlike people" in c.value).replace("\\", "")
+    sentence = _pairs_sentence(at)
     discordant = round((1 - tau) / 2 * 15)  # Kendall without ties: (1 - tau) / 2 of the 15 pairs
     assert f"kendall {tau:.4g}. {discordant} of 15 system pairs" in sentence, (sentence, tau)
