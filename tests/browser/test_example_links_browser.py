@@ -228,3 +228,24 @@ def test_a_confidence_intervals_table_row_opens_its_examples(browser_context, se
         _reopens(browser_context, page.url, query, words=("Source", "Reference"))
     finally:
         page.close()
+
+
+def test_clicking_a_top_k_point_chooses_its_k(browser_context, server):
+    page = browser_context.new_page()
+    try:
+        _open(page, server, "topk", SUMMEVAL)
+        assert "System pairs among the top 16" in h.main_text(page)
+        points = page.locator('[data-testid="stPlotlyChart"] .scatterlayer .trace').first.locator(".points path")
+        assert points.count() == 14  # k = 16 down to 3
+        point = points.nth(16 - 7)  # k = 7
+        point.scroll_into_view_if_needed()
+        before = h.runs(page)
+        point.click(force=True)
+        h.wait_idle(page, since=before, timeout=TIMEOUT)
+        _clean(page)
+        assert h.query(page).get("topk_k") == ["7"], h.query(page)
+        assert "System pairs among the top 7" in h.main_text(page)
+        query = _follow(page, "rouge-2.f1 ")
+        assert len(query["systems"][0].split(",")) == 7 and "of 21 system pairs" in _panel(page)
+    finally:
+        page.close()

@@ -68,6 +68,11 @@ def test_a_confidence_intervals_row_opens_its_metrics_examples(demo_env):
     assert at.selectbox(key="w:ex_metric").value == "metric.weak" and at.query_params["ex"] == "metric.weak"
     assert any(m.value.startswith("#### Examples") for m in at.markdown)
     assert "system pairs are ordered unlike people" in " ".join(c.value for c in at.caption)
+    at.selectbox(key="w:ex_metric").set_value("metric.good").run()  # the picker still wins over a kept row
+    assert_clean(at)
+    assert at.query_params["ex"] == "metric.good"
+    at.run()
+    assert at.selectbox(key="w:ex_metric").value == "metric.good"
 
 
 def test_judged_vs_all_asks_for_enough_resamples_for_its_intervals(demo_env):
@@ -95,3 +100,16 @@ def test_top_k_on_wmt22_lists_the_k_systems_pairs_with_its_value(real_env):
     sentence = _pairs_sentence(at)
     discordant = round((1 - tau) / 2 * 15)  # Kendall without ties: (1 - tau) / 2 of the 15 pairs
     assert f"kendall {tau:.4g}. {discordant} of 15 system pairs" in sentence, (sentence, tau)
+
+
+def test_clicking_a_top_k_point_chooses_its_k(demo_env):
+    at, ranking, _ = _topk({})
+    at.session_state["topk"] = {"selection": {"points": [{"x": 4.15, "y": 0.3, "curve_number": 1}],
+                                              "point_indices": [], "box": [], "lasso": []}}
+    at.run()
+    assert_clean(at)
+    assert at.selectbox(key="w:topk_k").value == 4 and at.query_params["topk_k"] == "4"
+    link = next(p for p in _links(at).values() if p.get("ex") == "metric.good")
+    assert parse_selection(link["systems"]).names == tuple(ranking[:4])
+    at.selectbox(key="w:topk_k").set_value(6).run()  # the picker still changes k while the point stays selected
+    assert at.selectbox(key="w:topk_k").value == 6
