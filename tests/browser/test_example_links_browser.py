@@ -63,6 +63,8 @@ def _follow(page, text: str) -> dict[str, list[str]]:
             page.wait_for_url("**/correlations?**", timeout=30_000 if attempt < 2 else TIMEOUT * 1000)
             break
         except Exception:  # noqa: BLE001 - playwright's TimeoutError
+            if "/correlations" in page.url:  # navigated, still loading: wait_idle below waits for it
+                break
             if attempt == 2:
                 raise
     h.wait_idle(page, since=before, timeout=TIMEOUT)
