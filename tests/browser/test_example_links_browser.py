@@ -89,7 +89,7 @@ def _reopens(browser_context, url: str, query: dict, *, words: tuple[str, ...] =
         h.wait_idle(other, timeout=TIMEOUT)
         _clean(other)
         again = h.query(other)
-        for name in ("ex", "level", "coef", "pool", "systems", "lp", "human"):
+        for name in ("ex", "level", "coef", "pool", "systems", "lp", "human", "ex_scores"):
             assert again.get(name) == query.get(name), (name, again, query)
         assert again.get("ex_item") == query.get("ex_item"), (again, query)
         text = _panel(other)
@@ -150,28 +150,39 @@ def test_overall_average_task_link_opens_that_tasks_items(browser_context, serve
         label = _label(link.nth(index))
         query = _follow(page, label)
         text = _check(page, query, metric="rouge-2.f1", level="input")
-        shown = re.search(r"input-level kendall (-?[0-9.]+)", text)
+        shown = re.search(r"input-level kendall (-?\d+(?:\.\d+)?)", text)
         assert shown and abs(float(shown[1]) - float(label.split()[-1])) <= 5e-4, (label, text[:600])  # its value
         _reopens(browser_context, page.url, query, words=("Source", "Reference"))
     finally:
         page.close()
 
 
-def test_a_wmt_suite_task_link_opens_its_pairs_segments_on_wmt23(browser_context, server):
-    """WMT23's suite: the acc23 task of zh-en opens each segment's accuracy (input level, tie-calibrated) on
-    Correlations at that language pair, with its source, reference and translations."""
+@pytest.mark.parametrize("suite, task, level, coefficient, scores", [
+    ("wmt23", "zh-en acc23", "input", "tie-calibrated-accuracy", None),  # each segment's accuracy
+    ("wmt23", "zh-en sys pearson", "system", "pearson", "sys"),  # the system pairs of the .sys.score files
+    ("wmt24", "zh-en spa", "system", "soft-pairwise-accuracy", None),  # each pair's two p-values (segments)
+])
+def test_a_wmt_suite_task_link_opens_its_items_on_wmt23(browser_context, server, suite, task, level, coefficient,
+                                                         scores):
+    """A WMT suite's task on zh-en opens its items on Correlations at that language pair (with the source and the
+    translations), and the value the panel states is the suite's."""
     page = browser_context.new_page()
     try:
-        _open(page, server, "average", {"dataset": "wmt23", "suite": "wmt23", "suite_k": "0"})
+        _open(page, server, "average", {"dataset": "wmt23", "suite": suite, "suite_k": "0"})
         _expand(page, "Examples behind each task's value")
-        link = page.locator('[data-testid="stPageLink"] a').filter(has_text="zh-en acc23")
-        assert link.count() >= 1, page.locator('[data-testid="stPageLink"] a').all_inner_texts()
-        query = _follow(page, _label(link.first))
+        link = page.locator('[data-testid="stPageLink"] a').filter(has_text=task + " ")
+        assert link.count() == 1, page.locator('[data-testid="stPageLink"] a').all_inner_texts()
+        label = _label(link.first)
+        query = _follow(page, label)
         assert query.get("lp") == ["zh-en"] and query.get("dataset") == ["wmt23"], query
-        metric = query["ex"][0]
-        _check(page, query, metric=metric, level="input", coefficient="tie-calibrated-accuracy", words=("Source",))
-        h.screenshot(page, "example-links-wmt23-suite")
-        _reopens(browser_context, page.url, query, words=("Source",))
+        assert query.get("ex_scores") == ([scores] if scores else None), query
+        text = _check(page, query, metric=query["ex"][0], level=level, coefficient=coefficient, words=())
+        named = coefficient.replace("-", "[- ]")  # soft pairwise accuracy is written out
+        shown = re.search(rf"{level}-level {named} (-?\d+(?:\.\d+)?)", text)
+        assert shown, text[:600]
+        assert abs(float(shown[1]) - float(label.split()[-1])) <= 5e-4, (label, text[:600])  # the suite's value
+        h.screenshot(page, f"example-links-{suite}-{task.replace(' ', '-')}")
+        _reopens(browser_context, page.url, query)
     finally:
         page.close()
 
