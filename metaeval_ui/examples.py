@@ -372,6 +372,13 @@ def system_pair_links(metrics: Sequence[str], *, pool: str = "judged", level: st
           label=label)
 
 
+def names_selection(names: Sequence[str]) -> str:
+    """The system selection that keeps exactly ``names`` (each quoted as needed), e.g. the top k systems."""
+    from metaeval_core.data.selection import quote_term
+
+    return ",".join(quote_term(str(n)) for n in names)
+
+
 def task_links(result: Any) -> None:
     """For an average over tasks (:class:`metaeval_core.analyses.average.TaskAverage`): one row of links per task,
     each metric's value on it opening that task's examples on Correlations (its dataset, human, level, coefficient,

@@ -116,6 +116,7 @@ FIELDS: dict[str, Field] = {
     "plan_trials": Field("plan_trials", "int", 20),
     "plan_k": Field("plan_k", "int", 200),
     "plan_seed": Field("plan_seed", "int", 0),
+    "topk_k": Field("topk_k", "int"),  # Top-k systems: the k whose system pairs the examples links open
     "infl_metric": Field("lmetric", "str"),
     "infl_threshold": Field("thr", "float", 0.1),
     "infl_ci": Field("infl_ci", "bool", False),

@@ -83,7 +83,10 @@ def results(frame: pd.DataFrame) -> None:
     event = exports.chart(figures.forest_plot(frame, sort=sort, title=title, chance=chance), key="forest",
                           name=exports.file_name("intervals", ds.id, level, coefficient), on_select="rerun",
                           selection_mode="points")
-    metric = examples.choose(list(ctx.metrics), picked=examples.clicked_label(event, list(ctx.metrics)))
+    # a row of the table below (its selection is in the session before the table is drawn again) or an interval
+    rows = examples.selected_rows(st.session_state.get("ci_table"))
+    row = str(frame["metric"].iloc[rows[0]]) if rows and rows[0] < len(frame) else None
+    metric = examples.choose(list(ctx.metrics), picked=(row, examples.clicked_label(event, list(ctx.metrics))))
     if metric is not None:  # a click on a metric's interval (or the picker) opens the items behind its estimate
         examples.correlation_panel(ds, ctx.key, metric, ctx.human, level, coefficient, pool, systems)
     state.sync_url()
@@ -116,8 +119,9 @@ analytic = table["method"] == "FISHER"  # no resampling: show no resample counts
 table["n_defined"] = table["n_defined"].astype("Int64").mask(analytic)
 table["n_resamples"] = table["n_resamples"].astype("Int64").mask(analytic)
 table["n"] = pd.to_numeric(table["n"]).astype("Int64")  # empty on the human-ceiling rows
-frames.dataframe(table, hide_index=True, width="stretch",
-             column_config={c: st.column_config.NumberColumn(c, format="%.4f")
+frames.dataframe(table, hide_index=True, width="stretch", key="ci_table", on_select="rerun",
+                 selection_mode="single-row", selection_default=examples.table_selection(list(table["metric"])),
+                 column_config={c: st.column_config.NumberColumn(c, format="%.4f")
                             for c in ("estimate", "low", "high", "width")}
              | {"n_defined": st.column_config.NumberColumn("defined resamples", help=(
                  "Bootstrap resamples where the correlation is defined (the percentiles use these); the others, e.g. "

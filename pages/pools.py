@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from metaeval_core._checks import min_resamples_for
 from metaeval_ui.data import pairs as dp
 from metaeval_ui import examples, exports, state, widgets
 from metaeval_ui.figures import pairs as fp
@@ -30,6 +31,7 @@ n_judged = ds.select_systems(systems or None).n_judged if systems else ds.n_judg
 left, right = st.columns([1, 2])
 with left:
     k, seed = wp.resamples("pools_k", "pools_seed", default=1000, cap=dp.MAX_POOL_RESAMPLES,
+                           low=min_resamples_for(0.95),  # its 95% percentile intervals need one per tail
                            reason="six rSYS intervals (3 methods x 2 pools) are bootstrapped per run")
 with right:
     if simulated:

@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from metaeval_ui.data import analyses as da
-from metaeval_ui import examples, exports, figures, widgets
+from metaeval_ui import examples, exports, figures, state, widgets
 from metaeval_ui.figures import analyses as fa
 from metaeval_ui.widgets import analyses as wa
 from metaeval_ui.errors import escape_markdown, guard
@@ -45,10 +45,27 @@ st.caption(
 frame = figures.fisher_bounds(frame, coefficient)  # whiskers: 95% Fisher interval from the k systems
 if frame["low"].isna().all():
     st.caption(escape_markdown(f"No whiskers: Fisher's interval does not apply to {coefficient}, or k is too small."))
-exports.chart(fa.topk_figure(frame, coefficient=coefficient, human=ctx.human), key="topk",
-              name=exports.file_name("topk", ds.id, coefficient, pool))
-examples.system_pair_links(ctx.metrics, pool=pool, coefficient=coefficient,
-                           label="System pairs behind k = all (the top k's are among them), unlike people first:")
+event = exports.chart(fa.topk_figure(frame, coefficient=coefficient, human=ctx.human), key="topk",
+                      name=exports.file_name("topk", ds.id, coefficient, pool), on_select="rerun",
+                      selection_mode="points")
+# The examples of one k: the pairs among the top k systems only, named in the link so that a shared link reopens them
+ks = list(range(len(ranking), 2, -1))
+# a clicked point chooses its k (x is k, spread by under 0.5 per metric); a chart keeps its selection across reruns,
+# so only a new click counts and the picker can still change k
+clicked = next((round(float(p["x"])) for p in examples.selected_points(event) if "x" in p), None)
+if clicked != st.session_state.get("_topk_clicked") and clicked in ks:
+    state.put("topk_k", clicked)
+st.session_state["_topk_clicked"] = clicked
+key = state.prepare("topk_k", options=ks, fallback=ks[0], coerce=int)
+k_ex = state.commit("topk_k", st.selectbox(
+    "Examples among the top k", ks, key=key, format_func=lambda k: f"top {k}" + (" (all)" if k == ks[0] else ""),
+    help="The links below open each metric's system pairs among these k systems on Correlations; clicking a point "
+         "of the chart chooses its k."))
+top = systems if k_ex == ks[0] and not unranked else examples.names_selection(ranking[:k_ex])
+at_k = frame[frame["k"] == k_ex].set_index("metric")["estimate"]
+examples.links([examples.correlation_link(f"{m} {at_k[m]:.3f}" if pd.notna(at_k.get(m)) else m, m,
+                                          coefficient=coefficient, pool=pool, systems=top) for m in ctx.metrics],
+               label=f"System pairs among the top {k_ex} (unlike people first):")
 
 undefined = frame[frame["estimate"].isna()]
 if not undefined.empty:

@@ -104,6 +104,10 @@ SYSTEMS_EXPRESSION_HELP = ("Comma-separated terms: ATTR=VALUE, system names, all
                            "different attributes all must hold (docs: methods sec. 0.3).")
 
 
+# The expression last committed from the selection box: a choice that differs from it came from elsewhere.
+_TYPED = "_systems_typed"
+
+
 def _parsed_selection(dataset: Dataset, text: str) -> tuple[SelectionText, str | None]:
     """``text`` parsed, once, into the value the page, the size guards and the core receive; and why it cannot be
     used on ``dataset`` (malformed, unknown name, keeps nothing), or None. An unusable text gives all systems."""
@@ -134,6 +138,8 @@ def system_subset(dataset: Dataset, container=None) -> SelectionText:
             current = ""
     pick_key, text_key = state.widget_key("systems"), state.widget_key("systems_expr")
     ss = st.session_state
+    if current not in presets and current != ss.get(_TYPED):  # set elsewhere (an in-app link): the box shows it
+        ss.pop(text_key, None)
     # Written on every run, as state.prepare does: a widget drawn on another page starts from its default.
     pick = ss.get(pick_key)
     ss[pick_key] = pick if pick in options else (current if current in presets else CUSTOM_SYSTEMS)
@@ -148,5 +154,5 @@ def system_subset(dataset: Dataset, container=None) -> SelectionText:
     chosen, error = _parsed_selection(dataset, text.strip())
     if error is not None:
         box.error(escape_markdown(f"{error}; using all systems"), icon=":material/error:")
-    state.commit("systems", str(chosen))
+    ss[_TYPED] = state.commit("systems", str(chosen))
     return chosen

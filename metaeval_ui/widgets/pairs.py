@@ -59,8 +59,8 @@ def pool_and_systems(dataset: Dataset, *, pool: bool = True) -> tuple[str, str]:
 
 
 def resamples(k_name: str, seed_name: str, *, default: int, cap: int, container=None,
-              disabled: bool = False, reason: str = "") -> tuple[int, int]:
-    """Number of resamples (default ``default``, capped at ``cap`` with the reason) and the seed."""
+              disabled: bool = False, reason: str = "", low: int = 10) -> tuple[int, int]:
+    """Number of resamples (default ``default``, ``low`` to ``cap`` with the reason) and the seed."""
     box = container or st
     wanted = state.get(k_name)
     if wanted is not None and int(wanted) > cap:
@@ -69,9 +69,9 @@ def resamples(k_name: str, seed_name: str, *, default: int, cap: int, container=
     def clamp(low, high):
         return lambda v: int(min(max(int(v), low), high))
 
-    key = state.prepare(k_name, fallback=default, coerce=clamp(10, cap))
+    key = state.prepare(k_name, fallback=default, coerce=clamp(low, cap))
     k = state.commit(k_name, int(box.number_input(
-        "Resamples (k)", min_value=10, max_value=cap, step=100, key=key, disabled=disabled,
+        "Resamples (k)", min_value=low, max_value=cap, step=100, key=key, disabled=disabled,
         help=f"At most {cap:,}{': ' + reason if reason else ''}.")))
     key = state.prepare(seed_name, fallback=0, coerce=clamp(0, 2**32 - 1))
     seed = state.commit(seed_name, int(box.number_input(

@@ -178,11 +178,6 @@ def _link_opens(params: dict, page: str, metric: str, **expected: str) -> None:
     assert at.sidebar.radio(key="w:level").value == expected.get("level", "system")
 
 
-def test_top_k_links_each_metric_to_its_system_pairs_at_its_coefficient(demo_env):
-    _link_opens({"metric": ["metric.good", "metric.weak"], "coef": "pearson"}, "pages/topk.py", "metric.weak",
-                level="system", coef="pearson")
-
-
 def test_leave_one_out_links_the_items_behind_its_value_at_its_level(demo_env):
     _link_opens({"lmetric": "metric.good", "level": "input"}, "pages/influence.py", "metric.good", level="input")
 
