@@ -214,7 +214,12 @@ class PairCounter:
 
         ``total`` is ``P(W)`` and ``vector`` is :meth:`concordance_vector` of ``W``.
         """
-        return total + concordant_first - np.asarray(w_first) @ vector
+        w_first, vector = np.asarray(w_first), np.asarray(vector)
+        if w_first.shape[-1] * int(vector.max(initial=0)) < 2**53:
+            # Integers below 2 ** 53 in float64: BLAS's product is exact in any order, 3x numpy's integer matmul.
+            product = w_first.astype(np.float64) @ vector.astype(np.float64)
+            return total + concordant_first - np.rint(product).astype(np.int64)
+        return total + concordant_first - w_first @ vector
 
     def _below_vector(self, w: np.ndarray) -> np.ndarray:
         """Per point (original order): weight of the points smaller than it in both coordinates."""

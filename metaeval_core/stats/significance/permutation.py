@@ -267,7 +267,7 @@ class _PermutationEngine:
             swap = np.broadcast_to(mask, (b, n, m)).reshape(b, -1).astype(np.int8)
             keep = 1 - swap
             w_x = np.concatenate([keep * self.valid_x, swap * self.valid_y], axis=1)
-            totals = None if self.rank_totals is None else np.broadcast_to(self.rank_totals, (b, self.rank_totals.shape[1]))
+            totals = None if self.rank_totals is None else np.repeat(self.rank_totals, b, axis=0)
             runs_x = self.counter.run_sums(w_x)
             xs = self.counter.counts(w_x, rank_totals=totals, run_sums=runs_x)
             ys = self.counter.counts(
