@@ -30,6 +30,8 @@ WEIGHTED_PAIR_COEFFICIENTS: tuple[str, ...] = ("kendall", "pairwise-accuracy")
 # Coarse ranks per point up to which the recursion subtracts the earlier blocks' weight per block (O(ranks) per
 # level) rather than gathering it per point (O(n)); both count the same pairs.
 _BLOCK_OFFSETS_SHARE = 1 / 16
+# Coarse ranks up to which the earlier blocks' subtraction is one (K, K) matrix product (at most 2 MB).
+_OFFSETS_MATRIX_RANKS = 512
 
 
 @dataclass(frozen=True)
@@ -124,11 +126,31 @@ class PairCounter:
                 keep = stop > start
                 self.levels.append((lower[sort], right[keep], stop[keep], start[keep], half))
             half *= 2
+        # Every gather of ``counts`` reads the weights in the caller's order: no per-call reordering pass.
+        self._gathers = [(order[lower], order[right], stop, start, half)
+                         for lower, right, stop, start, half in self.levels]
+        self._fine_members = order[self.fine_ties.members]
+        self._both_members = order[self.both_ties.members]
+        # All levels' earlier-blocks subtraction is one quadratic form of the coarse ranks' totals,
+        # ``t M t``: M[r, r'] counts the levels where rank r is in a block's upper half and r' in the lower half of
+        # an earlier block. Exact in float64: every term and partial sum is an integer below total_w ** 2 < 2 ** 53.
+        self._offsets = None
+        if self.block_offsets and self.levels and n_coarse <= _OFFSETS_MATRIX_RANKS:
+            ranks = np.arange(n_coarse)
+            m = np.zeros((n_coarse, n_coarse))
+            for *_, half in self.levels:
+                blk, up = ranks // (2 * half), (ranks % (2 * half)) >= half
+                m += up[:, None] & ~up[None, :] & (blk[None, :] < blk[:, None])
+            self._offsets = m
 
-    def counts(self, weights: np.ndarray, *, concordant: np.ndarray | None = None) -> WeightedPairCounts:
-        """Pair counts for each row of ``weights`` (shape (b, n), non-negative integers).
+    def counts(self, weights: np.ndarray, *, concordant: np.ndarray | None = None,
+               rank_totals: np.ndarray | None = None,
+               run_sums: tuple[np.ndarray, np.ndarray] | None = None) -> WeightedPairCounts:
+        """Pair counts for each row of ``weights`` (shape (b, n), non-negative integers, in the points' order).
 
-        ``concordant``, when known (see :meth:`complement_concordant`), skips the O(n log K) part.
+        ``concordant``, when known (see :meth:`complement_concordant`), skips the O(n log K) part;
+        ``rank_totals`` (b, K), when known (:meth:`rank_totals`), skips a pass over the weights; ``run_sums``, when
+        known for 0/1 weights (:meth:`run_sums`), skips the tied points' gathers.
         """
         w = np.asarray(weights)
         if w.ndim != 2 or w.shape[1] != self.n:
@@ -137,28 +159,54 @@ class PairCounter:
             w = w.astype(np.int64)
         total_w = w.sum(axis=1, dtype=np.int64)
         # Every partial sum below is at most total_w ** 2: int32 (half the memory traffic of int64) when that fits.
-        narrow = w.shape[0] == 0 or int(total_w.max()) ** 2 < 2**31
-        w = np.take(w.astype(np.int32 if narrow else np.int64, copy=False), self.order, axis=1)
+        acc = np.int32 if w.shape[0] == 0 or int(total_w.max()) ** 2 < 2**31 else np.int64
+        top = int(w.max()) if w.size else 0
+        # The gathers dominate and cost less per element on narrower types: int8 weights whenever they fit.
+        if top <= 127:
+            w = w.view(np.int8) if w.dtype.itemsize == 1 else w.astype(np.int8)
+        else:
+            w = w.astype(acc, copy=False)
         # Pairs of copies of one point are tied in x, in z and in both: sum of w (w - 1) / 2, at most total_w ** 2.
-        own = np.zeros(w.shape[0], dtype=np.int64) if w.size == 0 or int(w.max()) <= 1 else (
-            np.einsum("bi,bi->b", w, w - 1).astype(np.int64) // 2)
-        rank_totals = (np.add.reduceat(w, self.coarse_starts, axis=1).astype(np.int64) if self.n
-                       else np.zeros((w.shape[0], 0), dtype=np.int64))  # (b, K); a total fits w's type
+        own = np.zeros(w.shape[0], dtype=np.int64) if top <= 1 else (
+            np.einsum("bi,bi->b", w, w, dtype=np.int64) - total_w) // 2
+        if rank_totals is None:
+            rank_totals = self.rank_totals(w)
         tied_coarse = (rank_totals * (rank_totals - 1) // 2).sum(axis=1)
-        tied_fine, tied_both = self.fine_ties.tied(w, own), self.both_ties.tied(w, own)
+        if run_sums is not None:
+            if top > 1:
+                raise ValueError("run_sums needs 0/1 weights")
+            tied_fine, tied_both = ((sums * (sums - 1) // 2).sum(axis=1) for sums in run_sums)
+        else:
+            tied_fine = _tied(w, self._fine_members, self.fine_ties.starts, own, top)
+            tied_both = _tied(w, self._both_members, self.both_ties.starts, own, top)
         tied_x, tied_z = (tied_coarse, tied_fine) if self.coarse_is_x else (tied_fine, tied_coarse)
         total = total_w * (total_w - 1) // 2
         if concordant is None:
-            concordant = self._below(w, rank_totals)
+            concordant = self._below(w, rank_totals, acc)
         discordant = total - concordant - tied_x - tied_z + tied_both
         return WeightedPairCounts(total, concordant, discordant, tied_x, tied_z, tied_both)
+
+    def rank_totals(self, weights: np.ndarray) -> np.ndarray:
+        """(b, K) int64: each coarse rank's total weight, for weightings (b, n) in the points' order."""
+        w = np.asarray(weights)
+        if self.n == 0:
+            return np.zeros((w.shape[0], 0), dtype=np.int64)
+        return np.add.reduceat(np.take(w, self.order, axis=1), self.coarse_starts, axis=1, dtype=np.int64)
+
+    def run_sums(self, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(b, runs) int64 weights of the runs of points tied in the fine coordinate, and in both.
+
+        Linear in the weights: the runs of ``W - w`` are those of ``W`` minus those of ``w``.
+        """
+        w = np.asarray(weights)
+        return tuple(np.add.reduceat(np.take(w, members, axis=1), runs.starts, axis=1, dtype=np.int64)
+                     if members.size else np.zeros((w.shape[0], 0), dtype=np.int64)
+                     for members, runs in ((self._fine_members, self.fine_ties), (self._both_members, self.both_ties)))
 
     def concordance_vector(self, weights: np.ndarray) -> np.ndarray:
         """For one weighting ``W`` (shape (n,)): per point, the weight of its concordant partners (``A W``)."""
         w = np.asarray(weights, dtype=np.int64)
-        if not hasattr(self, "_mirror"):
-            self._mirror = PairCounter(-self._x, -self._z)  # its smaller ranks are larger here
-        return self._below_vector(w) + self._mirror._below_vector(w)
+        return self._below_vector(w) + self._above_vector(w)
 
     def complement_concordant(self, w_first: np.ndarray, concordant_first: np.ndarray, total: int,
                               vector: np.ndarray) -> np.ndarray:
@@ -166,7 +214,12 @@ class PairCounter:
 
         ``total`` is ``P(W)`` and ``vector`` is :meth:`concordance_vector` of ``W``.
         """
-        return total + concordant_first - np.asarray(w_first, dtype=np.int64) @ vector
+        w_first, vector = np.asarray(w_first), np.asarray(vector)
+        if w_first.shape[-1] * int(vector.max(initial=0)) < 2**53:
+            # Integers below 2 ** 53 in float64: BLAS's product is exact in any order, 3x numpy's integer matmul.
+            product = w_first.astype(np.float64) @ vector.astype(np.float64)
+            return total + concordant_first - np.rint(product).astype(np.int64)
+        return total + concordant_first - w_first @ vector
 
     def _below_vector(self, w: np.ndarray) -> np.ndarray:
         """Per point (original order): weight of the points smaller than it in both coordinates."""
@@ -186,30 +239,72 @@ class PairCounter:
         result[self.order] = out
         return result
 
-    def _below(self, w: np.ndarray, rank_totals: np.ndarray) -> np.ndarray:
-        """Concordant pairs (smaller in both coordinates) of weightings ``w`` given in ``self.order``.
+    def _above_vector(self, w: np.ndarray) -> np.ndarray:
+        """Per point (original order): weight of the points larger than it in both coordinates.
 
-        ``rank_totals`` (b, K): the weight of each coarse rank.
+        The same levels read the other way: a lower point at position i of its block's fine-sorted lower run is
+        below the upper points of its block whose ``stop`` exceeds i. Each block's stops are shifted by the block
+        index so that one suffix sum serves every block.
+        """
+        ws = w[self.order]
+        starts = np.append(self.coarse_starts, self.n)
+        ranks = np.repeat(np.arange(starts.size - 1), np.diff(starts))
+        out = np.zeros(self.n, dtype=np.int64)
+        for left_sorted, right, stop, _, half in self.levels:
+            lower_block = ranks[left_sorted] // (2 * half)
+            slots = left_sorted.size + int(lower_block.max(initial=0)) + int(ranks[right].max(initial=0)) + 2
+            acc = np.zeros(slots + 1, dtype=np.int64)
+            np.add.at(acc, stop + ranks[right] // (2 * half), ws[right])
+            suffix = np.cumsum(acc[::-1])[::-1]  # suffix[j]: weight at slots >= j
+            end = np.searchsorted(lower_block, lower_block, side="right")  # end of each lower point's block run
+            i = np.arange(left_sorted.size)
+            out[left_sorted] += suffix[i + lower_block + 1] - suffix[end + lower_block + 1]
+        result = np.empty(self.n, dtype=np.int64)
+        result[self.order] = out
+        return result
+
+    def _below(self, w: np.ndarray, rank_totals: np.ndarray, acc=np.int64) -> np.ndarray:
+        """Concordant pairs (smaller in both coordinates) of weightings ``w`` (in the points' order).
+
+        ``rank_totals`` (b, K): the weight of each coarse rank; ``acc``: a type holding every partial sum.
         """
         b = w.shape[0]
         below = np.zeros(b, dtype=np.int64)
         if self.n == 0 or not self.levels:
             return below
-        cum = np.empty((b, self.n + 1), dtype=w.dtype)
-        for left_sorted, right, stop, start, half in self.levels:
-            c = cum[:, : left_sorted.size + 1]
+        cum = np.empty((b, self.n + 1), dtype=acc)
+        for lower, right, stop, start, half in self._gathers:
+            c = cum[:, : lower.size + 1]
             c[:, 0] = 0
-            np.cumsum(np.take(w, left_sorted, axis=1), axis=1, out=c[:, 1:])
+            np.cumsum(np.take(w, lower, axis=1), axis=1, dtype=acc, out=c[:, 1:])
             upper_w = np.take(w, right, axis=1)
             if start is None:
-                below += np.einsum("bi,bi->b", upper_w, np.take(c, stop, axis=1))
-                # Each upper point's ``stop`` also counted the lower points of the earlier blocks: subtracted
-                # once per block, its upper total times their lower total.
-                upper_totals = _block_halves(rank_totals, half)[:, :, 1]
-                below -= np.einsum("bk,bk->b", upper_totals, _lower_before(rank_totals, half))
+                below += np.einsum("bi,bi->b", upper_w, np.take(c, stop, axis=1), dtype=acc)
+                if self._offsets is None:
+                    # Each upper point's ``stop`` also counted the lower points of the earlier blocks: subtracted
+                    # once per block, its upper total times their lower total.
+                    upper_totals = _block_halves(rank_totals, half)[:, :, 1]
+                    below -= np.einsum("bk,bk->b", upper_totals, _lower_before(rank_totals, half))
             else:
-                below += np.einsum("bi,bi->b", upper_w, np.take(c, stop, axis=1) - np.take(c, start, axis=1))
+                below += np.einsum("bi,bi->b", upper_w, np.take(c, stop, axis=1) - np.take(c, start, axis=1),
+                                   dtype=acc)
+        if self._offsets is not None:
+            t = rank_totals.astype(np.float64)
+            below -= np.rint(np.einsum("bk,bk->b", t @ self._offsets, t)).astype(np.int64)
         return below
+
+
+def _tied(w: np.ndarray, members: np.ndarray, starts: np.ndarray, own: np.ndarray, top: int) -> np.ndarray:
+    """Per row of ``w``: pairs of copies tied within runs of ``members`` (run starts ``starts``), given ``own``
+    (copies of one point, which every grouping shares: a lone point's term needs no gather)."""
+    if members.size == 0:
+        return own.copy()
+    wm = np.take(w, members, axis=1)
+    sums = np.add.reduceat(wm, starts, axis=1, dtype=np.int64)
+    # Members' own copies are inside their runs' sums: replace their share of ``own``.
+    members_own = 0 if top <= 1 else (np.einsum("bi,bi->b", wm, wm, dtype=np.int64)
+                                      - wm.sum(axis=1, dtype=np.int64)) // 2
+    return own - members_own + (sums * (sums - 1) // 2).sum(axis=1)
 
 
 def _block_halves(rank_totals: np.ndarray, half: int) -> np.ndarray:
@@ -228,7 +323,8 @@ def _lower_before(rank_totals: np.ndarray, half: int) -> np.ndarray:
 
 
 class _Runs:
-    """Runs of tied points (equal key) among the points in a fixed order, for ``sum over runs s (s - 1) / 2``.
+    """Runs of tied points (equal key) among the points in a fixed order, for ``sum over runs s (s - 1) / 2``
+    (:func:`_tied`).
 
     Only the points sharing their key with another are kept: a lone point's term ``w (w - 1) / 2`` is in the
     copies-of-one-point sum every grouping shares, so a nearly continuous score costs almost nothing.
@@ -236,8 +332,6 @@ class _Runs:
 
     def __init__(self, members: np.ndarray, starts: np.ndarray):
         self.members, self.starts = members, starts
-        # The coarse coordinate's runs cover every point in the counter's order: no gather.
-        self.whole = bool((members == np.arange(members.size)).all())
 
     @classmethod
     def of(cls, key: np.ndarray) -> "_Runs":
@@ -248,17 +342,6 @@ class _Runs:
         members = order[in_long]
         long_lengths = lengths[lengths > 1]
         return cls(members, np.concatenate([[0], np.cumsum(long_lengths)[:-1]]).astype(np.intp))
-
-    def tied(self, w: np.ndarray, own: np.ndarray) -> np.ndarray:
-        """Per row of ``w`` (in the fixed order): pairs of copies tied, given ``own`` (copies of one point)."""
-        if self.members.size == 0:
-            return own.copy()
-        wm = w if self.whole and self.members.size == w.shape[1] else np.take(w, self.members, axis=1)
-        # A run's sum is at most the total weight, which fits the weights' type (see ``counts``).
-        sums = np.add.reduceat(wm, self.starts, axis=1).astype(np.int64)
-        # Members' own copies are inside their runs' sums: replace their share of ``own``.
-        members_own = np.einsum("bi,bi->b", wm, wm - 1).astype(np.int64) // 2
-        return own - members_own + (sums * (sums - 1) // 2).sum(axis=1)
 
 
 def _dense_rank(values: np.ndarray) -> np.ndarray:

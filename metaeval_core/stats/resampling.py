@@ -429,6 +429,9 @@ def _bootstrap_correlations(
             # A cell's multiplicity is at most the N * M draws: int32, half the traffic of int64.
             cs = np.ones((bsz, n), dtype=np.int32) if S is None else _counts(S[sl], n).astype(np.int32)
             cd = np.ones((bsz, m_metric), dtype=np.int32) if DX is None else _counts(DX[sl], m_metric).astype(np.int32)
+            if int(cs.max(initial=0)) * int(cd.max(initial=0)) <= 127:
+                # The counter gathers int8 weights fastest: multiply in int8 when no product can overflow.
+                cs, cd = cs.astype(np.int8), cd.astype(np.int8)
             cells = (cs[:, :, None] * cd[:, None, :]).reshape(bsz, -1)
             for idx, (counter, valid) in enumerate(counters):
                 out[sl, idx] = weighted_coefficient(counter.counts(cells if valid.all() else cells * valid),

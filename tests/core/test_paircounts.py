@@ -130,3 +130,54 @@ def test_heavy_ties_and_nan_points_match_the_pair_matrix_at_any_batch(seed, shar
     everything = valid.astype(int)
     concordant = (np.sign(x[:, None] - x[None, :]) * np.sign(z[:, None] - z[None, :]) > 0).astype(int)
     np.testing.assert_array_equal(counter.concordance_vector(everything)[valid], (concordant @ everything)[valid])
+
+
+@pytest.mark.parametrize("top", [1, 127, 128, 300])  # int8 weights up to 127, wider beyond
+def test_counts_with_large_weights_and_given_totals_equal_the_pair_matrix(top):
+    rng = np.random.default_rng(top)
+    n = 120
+    x = np.round(rng.normal(size=n), 1)
+    z = rng.integers(0, 9, n).astype(float)
+    weights = rng.integers(0, top + 1, (3, n))
+    weights[0, 0] = top
+    counter = PairCounter(x, z)
+    got = counter.counts(weights)
+    for r in range(3):
+        assert tuple(int(v[r]) for v in (got.total, got.concordant, got.discordant, got.tied_x, got.tied_z,
+                                          got.tied_both)) == _pair_matrix_counts(x, z, weights[r])
+    given = counter.counts(weights, rank_totals=counter.rank_totals(weights))
+    np.testing.assert_array_equal(given.concordant, got.concordant)
+    np.testing.assert_array_equal(given.tied_z, got.tied_z)
+
+
+def test_given_run_sums_of_a_complement_equal_the_direct_counts():
+    # 0/1 weightings of tied points: the runs of W - w are W's minus w's, as the permutation uses them.
+    rng = np.random.default_rng(5)
+    n = 300
+    x, z = rng.integers(0, 12, n).astype(float), rng.integers(0, 5, n).astype(float)
+    counter = PairCounter(x, z)
+    everything = np.ones((1, n), dtype=np.int8)
+    w = (rng.random((4, n)) < 0.5).astype(np.int8)
+    runs = [a - r for a, r in zip(counter.run_sums(everything), counter.run_sums(w))]
+    direct, given = counter.counts(everything - w), counter.counts(everything - w, run_sums=tuple(runs))
+    np.testing.assert_array_equal(given.tied_x, direct.tied_x)
+    np.testing.assert_array_equal(given.tied_both, direct.tied_both)
+    with pytest.raises(ValueError, match="0/1 weights"):
+        counter.counts(2 * w, run_sums=tuple(runs))
+
+
+@pytest.mark.parametrize("coefficient", ["kendall", "pairwise-accuracy"])
+def test_permutation_with_fixed_human_totals_matches_the_oracle_at_any_batch(coefficient):
+    # X and Y valid on the same cells (NaN only in the human): every swap keeps the human ranks' totals, which the
+    # engine then computes once; ties in all three scores.
+    rng = np.random.default_rng(8)
+    z = rng.integers(0, 7, (9, 30)).astype(float)
+    x = z + rng.integers(-2, 3, z.shape)
+    y = np.round(z + rng.normal(0, 1.5, z.shape))
+    z[2, :4] = np.nan
+    masks = _draw_swap_masks(np.random.default_rng(4), "perm-both", 13, 9, 30)
+    slow = oracles.permutation_null(x, y, z, "global", coefficient, masks)
+    for batch in (1, 5, 13):
+        fast = _permutation_null(x, y, z, level="global", coefficient=coefficient, method="perm-both",
+                                 rng=np.random.default_rng(4), n_resamples=13, batch=batch)
+        np.testing.assert_allclose(fast, slow, rtol=0, atol=1e-12)

@@ -223,6 +223,14 @@ class _PermutationEngine:
             everything = np.concatenate([self.valid_x, self.valid_y])
             self.concordant_all = int(self.counter.counts(everything[None]).concordant[0])
             self.concordance = self.counter.concordance_vector(everything)
+            # When each cell's X and Y are both valid or both not, Xs and Ys hold one point of every valid cell,
+            # at the cell's human score: with the human as the coarse coordinate, its ranks' totals never change.
+            self.rank_totals = None
+            if not self.counter.coarse_is_x and np.array_equal(self.valid_x, self.valid_y):
+                self.rank_totals = self.counter.rank_totals(
+                    np.concatenate([self.valid_x, np.zeros_like(self.valid_y)])[None])
+            # Ys's runs of tied points are everything's minus Xs's (0/1 weights).
+            self.run_sums_all = self.counter.run_sums(everything[None])
             # Batches of about 1 MB of int32 weights stay in cache through the counter's passes (1.5x faster
             # than 4 MB on the benchmark machine); the batch never changes a result.
             self.per_resample = 2 * self.counter.n
@@ -259,9 +267,12 @@ class _PermutationEngine:
             swap = np.broadcast_to(mask, (b, n, m)).reshape(b, -1).astype(np.int8)
             keep = 1 - swap
             w_x = np.concatenate([keep * self.valid_x, swap * self.valid_y], axis=1)
-            xs = self.counter.counts(w_x)
+            totals = None if self.rank_totals is None else np.repeat(self.rank_totals, b, axis=0)
+            runs_x = self.counter.run_sums(w_x)
+            xs = self.counter.counts(w_x, rank_totals=totals, run_sums=runs_x)
             ys = self.counter.counts(
-                np.concatenate([swap * self.valid_x, keep * self.valid_y], axis=1),
+                np.concatenate([swap * self.valid_x, keep * self.valid_y], axis=1), rank_totals=totals,
+                run_sums=tuple(a - r for a, r in zip(self.run_sums_all, runs_x)),
                 concordant=self.counter.complement_concordant(w_x, xs.concordant, self.concordant_all,
                                                               self.concordance))
             return weighted_coefficient(xs, self.coefficient) - weighted_coefficient(ys, self.coefficient)
