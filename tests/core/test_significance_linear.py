@@ -244,3 +244,30 @@ def test_property_every_tie_pattern_matches_the_swapped_loop(case):
     for p, (i, k) in enumerate(pairs):
         slow = oracles.permutation_null(mats[i], mats[k], z, "input", "kendall", masks)
         np.testing.assert_allclose(fast[:, p], slow, rtol=0, atol=1e-12, equal_nan=True)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_swapped_kendall_selects_the_swapped_matrices_signs_exactly(seed):
+    # The recomputed (uneven) resamples: the four sign tables selected by the swap bits give the per-input taus of
+    # the swapped matrices bit for bit, with ties, NaN cells in X only (so the compared pairs move with the swaps),
+    # a constant human input (undefined tau) and a human NaN; any split of the resamples gives the same values.
+    from metaeval_core.stats.significance.linear import _per_input_coefficient, _SwappedKendall
+
+    mats, z = _tie_heavy(seed)
+    z[:, 0] = 1.0
+    mats[0][np.flatnonzero(~np.isnan(z[:, 1]))[0], 1] = np.nan
+    pairs = [(0, 1), (2, 0)]
+    engine = InputLinearPermutation([_zscored(x) for x in mats], z, "kendall", pairs)
+    per_input = _per_input_coefficient(engine)
+    masks = _draw_swap_masks(np.random.default_rng(seed), "perm-both", 30, *z.shape)
+    for p, (i, k) in enumerate(pairs):
+        x, y = engine.metrics[i], engine.metrics[k]
+        swaps = _SwappedKendall(engine, p)
+        per_x, per_y = swaps(masks)
+        np.testing.assert_array_equal(per_x, per_input(np.swapaxes(np.where(masks, y, x), 1, 2)))
+        np.testing.assert_array_equal(per_y, per_input(np.swapaxes(np.where(masks, x, y), 1, 2)))
+        assert np.isnan(per_x[:, 0]).all()
+        halves = [swaps(masks[:11]), swaps(masks[11:])]
+        np.testing.assert_array_equal(np.concatenate([h[0] for h in halves]), per_x)
+        np.testing.assert_array_equal(np.concatenate([h[1] for h in halves]), per_y)
+    assert any(len(_SwappedKendall(engine, p).z) == 4 for p in range(len(pairs)))
