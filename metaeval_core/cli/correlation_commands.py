@@ -95,7 +95,7 @@ def _compare_stopping(args: argparse.Namespace, ds, metrics: list[str], method: 
     with, said on stderr when it is sequential; a CLIError with the cost and what fits when refused."""
     import sys
 
-    from metaeval_core.stats.budget import table_decision
+    from metaeval_core.stats.budget import human_distinct_values, table_decision
 
     if args.stopping != "auto":
         return args.stopping
@@ -105,13 +105,14 @@ def _compare_stopping(args: argparse.Namespace, ds, metrics: list[str], method: 
     # it cannot resolve is left to compare_all_pairs, whose validation names it.
     try:
         names = [ds.resolve(name) for name in (args.human, *metrics)]
-        n_systems, n_inputs = ds.select_systems(args.systems).scored_by(names).matrix(names[0]).shape
+        z = ds.select_systems(args.systems).scored_by(names).matrix(names[0])
     except (KeyError, ValueError):
         return "none"
-    decision = table_decision(n_systems, n_inputs, len(metrics), level=args.level, coefficient=args.coefficient,
+    decision = table_decision(*z.shape, len(metrics), level=args.level, coefficient=args.coefficient,
                               method=method, n_resamples=args.n_resamples, budget_seconds=args.budget,
                               blocks=True, alpha=args.alpha, correction=args.correction, family=args.family,
-                              refuse_unreachable=True, where=f"--budget {args.budget:g} s")
+                              refuse_unreachable=True, human_distinct=human_distinct_values(z),
+                              where=f"--budget {args.budget:g} s")
     if decision.action == "refuse":
         raise CLIError(decision.sentence + " (--budget 0 runs it anyway)")
     if decision.action == "early-stop" or decision.estimated_seconds >= SAY_COST_FROM_SECONDS:

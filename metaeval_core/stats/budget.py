@@ -18,6 +18,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Literal, Mapping, Sequence, get_args
 
+import numpy as np
+
 from metaeval_core import wording
 
 Action = Literal["run", "early-stop", "refuse"]
@@ -245,10 +247,18 @@ def _family_tests(correction: str, family: str, n_metrics: int) -> int:
 _CORRECTION_NAMES = {"bonferroni": "Bonferroni", "holm": "Holm", "bh": "Benjamini-Hochberg", "none": "no correction"}
 
 
+def human_distinct_values(z: np.ndarray) -> int:
+    """The distinct finite values of a human score matrix: the global-level pair counts recurse over them
+    (:func:`~metaeval_core.stats.significance.estimated_table_seconds`' ``human_distinct``)."""
+    values = np.asarray(z, dtype=np.float64)
+    return int(np.unique(values[np.isfinite(values)]).size)
+
+
 def table_decision(n_systems: int, n_inputs: int, n_metrics: int, *, level: str, coefficient: str, method: str,
                    n_resamples: int, budget_seconds: float, allow_early_stop: bool = True,
                    blocks: bool = False, alpha: float = 0.05, correction: str = "bonferroni", family: str = "row",
-                   refuse_unreachable: bool = False, where: str = "") -> CostDecision:
+                   refuse_unreachable: bool = False, human_distinct: int | None = None,
+                   where: str = "") -> CostDecision:
     """:func:`decide` for :func:`~metaeval_core.stats.significance.compare_all_pairs` on the systems and inputs
     it uses (those every compared measure scores: name those, not the selection's).
 
@@ -260,7 +270,9 @@ def table_decision(n_systems: int, n_inputs: int, n_metrics: int, *, level: str,
     and ``family``). The run uses the first that fits, preferring the full run, then Besag-Clifford.
     ``refuse_unreachable``: refuse a table whose corrected p-values cannot fall below ``alpha`` with
     ``n_resamples`` (:func:`fewest_resamples`), naming the resamples and the corrections that can; lighter resample
-    counts below that bound are never offered.
+    counts below that bound are never offered. ``human_distinct``: the human measure's distinct values on those
+    cells (:func:`human_distinct_values`), which set the global-level pair counts' cost; None prices every value
+    distinct (the worst case).
 
     References
     ----------
@@ -273,7 +285,8 @@ def table_decision(n_systems: int, n_inputs: int, n_metrics: int, *, level: str,
 
     def estimate(k: int, m: int | None) -> float:
         return estimated_table_seconds(n_systems, n_inputs, n_metrics if m is None else m, level=level,
-                                       coefficient=coefficient, method=method, n_resamples=k)
+                                       coefficient=coefficient, method=method, n_resamples=k,
+                                       human_distinct=human_distinct)
 
     sequential = allow_early_stop and sequential_stopping_applies(level, coefficient, method)
 

@@ -206,9 +206,11 @@ def _sub_table(table: _significance.PairwiseTable, metrics: tuple[str, ...]) -> 
 def _decision_and_systems(dataset: Dataset, key: tuple) -> tuple[_budget.CostDecision, tuple[str, ...]]:
     (_, _, metrics, human, level, coefficient, method, _, _, systems, n_resamples, _) = key
     used = _used_systems(dataset, metrics, human, systems)
+    z = used.matrix(human)
     decision = _budget.table_decision(
-        *used.matrix(human).shape, len(metrics), level=level, coefficient=coefficient, method=method,
-        n_resamples=n_resamples, budget_seconds=MAX_TABLE_SECONDS, where=f"the page stops at {MAX_TABLE_SECONDS:.0f} s")
+        *z.shape, len(metrics), level=level, coefficient=coefficient, method=method,
+        n_resamples=n_resamples, budget_seconds=MAX_TABLE_SECONDS, human_distinct=_budget.human_distinct_values(z),
+        where=f"the page stops at {MAX_TABLE_SECONDS:.0f} s")
     return decision, tuple(used.systems)
 
 

@@ -20,9 +20,11 @@ def run(capsys, *argv):
 
 
 def _global_seconds() -> float:
-    n_systems, n_inputs = synthetic_dataset().matrix("human.quality").shape  # the judged inputs
-    return estimated_table_seconds(n_systems, n_inputs, 4, level="global", coefficient="kendall",
-                                   method="perm-both", n_resamples=200)
+    from metaeval_core.stats.budget import human_distinct_values
+
+    z = synthetic_dataset().matrix("human.quality")  # the judged inputs; the CLI prices the human's distinct values
+    return estimated_table_seconds(*z.shape, 4, level="global", coefficient="kendall", method="perm-both",
+                                   n_resamples=200, human_distinct=human_distinct_values(z))
 
 
 def test_over_budget_is_refused_with_the_cost_and_what_fits(capsys):
