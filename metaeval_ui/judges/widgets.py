@@ -276,14 +276,28 @@ def stop(message: str, icon: str = ":material/info:") -> None:
 
 
 def section(sentence: str, caption: str, fig, frame, *, key: str, name: str, title: str, what: str,
-            view: str) -> None:
+            view: str, select: bool = False) -> str | None:
     """A result's headline and conventions (both written from the result), its chart, narrow table (``view``: one of
-    :data:`tables.VIEWS`) and the full table as a CSV download."""
+    :data:`tables.VIEWS`) and the full table as a CSV download. With ``select`` a row click picks its judge (returned,
+    for the examples panel), the open judge's row selected."""
     st.markdown(sentence)
     st.caption(caption)
     exports.chart(fig, key=key, name=name, title=title)
-    st.dataframe(jt.compact(frame, jt.VIEWS[view]), hide_index=True, width="stretch")
+    narrow = jt.compact(frame, jt.VIEWS[view])
+    picked = None
+    if select:
+        from metaeval_ui import examples
+
+        judges = [str(j) for j in narrow["judge"]]
+        rows = examples.selected_rows(st.dataframe(
+            narrow, hide_index=True, width="stretch", key=f"{key}_table", on_select="rerun",
+            selection_mode="single-row", selection_default=examples.table_selection(judges)))
+        picked = judges[rows[0]] if rows else None
+        st.caption("Click a judge's row to list the items behind its number below.")
+    else:
+        st.dataframe(narrow, hide_index=True, width="stretch")
     exports.table_download(frame, name, label=f"Download {what} (CSV)", title=title)
+    return picked
 
 
 def epsilon() -> float:

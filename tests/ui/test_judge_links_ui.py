@@ -1,0 +1,62 @@
+"""The judges pages' headlines open the items behind them (issue 31): a judge's position bias its flipped items,
+its length bias the items where it chose the longer response, on the Judge biases page's own examples panel (the
+Judges leaderboard's, reused), the choice kept in the URL (``ex=``, ``ex_view=``)."""
+
+from __future__ import annotations
+
+import re
+
+from ui_helpers import assert_clean, new_app
+
+
+def _panel_caption(at, judge: str) -> str:
+    plain = [c.value.replace("\\", "") for c in at.caption]  # the page escapes markdown
+    return next(c for c in plain if c.startswith(judge + ":"))
+
+
+def _bias_page(params: dict):
+    at = new_app({"jdataset": "llmbar", "jk": "40", **params}).run()
+    at.switch_page("pages/judges_bias.py").run()
+    assert_clean(at)
+    return at
+
+
+def test_position_bias_opens_the_flipped_items(real_env):
+    at = _bias_page({})
+    judges = at.selectbox(key="w:ex_metric").options
+    judge = "GPT-4/Vanilla"
+    assert judge in judges
+    at.selectbox(key="w:ex_metric").set_value(judge).run()
+    assert_clean(at)
+    assert at.radio(key="w:ex_view").value == "flips"
+    assert at.query_params["ex"] == judge and at.query_params["ex_view"] == "flips"
+    n, total = map(int, re.search(r"(\d+) of (\d+) items judged in both orders change verdict",
+                                  _panel_caption(at, judge)).groups())
+    # the page's number: the share with the same winner in both orders, over the same items
+    from metaeval_core.judges import load_pairwise, positional_bias
+
+    data = load_pairwise("llmbar", data_dir=real_env)
+    bias = positional_bias(data, judges=[judge], n_resamples=40, rng=0)[0]
+    assert total == bias.consistency.n and n == round((1 - bias.consistency.estimate) * total)
+    table = next(d.value for d in at.dataframe if "same winner in both orders" in d.value.columns)
+    shown = table.set_index("judge").loc[judge, "same winner in both orders"]
+    assert str(round(1 - n / total, 3))[:4] in str(shown)
+    text = " ".join(m.value for m in at.markdown)
+    assert "**Instruction**" in text and "**Response A" in text and "**Response B" in text
+
+
+def test_length_bias_opens_the_items_choosing_the_longer_response(real_env):
+    judge = "GPT-4/Vanilla"
+    at = _bias_page({"ex": judge, "ex_view": "longer", "jlorder": "original"})  # a shared link
+    assert at.selectbox(key="w:ex_metric").value == judge
+    assert at.radio(key="w:ex_view").value == "longer"
+    hits, verdicts, n = map(int, re.search(r"(\d+) of its (\d+) verdicts naming a winner choose the longer response"
+                                           r".* on (\d+) of", _panel_caption(at, judge)).groups())
+    from metaeval_core.judges import length_preference, load_pairwise
+
+    data = load_pairwise("llmbar", data_dir=real_env)
+    pref = length_preference(data, judges=[judge], order="original", n_resamples=40, rng=0)[0]
+    assert verdicts == pref.judge_longer.n and hits / verdicts == pref.judge_longer.estimate
+    assert n == hits  # one order: one verdict per listed item
+    table = next(d.value for d in at.dataframe if "judge: longer chosen" in d.value.columns)
+    assert f"{hits / verdicts:.3f}"[:4] in str(table.set_index("judge").loc[judge, "judge: longer chosen"])
