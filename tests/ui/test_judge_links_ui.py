@@ -60,3 +60,41 @@ def test_length_bias_opens_the_items_choosing_the_longer_response(real_env):
     assert n == hits  # one order: one verdict per listed item
     table = next(d.value for d in at.dataframe if "judge: longer chosen" in d.value.columns)
     assert f"{hits / verdicts:.3f}"[:4] in str(table.set_index("judge").loc[judge, "judge: longer chosen"])
+
+
+def _links(at) -> dict[str, dict]:
+    from urllib.parse import parse_qs
+
+    out = {}
+    for p in at.get("page_link"):
+        params = parse_qs(p.proto.query_string, keep_blank_values=True)
+        out[p.proto.label] = {k: v[0] if len(v) == 1 else v for k, v in params.items()}
+    return out
+
+
+def _follow(at, params: dict, page: str):
+    at.query_params.clear()
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.switch_page(page).run()
+    assert_clean(at)
+    return at
+
+
+def test_pairwise_f1_links_each_metric_to_its_system_pairs(demo_env):
+    at = new_app({"dataset": "demo", "human": "human.quality", "metric": ["metric.good", "metric.weak"],
+                  "f1_k": "100"}).run()
+    at.switch_page("pages/pairwise.py").run()
+    assert_clean(at)
+    n_pairs = int(re.search(r"For each of the ([\d,]+) system pairs", " ".join(c.value for c in at.caption))
+                  .group(1).replace(",", ""))
+    links = {label: p for label, p in _links(at).items() if p.get("ex") in ("metric.good", "metric.weak")}
+    assert sorted(p["ex"] for p in links.values()) == ["metric.good", "metric.weak"]
+    label, params = next((label, p) for label, p in links.items() if p["ex"] == "metric.weak")
+    assert label.startswith("metric.weak 0.") or label.startswith("metric.weak 1.")  # its F1 beside it
+    assert params["level"] == "system" and params["pool"] == "judged"
+    at = _follow(at, params, "pages/correlations.py")
+    assert at.selectbox(key="w:ex_metric").value == "metric.weak"
+    captions = " ".join(c.value.replace("\\", "") for c in at.caption)
+    assert "system pairs are ordered unlike people" in captions
+    assert re.search(rf"\b{n_pairs}\b", captions), captions  # the same system pairs as the page's labels
