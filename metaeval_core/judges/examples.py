@@ -170,3 +170,99 @@ def judge_examples(
         wrong = counted & ~(hit[:, 0] & hit[:, 1])
     return JudgeExamples(data.id, judge, view, reference, order, ties, invalid, np.flatnonzero(wrong),
                          int(counted.sum()), data)
+
+
+@dataclass(frozen=True, eq=False)
+class RankingPairs(ToFrame):
+    """The system pairs behind a judge's ranking agreement: each pair of systems with both systems' scores from the
+    judge's verdicts and from the reference's, and whether the judge orders the pair as the reference does
+    (``concordant``), the other way (``discordant``), or one of them ties it (``tied``). Discordant pairs first.
+
+    With Kendall's tau-b, ``(n_concordant - n_discordant) / sqrt(n_judge_untied * n_reference_untied)`` is the
+    agreement the Systems-from-verdicts page shows (the same scores, from all items).
+
+    References: docs/methods.md sec. 19.5.
+    """
+
+    dataset: str
+    judge: str
+    reference: str
+    method: str
+    order: str
+    records: tuple[dict, ...]
+
+    def _count(self, kind: str) -> int:
+        return sum(r["agreement"] == kind for r in self.records)
+
+    @property
+    def n_pairs(self) -> int:
+        return len(self.records)
+
+    @property
+    def n_discordant(self) -> int:
+        return self._count("discordant")
+
+    @property
+    def n_concordant(self) -> int:
+        return self._count("concordant")
+
+    @property
+    def kendall(self) -> float:
+        """Kendall's tau-b from the listed pairs (NaN when either side ties every pair)."""
+        judge = sum(r["judge_difference"] != 0 for r in self.records if np.isfinite(r["judge_difference"]))
+        ref = sum(r["reference_difference"] != 0 for r in self.records if np.isfinite(r["reference_difference"]))
+        if not judge or not ref:
+            return float("nan")
+        return (self.n_concordant - self.n_discordant) / float(np.sqrt(judge * ref))
+
+    def to_records(self, top: int | None = None) -> list[dict]:
+        return [dict(r) for r in (self.records if top is None else self.records[:top])]
+
+    def summary(self) -> dict:
+        return {"dataset": self.dataset, "judge": self.judge, "reference": self.reference, "method": self.method,
+                "order": self.order, "n_pairs": self.n_pairs, "n_discordant": self.n_discordant,
+                "n_concordant": self.n_concordant}
+
+
+def ranking_pairs(
+    data: PairwiseData,
+    judge: str,
+    *,
+    reference: str = "auto",
+    method: str = "win-rate",
+    order: str = "original",
+    no_majority: str = "tie",
+) -> RankingPairs:
+    """The system pairs a judge's ranking agreement is made of, the ones it orders unlike the reference first.
+
+    The systems are scored as :func:`metaeval_core.judges.systems.ranking_agreement` scores them on all items (win
+    rate or Davidson strength, ``order`` for the judge's verdicts); a pair is discordant when the judge's and the
+    reference's score differences have opposite signs, tied when either is zero (or undefined).
+
+    References
+    ----------
+    docs/methods.md sec. 19.5.
+    """
+    from metaeval_core.judges import systems as sy
+
+    sy._check_system_args(data, method, order, no_majority)
+    names, pairs = sy._systems(data)
+    data.rater_index(judge)
+    ref, what = sy._rater_verdicts(data, reference, order, no_majority)
+    own, _ = sy._rater_verdicts(data, judge, order, no_majority)
+    columns = pairs.columns([pairs.outcomes(ref), pairs.outcomes(own)])
+    scores, _ = sy._scorer(pairs, method, sy._full_sums(columns, (2, pairs.n_pairs, 3)))
+    records = []
+    for u in range(len(names)):
+        for v in range(u + 1, len(names)):
+            dr, dj = scores[0, u] - scores[0, v], scores[1, u] - scores[1, v]
+            with np.errstate(invalid="ignore"):
+                sign = np.sign(dr) * np.sign(dj)
+            kind = "discordant" if sign < 0 else "concordant" if sign > 0 else "tied"
+            records.append({"system_a": names[u], "system_b": names[v], "agreement": kind,
+                            "judge_a": float(scores[1, u]), "judge_b": float(scores[1, v]),
+                            "judge_difference": float(dj), "reference_a": float(scores[0, u]),
+                            "reference_b": float(scores[0, v]), "reference_difference": float(dr)})
+    rank = {"discordant": 0, "tied": 1, "concordant": 2}
+    records.sort(key=lambda r: (rank[r["agreement"]], -abs(np.nan_to_num(r["reference_difference"]))))
+    return RankingPairs(data.id, judge, what, method, order, tuple(records))

@@ -339,6 +339,32 @@ def test_judge_longer_items_make_the_length_preference(data_dir, order):
     assert listed.summary()["n_hits"] == listed.n_hits
 
 
+@pytest.mark.parametrize("method", ["win-rate", "davidson"])
+def test_ranking_pairs_make_the_ranking_agreement(data_dir, method):
+    from scipy.stats import kendalltau
+
+    from metaeval_core.judges import load_pairwise, ranking_agreement
+    from metaeval_core.judges.examples import ranking_pairs
+
+    data = load_pairwise("pandalm", data_dir=data_dir)
+    for agreement in ranking_agreement(data, method=method, n_resamples=40, rng=0):
+        listed = ranking_pairs(data, agreement.judge, method=method)
+        s = len(data.systems)
+        assert listed.n_pairs == s * (s - 1) // 2
+        assert listed.kendall == pytest.approx(agreement.estimate, abs=1e-12)
+        records = listed.to_records()
+        kinds = [r["agreement"] for r in records]
+        assert kinds == sorted(kinds, key=["discordant", "tied", "concordant"].index)  # unlike people first
+        scores = {}
+        for r in records:
+            scores.setdefault(r["system_a"], (r["judge_a"], r["reference_a"]))
+            scores.setdefault(r["system_b"], (r["judge_b"], r["reference_b"]))
+        judge, ref = zip(*scores.values())
+        assert listed.kendall == pytest.approx(kendalltau(judge, ref).statistic, abs=1e-12)  # tau-b, scipy's
+    with pytest.raises(ValueError, match="method"):
+        ranking_pairs(data, data.judges[0], method="elo")
+
+
 def test_pandalm_items_carry_every_annotator(data_dir):
     from metaeval_core.judges import load_pairwise
     from metaeval_core.judges.examples import judge_examples
