@@ -98,3 +98,27 @@ def test_pairwise_f1_links_each_metric_to_its_system_pairs(demo_env):
     captions = " ".join(c.value.replace("\\", "") for c in at.caption)
     assert "system pairs are ordered unlike people" in captions
     assert re.search(rf"\b{n_pairs}\b", captions), captions  # the same system pairs as the page's labels
+
+
+def test_ranking_agreement_opens_the_system_pairs_behind_it(real_env):
+    at = new_app({"jdataset": "pandalm", "jk": "40"}).run()
+    at.switch_page("pages/judges_systems.py").run()
+    assert_clean(at)
+    judges = at.selectbox(key="w:ex_metric").options
+    judge = judges[1]
+    at.selectbox(key="w:ex_metric").set_value(judge).run()
+    assert_clean(at)
+    assert at.query_params["ex"] == judge
+    d, n, tau = re.search(r"(\d+) of (\d+) system pairs ordered unlike .*Kendall tau-b (-?[\d.]+) from these pairs",
+                          _panel_caption(at, judge)).groups()
+    table = next(t.value for t in at.dataframe if "agreement" in t.value.columns)
+    assert len(table) == int(n) and (table["agreement"] == "discordant").sum() == int(d)
+    assert (table["agreement"].iloc[:int(d)] == "discordant").all()  # unlike people first
+    shown = next(t.value for t in at.dataframe if "judge" in t.value.columns and len(t.value.columns) > 2
+                 and "agreement" not in t.value.columns)
+    assert tau[:4] in " ".join(str(v) for v in shown.set_index("judge").loc[judge])  # the page's number
+    # a shared link reopens the same judge's pairs
+    again = new_app({"jdataset": "pandalm", "jk": "40", "ex": judge}).run()
+    again.switch_page("pages/judges_systems.py").run()
+    assert_clean(again)
+    assert _panel_caption(again, judge) == _panel_caption(at, judge)
