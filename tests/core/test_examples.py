@@ -441,6 +441,9 @@ def test_cli_judges_view_examples(cli, data_dir):
     code, out, _ = cli("judges", "--dataset", "pandalm", "--data-dir", str(data_dir), "--view", "examples",
                        "--top", "1", as_json=False)
     assert code == 0 and "items wrong against" in out
+    code, out, _ = cli("judges", "--dataset", "llmbar", "--data-dir", str(data_dir), "--view", "examples",
+                       "--judge", "GPT-4/Vanilla", "--show", "longer", "--top", "1", as_json=False)
+    assert code == 0 and "items where it chose the longer response (order original;" in out
     code, _, err = cli("judges", "--dataset", "pandalm", "--data-dir", str(data_dir), "--view", "examples",
                        "--judge", "nobody")
     assert code == 2 and "nobody" in err
