@@ -3,18 +3,9 @@ behind them: each link opens Correlations with the examples panel on the right v
 
 from __future__ import annotations
 
-from urllib.parse import parse_qs
+from ui_helpers import assert_clean, link_params, new_app
 
-from ui_helpers import assert_clean, new_app
-
-
-def _links(at) -> dict[str, dict]:
-    """Every page link's label -> its query parameters (as AppTest.query_params takes them)."""
-    out = {}
-    for p in at.get("page_link"):
-        params = parse_qs(p.proto.query_string, keep_blank_values=True)
-        out[p.proto.label] = {k: v[0] if len(v) == 1 else v for k, v in params.items()}
-    return out
+_links = link_params
 
 
 def _open(at, params: dict):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from ui_helpers import assert_clean, new_app
+from ui_helpers import assert_clean, link_params, new_app
 
 
 def _panel_caption(at, judge: str) -> str:
@@ -62,16 +62,6 @@ def test_length_bias_opens_the_items_choosing_the_longer_response(real_env):
     assert f"{hits / verdicts:.3f}"[:4] in str(table.set_index("judge").loc[judge, "judge: longer chosen"])
 
 
-def _links(at) -> dict[str, dict]:
-    from urllib.parse import parse_qs
-
-    out = {}
-    for p in at.get("page_link"):
-        params = parse_qs(p.proto.query_string, keep_blank_values=True)
-        out[p.proto.label] = {k: v[0] if len(v) == 1 else v for k, v in params.items()}
-    return out
-
-
 def _follow(at, params: dict, page: str):
     at.query_params.clear()
     for key, value in params.items():
@@ -88,7 +78,7 @@ def test_pairwise_f1_links_each_metric_to_its_system_pairs(demo_env):
     assert_clean(at)
     n_pairs = int(re.search(r"For each of the ([\d,]+) system pairs", " ".join(c.value for c in at.caption))
                   .group(1).replace(",", ""))
-    links = {label: p for label, p in _links(at).items() if p.get("ex") in ("metric.good", "metric.weak")}
+    links = {label: p for label, p in link_params(at).items() if p.get("ex") in ("metric.good", "metric.weak")}
     assert sorted(p["ex"] for p in links.values()) == ["metric.good", "metric.weak"]
     label, params = next((label, p) for label, p in links.items() if p["ex"] == "metric.weak")
     assert label.startswith("metric.weak 0.") or label.startswith("metric.weak 1.")  # its F1 beside it
