@@ -3,20 +3,9 @@ behind them: each link opens Correlations with the examples panel on the right v
 
 from __future__ import annotations
 
-from ui_helpers import assert_clean, link_params, new_app
+from ui_helpers import assert_clean, link_params, new_app, open_link
 
-_links = link_params
-
-
-def _open(at, params: dict):
-    """Follow a link: Streamlit opens Correlations with the link's parameters, in this session."""
-    at.query_params.clear()
-    for key, value in params.items():
-        at.query_params[key] = value
-    at.switch_page("pages/correlations.py").run()
-    assert_clean(at)
-    assert any(m.value.startswith("#### Examples") for m in at.markdown)  # the panel is open
-    return at
+_links, _open = link_params, open_link
 
 
 def test_judged_vs_all_opens_the_system_pairs_of_each_pool(demo_env):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from ui_helpers import assert_clean, link_params, new_app
+from ui_helpers import assert_clean, link_params, new_app, open_link
 
 
 def _panel_caption(at, judge: str) -> str:
@@ -62,15 +62,6 @@ def test_length_bias_opens_the_items_choosing_the_longer_response(real_env):
     assert f"{hits / verdicts:.3f}"[:4] in str(table.set_index("judge").loc[judge, "judge: longer chosen"])
 
 
-def _follow(at, params: dict, page: str):
-    at.query_params.clear()
-    for key, value in params.items():
-        at.query_params[key] = value
-    at.switch_page(page).run()
-    assert_clean(at)
-    return at
-
-
 def test_pairwise_f1_links_each_metric_to_its_system_pairs(demo_env):
     at = new_app({"dataset": "demo", "human": "human.quality", "metric": ["metric.good", "metric.weak"],
                   "f1_k": "100"}).run()
@@ -83,7 +74,7 @@ def test_pairwise_f1_links_each_metric_to_its_system_pairs(demo_env):
     label, params = next((label, p) for label, p in links.items() if p["ex"] == "metric.weak")
     assert label.startswith("metric.weak 0.") or label.startswith("metric.weak 1.")  # its F1 beside it
     assert params["level"] == "system" and params["pool"] == "judged"
-    at = _follow(at, params, "pages/correlations.py")
+    at = open_link(at, params)
     assert at.selectbox(key="w:ex_metric").value == "metric.weak"
     captions = " ".join(c.value.replace("\\", "") for c in at.caption)
     assert "system pairs are ordered unlike people" in captions
