@@ -709,16 +709,23 @@ JUDGE_VIEWS = {"wrong": "wrong against the reference", "flips": "verdict flips w
                "longer": "chose the longer response"}
 
 
+def clicked_view(picks: tuple, last: Any, pick_views: Sequence[str], views: Sequence[str]) -> str | None:
+    """The view of the one table whose picked row changed since ``last`` (None: no click). The first run (``last``
+    not a run of these tables: a link, another page) keeps the URL's view, and several tables changing at once are
+    them echoing a judge chosen in the picker, not a click."""
+    if not isinstance(last, tuple) or len(last) != len(picks):
+        return None
+    fresh = [v for p, before, v in zip(picks, last, pick_views) if p is not None and p != before]
+    return fresh[0] if len(fresh) == 1 and fresh[0] in views else None
+
+
 def _judge_view(views: Sequence[str], picks: tuple, pick_views: Sequence[str]) -> str:
     """The judge items' view (``ex_view`` in the URL): a fresh row pick opens its table's view, else the radio."""
     last = st.session_state.get("_ex_last_view_pick")
     st.session_state["_ex_last_view_pick"] = picks
-    # The first run (a link, another page before) keeps the URL's view: the tables then only echo the open judge.
-    last = last if isinstance(last, tuple) and len(last) == len(picks) else picks
-    fresh = [v for p, before, v in zip(picks, last, pick_views) if p is not None and p != before]
-    # One table's new row is a click; several at once are the tables echoing a judge chosen in the picker.
-    if len(fresh) == 1 and fresh[0] in views:
-        state.put("ex_view", fresh[0])
+    clicked = clicked_view(picks, last, pick_views, views)
+    if clicked is not None:
+        state.put("ex_view", clicked)
         state.put("ex_item", "")
     key = state.prepare("ex_view", options=list(views), fallback=views[0])
     return state.commit("ex_view", st.radio("Items", list(views), horizontal=True, key=key,

@@ -103,3 +103,15 @@ def test_ranking_agreement_opens_the_system_pairs_behind_it(real_env):
     again.switch_page("pages/judges_systems.py").run()
     assert_clean(again)
     assert _panel_caption(again, judge) == _panel_caption(at, judge)
+
+
+def test_a_row_click_opens_its_tables_view():
+    from metaeval_ui.examples import clicked_view
+
+    views, tables = ("flips", "longer"), ("flips", "longer")
+    assert clicked_view(("j1", None), (None, None), tables, views) == "flips"
+    assert clicked_view(("j1", "j2"), ("j1", None), tables, views) == "longer"
+    assert clicked_view(("j1", "j1"), (None, None), tables, views) is None  # both tables echo the picker's judge
+    assert clicked_view(("j1", "j1"), None, tables, views) is None  # first run: the URL's view stays
+    assert clicked_view(("j1", "j1"), ("j1", "j1"), tables, views) is None  # nothing changed
+    assert clicked_view((None, "j2"), (None, None), tables, ("flips",)) is None  # a view the page does not offer
