@@ -190,11 +190,12 @@ def pair_inputs(_dataset: Dataset, key: DatasetKey, metric: str, human: str, sys
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def judge_examples_records(_data: Any, key: tuple[str, str], judge: str, view: str, reference: str, order: str,
-                           ties: str, invalid: str) -> tuple[dict, list[dict]]:
+                           ties: str, invalid: str, unit: str = "words") -> tuple[dict, list[dict]]:
     from metaeval_core.judges.agreement import resolve_reference
     from metaeval_core.judges.examples import judge_examples
 
-    result = judge_examples(_data, judge, view=view, reference=reference, order=order, ties=ties, invalid=invalid)
+    result = judge_examples(_data, judge, view=view, reference=reference, order=order, ties=ties, invalid=invalid,
+                            unit=unit)
     summary = {**result.summary(), "reference_label": resolve_reference(_data, reference)[1]}
     return summary, result.to_records()
 
@@ -328,7 +329,7 @@ def links(targets: Sequence[tuple[str, str, dict]], *, label: str = "Examples be
     for path, text, changes in shown:
         row.page_link(path, label=text, icon=":material/format_list_bulleted:",
                       query_params=state.link_params(**{"ex_item": None, "ex_human": None, "ex_scores": None,
-                                                        **changes}))
+                                                        "ex_view": None, **changes}))
 
 
 # A WMT suite's tasks whose statistic metaeval lists no items for: said in one line.
@@ -704,27 +705,62 @@ def _show_item(record: dict, dataset: Dataset, key: DatasetKey, summary: dict, l
                      column_config={"output": st.column_config.TextColumn("output", width="large")})
 
 
+JUDGE_VIEWS = {"wrong": "wrong against the reference", "flips": "verdict flips with the order",
+               "longer": "chose the longer response"}
+
+
+def clicked_view(picks: tuple, last: Any, pick_views: Sequence[str], views: Sequence[str]) -> str | None:
+    """The view of the one table whose picked row changed since ``last`` (None: no click). The first run (``last``
+    not a run of these tables: a link, another page) keeps the URL's view, and several tables changing at once are
+    them echoing a judge chosen in the picker, not a click."""
+    if not isinstance(last, tuple) or len(last) != len(picks):
+        return None
+    fresh = [v for p, before, v in zip(picks, last, pick_views) if p is not None and p != before]
+    return fresh[0] if len(fresh) == 1 and fresh[0] in views else None
+
+
+def _judge_view(views: Sequence[str], picks: tuple, pick_views: Sequence[str]) -> str:
+    """The judge items' view (``ex_view`` in the URL): a fresh row pick opens its table's view, else the radio."""
+    last = st.session_state.get("_ex_last_view_pick")
+    st.session_state["_ex_last_view_pick"] = picks
+    clicked = clicked_view(picks, last, pick_views, views)
+    if clicked is not None:
+        state.put("ex_view", clicked)
+        state.put("ex_item", "")
+    key = state.prepare("ex_view", options=list(views), fallback=views[0])
+    return state.commit("ex_view", st.radio("Items", list(views), horizontal=True, key=key,
+                                            format_func=JUDGE_VIEWS.get))
+
+
 def judge_panel(data: Any, key: tuple[str, str], judges: Sequence[str], *, reference: str, order: str, ties: str,
-                invalid: str, picked: str | None = None) -> None:
-    """The items a judge gets wrong (or flips), instruction and both responses side by side, every verdict."""
+                invalid: str, picked: str | None | tuple = None, views: Sequence[str] = ("wrong", "flips"),
+                pick_views: Sequence[str] = (), per_view: dict | None = None, unit: str = "words") -> None:
+    """The items a judge gets wrong, flips or where it prefers the longer response (``views``), instruction and
+    both responses side by side, every verdict. ``picked``: a judge, or one per table (their views
+    ``pick_views``); ``per_view`` overrides the conventions of a view (e.g. the consistency's ``invalid``)."""
     with st.container(border=True):
         st.markdown("#### Examples behind the number")
+        picks = picked if isinstance(picked, tuple) else (picked,)
+        view = _judge_view(views, picks, tuple(pick_views) or (views[0],) * len(picks))
         judge = choose(judges, picked=picked, label="Judge")
         if judge is None:
-            st.caption("Click a judge's row, or choose one, to list the items it gets wrong.")
+            st.caption("Click a judge's row, or choose one, to list the items behind its number.")
             return
-        view = st.radio("Items", ("wrong", "flips"), horizontal=True, key="ex_judge_view",
-                        format_func=lambda v: "wrong against the reference" if v == "wrong"
-                        else "verdict flips with the order")
+        conv = {"order": order, "invalid": invalid, **(per_view or {}).get(view, {})}
         found = None
         with guard("Could not list the examples"):
-            found = judge_examples_records(data, key, judge, view, reference, order, ties, invalid)
+            found = judge_examples_records(data, key, judge, view, reference, conv["order"], ties, conv["invalid"],
+                                           unit)
         if found is None:
             return
         summary, records = found
-        what = (f"{summary['n_items']} of {summary['n_counted']} counted items are wrong against "
-                f"{summary['reference_label']} (order {order})" if view == "wrong" else
-                f"{summary['n_items']} of {summary['n_counted']} items judged in both orders change verdict")
+        what = {"wrong": f"{summary['n_items']} of {summary['n_counted']} counted items are wrong against "
+                         f"{summary['reference_label']} (order {conv['order']})",
+                "flips": f"{summary['n_items']} of {summary['n_counted']} items judged in both orders change "
+                         "verdict",
+                "longer": f"{summary.get('n_hits')} of its {summary.get('n_verdicts')} verdicts naming a winner "
+                          f"choose the longer response ({unit}; order {conv['order']}), on {summary['n_items']} of "
+                          f"the {summary['n_counted']} items counted"}[view]
         st.caption(escape_markdown(f"{judge}: {what}."))
         name = exports.file_name("examples", data.id, judge, view)
         exports.collect(f"Examples: {judge} ({view})", table=_flat(records[:TOP]), text=what, key="examples")

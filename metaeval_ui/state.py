@@ -164,7 +164,8 @@ FIELDS: dict[str, Field] = {
     "ex_metric": Field("ex", "str"),
     "ex_item": Field("ex_item", "str"),
     "ex_human": Field("ex_h", "str"),  # the human dimension the open examples are against, when a page shows several
-    "ex_scores": Field("ex_scores", "str"),  # 'sys': system pairs from the test set's .sys.score files (WMT's suites)
+    "ex_scores": Field("ex_scores", "str"),
+    "ex_view": Field("ex_view", "str"),  # a judge's items: 'wrong', 'flips' (position bias) or 'longer' (length bias)  # 'sys': system pairs from the test set's .sys.score files (WMT's suites)
 }
 
 

@@ -53,11 +53,14 @@ else:
         exports.table_download(both, f"judges-ranking_{where}_{method}", label="Download rankings (CSV)",
                                title="System rankings")
         frame = jt.records(agreement).sort_values("estimate", ascending=False, kind="stable")
-        jw.section(jx.rank_agreement_sentence(frame), jx.rank_caption(agreement[0], seed=res.seed),
-                   jf.interval_dots(frame.assign(label=frame["judge"], series=coefficient),
-                                    x_title=f"{jx.COEFFICIENTS[coefficient]} with the reference's ranking", x_range=(-1, 1)),
-                   frame, key="judges_rank_agreement", name=f"judges-rank-agreement_{where}",
-                   title="Ranking agreement with the reference", what="ranking agreement", view="ranking")
+        picked = jw.section(
+            jx.rank_agreement_sentence(frame), jx.rank_caption(agreement[0], seed=res.seed),
+            jf.interval_dots(frame.assign(label=frame["judge"], series=coefficient),
+                             x_title=f"{jx.COEFFICIENTS[coefficient]} with the reference's ranking", x_range=(-1, 1)),
+            frame, key="judges_rank_agreement", name=f"judges-rank-agreement_{where}",
+            title="Ranking agreement with the reference", what="ranking agreement", view="ranking", select=True)
+        jw.ranking_pairs_panel(data, pair_set, [str(j) for j in frame["judge"]], reference=reference, method=method,
+                               order=order, coefficient=coefficient, picked=picked)
         pairs = jt.records(close).sort_values("estimate", ascending=False, kind="stable")
         st.markdown(jx.close_sentence(pairs))
         st.dataframe(jt.compact(pairs, jt.VIEWS["close"]), hide_index=True, width="stretch")

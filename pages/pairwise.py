@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from metaeval_ui.data import analyses as da
-from metaeval_ui import exports, state, widgets
+from metaeval_ui import examples, exports, state, widgets
 from metaeval_ui.figures import analyses as fa
 from metaeval_ui.widgets import analyses as wa
 from metaeval_ui.errors import escape_markdown, guard
@@ -80,6 +80,10 @@ else:
         "human_share_b": st.column_config.NumberColumn("human: B wins", **share),
         "metric_share": st.column_config.NumberColumn("metric: A wins", **share),
         "metric_share_b": st.column_config.NumberColumn("metric: B wins", **share)})
+f1 = scores.set_index("metric")["f1"]
+examples.links([examples.correlation_link(f"{m} {f1[m]:.3f}" if pd.notna(f1.get(m)) else str(m), str(m),
+                                          pool="judged", systems=systems) for m in options],
+               label="System pairs behind (Correlations, Kendall; ordered unlike people first):")
 exports.collect("Pairwise F1 per metric", table=scores)
 exports.table_download(pd.DataFrame(result.label_records()),
                        exports.file_name("pairwise", ds.id, f"k{k}", f"seed{seed}"),

@@ -165,9 +165,11 @@ def add_judge_example_args(p: argparse.ArgumentParser) -> None:
     """The options of ``metaeval judges --view examples``."""
     p.add_argument("--judge", default=None, metavar="RATER",
                    help="for --view examples: the judge whose items are listed (default: every judge)")
-    p.add_argument("--show", choices=("wrong", "flips"), default="wrong",
-                   help="for --view examples: items the judge gets wrong against --reference (in --order), or "
-                        "items whose verdict flips between the two presentation orders")
+    p.add_argument("--show", choices=("wrong", "flips", "longer"), default="wrong",
+                   help="for --view examples: items the judge gets wrong against --reference (in --order), "
+                        "items whose verdict flips between the two presentation orders (as the consistency counts "
+                        "them), or items where it chooses the longer response (in --order: original, swapped or "
+                        "average; as the length preference counts them, in words)")
     p.add_argument("--top", type=int, default=None, metavar="N",
                    help="for --view examples: only the first N items per judge and pair set")
 
@@ -202,8 +204,11 @@ def view_judge_examples(args: argparse.Namespace, data, pair_sets: list[str]) ->
         return
     against = resolve_reference(data, args.reference)[1] if show == "wrong" else ""
     for name, j, listed, rows in blocks:
-        what = f"wrong against {against} (order {args.order})" if show == "wrong" else "flipped between the orders"
-        print(f"\n{name}, {j}: {listed.n_items} of {listed.n_counted} items {what}")
+        what = {"wrong": f"items wrong against {against} (order {args.order})",
+                "flips": "items flipped between the orders",
+                "longer": f"items where it chose the longer response (order {args.order}; {listed.n_hits} of its "
+                          f"{listed.n_verdicts} verdicts naming a winner)"}[show]
+        print(f"\n{name}, {j}: {listed.n_items} of {listed.n_counted} {what}")
         cli.print_table(cli.to_jsonable([
             {"item": r["item"], "judge": r["judge_original"] + ("/" + r["judge_swapped"] if r["judge_swapped"] else "")
              if r["judge_original"] else r["judge_swapped"], "reference": r["reference"],

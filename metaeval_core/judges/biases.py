@@ -113,6 +113,55 @@ class PositionalBias(ToFrame):
                 "confidence_level": self.confidence_level, "n_resamples": self.n_resamples}
 
 
+def position_verdicts(data: PairwiseData, names: Sequence[str], *, basis: str = "scores") -> tuple:
+    """The codes positional consistency reads, (n, J, 2): a scoring judge's verdicts from its scores with
+    ``basis='scores'``; with which items were judged in both orders, each judge's basis, and its equal-score and
+    tie-broken counts.
+
+    References
+    ----------
+    docs/methods.md sec. 18.5.
+    """
+    v = data.verdicts[:, [data.rater_index(j) for j in names], :].copy()  # (n, J, 2)
+    both = (v != MISSING).all(axis=2)
+    bases = ["verdicts"] * len(names)
+    n_equal = np.zeros(len(names), dtype=int)
+    n_broken = np.zeros(len(names), dtype=int)
+    if data.scores is not None:
+        from metaeval_core.judges.scores import verdicts_from_scores
+
+        for j, name in enumerate(names):
+            scores = data.scores[:, data.rater_index(name)]
+            if not np.isfinite(scores).any():
+                continue
+            derived = verdicts_from_scores(scores[:, 0], scores[:, 1])
+            equal = both[:, j] & (derived == TIE)
+            n_equal[j] = int(equal.sum())
+            n_broken[j] = int((equal & ((v[:, j] == A) | (v[:, j] == B)).any(axis=1)).sum())
+            if basis == "scores":
+                derived = np.where(derived == MISSING, INVALID, derived)
+                v[:, j] = np.where(v[:, j] != MISSING, derived[:, None], MISSING)
+                bases[j] = "scores"
+    return v, both, bases, n_equal, n_broken
+
+
+def consistency_masks(v: np.ndarray, both: np.ndarray, invalid: str) -> tuple[np.ndarray, np.ndarray]:
+    """(counted, same) per item and judge: the items positional consistency counts, and those with the same
+    verdict in both orders under the ``invalid`` convention (see :class:`PositionalBias`).
+
+    References
+    ----------
+    docs/methods.md sec. 18.5.
+    """
+    any_invalid = (v == INVALID).any(axis=2)
+    counted = both & ~any_invalid if invalid == "drop" else both
+    read = kern.read_invalid(v, invalid)  # 'tie': an invalid verdict reads as a tie
+    same = counted & (read[..., 0] == read[..., 1])
+    if invalid in ("wrong", "drop"):
+        same &= ~any_invalid
+    return counted, same
+
+
 def positional_bias(
     data: PairwiseData,
     *,
@@ -142,32 +191,8 @@ def positional_bias(
     check_choice(basis, "basis", POSITION_BASES)
     level, k, batch = kern.check_resampling(confidence_level, n_resamples, batch)
     names = _judges(data, judges)
-    v = data.verdicts[:, [data.rater_index(j) for j in names], :].copy()  # (n, J, 2)
-    both = (v != MISSING).all(axis=2)
-    bases = ["verdicts"] * len(names)
-    n_equal = np.zeros(len(names), dtype=int)
-    n_broken = np.zeros(len(names), dtype=int)
-    if data.scores is not None:
-        from metaeval_core.judges.scores import verdicts_from_scores
-
-        for j, name in enumerate(names):
-            scores = data.scores[:, data.rater_index(name)]
-            if not np.isfinite(scores).any():
-                continue
-            derived = verdicts_from_scores(scores[:, 0], scores[:, 1])
-            equal = both[:, j] & (derived == TIE)
-            n_equal[j] = int(equal.sum())
-            n_broken[j] = int((equal & ((v[:, j] == A) | (v[:, j] == B)).any(axis=1)).sum())
-            if basis == "scores":
-                derived = np.where(derived == MISSING, INVALID, derived)
-                v[:, j] = np.where(v[:, j] != MISSING, derived[:, None], MISSING)
-                bases[j] = "scores"
-    any_invalid = (v == INVALID).any(axis=2)
-    counted = both & ~any_invalid if invalid == "drop" else both
-    read = kern.read_invalid(v, invalid)  # 'tie': an invalid verdict reads as a tie
-    same = counted & (read[..., 0] == read[..., 1])
-    if invalid in ("wrong", "drop"):
-        same &= ~any_invalid
+    v, both, bases, n_equal, n_broken = position_verdicts(data, names, basis=basis)
+    counted, same = consistency_masks(v, both, invalid)
     # first position: A in the original order, B in the swapped order
     named = (v == A) | (v == B)
     named &= both[..., None]
@@ -226,6 +251,30 @@ def output_lengths(data: PairwiseData, *, unit: LengthUnit = "words") -> tuple[n
             np.array([size(t) for t in data.output_b], dtype=float))
 
 
+def length_masks(data: PairwiseData, names: Sequence[str], ref: np.ndarray, *, order: str,
+                 unit: str) -> tuple[np.ndarray, ...]:
+    """What the length preference counts: (judge_named, judge_long) per item, judge and order read (n, J, O), the
+    verdicts naming a winner on items whose outputs differ in length and those naming the longer one;
+    (ref_named, ref_long) per item for the reference codes ``ref``; and ``scope`` (n, J), the items counted for
+    each judge (it names a winner in an order read and the reference names one).
+
+    References
+    ----------
+    docs/methods.md sec. 18.6.
+    """
+    length_a, length_b = output_lengths(data, unit=unit)
+    longer = np.where(length_a > length_b, A, np.where(length_b > length_a, B, MISSING))  # (n,)
+    differs = longer != MISSING
+    v = data.verdicts[:, [data.rater_index(j) for j in names], :][:, :, list(kern.order_slots(order))]
+    judge_named = ((v == A) | (v == B)) & differs[:, None, None]
+    judge_long = judge_named & (v == longer[:, None, None])
+    ref_named = ((ref == A) | (ref == B)) & differs
+    ref_long = ref_named & (ref == longer)
+    # The reference's share on the items each judge was counted on (so the two shares compare like with like).
+    scope = judge_named.any(axis=2) & ref_named[:, None]
+    return judge_named, judge_long, ref_named, ref_long, scope
+
+
 def length_preference(
     data: PairwiseData,
     *,
@@ -256,17 +305,8 @@ def length_preference(
     check_choice(no_majority, "no_majority", NO_MAJORITY)
     level, k, batch = kern.check_resampling(confidence_level, n_resamples, batch)
     names = _judges(data, judges)
-    length_a, length_b = output_lengths(data, unit=unit)
-    longer = np.where(length_a > length_b, A, np.where(length_b > length_a, B, MISSING))  # (n,)
-    differs = longer != MISSING
     ref, what = resolve_reference(data, reference, no_majority=no_majority)
-    v = data.verdicts[:, [data.rater_index(j) for j in names], :][:, :, list(kern.order_slots(order))]
-    judge_named = ((v == A) | (v == B)) & differs[:, None, None]
-    judge_long = judge_named & (v == longer[:, None, None])
-    ref_named = ((ref == A) | (ref == B)) & differs
-    ref_long = ref_named & (ref == longer)
-    # The reference's share on the items each judge was counted on (so the two shares compare like with like).
-    scope = judge_named.any(axis=2) & ref_named[:, None]
+    judge_named, judge_long, ref_named, ref_long, scope = length_masks(data, names, ref, order=order, unit=unit)
     jn = np.where(scope[..., None], judge_named, False).sum(axis=2).astype(float)
     jl = np.where(scope[..., None], judge_long, False).sum(axis=2).astype(float)
     rn = (scope & ref_named[:, None]).astype(float)

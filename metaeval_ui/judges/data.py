@@ -322,3 +322,13 @@ def leaderboard_view(_data: PairwiseData, key: DataKey, pair_set: str, conv: Ver
                                    row_axis="row judge (X)" if two else "row judge (X): better than Y?",
                                    hover=jt.comparison_hover(compared))
     return result, board, chance_frame, forest, heatmap
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def ranking_pairs(_data: PairwiseData, key: DataKey, pair_set: str, judge: str, reference: str, method: str,
+                  order: str) -> tuple[dict, list[dict], float]:
+    """(summary, system pairs discordant first, Kendall tau-b from them) behind a judge's ranking agreement."""
+    from metaeval_core.judges.examples import ranking_pairs as pairs_of
+
+    found = pairs_of(part(_data, pair_set), judge, reference=reference, method=method, order=order)
+    return found.summary(), found.to_records(), found.kendall

@@ -3,6 +3,7 @@ agreement conventions, every choice kept in the URL through :mod:`metaeval_ui.st
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from metaeval_core._paths import shell_command
@@ -276,14 +277,28 @@ def stop(message: str, icon: str = ":material/info:") -> None:
 
 
 def section(sentence: str, caption: str, fig, frame, *, key: str, name: str, title: str, what: str,
-            view: str) -> None:
+            view: str, select: bool = False) -> str | None:
     """A result's headline and conventions (both written from the result), its chart, narrow table (``view``: one of
-    :data:`tables.VIEWS`) and the full table as a CSV download."""
+    :data:`tables.VIEWS`) and the full table as a CSV download. With ``select`` a row click picks its judge (returned,
+    for the examples panel), the open judge's row selected."""
     st.markdown(sentence)
     st.caption(caption)
     exports.chart(fig, key=key, name=name, title=title)
-    st.dataframe(jt.compact(frame, jt.VIEWS[view]), hide_index=True, width="stretch")
+    narrow = jt.compact(frame, jt.VIEWS[view])
+    picked = None
+    if select:
+        from metaeval_ui import examples
+
+        judges = [str(j) for j in narrow["judge"]]
+        rows = examples.selected_rows(st.dataframe(
+            narrow, hide_index=True, width="stretch", key=f"{key}_table", on_select="rerun",
+            selection_mode="single-row", selection_default=examples.table_selection(judges)))
+        picked = judges[rows[0]] if rows else None
+        st.caption("Click a judge's row to list the items behind its number below.")
+    else:
+        st.dataframe(narrow, hide_index=True, width="stretch")
     exports.table_download(frame, name, label=f"Download {what} (CSV)", title=title)
+    return picked
 
 
 def epsilon() -> float:
@@ -316,3 +331,36 @@ def alt_test(tested: tuple | None, *, name: str) -> None:
 
 def other_pages() -> None:
     page_links(PAGES)
+
+
+def ranking_pairs_panel(data: PairwiseData, pair_set: str, judges: list[str], *, reference: str, method: str,
+                        order: str, coefficient: str, picked: str | None) -> None:
+    """The system pairs behind a judge's ranking agreement (``ex=`` the judge): those it orders unlike the
+    reference first, with both systems' scores from the judge's verdicts and from the reference's."""
+    from metaeval_ui import examples
+
+    with st.container(border=True):
+        st.markdown("#### Examples behind the number")
+        judge = examples.choose(judges, picked=picked, label="Judge")
+        if judge is None:
+            st.caption("Click a judge's row, or choose one, to list the system pairs behind its ranking agreement.")
+            return
+        found = None
+        with guard("Could not list the system pairs"):
+            found = jd.ranking_pairs(data, jd.key_of(data), pair_set, judge, reference, method, order)
+        if found is None:
+            return
+        summary, records, tau = found
+        made = (f"Kendall tau-b {tau:.3f} from these pairs" if coefficient == "kendall" else
+                "the Pearson correlation is of the system scores listed in these pairs")
+        st.caption(escape_markdown(
+            f"{judge}: {summary['n_discordant']} of {summary['n_pairs']} system pairs ordered unlike "
+            f"{summary['reference']} ({summary['n_concordant']} alike, the rest tied; {made})."))
+        frame = pd.DataFrame.from_records(records)
+        st.dataframe(frame, hide_index=True, width="stretch", height=min(420, 38 + 35 * len(frame)))
+        name = exports.file_name("examples", data.id, judge, "system-pairs")
+        exports.collect(f"Examples: {judge} (system pairs)", table=frame.head(examples.TOP),
+                        text=f"{summary['n_discordant']} of {summary['n_pairs']} system pairs discordant",
+                        key="examples")
+        exports.table_download(frame, name, label="Download system pairs (CSV)",
+                               title=f"System pairs behind {judge}'s ranking agreement")

@@ -296,12 +296,73 @@ def test_judge_wrong_items_are_the_accuracy_complement(data_dir):
             assert 1 - listed.n_items / listed.n_counted == pytest.approx(agreement.estimate, abs=1e-12)
     flips = judge_examples(data, judge, view="flips")
     v = data.verdicts[:, data.rater_index(judge)]
-    expected = np.flatnonzero((v >= 0).all(axis=1) & (v[:, 0] != v[:, 1]))
-    np.testing.assert_array_equal(flips.items, expected)
+    expected = np.flatnonzero((v >= 0).all(axis=1) & ((v[:, 0] != v[:, 1]) | (v == 3).any(axis=1)))
+    np.testing.assert_array_equal(flips.items, expected)  # 'wrong': an invalid verdict in either order flips
     record = flips.to_records(top=1)[0]
     assert record["judge_original"] != record["judge_swapped"]
     assert record["instruction"] and record["output_a"] and record["output_b"]
     assert judge in record["raters"]
+
+
+@pytest.mark.parametrize("invalid", ["wrong", "drop", "tie", "as-verdict"])
+def test_judge_flips_are_the_positional_consistency_complement(data_dir, invalid):
+    from metaeval_core.judges import load_pairwise, positional_bias
+    from metaeval_core.judges.examples import judge_examples
+
+    data = load_pairwise("llmbar", data_dir=data_dir)
+    both = [j for j in data.judges if len(data.orders_of(j)) == 2]
+    for bias in positional_bias(data, judges=both, invalid=invalid, n_resamples=40, rng=0):
+        flips = judge_examples(data, bias.judge, view="flips", invalid=invalid)
+        assert flips.n_counted == bias.consistency.n
+        assert flips.n_items == round((1 - bias.consistency.estimate) * bias.consistency.n)
+
+
+@pytest.mark.parametrize("order", ["original", "swapped", "average"])
+def test_judge_longer_items_make_the_length_preference(data_dir, order):
+    from metaeval_core.judges import length_preference, load_pairwise
+    from metaeval_core.judges.biases import output_lengths
+    from metaeval_core.judges.examples import judge_examples
+
+    data = load_pairwise("llmbar", data_dir=data_dir)
+    judge = "GPT-4/Vanilla"
+    pref = length_preference(data, judges=[judge], order=order, n_resamples=40, rng=0)[0]
+    listed = judge_examples(data, judge, view="longer", order=order)
+    assert listed.n_counted == pref.n_items
+    assert listed.n_verdicts == pref.judge_longer.n
+    assert listed.n_hits / listed.n_verdicts == pytest.approx(pref.judge_longer.estimate, abs=1e-12)
+    if order != "average":
+        assert listed.n_items == listed.n_hits
+    a, b = output_lengths(data)
+    for record, i in zip(listed.to_records(top=20), listed.items[:20]):
+        longer = "A" if a[i] > b[i] else "B"
+        assert longer in (record["judge_original"], record["judge_swapped"])
+    assert listed.summary()["n_hits"] == listed.n_hits
+
+
+@pytest.mark.parametrize("method", ["win-rate", "davidson"])
+def test_ranking_pairs_make_the_ranking_agreement(data_dir, method):
+    from scipy.stats import kendalltau
+
+    from metaeval_core.judges import load_pairwise, ranking_agreement
+    from metaeval_core.judges.examples import ranking_pairs
+
+    data = load_pairwise("pandalm", data_dir=data_dir)
+    for agreement in ranking_agreement(data, method=method, n_resamples=40, rng=0):
+        listed = ranking_pairs(data, agreement.judge, method=method)
+        s = len(data.systems)
+        assert listed.n_pairs == s * (s - 1) // 2
+        assert listed.kendall == pytest.approx(agreement.estimate, abs=1e-12)
+        records = listed.to_records()
+        kinds = [r["agreement"] for r in records]
+        assert kinds == sorted(kinds, key=["discordant", "tied", "concordant"].index)  # unlike people first
+        scores = {}
+        for r in records:
+            scores.setdefault(r["system_a"], (r["judge_a"], r["reference_a"]))
+            scores.setdefault(r["system_b"], (r["judge_b"], r["reference_b"]))
+        judge, ref = zip(*scores.values())
+        assert listed.kendall == pytest.approx(kendalltau(judge, ref).statistic, abs=1e-12)  # tau-b, scipy's
+    with pytest.raises(ValueError, match="method"):
+        ranking_pairs(data, data.judges[0], method="elo")
 
 
 def test_pandalm_items_carry_every_annotator(data_dir):
@@ -380,6 +441,9 @@ def test_cli_judges_view_examples(cli, data_dir):
     code, out, _ = cli("judges", "--dataset", "pandalm", "--data-dir", str(data_dir), "--view", "examples",
                        "--top", "1", as_json=False)
     assert code == 0 and "items wrong against" in out
+    code, out, _ = cli("judges", "--dataset", "llmbar", "--data-dir", str(data_dir), "--view", "examples",
+                       "--judge", "GPT-4/Vanilla", "--show", "longer", "--top", "1", as_json=False)
+    assert code == 0 and "items where it chose the longer response (order original;" in out
     code, _, err = cli("judges", "--dataset", "pandalm", "--data-dir", str(data_dir), "--view", "examples",
                        "--judge", "nobody")
     assert code == 2 and "nobody" in err

@@ -3,29 +3,9 @@ behind them: each link opens Correlations with the examples panel on the right v
 
 from __future__ import annotations
 
-from urllib.parse import parse_qs
+from ui_helpers import assert_clean, link_params, new_app, open_link
 
-from ui_helpers import assert_clean, new_app
-
-
-def _links(at) -> dict[str, dict]:
-    """Every page link's label -> its query parameters (as AppTest.query_params takes them)."""
-    out = {}
-    for p in at.get("page_link"):
-        params = parse_qs(p.proto.query_string, keep_blank_values=True)
-        out[p.proto.label] = {k: v[0] if len(v) == 1 else v for k, v in params.items()}
-    return out
-
-
-def _open(at, params: dict):
-    """Follow a link: Streamlit opens Correlations with the link's parameters, in this session."""
-    at.query_params.clear()
-    for key, value in params.items():
-        at.query_params[key] = value
-    at.switch_page("pages/correlations.py").run()
-    assert_clean(at)
-    assert any(m.value.startswith("#### Examples") for m in at.markdown)  # the panel is open
-    return at
+_links, _open = link_params, open_link
 
 
 def test_judged_vs_all_opens_the_system_pairs_of_each_pool(demo_env):

@@ -45,3 +45,25 @@ def plotly_specs(at) -> dict:
         key = element.proto.id.rsplit("-", 1)[-1]
         out[key] = json.loads(element.proto.spec)
     return out
+
+
+def link_params(at) -> dict[str, dict]:
+    """Every page link's label -> its query parameters (as AppTest.query_params takes them)."""
+    from urllib.parse import parse_qs
+
+    out = {}
+    for p in at.get("page_link"):
+        params = parse_qs(p.proto.query_string, keep_blank_values=True)
+        out[p.proto.label] = {k: v[0] if len(v) == 1 else v for k, v in params.items()}
+    return out
+
+
+def open_link(at, params: dict):
+    """Follow a link: Streamlit opens Correlations with the link's parameters, in this session."""
+    at.query_params.clear()
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.switch_page("pages/correlations.py").run()
+    assert_clean(at)
+    assert any(m.value.startswith("#### Examples") for m in at.markdown)  # the panel is open
+    return at
