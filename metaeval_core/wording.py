@@ -738,3 +738,16 @@ def stopped_sentence(decision, *, elapsed: float, fraction: float) -> str:
     return (f"stopped after {duration(elapsed)} at {fraction:.0%} of {decision.what} "
             f"({decision.where or 'the budget is ' + duration(decision.budget_seconds)}{estimate})"
             + (f": {lighter}" if lighter else ""))
+
+
+def system_level_measure(coefficient: str) -> str:
+    """What a system-level value is made of, as the words before "the N systems' mean scores": a correlation for
+    Pearson, Spearman and Kendall; agreement over system pairs for the accuracies; p-value gaps for soft pairwise
+    accuracy (docs/methods.md sec. 11)."""
+    return {
+        "pairwise-accuracy": "agreement with the humans over the pairs of",
+        "tie-calibrated-accuracy": "agreement with the humans (ties included) over the pairs of",
+        "soft-pairwise-accuracy": "1 - the average distance of the metric's permutation p-values from the humans' over "
+                                  "the pairs of",
+        "pdp": "correlation of the pairwise differences of",
+    }.get(coefficient, "correlation across")

@@ -31,6 +31,7 @@ from metaeval_core.wording import (  # noqa: F401 - re-exported: one wording for
     separation_sentence,
     significance_wording,
     significant_pairs,
+    system_level_measure,
     target_width_sentence,
     zero_disagreement_sentence,
 )

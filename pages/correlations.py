@@ -33,8 +33,8 @@ if table is None:
 
 n_systems = ds.select_systems(systems or None).rated_by(ctx.human).n_systems  # as the statistics (unrated dropped)
 explain = {
-    "system": f"correlation across the {n_systems} systems of their mean scores (metric means over the {pool} "
-              "pool, human means over judged inputs); n = systems with both means.",
+    "system": f"{text.system_level_measure(coefficient)} the {n_systems} systems' mean scores (metric means over "
+              f"the {pool} pool, human means over judged inputs); n = systems with both means.",
     "input": "for every judged input, the correlation across systems; the value is the **mean of the defined "
              "per-input correlations**. n = inputs used; skipped = inputs where it was undefined (fewer than "
              "2 systems scored, or constant scores).",

@@ -88,3 +88,11 @@ def test_a_merge_summary_counts_in_agreement():
     report = MergeReport(new_systems=(), new_inputs=("i",), new_measures=("m",), shared_measures=(), filled_cells=1,
                          same_cells=0, n_conflicts=0, conflicts=())
     assert report.summary() == "1 new input, 1 new measure, 1 cell filled"
+
+
+def test_the_system_level_caption_does_not_call_an_accuracy_a_correlation():
+    from metaeval_core.wording import system_level_measure
+
+    assert system_level_measure("kendall") == "correlation across"
+    assert "p-values" in system_level_measure("soft-pairwise-accuracy")
+    assert "correlation" not in system_level_measure("pairwise-accuracy")
