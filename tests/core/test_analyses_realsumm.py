@@ -294,3 +294,19 @@ def test_pairwise_f1_is_fast_at_realsumm_scale():
     elapsed = time.perf_counter() - start
     assert result.f1.shape == (20,)
     assert elapsed < 10.0, f"pairwise_f1 took {elapsed:.1f}s"
+
+
+def test_pairwise_f1_compares_only_systems_the_human_rates():
+    """A system without human scores gives no human label: its pairs are left out, not labelled 'no difference'."""
+    from metaeval_core.data.synthetic import synthetic_dataset
+
+    ds = synthetic_dataset()
+    human, metric = "human.quality", "metric.good"
+    z = ds.measure(human).scores.copy()
+    z[0, :] = np.nan  # the first system has no human score
+    from dataclasses import replace as _replace
+
+    unrated = _replace(ds, measures={**ds.measures, human: ds.measure(human).with_scores(z, None)}, version="")
+    result = pairwise_f1(unrated, [metric], human, n_resamples=50, rng=0)
+    n = ds.n_systems - 1
+    assert result.n_pairs == n * (n - 1) // 2
