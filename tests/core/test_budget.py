@@ -73,7 +73,9 @@ def test_global_level_prices_besag_clifford_at_most_of_the_full_run_and_blocks_a
     middle = _wmt22_global(0.5 * full.estimated_seconds)
     assert (middle.action, middle.stopping) == ("early-stop", "blocks")
     assert "below 0.0025 or above 0.5; a significant pair after 400 draws at the earliest" in middle.sentence
-    refused = _wmt22_global(60)
+    # Issue 33's target: the whole table within 60 s (decided from bounds, sec. 16.1), run in full.
+    assert _wmt22_global(60).action == "run" and full.estimated_seconds < 60
+    refused = _wmt22_global(10)
     assert refused.action == "refuse"
     assert ("correction", "none", "blocks") in [(o.setting, o.value, o.stopping) for o in refused.lighter]
     assert [o.estimated_seconds for o in refused.lighter if o.value == "none"] == [
@@ -130,7 +132,7 @@ def test_bad_arguments_are_named(bad):
 def test_a_table_names_the_systems_it_uses():
     # Issue 33: WMT22 zh-en's global-level table ran past its 60 s and named 18 systems where it used 14.
     decision = budget.table_decision(14, 1875, 21, level="global", coefficient="kendall", method="perm-both",
-                                     n_resamples=1000, budget_seconds=60, where="the page stops at 60 s")
+                                     n_resamples=1000, budget_seconds=20, where="the page stops at 20 s")
     assert decision.what == "PERM-BOTH on 210 pairs of 14 systems x 1,875 inputs with 1,000 resamples"
     assert decision.action in ("early-stop", "refuse")
     small = budget.table_decision(14, 1875, 3, level="input", coefficient="kendall", method="perm-both",
@@ -192,5 +194,8 @@ def test_the_humans_distinct_values_price_the_global_level_table():
     options = dict(level="global", coefficient="kendall", method="perm-both", n_resamples=1000, budget_seconds=1e9)
     worst = table_decision(14, 1875, 21, **options).estimated_seconds
     priced = table_decision(14, 1875, 21, human_distinct=178, **options).estimated_seconds
-    assert priced < 0.7 * worst
+    assert priced < 0.85 * worst  # the pair setups and the exact count of unsure resamples (sec. 16.1)
+    bootstrap = dict(options, method="boot-both")
+    assert (table_decision(14, 1875, 21, human_distinct=178, **bootstrap).estimated_seconds
+            < 0.7 * table_decision(14, 1875, 21, **bootstrap).estimated_seconds)
     assert table_decision(14, 1875, 21, human_distinct=10**6, **options).estimated_seconds == worst

@@ -28,6 +28,7 @@ from metaeval_core.stats.correlation import Level, correlate_matrices, correlati
 from metaeval_core.stats.resampling import _as_matrix, _auto_batch, _bootstrap_correlations, _draw_bootstrap_indices
 from metaeval_core.stats.significance._common import (
     ALTERNATIVES,
+    PERMUTATION_METHODS,
     STOPPING_RULES,
     Stopping,
     CORRECTIONS,
@@ -45,6 +46,7 @@ from metaeval_core.stats.significance._common import (
 from metaeval_core.stats.significance.compare import _williams
 from metaeval_core.stats.significance.wmt import wmt_pair_nulls
 from metaeval_core.stats.significance.corrections import correct_table
+from metaeval_core.stats.paircounts import WEIGHTED_PAIR_COEFFICIENTS
 from metaeval_core.stats.spa import estimated_spa_seconds
 from metaeval_core.stats.significance.linear import (
     LINEAR_COEFFICIENTS, InputLinearPermutation, input_permutation_nulls, linear_fits,
@@ -53,6 +55,7 @@ from metaeval_core.stats.significance.permutation import (
     _PermutationEngine,
     _iter_swap_masks,
     _permutation_chunks,
+    _screened_chunks,
     _sequential_pvalues,
     _block_pvalues,
     BLOCK_EARLY_MIN,
@@ -304,6 +307,18 @@ def compare_all_pairs(
             centred = (values[:, a] - values[:, b]) - delta[a, b]
             fill(u, a, b, centred, delta[a, b])
         report(1.0)
+    elif (level == "global" and coefficient in WEIGHTED_PAIR_COEFFICIENTS and method in PERMUTATION_METHODS
+          and stopping == "none"):
+        # Only exceedances count here: each pair's draws are decided from bounds, exactly counted where they are
+        # unsure (``_PermutationEngine.screened_deltas``); the p-values equal ``permutation_pair_nulls``'s.
+        for u, (a, b) in enumerate(pairs):
+            engine = _PermutationEngine(stack[a], stack[b], z, level, coefficient, method)
+            chunks = _table_chunks(engine, rng, method, n_resamples, z.shape, batch, delta[a, b], alternative)
+            null = np.full(n_resamples, np.nan)
+            for sl, values in chunks:
+                null[sl] = values
+            fill(u, a, b, null, delta[a, b])
+            report((u + 1) / len(pairs))
     elif stopping == "none" or not sequential_stopping_applies(level, coefficient, method):
         nulls = permutation_pair_nulls(stack, z, level=level, coefficient=coefficient, method=method,
                                        n_resamples=n_resamples, seed=rng, batch=batch, progress=report)
@@ -315,11 +330,8 @@ def compare_all_pairs(
         used_stopping = stopping
         for u, (a, b) in enumerate(pairs):
             engine = _PermutationEngine(stack[a], stack[b], z, level, coefficient, method)
-            size = _auto_batch(batch, engine.per_resample * 4, n_resamples)
-            if stopping == "blocks" and batch is None:
-                # Chunks no larger than a block, so a pair that stops draws no resample past its block.
-                size = min(size, BLOCK_SIZE)
-            chunks = _permutation_chunks(engine, np.random.default_rng(rng), method, n_resamples, z.shape, size)
+            chunks = _table_chunks(engine, rng, method, n_resamples, z.shape, batch, delta[a, b], alternative,
+                                   blocks=stopping == "blocks")
             if stopping == "blocks":
                 cells = _block_pvalues(chunks, delta[a, b], alternative, n_resamples, early_min=early_min)
             else:
@@ -337,6 +349,19 @@ def compare_all_pairs(
         n_resamples=0 if method == "williams" else n_resamples, n_defined=n_defined,
         approximate=method == "williams" and coefficient != "pearson", stopping=used_stopping,
     )
+
+
+def _table_chunks(engine, seed, method, n_resamples, shape, batch, threshold, alternative, *, blocks=False):
+    """A pair's ``(slice, delta_s)`` chunks for counting exceedances of ``threshold``: screened where the engine
+    can (global-level pair counts), else exact."""
+    rng = np.random.default_rng(seed)
+    if engine.screens:
+        return _screened_chunks(engine, rng, method, n_resamples, shape, batch, threshold, alternative)
+    size = _auto_batch(batch, engine.per_resample * 4, n_resamples)
+    if blocks and batch is None:
+        # Chunks no larger than a block, so a pair that stops draws no resample past its block.
+        size = min(size, BLOCK_SIZE)
+    return _permutation_chunks(engine, rng, method, n_resamples, shape, size)
 
 
 def block_early_min(alpha: float, correction: str, family: str, n_metrics: int) -> float:
@@ -450,10 +475,28 @@ _SECONDS_PER_ELEMENT = {
 _SECONDS_PER_PAIRCOUNT_POINT_LEVEL = 1.8e-9
 
 
+# Global-level permutation tables are decided from bounds (``_PermutationEngine.screened_deltas``): per pair the
+# counter and its concordance vector (per point x (levels + 4)), per resample and point the bounds' passes, and the
+# exact count for the resamples whose bounds come near a decision boundary (0.1-0.3% of WMT22 zh-en's; priced at 2%).
+# CPU seconds of the 210-pair WMT22 zh-en table (benchmarks/bench_wmt.py --levels --heavy): 34-38 s, estimate 34 s.
+_SECONDS_PER_SCREEN_SETUP_POINT_LEVEL = 5e-8
+_SECONDS_PER_SCREENED_POINT = 2e-9
+_SCREENED_EXACT_SHARE = 0.02
+
+
 def _paircount_seconds(points: float, n_points: int, human_distinct: int | None) -> float:
+    return points * (_paircount_levels(n_points, human_distinct) + 4) * _SECONDS_PER_PAIRCOUNT_POINT_LEVEL
+
+
+def _paircount_levels(n_points: int, human_distinct: int | None) -> int:
     distinct = n_points if human_distinct is None else min(max(human_distinct, 1), n_points)
-    levels = math.ceil(math.log2(max(distinct, 2)))
-    return points * (levels + 4) * _SECONDS_PER_PAIRCOUNT_POINT_LEVEL
+    return math.ceil(math.log2(max(distinct, 2)))
+
+
+def _screened_pair_seconds(n_resamples: int, n_points: int, human_distinct: int | None) -> float:
+    setup = n_points * (_paircount_levels(n_points, human_distinct) + 4) * _SECONDS_PER_SCREEN_SETUP_POINT_LEVEL
+    draws = n_resamples * n_points * _SECONDS_PER_SCREENED_POINT
+    return setup + draws + _SCREENED_EXACT_SHARE * _paircount_seconds(n_resamples * n_points, n_points, human_distinct)
 
 
 # The input-level Kendall tie path (significance.linear.TiedInputs), per resample x input x metric pair: two key
@@ -528,5 +571,5 @@ def estimated_table_seconds(n_systems: int, n_inputs: int, n_metrics: int, *, le
         tied = n_resamples * n_inputs * pairs * (_SECONDS_PER_TIED_ENTRY + _SECONDS_PER_TIED_PAIR * n_systems ** 2 / 2)
         return cells * pairs * _SECONDS_PER_ELEMENT["linear"] + (tied if coefficient == "kendall" else 0.0)
     if level == "global" and coefficient in ("kendall", "pairwise-accuracy"):
-        return pairs * _paircount_seconds(2 * cells, 2 * n_systems * n_inputs, human_distinct)
+        return pairs * _screened_pair_seconds(n_resamples, 2 * n_systems * n_inputs, human_distinct)
     return cells * pairs * _SECONDS_PER_ELEMENT["cells"] + per_slice * pairs * 2
