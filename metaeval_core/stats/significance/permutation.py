@@ -309,31 +309,26 @@ class _PermutationEngine:
         """
         b = mask.shape[0]
         n, m = self.x.shape
-        swap = np.broadcast_to(mask, (b, n, m)).reshape(b, -1).astype(np.int8)
-        w_x = np.concatenate([(1 - swap) * self.valid_x, swap * self.valid_y], axis=1)
+        swap = np.ascontiguousarray(np.broadcast_to(mask, (b, n, m))).reshape(b, -1).view(np.int8)
+        # From int8, not bool: numpy's strided bool -> float32 cast is ~10x slower.
+        swap_t = np.ascontiguousarray(swap.T, dtype=np.float32)
+        screen = self._screen_setup()
+        fine_x, fine_y = screen.tied(swap_t, 0)
+        both_x, both_y = screen.tied(swap_t, 1)
         counter = self.counter
-        runs_x = counter.run_sums(w_x)
-        pairs = lambda sums: (sums * (sums - 1) // 2).sum(axis=1)  # noqa: E731 - the tied pairs of runs' weights
-        fine_x, both_x = (pairs(r) for r in runs_x)
-        fine_y, both_y = (pairs(a - r) for a, r in zip(self.run_sums_all, runs_x))
-        totals_x = (np.repeat(self.rank_totals, b, axis=0) if self.rank_totals is not None
-                    else counter.rank_totals(w_x))
-        coarse_x, coarse_y = pairs(totals_x), pairs(self.rank_totals_all - totals_x)
+        if self.rank_totals is not None:
+            totals_x = np.repeat(self.rank_totals, b, axis=0)
+        else:
+            totals_x = counter.rank_totals(np.concatenate([(1 - swap) * self.valid_x, swap * self.valid_y], axis=1))
+        coarse_x = (totals_x * (totals_x - 1) // 2).sum(axis=1)
+        totals_y = self.rank_totals_all - totals_x
+        coarse_y = (totals_y * (totals_y - 1) // 2).sum(axis=1)
         if counter.coarse_is_x:
             metric_x, metric_y, human_x, human_y = coarse_x, coarse_y, fine_x, fine_y
         else:
             metric_x, metric_y, human_x, human_y = fine_x, fine_y, coarse_x, coarse_y
-        size = int(self.valid_x.sum())
-        total = size * (size - 1) // 2
-        # w . (A W) = (kept X points' concordance) + swap . (Y's - X's), per cell.
-        keep_x = self.valid_x * self.concordance[: n * m]
-        moved = self.valid_y * self.concordance[n * m:] - keep_x
-        if swap.shape[1] * int(np.abs(moved).max(initial=0)) < 2**53:
-            # Integers below 2 ** 53 in float64: BLAS's product is exact in any order.
-            product = np.rint(swap.astype(np.float64) @ moved.astype(np.float64)).astype(np.int64)
-        else:
-            product = swap.astype(np.int64) @ moved
-        concordant_gap = int(keep_x.sum()) + product - self.concordant_all  # P(Xs) - P(Ys)
+        total = screen.total
+        concordant_gap = screen.kept + screen.moved_product(swap_t) - self.concordant_all  # P(Xs) - P(Ys)
         if self.coefficient == "pairwise-accuracy":
             value = np.full(b, np.nan)
             if total > 0:
@@ -354,6 +349,11 @@ class _PermutationEngine:
         low = np.where(defined, np.minimum(*ends), np.nan)
         high = np.where(defined, np.maximum(*ends), np.nan)
         return low, high
+
+    def _screen_setup(self) -> "_ScreenTerms":
+        if getattr(self, "_screen", None) is None:
+            self._screen = _ScreenTerms(self)
+        return self._screen
 
     def screened_deltas(self, mask: np.ndarray, threshold: float, alternative: str) -> np.ndarray:
         """``delta_s`` for counting exceedances of ``threshold`` (both cells of a table, see :func:`_exceedances`):
@@ -379,6 +379,70 @@ class _PermutationEngine:
         if unsure.any():
             out[unsure] = self.deltas(mask[unsure])
         return out
+
+
+class _ScreenTerms:
+    """The swap-linear terms of :meth:`_PermutationEngine.delta_bounds` for one metric pair, prepared once.
+
+    Xs's weight of a point is its cell's swap bit (a Y point) or its complement (an X point), times the point's
+    validity, so each run of tied points sums to its valid X points' count plus the swap bits times a sparse
+    (runs x cells) matrix of +1 (Y points) and -1 (X points); ``w . (A W)`` is the kept X points' total plus the
+    swap bits times each cell's Y-minus-X concordance, split into two columns whose sums stay below 2 ** 24. Both
+    products take the swap bits transposed, (cells x resamples) float32: exact integers in any summation order.
+    """
+
+    def __init__(self, engine: "_PermutationEngine"):
+        from scipy import sparse
+
+        counter = engine.counter
+        n = engine.valid_x.size
+        size = int(engine.valid_x.sum())
+        self.total = size * (size - 1) // 2
+        valid = np.concatenate([engine.valid_x, engine.valid_y]).astype(bool)
+        self.groups = []
+        for members, runs, everything in ((counter._fine_members, counter.fine_ties, engine.run_sums_all[0]),
+                                          (counter._both_members, counter.both_ties, engine.run_sums_all[1])):
+            lengths = np.diff(np.append(runs.starts, members.size))
+            run_of = np.repeat(np.arange(runs.starts.size), lengths)
+            keep = valid[members]
+            members, run_of = members[keep], run_of[keep]
+            is_x = members < n
+            signs = sparse.csr_matrix((np.where(is_x, -1.0, 1.0).astype(np.float32), (run_of, members % n)),
+                                      shape=(runs.starts.size, n))
+            signs.sum_duplicates()  # a cell with both points in one run always adds 1 to it
+            base = np.bincount(run_of[is_x], minlength=runs.starts.size).astype(np.float32)
+            self.groups.append((signs, base[:, None], everything[0].astype(np.float64)[:, None]))
+        concordance = engine.concordance
+        kept = engine.valid_x * concordance[:n]
+        moved = engine.valid_y * concordance[n:] - kept
+        self.kept = int(kept.sum())
+        # Split into moved = 256 high + low (0 <= low < 256): each column's n terms then sum below 2 ** 24.
+        self.exact32 = n * max(256, int(np.abs(moved).max(initial=0)) // 256 + 1) < 2**24
+        if self.exact32:
+            low = np.mod(moved, 256)
+            self.rows = np.stack([(moved - low) // 256, low]).astype(np.float32)
+        else:
+            self.moved = moved.astype(np.float64)
+
+    def tied(self, swap_t: np.ndarray, group: int) -> tuple[np.ndarray, np.ndarray]:
+        """Pairs tied within the runs of ``group`` (0: the fine coordinate, 1: both) in Xs and in Ys, (b,) each,
+        from the swap bits ``swap_t`` (cells x b, float32)."""
+        signs, base, everything = self.groups[group]
+        if signs.shape[0] == 0:
+            zero = np.zeros(swap_t.shape[1], dtype=np.int64)
+            return zero, zero
+        runs_x = (signs @ swap_t + base).astype(np.float64)  # integers below 2 ** 24: exact
+        runs_y = everything - runs_x
+        # Sums of r (r - 1) stay below (2NM) ** 2 < 2 ** 53: exact in float64.
+        return (np.rint(np.einsum("rb,rb->b", runs_x, runs_x - 1) / 2).astype(np.int64),
+                np.rint(np.einsum("rb,rb->b", runs_y, runs_y - 1) / 2).astype(np.int64))
+
+    def moved_product(self, swap_t: np.ndarray) -> np.ndarray:
+        """``swap . (Y's - X's concordance)`` per resample, exact int64."""
+        if self.exact32:
+            parts = np.rint(self.rows @ swap_t).astype(np.int64)
+            return parts[0] * 256 + parts[1]
+        return np.rint(self.moved @ swap_t.astype(np.float64)).astype(np.int64)
 
 
 # Bounds closer than this to a decision boundary are settled by the exact count: the float evaluation of the bounds
