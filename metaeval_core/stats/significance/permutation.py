@@ -317,12 +317,13 @@ class _PermutationEngine:
         both_x, both_y = screen.tied(swap_t, 1)
         counter = self.counter
         if self.rank_totals is not None:
-            totals_x = np.repeat(self.rank_totals, b, axis=0)
+            # The human as the coarse coordinate, X and Y valid on the same cells: its ties never change.
+            coarse_x = coarse_y = np.full(b, screen.coarse_tied, dtype=np.int64)
         else:
             totals_x = counter.rank_totals(np.concatenate([(1 - swap) * self.valid_x, swap * self.valid_y], axis=1))
-        coarse_x = (totals_x * (totals_x - 1) // 2).sum(axis=1)
-        totals_y = self.rank_totals_all - totals_x
-        coarse_y = (totals_y * (totals_y - 1) // 2).sum(axis=1)
+            coarse_x = (totals_x * (totals_x - 1) // 2).sum(axis=1)
+            totals_y = self.rank_totals_all - totals_x
+            coarse_y = (totals_y * (totals_y - 1) // 2).sum(axis=1)
         if counter.coarse_is_x:
             metric_x, metric_y, human_x, human_y = coarse_x, coarse_y, fine_x, fine_y
         else:
@@ -398,6 +399,8 @@ class _ScreenTerms:
         n = engine.valid_x.size
         size = int(engine.valid_x.sum())
         self.total = size * (size - 1) // 2
+        if engine.rank_totals is not None:
+            self.coarse_tied = int((engine.rank_totals * (engine.rank_totals - 1) // 2).sum())
         valid = np.concatenate([engine.valid_x, engine.valid_y]).astype(bool)
         self.groups = []
         for members, runs, everything in ((counter._fine_members, counter.fine_ties, engine.run_sums_all[0]),
