@@ -15,7 +15,8 @@ from metaeval_core.data.dataset import Dataset
 from metaeval_ui import tables
 from metaeval_ui.data.datasets import DatasetKey
 from metaeval_ui.data.resampled import (
-    confidence_intervals, intervals_deadline, pairwise_decision, pairwise_is_cached, pairwise_key, pairwise_uncorrected,
+    confidence_intervals, intervals_deadline, intervals_seconds, pairwise_decision, pairwise_is_cached, pairwise_key,
+    pairwise_uncorrected,
 )
 from metaeval_ui.data.summaries import correlation_table
 
@@ -82,7 +83,12 @@ def leaderboard_decision(_dataset: Dataset, key: DatasetKey, metrics: tuple[str,
     method = _significance.default_test(_dataset, level, coefficient)
     pkey = pairwise_key(key, tuple(metrics), human, level, coefficient, method, alternative, pool, systems,
                         n_resamples, seed)
-    return None if pairwise_is_cached(pkey) else pairwise_decision(_dataset, pkey)
+    if pairwise_is_cached(pkey):
+        return None
+    # The intervals come first on the page's one clock (metrics_board): the table has what they leave.
+    spent = intervals_seconds(_dataset, key, tuple(metrics), human, level, coefficient, "boot-both", pool, systems,
+                              0.95, n_resamples, seed)
+    return pairwise_decision(_dataset, pkey, spent=spent)
 
 
 def leaderboard(_dataset: Dataset, key: DatasetKey, metrics: tuple[str, ...], human: str, level: str,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+import time
 from collections import OrderedDict
 from typing import Any, Callable
 
@@ -203,21 +204,42 @@ def _sub_table(table: _significance.PairwiseTable, metrics: tuple[str, ...]) -> 
         n_defined=table.n_defined[cells])
 
 
-def _decision_and_systems(dataset: Dataset, key: tuple) -> tuple[_budget.CostDecision, tuple[str, ...]]:
+def _decision_and_systems(dataset: Dataset, key: tuple, spent: float = 0.0
+                          ) -> tuple[_budget.CostDecision, tuple[str, ...]]:
     (_, _, metrics, human, level, coefficient, method, _, _, systems, n_resamples, _) = key
     used = _used_systems(dataset, metrics, human, systems)
     z = used.matrix(human)
+    where = f"the page stops at {MAX_TABLE_SECONDS:.0f} s"
+    if spent >= 1:
+        where += f", {spent:.0f} s of it for the intervals"
+    left = max(MAX_TABLE_SECONDS - spent, 1e-3 * MAX_TABLE_SECONDS)  # a budget must be positive
     decision = _budget.table_decision(
-        *z.shape, len(metrics), level=level, coefficient=coefficient, method=method,
-        n_resamples=n_resamples, budget_seconds=MAX_TABLE_SECONDS, human_distinct=_budget.human_distinct_values(z),
-        where=f"the page stops at {MAX_TABLE_SECONDS:.0f} s")
+        *z.shape, len(metrics), level=level, coefficient=coefficient, method=method, n_resamples=n_resamples,
+        budget_seconds=left, human_distinct=_budget.human_distinct_values(z), where=where)
     return decision, tuple(used.systems)
 
 
-def pairwise_decision(_dataset: Dataset, key: tuple) -> _budget.CostDecision:
+def pairwise_decision(_dataset: Dataset, key: tuple, *, spent: float = 0.0) -> _budget.CostDecision:
     """The cost decision of :func:`pairwise_uncorrected` for ``key``, for the page to state before it starts (a
-    refusal with its lighter settings, the estimate of its progress bar, the stopping rule)."""
-    return _decision_and_systems(_dataset, key)[0]
+    refusal with its lighter settings, the estimate of its progress bar, the stopping rule). ``spent``: seconds of
+    the page's budget that its other work (the Overview's intervals) takes first."""
+    return _decision_and_systems(_dataset, key, spent)[0]
+
+
+def intervals_seconds(_dataset: Dataset, key: DatasetKey, metrics: tuple[str, ...], human: str, level: str,
+                      coefficient: str, method: str, pool: str, systems: str, confidence_level: float,
+                      n_resamples: int, seed: int) -> float:
+    """The cost model's estimate of the :func:`confidence_intervals` not yet kept (0 when all are), for a page
+    whose intervals and table share one budget."""
+    settings = (key, human, level, coefficient, method, pool, systems, float(confidence_level), int(n_resamples),
+                int(seed))
+    missing = [m for m in dict.fromkeys(metrics) if _interval_store().get(settings + (m,)) is None]
+    if not missing:
+        return 0.0
+    z = _used_systems(_dataset, tuple(missing), human, systems).matrix(human)
+    return _significance.estimated_table_seconds(
+        *z.shape, len(missing), level=level, coefficient=coefficient, method=method, n_resamples=n_resamples,
+        human_distinct=_budget.human_distinct_values(z))
 
 
 def _cached_superset(key: tuple, systems_used: tuple[str, ...], stopping: str):
@@ -248,7 +270,9 @@ def pairwise_uncorrected(_dataset: Dataset, key: tuple, *, progress: Callable[[f
     if found is not None:
         return found
     (_, _, metrics, human, level, coefficient, method, alternative, pool, systems, n_resamples, seed) = key
-    decision, systems_used = _decision_and_systems(_dataset, key)
+    # With ``started``, the table has what is left of the page's budget (the Overview's intervals came first).
+    spent = 0.0 if started is None else time.perf_counter() - started
+    decision, systems_used = _decision_and_systems(_dataset, key, spent)
     decision.check()
     table = _cached_superset(key, systems_used, decision.stopping)
     if table is None:

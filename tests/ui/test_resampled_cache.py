@@ -139,3 +139,40 @@ def test_the_overview_stops_at_its_budget_and_keeps_the_intervals_it_finished(fr
     monkeypatch.setattr(resampled, "MAX_TABLE_SECONDS", 60.0)
     board = ranking.metrics_board(ds, dataset_key(ds), METRICS, HUMAN, "input", "kendall", "judged", "", 100, 12)
     assert calls == list(METRICS) and board.table is not None  # the first interval was not computed again
+
+
+def test_the_overviews_table_has_what_its_intervals_leave(fresh_store, monkeypatch):
+    # One clock for the Overview (issue 33): its intervals come first, so the table is decided against what they
+    # leave of the page's 60 s, before it starts (priced by the cost model) and again when it starts (measured).
+    from metaeval_ui.data import ranking
+
+    interval_store = resampled._ResultStore(max_entries=96)
+    monkeypatch.setattr(resampled, "_interval_store", lambda: interval_store)
+    ds = synthetic_dataset()
+    key = dataset_key(ds)
+    options = (HUMAN, "global", "kendall", "judged", "", 1000, 0)
+    expected = resampled.intervals_seconds(ds, key, METRICS, HUMAN, "global", "kendall", "boot-both", "judged", "",
+                                           0.95, 1000, 0)
+    assert expected > 0
+    spent = []
+    original = resampled.pairwise_decision
+
+    def recorded(*args, spent_seconds=0.0, **kwargs):
+        spent.append(kwargs.get("spent", spent_seconds))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(ranking, "pairwise_decision", recorded)
+    ranking.leaderboard_decision(ds, key, METRICS, *options)
+    assert spent == [pytest.approx(expected)]
+    resampled.confidence_intervals(ds, key, METRICS, HUMAN, "global", "kendall", "boot-both", "judged", "", 0.95,
+                                   1000, 0)
+    assert resampled.intervals_seconds(ds, key, METRICS, HUMAN, "global", "kendall", "boot-both", "judged", "",
+                                       0.95, 1000, 0) == 0.0
+    ranking.leaderboard_decision(ds, key, METRICS, *options)
+    assert spent[-1] == 0.0
+    # Less budget, other decision: a table that runs in full with the whole minute is refused with none of it left.
+    pkey = resampled.pairwise_key(key, METRICS, HUMAN, "global", "kendall", "perm-both", "greater", "judged", "",
+                                  1000, 0)
+    assert resampled.pairwise_decision(ds, pkey).action == "run"
+    late = resampled.pairwise_decision(ds, pkey, spent=resampled.MAX_TABLE_SECONDS)
+    assert late.action == "refuse" and "of it for the intervals" in late.sentence
