@@ -437,6 +437,11 @@ class _PermutedSums:
         pair = (judge[..., 0].astype(np.intp) + 1) * m + (judge[..., 1].astype(np.intp) + 1)  # (n, J)
         self.pair = pair * m
         self.ref = refs.astype(np.intp) + 1  # (n, J)
+        # One reference for every judge (the chance levels' case): permuting the reference by the inverse
+        # permutation gives the same counts (item i's judge verdicts meet the reference of the item they moved to)
+        # and gathers (b, n) codes instead of (b, n, J).
+        self.shared = bool((refs == refs[:, :1]).all())
+        self.base = self.pair + np.arange(pair.shape[1]) * (m * m * m)  # (n, J): each judge's own cells
         grid = np.arange(m * m * m)
         codes = np.stack([grid // (m * m) - 1, grid // m % m - 1], axis=-1).astype(judge.dtype)[:, None, :]
         table = kern.columns_for(statistic, codes, (grid % m - 1).astype(refs.dtype)[:, None], order, conv)
@@ -446,9 +451,16 @@ class _PermutedSums:
         if not self.fast:
             statistic, judge, refs, order, conv = self.args
             return kern.columns_for(statistic, judge[perms], refs, order, conv).sum(axis=1)  # (b, J, C)
-        b, J, cells = perms.shape[0], self.ref.shape[1], self.table.shape[0]
-        index = self.pair[perms] + self.ref  # (b, n, J)
-        index += (np.arange(b)[:, None, None] * J + np.arange(J)) * cells
+        (b, n), J, cells = perms.shape, self.ref.shape[1], self.table.shape[0]
+        if self.shared:
+            inverse = np.empty_like(perms)
+            inverse[np.arange(b)[:, None], perms] = np.arange(n)
+            moved = self.ref[:, 0][inverse] + (np.arange(b) * (J * cells))[:, None]  # (b, n)
+            # into a C-ordered array: numpy would lay the broadcast sum out judge-major, and bincount would copy it
+            index = np.add(self.base, moved[:, :, None], out=np.empty((b, n, J), dtype=np.intp))
+        else:
+            index = self.pair[perms] + self.ref  # (b, n, J)
+            index += (np.arange(b)[:, None, None] * J + np.arange(J)) * cells
         counts = np.bincount(index.ravel(), minlength=b * J * cells).reshape(b * J, cells)
         return (counts.astype(np.float64) @ self.table).reshape(b, J, -1)
 

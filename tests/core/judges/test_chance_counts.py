@@ -27,16 +27,20 @@ def _direct(statistic, judge, refs, order, conv, perms):
     return kern.columns_for(statistic, judge[perms], refs, order, conv).sum(axis=1)
 
 
+@pytest.mark.parametrize("shared", [False, True])
 @pytest.mark.parametrize("statistic, order, ties, invalid", CONVENTIONS)
-def test_counted_sums_equal_the_permuted_columns(statistic, order, ties, invalid):
+def test_counted_sums_equal_the_permuted_columns(statistic, order, ties, invalid, shared):
     rng = np.random.default_rng(3)
     n, J = 57, 4
-    # every code, missing verdicts and references included; a reference per judge (as the ceiling's)
+    # every code, missing verdicts and references included; a reference per judge (as the ceiling's), or one for
+    # all (the chance levels': the reference is permuted by the inverse permutation instead)
     judge = rng.integers(-1, 4, size=(n, J, 2)).astype(np.int8)
     refs = rng.integers(-1, 3, size=(n, J)).astype(np.int8)
+    if shared:
+        refs = np.repeat(refs[:, :1], J, axis=1)
     conv = kern.VerdictCounting(ties=ties, invalid=invalid)
     permuted = ag._PermutedSums(statistic, judge, refs, order, conv)
-    assert permuted.fast
+    assert permuted.fast and permuted.shared == shared
     perms = np.stack([rng.permutation(n) for _ in range(23)])
     got = permuted(perms)
     want = _direct(statistic, judge, refs, order, conv, perms)
