@@ -80,6 +80,12 @@ def warm_up() -> None:
         print(f"metaeval: warm-up skipped ({type(error).__name__}: {error})", file=sys.stderr)
     finally:
         streamlit.logger.set_log_level("warning")
+    # The first element a server process draws asks whether it runs in a REPL (Streamlit's env_util.is_repl:
+    # inspect.stack(), whose first module lookup maps the file of every imported module, 0.2-0.4 s after the
+    # imports above): that map is built here, so the first visitor's page does not wait for it.
+    import inspect
+
+    inspect.getmodule(inspect.currentframe())
     # What the warm-up loaded lives as long as the server: out of the collector's way, a full collection
     # (which otherwise walks every object of the loaded dataset, 45-90 ms, in the middle of a rerun) only
     # looks at what the sessions allocate.

@@ -59,6 +59,10 @@ from metaeval_core.data.selection import resolve_selection
 
 MtmeLevel = Literal["seg", "sys"]
 MTME_LEVELS: tuple[str, ...] = ("seg", "sys")
+# Which measures a reading parses: every score file, or (for WMT's task suites, which use nothing else) the gold's
+# and the primary metrics' files only, chosen by the same conventions from the file names.
+MtmeMeasures = Literal["all", "gold-and-primary"]
+MTME_MEASURES: tuple[str, ...] = ("all", "gold-and-primary")
 FILE_LEVELS: tuple[str, ...] = ("seg", "doc", "domain", "sys")
 SUBDIRS: tuple[str, ...] = ("human-scores", "metric-scores")
 SYSTEM_INPUT = "system"
@@ -370,7 +374,7 @@ def _names_in(folder: Path, pattern: str, strip: str) -> list[str]:
 
 
 def read_mtme(directory: str | os.PathLike, *, lp: str | None = None, level: MtmeLevel = "seg",
-              dataset_id: str | None = None) -> Dataset:
+              dataset_id: str | None = None, measures: MtmeMeasures = "all") -> Dataset:
     """Read one language pair of a local mt-metrics-eval test-set directory.
 
     Parameters
@@ -385,6 +389,11 @@ def read_mtme(directory: str | os.PathLike, *, lp: str | None = None, level: Mtm
         only, as one pseudo-input, so that the files' own system scores are what is correlated.
     dataset_id : str, optional
         The dataset id (default ``mtme:<test set>/<lp>``, with ``/sys`` for the system view).
+    measures : {'all', 'gold-and-primary'}
+        ``'gold-and-primary'``: parse only the gold's and the primary metrics' score files (the eligible
+        metrics' when the test set names no primary ones) and no per-rater file: what WMT's task suites read
+        (:mod:`metaeval_core.analyses.suites`), a third of a WMT23 pair's files. The conventions, systems and
+        segments are the full reading's (they come from the file names), and so are the matrices read.
 
     Returns
     -------
@@ -404,6 +413,8 @@ def read_mtme(directory: str | os.PathLike, *, lp: str | None = None, level: Mtm
     """
     if level not in MTME_LEVELS:
         raise ValueError(f"level must be one of {MTME_LEVELS}; got {level!r}")
+    if measures not in MTME_MEASURES:
+        raise ValueError(f"measures must be one of {MTME_MEASURES}; got {measures!r}")
     root = _test_set_dir(directory)
     lp = _choose_lp(root, lp)
     files = _score_files(root, lp)
@@ -428,6 +439,11 @@ def read_mtme(directory: str | os.PathLike, *, lp: str | None = None, level: Mtm
                                "segments")
         n_segments = len(docs)
 
+    view = "seg" if level == "seg" else "sys"
+    in_view = [f for f in files if f.level == view]
+    reference_names = set(references) | {r for f in files if not f.human
+                                         for r in f.references.split(".") if r not in ("src", "all")}
+    wanted = None if measures == "all" else _gold_and_primary(root.name, lp, reference_names, in_view)
     read: dict[_ScoreFile, dict[str, list[float]]] = {}
     missing: dict[str, int] = {}
     skipped: dict[str, int] = defaultdict(int)
@@ -437,12 +453,14 @@ def read_mtme(directory: str | os.PathLike, *, lp: str | None = None, level: Mtm
             continue
         if level == "sys" and file.level == "seg":
             continue  # the system view needs none of the (large) segment files
+        if wanted is not None and file.measure not in wanted:
+            continue
         scores, missing[file.path.name] = _read_scores(file)
         read[file] = _normal_scores(scores, file.path)
         if len(read[file]) > limits.max_systems:
             raise DatasetError(f"{file.path}: {len(read[file]):,} systems; the limit is {limits.max_systems:,} "
                                "(METAEVAL_MAX_UPLOAD_SYSTEMS)")
-    rater_files = _rater_files(root, lp)
+    rater_files = _rater_files(root, lp) if wanted is None else {}
     ratings = len(list((root / "human-scores").glob(f"{lp}.*.rating"))) - sum(map(len, rater_files.values()))
 
     systems = _natural(list(set(outputs) or {s for scores in read.values() for s in scores}))
@@ -478,14 +496,10 @@ def read_mtme(directory: str | os.PathLike, *, lp: str | None = None, level: Mtm
             raise DatasetError(f"{file.path}: a system-level file needs one line per system; {repeated[0]!r} has "
                                f"{len(read[file][repeated[0]])}")
 
-    reference_names = set(references) | {r for f in files if not f.human
-                                         for r in f.references.split(".") if r not in ("src", "all")}
     attributes = {}
     if reference_names & known:
         attributes["kind"] = tuple("reference" if s in reference_names else "mt" for s in systems)
     test_set = root.name
-    view = "seg" if level == "seg" else "sys"
-    in_view = [f for f in read if f.level == view]
     conventions = mtme_conventions(
         test_set, lp, references=sorted(reference_names), systems=systems,
         humans=[f.measure for f in in_view if f.human],
@@ -503,6 +517,10 @@ def read_mtme(directory: str | os.PathLike, *, lp: str | None = None, level: Mtm
                      + " (metaeval's levels are system, input and global).")
     if ratings:
         notes.append(f"Not read: {ratings} MQM .rating file(s) (the .score files carry the scores).")
+    if wanted is not None:
+        left = sorted({f.measure for f in files if f.level in ("seg", "sys") and f.measure not in wanted})
+        notes.append(f"Read for WMT's task suites: the gold and the primary metrics only ({len(left)} other "
+                     "measure(s) and the per-rater files not read).")
     if level == "seg":
         dataset = _segment_view(read, systems, n_segments, docs, attributes, notes, missing,
                                 dataset_id or f"mtme:{test_set}/{lp}",
@@ -525,6 +543,17 @@ def read_mtme(directory: str | os.PathLike, *, lp: str | None = None, level: Mtm
     if default and not resolve_selection(default, dataset.systems, dataset.system_attributes, strict=False):
         default = ""
     return replace(dataset, conventions=conventions, default_systems=default)
+
+
+def _gold_and_primary(test_set: str, lp: str, reference_names: set[str], in_view: list[_ScoreFile]) -> set[str]:
+    """The gold and the primary metrics (else the eligible ones) of the view, from the file names alone: the
+    conventions :func:`read_mtme` derives after reading (they need no score and no system name for these)."""
+    conventions = mtme_conventions(
+        test_set, lp, references=sorted(reference_names), systems=(),
+        humans=[f.measure for f in in_view if f.human],
+        metrics={f.measure: (f.basename, f.references) for f in sorted(in_view, key=lambda f: f.measure)
+                 if not f.human})
+    return {conventions.gold, *(conventions.primary_metrics or conventions.eligible_metrics)} - {""}
 
 
 _RATER = re.compile(r"^(?P<name>.+)\.rater(?P<k>[0-9]+)\.seg\.rating$")

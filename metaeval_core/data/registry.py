@@ -772,7 +772,7 @@ def _validate_load(id_or_path: object, directory: object, download: object) -> P
 
 def load_dataset(id_or_path: str, *, data_dir: Path | None = None, download: bool = False,
                  human_measures: Sequence[str] | None = None, lp: str | None = None,
-                 mtme_level: str = "seg") -> Dataset:
+                 mtme_level: str = "seg", mtme_measures: str = "all") -> Dataset:
     """Load a built-in dataset by id, a user file by path, or a local mt-metrics-eval test-set directory.
 
     Parameters
@@ -792,6 +792,10 @@ def load_dataset(id_or_path: str, *, data_dir: Path | None = None, download: boo
     lp, mtme_level : str, optional
         For a directory only: the language pair and ``'seg'`` or ``'sys'``, passed to
         :func:`metaeval_core.data.mtme.read_mtme`.
+    mtme_measures : {'all', 'gold-and-primary'}
+        For an mt-metrics-eval test set (built-in or a directory): ``'gold-and-primary'`` reads only the gold's and
+        the primary metrics' files (what WMT's task suites use; :func:`metaeval_core.data.mtme.read_mtme`), a
+        dataset of its own version.
 
     Returns
     -------
@@ -827,7 +831,7 @@ def load_dataset(id_or_path: str, *, data_dir: Path | None = None, download: boo
             raise DatasetError(
                 f"dataset {key!r} holds pairwise verdicts (A or B?), not score matrices: load it with "
                 f"metaeval_core.judges.load_pairwise({key!r}) (on the command line: `metaeval judges --dataset {key}`)")
-        return _load_registered(_for_lp(entry, lp, mtme_level), directory, download)
+        return _load_registered(_for_lp(entry, lp, mtme_level, mtme_measures), directory, download)
     path = Path(key).expanduser()
     if path.is_dir():
         from metaeval_core.data.mtme import read_mtme
@@ -835,8 +839,8 @@ def load_dataset(id_or_path: str, *, data_dir: Path | None = None, download: boo
         if human_measures is not None:
             raise DatasetError(f"{key}: an mt-metrics-eval directory's human measures are its human-scores files; "
                                "human measures can be declared only for a file")
-        return read_mtme(path, lp=lp, level=mtme_level)  # type: ignore[arg-type]
-    if lp is not None or mtme_level != "seg":
+        return read_mtme(path, lp=lp, level=mtme_level, measures=mtme_measures)  # type: ignore[arg-type]
+    if lp is not None or mtme_level != "seg" or mtme_measures != "all":
         raise DatasetError(f"{key!r} is not a directory: a language pair and a score level apply only to an "
                            "mt-metrics-eval test-set directory")
     if path.is_file():
@@ -870,11 +874,21 @@ def _lp_file(path: str, lp: str) -> bool:
     return any(part == lp or part.startswith(lp + ".") for part in Path(path).parts)
 
 
-def _for_lp(entry: _Entry, lp: str | None, level: str) -> _Entry:
+def _for_lp(entry: _Entry, lp: str | None, level: str, measures: str = "all") -> _Entry:
     """A test set with several language pairs (option ``lps``) as the entry of one: its files for that pair only
-    (checked and hashed), ``lp`` and the score ``level`` in its options (so in its version)."""
+    (checked and hashed), ``lp`` and the score ``level`` in its options (so in its version); ``measures`` other
+    than ``'all'`` in its options too (a reading of fewer files is a dataset of its own version)."""
     from dataclasses import replace
 
+    from metaeval_core.data.mtme import MTME_MEASURES
+
+    if measures not in MTME_MEASURES:
+        raise DatasetError(f"mtme_measures must be one of {', '.join(MTME_MEASURES)}; got {measures!r}")
+    if measures != "all":
+        if entry.loader != "mtme":
+            raise DatasetError(f"dataset {entry.id!r} is not an mt-metrics-eval test set: mtme_measures applies "
+                               "only to those (such as wmt23)")
+        entry = replace(entry, options=tuple(sorted({**dict(entry.options), "measures": measures}.items())))
     options = dict(entry.options)
     pairs = tuple(options.get("lps", ()))
     if not pairs:

@@ -415,6 +415,56 @@ class JudgeChanceBaseline(ToFrame):
                 "n_resamples": self.n_resamples, "confidence_level": self.confidence_level}
 
 
+class _PermutedSums:
+    """The judges' column sums (b, J, C) with their verdicts permuted over the items, the references fixed.
+
+    An item's columns are a function of its (original, swapped) verdict codes and its reference code alone: 25 x 5
+    combinations. So a permutation's sums are its counts of each combination times that combination's columns,
+    evaluated once by the same kernel (:func:`metaeval_core.judges._kernel.columns_for`): one ``bincount`` per block
+    instead of the columns of every permuted item (most of a leaderboard's chance levels). The columns are 0/1 or
+    halves and the counts integers, so the sums are exact and equal to summing the permuted columns, bit for bit.
+    """
+
+    _CODES = 5  # MISSING, A, B, TIE, INVALID (-1..3)
+
+    def __init__(self, statistic: str, judge: np.ndarray, refs: np.ndarray, order: str, conv) -> None:
+        self.args = (statistic, judge, refs, order, conv)
+        m = self._CODES
+        self.fast = judge.size > 0 and judge.min() >= -1 and judge.max() < m - 1 and refs.min() >= -1 and \
+            refs.max() < m - 1
+        if not self.fast:
+            return
+        pair = (judge[..., 0].astype(np.intp) + 1) * m + (judge[..., 1].astype(np.intp) + 1)  # (n, J)
+        self.pair = pair * m
+        self.ref = refs.astype(np.intp) + 1  # (n, J)
+        # One reference for every judge (the chance levels' case): permuting the reference by the inverse
+        # permutation gives the same counts (item i's judge verdicts meet the reference of the item they moved to)
+        # and gathers (b, n) codes instead of (b, n, J).
+        self.shared = bool((refs == refs[:, :1]).all())
+        self.base = self.pair + np.arange(pair.shape[1]) * (m * m * m)  # (n, J): each judge's own cells
+        grid = np.arange(m * m * m)
+        codes = np.stack([grid // (m * m) - 1, grid // m % m - 1], axis=-1).astype(judge.dtype)[:, None, :]
+        table = kern.columns_for(statistic, codes, (grid % m - 1).astype(refs.dtype)[:, None], order, conv)
+        self.table = kern.judge_columns(table, 0)  # (125, C)
+
+    def __call__(self, perms: np.ndarray) -> np.ndarray:
+        if not self.fast:
+            statistic, judge, refs, order, conv = self.args
+            return kern.columns_for(statistic, judge[perms], refs, order, conv).sum(axis=1)  # (b, J, C)
+        (b, n), J, cells = perms.shape, self.ref.shape[1], self.table.shape[0]
+        if self.shared:
+            inverse = np.empty_like(perms)
+            inverse[np.arange(b)[:, None], perms] = np.arange(n)
+            moved = self.ref[:, 0][inverse] + (np.arange(b) * (J * cells))[:, None]  # (b, n)
+            # into a C-ordered array: numpy would lay the broadcast sum out judge-major, and bincount would copy it
+            index = np.add(self.base, moved[:, :, None], out=np.empty((b, n, J), dtype=np.intp))
+        else:
+            index = self.pair[perms] + self.ref  # (b, n, J)
+            index += (np.arange(b)[:, None, None] * J + np.arange(J)) * cells
+        counts = np.bincount(index.ravel(), minlength=b * J * cells).reshape(b * J, cells)
+        return (counts.astype(np.float64) @ self.table).reshape(b, J, -1)
+
+
 def chance_baseline(
     data: PairwiseData,
     *,
@@ -452,10 +502,10 @@ def chance_baseline(
     n = data.n_items
     observed = kern.statistic_from_sums(statistic, kern.columns_for(statistic, judge, refs, order, conv).sum(axis=0))
     values = np.empty((k, len(names)))
+    permuted = _PermutedSums(statistic, judge, refs, order, conv)
     # Permutations in blocks from fixed streams (kern.draw_chunks): the same for any batch.
     for sl, perms in kern.draw_chunks("permutations", rng, k, n, n * len(names) * 2, batch):
-        cols = kern.columns_for(statistic, judge[perms], refs, order, conv)  # (b, n, J, ...)
-        values[sl] = kern.statistic_from_sums(statistic, cols.sum(axis=1))
+        values[sl] = kern.statistic_from_sums(statistic, permuted(perms))
     low, high, defined = kern.percentile_bounds(values, level)
     finite = ~np.isnan(values)
     mean = np.full(len(names), np.nan)

@@ -123,6 +123,39 @@ def _price(n_judges: int, n_items: int, n_resamples: int, width: int) -> None:
                     f"{n_resamples:,} permutations)", pairs * per_pair, "lighter: " + ", ".join(options))
 
 
+# Judge pairs whose (items, columns) differences are stacked into one product with the swap bits: ~32 MB of floats.
+_GROUP_CELLS = 4_000_000
+
+
+def _pair_nulls(columns, present: np.ndarray, chunk: list[tuple[int, int]], swaps: _Swaps, stat,
+                n_resamples: int) -> tuple[np.ndarray, list[float], np.ndarray]:
+    """The permutation nulls (k, G), observed differences and common item counts of the judge pairs ``chunk``.
+
+    Every pair's swapped sums are ``S_X + bits @ (c_Y - c_X)`` on its common items; the pairs' differences are
+    stacked so that a block of swaps is one matrix product for all of them (a product per pair was most of LLMBar's
+    leaderboard). The columns are 0/1 indicators or halves (order 'average'), so every sum is exact in float64 and
+    the same in any summation order: the nulls equal the product per pair bit for bit.
+    """
+    parts, si, sj, common = [], [], [], []
+    for i, j in chunk:
+        both = (present[:, i] & present[:, j]).astype(np.float64)[:, None]
+        ci, cj = kern.judge_columns(columns, i) * both, kern.judge_columns(columns, j) * both
+        si.append(ci.sum(axis=0))
+        sj.append(cj.sum(axis=0))
+        parts.append(cj - ci)
+        common.append(both.sum())
+    si_, sj_ = np.stack(si), np.stack(sj)  # (G, C)
+    diff = np.stack(parts, axis=1)  # (n, G, C)
+    n, G, C = diff.shape
+    flat = diff.reshape(n, G * C)
+    observed = [float(a - b) for a, b in zip(stat(si_), stat(sj_))]
+    null = np.empty((n_resamples, G))
+    for sl, bits in swaps.chunks():
+        moved = (bits @ flat).reshape(-1, G, C)
+        null[sl] = stat(si_ + moved) - stat(sj_ - moved)
+    return null, observed, np.array(common)
+
+
 def compare_judges(
     data: PairwiseData,
     *,
@@ -188,20 +221,17 @@ def compare_judges(
     pvalue = np.full((J, J), np.nan)
     n_defined = np.zeros((J, J), dtype=np.int64)
     n_common = np.zeros((J, J), dtype=np.int64)
-    for i in range(J):
-        for j in range(i + 1, J):
-            common = (present[:, i] & present[:, j]).astype(np.float64)[:, None]
-            ci, cj = kern.judge_columns(columns, i) * common, kern.judge_columns(columns, j) * common
-            si, sj, diff = ci.sum(axis=0), cj.sum(axis=0), cj - ci
-            observed = float(stat(si) - stat(sj))
-            null = np.empty(n_resamples)
-            for sl, bits in swaps.chunks():
-                moved = bits @ diff  # (b, C)
-                null[sl] = stat(si + moved) - stat(sj - moved)
-            n_common[i, j] = n_common[j, i] = int(common.sum())
-            delta[i, j], delta[j, i] = observed, -observed
-            pvalue[i, j], n_defined[i, j] = _count_pvalue(null, observed, alternative)
-            pvalue[j, i], n_defined[j, i] = _count_pvalue(-null, -observed, alternative)
+    pairs = [(i, j) for i in range(J) for j in range(i + 1, J)]
+    width = kern.judge_columns(columns, 0).shape[-1]
+    group = max(1, _GROUP_CELLS // max(data.n_items * width, 1))
+    for start in range(0, len(pairs), group):
+        chunk = pairs[start:start + group]
+        null, observed, common = _pair_nulls(columns, present, chunk, swaps, stat, n_resamples)
+        for g, (i, j) in enumerate(chunk):
+            n_common[i, j] = n_common[j, i] = int(common[g])
+            delta[i, j], delta[j, i] = observed[g], -observed[g]
+            pvalue[i, j], n_defined[i, j] = _count_pvalue(null[:, g], observed[g], alternative)
+            pvalue[j, i], n_defined[j, i] = _count_pvalue(-null[:, g], -observed[g], alternative)
     if alternative == "two-sided" and family == "table":
         # p[i, j] == p[j, i]: one test per unordered pair, corrected once and mirrored.
         upper = np.triu_indices(J, 1)

@@ -226,16 +226,17 @@ def disagreement_figure(curve: pd.DataFrame, *, output: str = "output") -> go.Fi
     one thin line per metric pair and the pair-weighted mean in bold."""
     if curve is None or curve.empty:
         return empty_figure("No disagreement curve to show")
-    fig = go.Figure()
     mids = (curve["bin_low"] + curve["bin_high"]) / 2.0
     curve = curve.assign(mid=mids)
-    for (a, b), part in curve.groupby(["metric_a", "metric_b"], sort=False):
-        fig.add_trace(go.Scatter(
-            x=part["mid"].tolist(), y=_none_for_nan(part["disagreement"]), mode="lines", name=f"{esc(a)} · {esc(b)}",
-            line=dict(width=1, color="rgba(100,100,100,0.35)"), showlegend=False, hoverinfo="text",
-            hovertext=[f"{esc(a)} · {esc(b)}<br>score {lo:.2f}–{hi:.2f}: {fmt(d)} of {n} pairs"
-                       for lo, hi, d, n in zip(part["bin_low"], part["bin_high"], part["disagreement"],
-                                               part["n_pairs"])]))
+    # The thin lines as plain dicts, validated once by the Figure: a go.Scatter per line, validated again by
+    # add_trace, took ~0.4 s for WMT23's 500 pairs of measures (the same figure).
+    fig = go.Figure(data=[dict(
+        type="scatter", x=part["mid"].tolist(), y=_none_for_nan(part["disagreement"]), mode="lines",
+        name=f"{esc(a)} · {esc(b)}", line=dict(width=1, color="rgba(100,100,100,0.35)"), showlegend=False,
+        hoverinfo="text",
+        hovertext=[f"{esc(a)} · {esc(b)}<br>score {lo:.2f}–{hi:.2f}: {fmt(d)} of {n} pairs"
+                   for lo, hi, d, n in zip(part["bin_low"], part["bin_high"], part["disagreement"], part["n_pairs"])])
+        for (a, b), part in curve.groupby(["metric_a", "metric_b"], sort=False)])
     weighted = curve.assign(w=curve["disagreement"].fillna(0) * curve["n_pairs"])
     pooled = weighted.groupby("mid", sort=True).agg(w=("w", "sum"), n=("n_pairs", "sum")).reset_index()
     share = np.where(pooled["n"] > 0, pooled["w"] / pooled["n"].where(pooled["n"] > 0, 1), np.nan)

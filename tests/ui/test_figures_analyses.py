@@ -164,3 +164,24 @@ def test_dodge_shifts_only_coinciding_series_and_keeps_log_axes_positive():
     left, right = dodge([([10, 100], [0.0, 0.5]), ([10, 100], [0.0, 0.7])], log=True)
     assert left[0] < 10 < right[0] and all(v > 0 for v in left + right)
     assert right[0] / left[0] == pytest.approx(right[1] / left[1])  # the same factor at every size
+
+
+def test_disagreement_lines_built_from_dicts_equal_the_scatter_per_line():
+    from metaeval_ui.figures import esc, fmt
+
+    rng = np.random.default_rng(0)
+    rows = [{"metric_a": a, "metric_b": b, "bin_low": lo, "bin_high": lo + 0.25,
+             "disagreement": math.nan if rng.random() < 0.1 else float(rng.random()), "n_pairs": int(rng.integers(0, 9))}
+            for a, b in [("a", "b"), ("a", "<c>"), ("b", "<c>")] for lo in (0.0, 0.25, 0.5, 0.75)]
+    curve = pd.DataFrame(rows)
+    fig = fa.disagreement_figure(curve)
+    old = go.Figure()
+    curve = curve.assign(mid=(curve["bin_low"] + curve["bin_high"]) / 2.0)
+    for (a, b), part in curve.groupby(["metric_a", "metric_b"], sort=False):  # the earlier builder, line by line
+        old.add_trace(go.Scatter(
+            x=part["mid"].tolist(), y=[None if math.isnan(v) else v for v in part["disagreement"]], mode="lines",
+            name=f"{esc(a)} · {esc(b)}", line=dict(width=1, color="rgba(100,100,100,0.35)"), showlegend=False,
+            hoverinfo="text", hovertext=[f"{esc(a)} · {esc(b)}<br>score {lo:.2f}–{hi:.2f}: {fmt(d)} of {n} pairs"
+                                         for lo, hi, d, n in zip(part["bin_low"], part["bin_high"],
+                                                                 part["disagreement"], part["n_pairs"])]))
+    assert fig.to_dict()["data"][:-1] == old.to_dict()["data"] and len(old.data) == 3

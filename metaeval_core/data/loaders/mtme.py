@@ -37,15 +37,18 @@ def load_mtme(files: LoaderFiles) -> LoadedData:
     if root.name != test_set:
         raise DatasetError(f"loader 'mtme': the test-set folder {root} is not named {test_set!r}")
     level = str(files.options.get("level", "seg"))  # 'sys' for a test set with several pairs (registry _for_lp)
-    ds = read_mtme(root, lp=lp, level=level, dataset_id=f"mtme:{test_set}/{lp}")  # type: ignore[arg-type]
+    measures = str(files.options.get("measures", "all"))  # 'gold-and-primary': WMT's task suites' reading
+    ds = read_mtme(root, lp=lp, level=level, dataset_id=f"mtme:{test_set}/{lp}",
+                   measures=measures)  # type: ignore[arg-type]
     # An optional file of its pair (registry option lp_files): without it the pair loads without mqm.sxs.
     sxs = [path for rel, path in {**files.required, **files.optional}.items()
            if rel.endswith(".3ratingsPerSegment.tsv.tar.gz")]
-    if sxs and level == "seg":  # WMT23 en-de: Google's side-by-side MQM, 3 raters per segment (mqm.sxs)
+    full = level == "seg" and measures == "all"  # the side-by-side MQM is neither the gold nor a metric
+    if sxs and full:  # WMT23 en-de: Google's side-by-side MQM, 3 raters per segment (mqm.sxs)
         from metaeval_core.data.mtme import with_sxs_mqm
 
         ds = with_sxs_mqm(ds, sxs[0], root / "sources" / f"{lp}.txt")
-    elif level == "seg":
+    elif full:
         expected = [path for path in dict(files.options.get("lp_files", {}) or {}).get(lp, ())
                     if str(path).endswith(".3ratingsPerSegment.tsv.tar.gz")]
         if expected:  # said, so that a user looking for mqm.sxs learns why it is not there
