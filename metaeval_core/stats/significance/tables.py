@@ -522,12 +522,15 @@ def _slice_seconds(level: str, coefficient: str, n_systems: int) -> float:
 
 
 def estimated_table_seconds(n_systems: int, n_inputs: int, n_metrics: int, *, level: str, coefficient: str,
-                            method: str, n_resamples: int, human_distinct: int | None = None) -> float:
+                            method: str, n_resamples: int, human_distinct: int | None = None,
+                            nulls: bool = False) -> float:
     """A rough estimate of :func:`compare_all_pairs`' time on this project's benchmark machine.
 
     Used to refuse, with the reason, a table that would run for minutes; not a promise. ``human_distinct``, the
     number of distinct human scores, prices the global level's pair counts (fewer values, fewer recursion levels;
-    None: all distinct, the worst case).
+    None: all distinct, the worst case). ``nulls``: the null values themselves are needed
+    (:func:`permutation_pair_nulls`, averaged over tasks), so the global level counts every resample exactly
+    instead of deciding most from bounds (docs/methods.md sec. 16.1).
 
     References: docs/methods.md sec. 16.
     """
@@ -571,5 +574,7 @@ def estimated_table_seconds(n_systems: int, n_inputs: int, n_metrics: int, *, le
         tied = n_resamples * n_inputs * pairs * (_SECONDS_PER_TIED_ENTRY + _SECONDS_PER_TIED_PAIR * n_systems ** 2 / 2)
         return cells * pairs * _SECONDS_PER_ELEMENT["linear"] + (tied if coefficient == "kendall" else 0.0)
     if level == "global" and coefficient in ("kendall", "pairwise-accuracy"):
+        if nulls:
+            return pairs * _paircount_seconds(2 * cells, 2 * n_systems * n_inputs, human_distinct)
         return pairs * _screened_pair_seconds(n_resamples, 2 * n_systems * n_inputs, human_distinct)
     return cells * pairs * _SECONDS_PER_ELEMENT["cells"] + per_slice * pairs * 2
