@@ -633,8 +633,8 @@ class _Runs:
 
 
 def _run_ends(starts: np.ndarray, size: int) -> np.ndarray:
-    """Index of the last element of each run, from the runs' starts."""
-    return np.append(starts[1:], size).astype(np.intp) - 1 if starts.size else np.zeros(0, dtype=np.intp)
+    """Index of the last element of each run, from the runs' starts (no run without an element)."""
+    return np.append(starts[1:], size).astype(np.intp) - 1 if size else np.zeros(0, dtype=np.intp)
 
 
 def _dense_rank(values: np.ndarray) -> np.ndarray:

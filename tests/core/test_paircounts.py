@@ -297,3 +297,16 @@ def test_global_bootstrap_of_several_metrics_matches_scipy_on_the_materialised_r
                                        batch=batch)
         np.testing.assert_allclose(fast, slow, rtol=0, atol=1e-12, equal_nan=True)
     assert np.isnan(slow[:, 2]).all()
+
+
+def test_packed_counts_without_tied_points_and_run_sums_of_none():
+    # No two points share a metric value: no runs of tied points, in the counts or the run sums.
+    rng = np.random.default_rng(4)
+    x, z = rng.permutation(40).astype(float), rng.integers(0, 3, 40).astype(float)
+    counter = PairCounter(x, z)
+    weights = (rng.random((5, 40)) < 0.5).astype(np.int8)
+    fine, both = counter.run_sums(weights)
+    assert fine.shape == both.shape == (5, 0)
+    got = counter.counts(weights, run_sums=(fine, both))
+    for r in range(5):
+        assert tuple(int(getattr(got, f)[r]) for f in _FIELDS) == _pair_matrix_counts(x, z, weights[r])
