@@ -132,22 +132,29 @@ def test_heavy_ties_and_nan_points_match_the_pair_matrix_at_any_batch(seed, shar
     np.testing.assert_array_equal(counter.concordance_vector(everything)[valid], (concordant @ everything)[valid])
 
 
-@pytest.mark.parametrize("top", [1, 127, 128, 300])  # int8 weights up to 127, wider beyond
-def test_counts_with_large_weights_and_given_totals_equal_the_pair_matrix(top):
+@pytest.mark.parametrize("top", [1, 127, 128, 300, 2000])  # int8 weights up to 127, wider beyond
+def test_counts_with_large_weights_and_given_totals_equal_the_pair_matrix(top, monkeypatch):
+    # Totals below 2 ** 16 pack four weightings to a word, beyond (top 2000) two; 20 human values on 400 points:
+    # the packed recursion.
+    from metaeval_core.stats import paircounts
+
     rng = np.random.default_rng(top)
-    n = 120
+    n = 400
     x = np.round(rng.normal(size=n), 1)
-    z = rng.integers(0, 9, n).astype(float)
-    weights = rng.integers(0, top + 1, (3, n))
+    z = rng.integers(0, 20, n).astype(float)
+    weights = rng.integers(0, top + 1, (5, n))
     weights[0, 0] = top
     counter = PairCounter(x, z)
+    assert paircounts._lane_bits(weights.sum(axis=1)) == (32 if top == 2000 else 16)
+    assert counter._offsets is not None
     got = counter.counts(weights)
-    for r in range(3):
+    for r in range(5):
         assert tuple(int(v[r]) for v in (got.total, got.concordant, got.discordant, got.tied_x, got.tied_z,
                                           got.tied_both)) == _pair_matrix_counts(x, z, weights[r])
     given = counter.counts(weights, rank_totals=counter.rank_totals(weights))
     np.testing.assert_array_equal(given.concordant, got.concordant)
     np.testing.assert_array_equal(given.tied_z, got.tied_z)
+    _assert_same_counts(got, _unpacked(counter, weights, monkeypatch))
 
 
 def test_given_run_sums_of_a_complement_equal_the_direct_counts():
@@ -237,25 +244,6 @@ def test_packed_counts_equal_the_unpacked_path_with_ties_nan_and_any_batch(seed,
         zs = np.repeat(z.ravel()[keep], weights[r][keep])
         np.testing.assert_allclose(packed.kendall()[r], oracles.scipy_corr(xs, zs, "kendall"), atol=1e-12,
                                    equal_nan=True)
-
-
-@pytest.mark.parametrize("top", [1, 127, 128, 2000])  # 0/1, int8 and wider weights; totals past 2 ** 16: 32 bits
-def test_packed_counts_with_wide_lanes_and_large_weights_equal_the_pair_matrix(top, monkeypatch):
-    from metaeval_core.stats import paircounts
-
-    rng = np.random.default_rng(top)
-    n = 150
-    x = np.round(rng.normal(size=n), 1)
-    z = rng.integers(0, 20, n).astype(float)
-    weights = rng.integers(0, top + 1, (5, n))
-    weights[0, 0] = top
-    counter = PairCounter(x, z)
-    bits = paircounts._lane_bits(weights.sum(axis=1))
-    assert bits == (32 if top == 2000 else 16)
-    got = counter.counts(weights)
-    for r in range(5):
-        assert tuple(int(getattr(got, f)[r]) for f in _FIELDS) == _pair_matrix_counts(x, z, weights[r])
-    _assert_same_counts(got, _unpacked(counter, weights, monkeypatch))
 
 
 def test_prepared_weights_shared_by_several_counters_equal_each_counters_own_counts(monkeypatch):
