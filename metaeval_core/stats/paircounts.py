@@ -424,6 +424,8 @@ class PreparedWeights:
     Counters of several metrics against one human score, on the same cells, count the same weightings: the
     integer checks, the packed words (:class:`_PackedWeights`), the copies-of-one-point ties and, for counters
     with the same coarse ranks (the human's), the ranks' totals and the recursion's corrections are computed once.
+
+    References: docs/methods.md sec. 16.1 ("Packed weightings").
     """
 
     def __init__(self, weights: np.ndarray):
