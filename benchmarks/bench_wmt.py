@@ -272,7 +272,7 @@ def _same_shape_datasets(dataset_id: str, lp: str | None, seed: int = 0):
 
 def _level_cases(dataset, human: str, metrics: list[str], k: int, heavy: bool):
     from metaeval_core.analyses.chance import chance_baselines
-    from metaeval_core.stats.resampling import dataset_confidence_interval
+    from metaeval_core.stats.resampling import dataset_confidence_intervals
     from metaeval_core.stats.significance import compare_all_pairs
 
     def compare(level):
@@ -284,8 +284,10 @@ def _level_cases(dataset, human: str, metrics: list[str], k: int, heavy: bool):
                                         rng=0)
 
     def intervals(level):
-        return lambda: [dataset_confidence_interval(dataset, m, human, level=level, coefficient="kendall",
-                                                    method="boot-both", n_resamples=k, rng=0) for m in metrics]
+        # As the leaderboard, the CLI and the pages compute them: every metric's own interval, with the draws (and,
+        # at the system and global levels, the human's side) shared.
+        return lambda: dataset_confidence_intervals(dataset, metrics, human, level=level, coefficient="kendall",
+                                                    method="boot-both", n_resamples=k, rng=0)
 
     cases = {"compare:input": compare("input"), "chance:input": chance("input"),
              "intervals:input": intervals("input"), "intervals:global": intervals("global")}

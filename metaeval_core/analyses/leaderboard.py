@@ -385,16 +385,17 @@ def metrics_leaderboard(
     from metaeval_core.analyses.ceilings import ceiling_measure, human_ceiling
     from metaeval_core.analyses.chance import chance_baseline
     from metaeval_core.stats.correlation import correlate
-    from metaeval_core.stats.resampling import dataset_confidence_interval
+    from metaeval_core.stats.resampling import dataset_confidence_intervals
     from metaeval_core.stats.significance import compare_all_pairs, default_test
 
     dataset = _validate_leaderboard(dataset, metrics, human, alternative, correction, family, alpha)
     metrics = list(metrics)
     method = test or default_test(dataset, level, coefficient)
     common = dict(level=level, coefficient=coefficient, pool=pool, systems=systems)
-    intervals = {m: dataset_confidence_interval(dataset, m, human, method="boot-both",
-                                                confidence_level=confidence_level, n_resamples=n_resamples, rng=rng,
-                                                **common).to_dict() for m in metrics}
+    # Each metric's own interval; the metrics share the draws and the human's side where the level allows.
+    intervals = {m: ci.to_dict() for m, ci in zip(metrics, dataset_confidence_intervals(
+        dataset, metrics, human, method="boot-both", confidence_level=confidence_level, n_resamples=n_resamples,
+        rng=rng, **common))}
     table = None
     if len(metrics) >= 2:
         table = compare_all_pairs(dataset, metrics, human, method=method, alternative=alternative, correction="none",

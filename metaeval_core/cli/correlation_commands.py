@@ -30,16 +30,20 @@ def cmd_correlate(args: argparse.Namespace) -> None:
             rng=0, **options), what=f"{args.ci} intervals of {len(metrics)} metric(s) with {args.n_resamples:,} "
                                     "resamples", n_metrics=len(metrics))
     rows = []
-    for metric in metrics:
+    intervals = None
+    if args.ci:
+        from metaeval_core.stats.resampling import dataset_confidence_intervals
+
+        # Each metric's own interval (the same seed for every metric); the draws are shared where the level allows.
+        intervals = dataset_confidence_intervals(
+            ds, metrics, args.human, method=args.ci, confidence_level=args.confidence_level,
+            n_resamples=args.n_resamples, rng=args.seed, **options,
+        )
+    for i, metric in enumerate(metrics):
         row = {**correlate(ds, metric, args.human, **options).to_dict(),
                "systems": getattr(args, "selected_systems", None) or ""}
-        if args.ci:
-            from metaeval_core.stats.resampling import dataset_confidence_interval
-
-            ci = dataset_confidence_interval(
-                ds, metric, args.human, method=args.ci, confidence_level=args.confidence_level,
-                n_resamples=args.n_resamples, rng=args.seed, **options,
-            )
+        if intervals is not None:
+            ci = intervals[i]
             row.update(ci_method=args.ci, low=ci.low, high=ci.high, n_defined=ci.n_defined,
                        confidence_level=args.confidence_level)
         rows.append(row)

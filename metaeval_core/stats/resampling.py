@@ -54,7 +54,9 @@ from metaeval_core.stats.coefficients import (
 from metaeval_core.stats import montecarlo as _mc
 from metaeval_core.stats.montecarlo import finite_or_none
 from metaeval_core.stats.spa import spa_resampled
-from metaeval_core.stats.paircounts import WEIGHTED_PAIR_COEFFICIENTS, PairCounter, weighted_coefficient
+from metaeval_core.stats.paircounts import (
+    WEIGHTED_PAIR_COEFFICIENTS, PairCounter, PreparedWeights, weighted_coefficient,
+)
 from metaeval_core.stats.correlation import Level, correlate_matrices, correlation_inputs, system_means, validate_level
 from metaeval_core.stats.tiecal import ResampledInputCalibration
 from metaeval_core._frames import ToFrame
@@ -70,6 +72,8 @@ _FISHER_B = {"pearson": 3, "spearman": 3, "kendall": 4}
 # Global-level Kendall on more points than this runs scipy's O(n log n) routine per
 # resample instead of the O(n^2) pair kernel.
 _GLOBAL_KENDALL_SCIPY_MIN_N = 200
+# Default batches of the weighted pair counts (global-level Kendall) are a multiple of this (docs/speed.md).
+_WEIGHTED_BATCH_MULTIPLE = 8
 
 
 @dataclass(frozen=True)
@@ -423,7 +427,13 @@ def _bootstrap_correlations(
         # A resample of cells is the original cells with multiplicities (systems' times inputs'):
         # weighted pair counts, O(n log n) per resample, nothing materialised.
         counters = [(PairCounter(x, human), ~(np.isnan(x) | np.isnan(human)).ravel()) for x in metrics]
+        # Metrics valid on the same cells count the same weightings: prepared once per batch (docs/speed.md).
+        masks: dict[bytes, int] = {}
+        groups = [masks.setdefault(valid.tobytes(), len(masks)) for _, valid in counters]
         b = _auto_batch(batch, 8 * n * m_metric, k)
+        if batch is None and b > _WEIGHTED_BATCH_MULTIPLE:
+            # The counter packs 4 weightings to a word: whole words (results do not depend on the batch).
+            b -= b % _WEIGHTED_BATCH_MULTIPLE
         for sl in _chunks(k, b):
             bsz = sl.stop - sl.start
             # A cell's multiplicity is at most the N * M draws: int32, half the traffic of int64.
@@ -433,9 +443,11 @@ def _bootstrap_correlations(
                 # The counter gathers int8 weights fastest: multiply in int8 when no product can overflow.
                 cs, cd = cs.astype(np.int8), cd.astype(np.int8)
             cells = (cs[:, :, None] * cd[:, None, :]).reshape(bsz, -1)
+            prepared: dict[int, PreparedWeights] = {}
             for idx, (counter, valid) in enumerate(counters):
-                out[sl, idx] = weighted_coefficient(counter.counts(cells if valid.all() else cells * valid),
-                                                    coefficient)
+                if groups[idx] not in prepared:
+                    prepared[groups[idx]] = PreparedWeights(cells if valid.all() else cells * valid)
+                out[sl, idx] = weighted_coefficient(counter.counts(prepared[groups[idx]]), coefficient)
         return out
 
     # Global level: every resampled cell is a point, so the cells are materialised per batch.
@@ -721,8 +733,10 @@ def dataset_confidence_intervals(
     Each interval is the one :func:`dataset_confidence_interval` gives for that metric with the same seed ``rng``
     (the same draws, the same numbers). At the system level the draws, their multiplicities and the human's
     resampled system means are computed once for all metrics instead of once per metric (a WMT leaderboard of 21
-    metrics: the human side was 21 times the same work). Other levels, Fisher, soft pairwise accuracy and a
-    ``rng`` that is not an int seed take the metrics one by one.
+    metrics: the human side was 21 times the same work); at the global level the draws, the resampled cells'
+    weights and, for Kendall and pairwise accuracy, everything the pair counts take from the human's ranks alone.
+    The input level, Fisher, soft pairwise accuracy and a ``rng`` that is not an int seed take the metrics one by
+    one.
 
     Examples
     --------
@@ -743,13 +757,13 @@ def dataset_confidence_intervals(
     options = dict(level=level, coefficient=coefficient, method=method, pool=pool, systems=systems,
                    confidence_level=confidence_level, n_resamples=n_resamples, batch=batch)
     seeded = isinstance(rng, (int, np.integer)) and not isinstance(rng, bool)
-    if len(names) < 2 or level != "system" or method == "fisher" or coefficient == "soft-pairwise-accuracy" \
-            or not seeded:
+    if len(names) < 2 or level not in ("system", "global") or method == "fisher" \
+            or coefficient == "soft-pairwise-accuracy" or not seeded:
         return [dataset_confidence_interval(dataset, name, human, rng=rng, **options) for name in names]
     check_dataset(dataset)
     check_choice(pool, "pool", POOLS)
     subset = dataset.select_systems(systems).rated_by(human)
-    mask = np.array(subset.judged, dtype=bool) if pool == "all" else None
+    mask = np.array(subset.judged, dtype=bool) if pool == "all" and level == "system" else None
     prepared = []
     for name in names:
         x, z = correlation_inputs(subset, name, human, level=level, pool=pool)

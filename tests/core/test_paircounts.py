@@ -132,22 +132,29 @@ def test_heavy_ties_and_nan_points_match_the_pair_matrix_at_any_batch(seed, shar
     np.testing.assert_array_equal(counter.concordance_vector(everything)[valid], (concordant @ everything)[valid])
 
 
-@pytest.mark.parametrize("top", [1, 127, 128, 300])  # int8 weights up to 127, wider beyond
-def test_counts_with_large_weights_and_given_totals_equal_the_pair_matrix(top):
+@pytest.mark.parametrize("top", [1, 127, 128, 300, 2000])  # int8 weights up to 127, wider beyond
+def test_counts_with_large_weights_and_given_totals_equal_the_pair_matrix(top, monkeypatch):
+    # Totals below 2 ** 16 pack four weightings to a word, beyond (top 2000) two; 20 human values on 400 points:
+    # the packed recursion.
+    from metaeval_core.stats import paircounts
+
     rng = np.random.default_rng(top)
-    n = 120
+    n = 400
     x = np.round(rng.normal(size=n), 1)
-    z = rng.integers(0, 9, n).astype(float)
-    weights = rng.integers(0, top + 1, (3, n))
+    z = rng.integers(0, 20, n).astype(float)
+    weights = rng.integers(0, top + 1, (5, n))
     weights[0, 0] = top
     counter = PairCounter(x, z)
+    assert paircounts._lane_bits(weights.sum(axis=1)) == (32 if top == 2000 else 16)
+    assert counter._offsets is not None
     got = counter.counts(weights)
-    for r in range(3):
+    for r in range(5):
         assert tuple(int(v[r]) for v in (got.total, got.concordant, got.discordant, got.tied_x, got.tied_z,
                                           got.tied_both)) == _pair_matrix_counts(x, z, weights[r])
     given = counter.counts(weights, rank_totals=counter.rank_totals(weights))
     np.testing.assert_array_equal(given.concordant, got.concordant)
     np.testing.assert_array_equal(given.tied_z, got.tied_z)
+    _assert_same_counts(got, _unpacked(counter, weights, monkeypatch))
 
 
 def test_given_run_sums_of_a_complement_equal_the_direct_counts():
@@ -181,3 +188,113 @@ def test_permutation_with_fixed_human_totals_matches_the_oracle_at_any_batch(coe
         fast = _permutation_null(x, y, z, level="global", coefficient=coefficient, method="perm-both",
                                  rng=np.random.default_rng(4), n_resamples=13, batch=batch)
         np.testing.assert_allclose(fast, slow, rtol=0, atol=1e-12)
+
+
+# -- packed weightings (several per uint64 word) and weightings shared by several counters -------------------------
+_FIELDS = ("total", "concordant", "discordant", "tied_x", "tied_z", "tied_both")
+
+
+def _unpacked(counter, weights, monkeypatch):
+    """The counts of the one-weighting-per-row path (no packing), the oracle of the packed one."""
+    from metaeval_core.stats import paircounts
+
+    with monkeypatch.context() as patch:
+        patch.setattr(paircounts, "_lane_bits", lambda total_w: None)
+        return counter.counts(weights)
+
+
+def _assert_same_counts(a, b):
+    for field in _FIELDS:
+        np.testing.assert_array_equal(getattr(a, field), getattr(b, field), err_msg=field)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_packed_counts_equal_the_unpacked_path_with_ties_nan_and_any_batch(seed, monkeypatch):
+    # Few human values (the coarse coordinate, tens of recursion levels' blocks), a metric with ties or none, NaN
+    # points with weight 0, bootstrap cell multiplicities: 16-bit lanes, 4 weightings per word, rows that do not
+    # fill the last word.
+    from metaeval_core.stats import paircounts
+
+    rng = np.random.default_rng(seed)
+    n_sys, n_in = int(rng.integers(3, 9)), int(rng.integers(20, 80))
+    # Up to n / 20 distinct human values: the recursion subtracts the earlier blocks per coarse rank (packed path).
+    z = rng.integers(0, int(rng.integers(2, n_sys * n_in // 20)), (n_sys, n_in)).astype(float)
+    x = np.round(z + rng.normal(0, 2, z.shape), int(rng.integers(0, 3)))
+    if seed % 3 == 0:
+        x[rng.random(x.shape) < 0.1] = np.nan
+        z[rng.random(z.shape) < 0.05] = np.nan
+    valid = ~(np.isnan(x) | np.isnan(z)).ravel()
+    b = 11
+    systems = rng.integers(0, n_sys, (b, n_sys))
+    inputs = rng.integers(0, n_in, (b, n_in))
+    cs = np.stack([np.bincount(r, minlength=n_sys) for r in systems])
+    cd = np.stack([np.bincount(r, minlength=n_in) for r in inputs])
+    weights = (cs[:, :, None] * cd[:, None, :]).reshape(b, -1) * valid
+    counter = PairCounter(x, z)
+    assert paircounts._lane_bits(weights.sum(axis=1)) == 16 and counter._offsets is not None
+    packed = counter.counts(weights)
+    _assert_same_counts(packed, _unpacked(counter, weights, monkeypatch))
+    for rows in (slice(0, 1), slice(1, 5), slice(5, 11)):  # any batch: the same rows' counts
+        part = counter.counts(weights[rows])
+        for field in _FIELDS:
+            np.testing.assert_array_equal(getattr(part, field), getattr(packed, field)[rows])
+    for r in range(b):
+        keep = weights[r] > 0
+        xs = np.repeat(x.ravel()[keep], weights[r][keep])
+        zs = np.repeat(z.ravel()[keep], weights[r][keep])
+        np.testing.assert_allclose(packed.kendall()[r], oracles.scipy_corr(xs, zs, "kendall"), atol=1e-12,
+                                   equal_nan=True)
+
+
+def test_prepared_weights_shared_by_several_counters_equal_each_counters_own_counts(monkeypatch):
+    # Metrics against one human on the same cells share the prepared batch (its packed words and the human ranks'
+    # totals and corrections); a constant metric and a metric coarser than the human (its own coarse ranks) too.
+    from metaeval_core.stats.paircounts import PreparedWeights
+
+    rng = np.random.default_rng(2)
+    z = rng.integers(0, 12, (6, 50)).astype(float)
+    metrics = [z + rng.normal(0, 1, z.shape), np.round(z + rng.normal(0, 3, z.shape), 1),
+               np.full(z.shape, 0.5), rng.integers(0, 3, z.shape).astype(float)]
+    weights = rng.poisson(1.0, (9, z.size))
+    prepared = PreparedWeights(weights)
+    counters = [PairCounter(x, z) for x in metrics]
+    assert [c.coarse_is_x for c in counters] == [False, False, True, True]
+    assert counters[0]._coarse_rank is counters[1]._coarse_rank  # one array: recognised by identity
+    assert counters[0]._offsets is not None  # the packed recursion
+    for counter in counters:
+        shared = counter.counts(prepared)
+        _assert_same_counts(shared, counter.counts(weights))
+        _assert_same_counts(shared, _unpacked(counter, weights, monkeypatch))
+    assert np.isnan(counters[2].counts(prepared).kendall()).all()  # a constant metric: undefined, not 0
+
+
+def test_global_bootstrap_of_several_metrics_matches_scipy_on_the_materialised_resamples():
+    # The global-level BOOT-BOTH distribution of several metrics computed together (shared prepared weights) is
+    # scipy's tau-b on each materialised resample: ties in both scores, NaN cells of one metric, a constant metric.
+    from metaeval_core.stats.resampling import _bootstrap_correlations, _draw_bootstrap_indices
+
+    rng = np.random.default_rng(9)
+    z = rng.integers(0, 12, (7, 25)).astype(float)
+    holes = np.round(z + rng.normal(0, 2, z.shape))
+    holes[rng.random(z.shape) < 0.1] = np.nan
+    metrics = [z + rng.normal(0, 1, z.shape), holes, np.full(z.shape, 3.0), np.round(z / 4)]
+    indices = _draw_bootstrap_indices(np.random.default_rng(1), "boot-both", 30, 7, 25)
+    slow = oracles.bootstrap_distribution(metrics, z, "global", "kendall", indices)
+    for batch in (1, 8, 30):
+        fast = _bootstrap_correlations(metrics, z, level="global", coefficient="kendall", indices=indices,
+                                       batch=batch)
+        np.testing.assert_allclose(fast, slow, rtol=0, atol=1e-12, equal_nan=True)
+    assert np.isnan(slow[:, 2]).all()
+
+
+def test_packed_counts_without_tied_points_and_run_sums_of_none():
+    # No two points share a metric value: no runs of tied points, in the counts or the run sums.
+    rng = np.random.default_rng(4)
+    x, z = rng.permutation(40).astype(float), rng.integers(0, 3, 40).astype(float)
+    counter = PairCounter(x, z)
+    weights = (rng.random((5, 40)) < 0.5).astype(np.int8)
+    fine, both = counter.run_sums(weights)
+    assert fine.shape == both.shape == (5, 0)
+    got = counter.counts(weights, run_sums=(fine, both))
+    for r in range(5):
+        assert tuple(int(getattr(got, f)[r]) for f in _FIELDS) == _pair_matrix_counts(x, z, weights[r])

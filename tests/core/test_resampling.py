@@ -289,7 +289,7 @@ def test_dataset_convenience_equals_the_matrix_call():
     assert a.n == 100
 
 
-@pytest.mark.parametrize("level", ["system", "input"])
+@pytest.mark.parametrize("level", ["system", "input", "global"])
 @pytest.mark.parametrize("pool", ["judged", "all"])
 @pytest.mark.parametrize("coefficient", ["kendall", "pearson"])
 def test_intervals_of_several_metrics_are_each_metrics_own_interval(level, pool, coefficient):

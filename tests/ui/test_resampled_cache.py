@@ -89,7 +89,7 @@ def fresh_intervals(monkeypatch):
     return store
 
 
-@pytest.mark.parametrize("level", ["system", "input"])
+@pytest.mark.parametrize("level", ["system", "input", "global"])
 def test_changing_the_metrics_reuses_each_metrics_interval(fresh_intervals, monkeypatch, level):
     ds = synthetic_dataset()
     calls = _counting_metrics(monkeypatch)
