@@ -473,6 +473,10 @@ _SECONDS_PER_ELEMENT = {
 # or one of a pair's two cells (permutation). Measured on WMT22 zh-en (178 MQM values: 8 levels) and on continuous
 # scores of the same shape (15 levels), CPU seconds (benchmarks/bench_wmt.py --levels).
 _SECONDS_PER_PAIRCOUNT_POINT_LEVEL = 1.8e-9
+# The bootstrap's counts on packed weightings (four resamples per 64-bit word, metrics sharing them;
+# stats.paircounts.PreparedWeights): 4.5-6.5 s of CPU for WMT22 zh-en's 21 global-level intervals, 0.9e-9 with all
+# metrics together, 1.1e-9 one at a time.
+_SECONDS_PER_BOOTSTRAP_POINT_LEVEL = 1.0e-9
 
 
 # Global-level permutation tables are decided from bounds (``_PermutationEngine.screened_deltas``): per pair the
@@ -484,8 +488,9 @@ _SECONDS_PER_SCREENED_POINT = 2e-9
 _SCREENED_EXACT_SHARE = 0.02
 
 
-def _paircount_seconds(points: float, n_points: int, human_distinct: int | None) -> float:
-    return points * (_paircount_levels(n_points, human_distinct) + 4) * _SECONDS_PER_PAIRCOUNT_POINT_LEVEL
+def _paircount_seconds(points: float, n_points: int, human_distinct: int | None,
+                       per_point_level: float = _SECONDS_PER_PAIRCOUNT_POINT_LEVEL) -> float:
+    return points * (_paircount_levels(n_points, human_distinct) + 4) * per_point_level
 
 
 def _paircount_levels(n_points: int, human_distinct: int | None) -> int:
@@ -564,7 +569,8 @@ def estimated_table_seconds(n_systems: int, n_inputs: int, n_metrics: int, *, le
     per_slice = _slice_seconds(level, coefficient, n_systems) * n_resamples * n_inputs
     if method in PAIRED_BOOTSTRAP_METHODS:
         if level == "global" and coefficient in ("kendall", "pairwise-accuracy"):
-            return n_metrics * _paircount_seconds(cells, n_systems * n_inputs, human_distinct)
+            return n_metrics * _paircount_seconds(cells, n_systems * n_inputs, human_distinct,
+                                                  _SECONDS_PER_BOOTSTRAP_POINT_LEVEL)
         return cells * n_metrics * _SECONDS_PER_ELEMENT["cells"] + per_slice * n_metrics
     if level == "input" and method == "perm-inputs":
         return n_resamples * n_inputs * pairs * _SECONDS_PER_ELEMENT["system"]
