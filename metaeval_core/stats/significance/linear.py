@@ -376,7 +376,8 @@ class TiedInputs:
         With ``m = tied - W sz T`` per metric and system pair (``T`` its signs), the flips' weights of pair (X, Y)
         are ``W sz (T_1 + T_2) + m_X + m_Y`` and the bits' ``W sz (T_2 - T_1)`` projected on ``a`` minus on
         ``a'``, plus ``m_X - m_Y`` projected on both; the keys' constants ``c_X``, ``c_Y`` are per metric. Returns
-        ``(C, pairs, P + 1)`` and ``(C, pairs, N + 1)`` weights (halved: the keys' products) and ``(C,)`` counts.
+        ``(C, pairs, P + 1)`` and ``(C, pairs, N + 1)`` weights (halved: the keys' products), ``(C,)`` counts and
+        whether some pair's tau may be undefined.
         """
         f, s = self.first, self.second
         dtype = self.dtype
@@ -421,7 +422,10 @@ class TiedInputs:
         np.matmul(np.subtract(t2, t1) * half[:, None, :], self.incidence_difference, out=bit_w[..., :n])
         bit_w[..., :n] += self.metric_half_difference @ projected
         bit_w[..., n] = (constant[:, px] - constant[:, py]) / 4
-        return flip_w, bit_w, n0, nz
+        # tau is undefined only where Xs or Ys ties every compared pair: n_x >= n0 - (X's and Y's tied pairs).
+        ties = tied.sum(axis=2)
+        undefined = (ties[:, px] + ties[:, py]).max(axis=1, initial=0) >= n0
+        return flip_w, bit_w, n0, nz, undefined
 
     def _table(self, n0: int, nz: int) -> np.ndarray | None:
         """The tau of every key ``W (num + nz) + n`` of an input's ``(n0, nz)``, cached; None beyond the budget."""
@@ -469,7 +473,7 @@ class TiedInputs:
             if c % block == 0:
                 report(c / self.columns.size)
                 block_w = self._weights(self.columns[c:c + block])
-            flip_w, bit_w, n0, nz = (w[c % block] for w in block_w)
+            flip_w, bit_w, n0, nz, may_be_undefined = (w[c % block] for w in block_w)
             n0, nz = int(n0), int(nz)
             table = self._table(n0, nz)
             on = self.engine.tied[:, j]
@@ -509,7 +513,7 @@ class TiedInputs:
                     tau = self._tau_formula(*self._split(keys, n0, nz), nz)
                 value = np.subtract(tau[0], tau[1], out=tau[0])
                 rows = slice(sl.start + start, sl.start + start + width)
-                if np.isnan(value.sum()):
+                if may_be_undefined and np.isnan(value.sum()):
                     # The defined side still counts: the two means may then average different inputs.
                     p, r = np.nonzero(np.isnan(value))
                     tau_x, tau_y = self._tau_formula(*self._split(keys[:, p, r], n0, nz), nz)
