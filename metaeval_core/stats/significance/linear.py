@@ -466,6 +466,10 @@ class TiedInputs:
         n_pairs = self.pair_x.size
         most = 2 * n_pairs * step
         key_buffer, tau_buffer = np.empty(most, dtype=np.int64), np.empty(most)
+        # The products' features and results too (fresh arrays of this size cost a page fault per use).
+        flip_buffer = np.empty((f.size + 1) * step, dtype=self.dtype)
+        one_buffer = np.empty((self.engine.shape[0] + 1) * step, dtype=self.dtype)
+        g_buffer, h_buffer = np.empty(n_pairs * step, dtype=self.dtype), np.empty(n_pairs * step, dtype=self.dtype)
         # Inputs x systems x resamples: each input's bits contiguous.
         bits = np.ascontiguousarray(bits.transpose(2, 1, 0))
         block = max(1, self.WEIGHTS_BUDGET // (n_pairs * (f.size + bits.shape[1] + 2)))
@@ -493,14 +497,14 @@ class TiedInputs:
             for start in range(0, b, step):
                 u = column[:, start:start + step]
                 width = u.shape[1]
-                flips = np.empty((f.size + 1, width), dtype=flip_w.dtype)
+                flips = flip_buffer[:(f.size + 1) * width].reshape(f.size + 1, width)
                 np.not_equal(u[f], u[s], out=flips[:f.size])
                 flips[f.size] = 1
-                ones = np.empty((u.shape[0] + 1, width), dtype=flip_w.dtype)
+                ones = one_buffer[:(u.shape[0] + 1) * width].reshape(u.shape[0] + 1, width)
                 ones[:u.shape[0]] = u
                 ones[u.shape[0]] = 1
-                g = flip_w @ flips  # (k, width)
-                h = bit_w @ ones
+                g = np.matmul(flip_w, flips, out=g_buffer[:k * width].reshape(k, width))
+                h = np.matmul(bit_w, ones, out=h_buffer[:k * width].reshape(k, width))
                 # int32 keys convert faster; a table's keys fit (its size is bounded), the formula's need not.
                 keys = key_buffer.view(np.int32 if table is not None else np.int64)[:2 * k * width].reshape(2, k, width)
                 np.add(g, h, out=keys[0], casting="unsafe")
