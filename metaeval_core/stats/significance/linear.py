@@ -193,6 +193,7 @@ class InputLinearPermutation:
         self.weights = np.zeros((self.virtual_j.size * (n + 1), n_pairs), dtype=self.dtype)
         self.n_stable = np.zeros(n_pairs, dtype=np.int64)
         self.fallback: list[np.ndarray] = []
+        linear_on = np.zeros((self.virtual_j.size, n_pairs), dtype=bool)
         gains = [np.einsum("abj,abj->aj", sz, sx, dtype=np.int32) for sx in signs]
         ties = [((sx == 0) & compared & ~twins).any(axis=(0, 1)) for sx in signs]
         # Inputs where each metric scores every system the human rated: swaps then never change which pairs
@@ -215,23 +216,24 @@ class InputLinearPermutation:
             linear = gains[k] - gains[i] + h_yx - h_xy  # (N, M): coefficient of B_a in num_x - num_y
             const = (gains[i] - gains[k]).sum(axis=0) // 2  # num_x - num_y unswapped
             stable = ~unstable[self.virtual_j]
+            linear_on[:, p] = stable
             rows = np.concatenate([linear[:, self.virtual_j], const[None, self.virtual_j]], axis=0) * stable
             self.weights[:, p] = rows.T.ravel()
             self.n_stable[p] = int((defined & ~unstable).sum())
             self.fallback.append(np.flatnonzero(unstable & ~never & ~self.tied[p]))
-        self._plan_products()
+        self._plan_products(linear_on)
 
-    def _plan_products(self) -> None:
+    def _plan_products(self, used: np.ndarray) -> None:
         """Split each scale group's product into blocks that skip the pairs none of its inputs takes linearly.
 
         On real data most pairs leave an input to the tie path (WMT23 zh-en: 7% of the (input, pair) entries
         stay linear), so a group's full product would mostly multiply zero weights. Within a group, the virtual
         inputs where fewer than half the pairs are linear come first (the sums are exact integers: their order
         changes nothing), and each of the two blocks multiplies only the pairs some of its inputs take.
+        ``used`` (virtual inputs x pairs): where a pair takes a virtual input linearly.
         """
         n = self.shape[0]
         n_virtual, n_pairs = self.virtual_j.size, len(self.pairs)
-        used = np.abs(self.weights.reshape(n_virtual, n + 1, n_pairs)).max(axis=1) > 0  # (V, pairs)
         sparse = 2 * used.sum(axis=1) < n_pairs
         group = np.repeat(np.arange(len(self.group_rows)), [(stop - start) // (n + 1) for start, stop in self.group_rows])
         order = np.lexsort((~sparse, group))
