@@ -565,12 +565,13 @@ def input_permutation_nulls(
     tied_columns = tied.columns if tied is not None else np.zeros(0, dtype=np.intp)
     union = np.unique(np.concatenate([np.zeros(0, dtype=np.intp), tied_columns, *engine.fallback]))
     keep = union.size and n_resamples * n * union.size <= _KEPT_BITS_BUDGET
-    kept = np.zeros((n_resamples, n, union.size if keep else 0), dtype=bool)
+    # Inputs x systems x resamples, the layout the tie path reads (each input's bits contiguous).
+    kept = np.zeros((union.size if keep else 0, n, n_resamples), dtype=bool)
     sums = np.zeros((n_pairs, n_resamples))
     for sl, mask in masks():
         sums[:, sl] = engine.linear_sums(mask).T
         if keep:
-            kept[sl] = np.broadcast_to(mask, (mask.shape[0], n, m))[:, :, union]
+            kept[:, :, sl] = np.broadcast_to(mask, (mask.shape[0], n, m))[:, :, union].transpose(2, 1, 0)
         report(0.4 * sl.stop / n_resamples)
     position = np.full(m, -1)
     position[union] = np.arange(union.size)
@@ -581,7 +582,7 @@ def input_permutation_nulls(
             step = max(1, _FALLBACK_ELEMENT_BUDGET // (n * n * max(cols.size, 1)))
             for start in range(0, n_resamples, step):
                 sl = slice(start, min(start + step, n_resamples))
-                yield sl, kept[sl][:, :, position[cols]]
+                yield sl, kept[position[cols], :, sl].transpose(2, 1, 0)
     else:
         replay = lambda cols: ((sl, np.broadcast_to(mask, (mask.shape[0], n, m))[:, :, cols])  # noqa: E731
                                for sl, mask in masks())
@@ -591,7 +592,12 @@ def input_permutation_nulls(
         difference = np.zeros((n_pairs, n_resamples))
         undefined: list = []
         # Every resample of an input at once (each input's weights are built once) when its bits were kept.
-        chunks = [(slice(0, n_resamples), kept[:, :, position[tied.columns]])] if keep else replay(tied.columns)
+        if keep:
+            on_tied = position[tied.columns]
+            bits = kept if on_tied.size == union.size else kept[on_tied]  # the union when no pair falls back
+            chunks = [(slice(0, n_resamples), bits.transpose(2, 1, 0))]
+        else:
+            chunks = replay(tied.columns)
         for sl, bits in chunks:
             done = sl.start / n_resamples
             tied.add(sl, bits, difference, undefined,
