@@ -251,7 +251,9 @@ class InputLinearPermutation:
                 if active.size == 0:
                     continue
                 rows = slice(lo * (n + 1), hi * (n + 1))
-                if active.size == n_pairs:
+                # A block taking more than half the pairs multiplies them all (a view, no copy): the copies stay
+                # below half the weights' memory, and zero weights add 0.0.
+                if 2 * active.size > n_pairs:
                     blocks.append((rows, None, self.weights[rows]))
                 else:
                     blocks.append((rows, active, np.ascontiguousarray(self.weights[rows][:, active])))
