@@ -193,6 +193,7 @@ class InputLinearPermutation:
         self.weights = np.zeros((self.virtual_j.size * (n + 1), n_pairs), dtype=self.dtype)
         self.n_stable = np.zeros(n_pairs, dtype=np.int64)
         self.fallback: list[np.ndarray] = []
+        linear_on = np.zeros((self.virtual_j.size, n_pairs), dtype=bool)
         gains = [np.einsum("abj,abj->aj", sz, sx, dtype=np.int32) for sx in signs]
         ties = [((sx == 0) & compared & ~twins).any(axis=(0, 1)) for sx in signs]
         # Inputs where each metric scores every system the human rated: swaps then never change which pairs
@@ -215,10 +216,49 @@ class InputLinearPermutation:
             linear = gains[k] - gains[i] + h_yx - h_xy  # (N, M): coefficient of B_a in num_x - num_y
             const = (gains[i] - gains[k]).sum(axis=0) // 2  # num_x - num_y unswapped
             stable = ~unstable[self.virtual_j]
+            linear_on[:, p] = stable
             rows = np.concatenate([linear[:, self.virtual_j], const[None, self.virtual_j]], axis=0) * stable
             self.weights[:, p] = rows.T.ravel()
             self.n_stable[p] = int((defined & ~unstable).sum())
             self.fallback.append(np.flatnonzero(unstable & ~never & ~self.tied[p]))
+        self._plan_products(linear_on)
+
+    def _plan_products(self, used: np.ndarray) -> None:
+        """Split each scale group's product into blocks that skip the pairs none of its inputs takes linearly.
+
+        On real data most pairs leave an input to the tie path (WMT23 zh-en: 7% of the (input, pair) entries
+        stay linear), so a group's full product would mostly multiply zero weights. Within a group, the virtual
+        inputs where fewer than half the pairs are linear come first (the sums are exact integers: their order
+        changes nothing), and each of the two blocks multiplies only the pairs some of its inputs take.
+        ``used`` (virtual inputs x pairs): where a pair takes a virtual input linearly.
+        """
+        n = self.shape[0]
+        n_virtual, n_pairs = self.virtual_j.size, len(self.pairs)
+        sparse = 2 * used.sum(axis=1) < n_pairs
+        group = np.repeat(np.arange(len(self.group_rows)), [(stop - start) // (n + 1) for start, stop in self.group_rows])
+        order = np.lexsort((~sparse, group))
+        self.virtual_j, self.virtual_v = self.virtual_j[order], self.virtual_v[order]
+        self.weights = np.ascontiguousarray(self.weights.reshape(n_virtual, n + 1, n_pairs)[order]).reshape(-1, n_pairs)
+        used, sparse = used[order], sparse[order]
+        # Per group: its blocks (rows, pairs or None for all, weights) and the pairs any block takes.
+        self.group_blocks: list[tuple[list[tuple[slice, np.ndarray | None, np.ndarray]], np.ndarray | None]] = []
+        for start, stop in self.group_rows:
+            first, last = start // (n + 1), stop // (n + 1)
+            middle = first + int(sparse[first:last].sum())
+            blocks = []
+            for lo, hi in ((first, middle), (middle, last)):
+                active = np.flatnonzero(used[lo:hi].any(axis=0))
+                if active.size == 0:
+                    continue
+                rows = slice(lo * (n + 1), hi * (n + 1))
+                # A block taking more than half the pairs multiplies them all (a view, no copy): the copies stay
+                # below half the weights' memory, and zero weights add 0.0.
+                if 2 * active.size > n_pairs:
+                    blocks.append((rows, None, self.weights[rows]))
+                else:
+                    blocks.append((rows, active, np.ascontiguousarray(self.weights[rows][:, active])))
+            union = np.flatnonzero(used[first:last].any(axis=0))
+            self.group_blocks.append((blocks, None if union.size == n_pairs else union))
 
     def linear_sums(self, mask: np.ndarray) -> np.ndarray:
         """(b, pairs) sum over the stable inputs of the per-input difference, for masks broadcastable to (b, N, M)."""
@@ -232,14 +272,34 @@ class InputLinearPermutation:
             v = np.bincount(flat_index, weights=tied.ravel(), minlength=b * m).reshape(b, m).astype(np.int64)
         indicator = v[:, self.virtual_j] == self.virtual_v  # (b, V)
         features = np.empty((b, self.virtual_j.size, n + 1), dtype=self.dtype)
-        features[:, :, :n] = bits[:, :, self.virtual_j].transpose(0, 2, 1)
+        # Each input's bits contiguous first: the virtual inputs come in scale order, and gathering whole rows of
+        # N bits (as uint8, which converts to float faster than bool) is ~2x faster than gathering columns.
+        rows = np.take(np.ascontiguousarray(bits.transpose(0, 2, 1)).view(np.uint8), self.virtual_j, axis=1)
+        np.copyto(features[:, :, :n], rows)
         features[:, :, :n] *= indicator[:, :, None]
         features[:, :, n] = indicator
         flat = features.reshape(b, -1)
-        total = np.zeros((b, len(self.pairs)))
-        for g, (start, stop) in enumerate(self.group_rows):
-            # Integer-valued products and sums: exact in any order, whatever b.
-            total += self.group_scale[g] * (flat[:, start:stop] @ self.weights[start:stop]).astype(np.float64)
+        n_pairs = len(self.pairs)
+        total = np.zeros((b, n_pairs))
+        for g, (blocks, union) in enumerate(self.group_blocks):
+            # Integer-valued products and sums: exact in any order, whatever b. A pair no block takes would add
+            # 0.0, which changes no sum.
+            if not blocks:
+                continue
+            if len(blocks) == 1 and blocks[0][1] is None:
+                rows, _, weights = blocks[0]
+                total += self.group_scale[g] * (flat[:, rows] @ weights).astype(np.float64)
+                continue
+            exact = np.zeros((b, n_pairs), dtype=self.dtype)
+            for rows, active, weights in blocks:
+                if active is None:
+                    exact += flat[:, rows] @ weights
+                else:
+                    exact[:, active] += flat[:, rows] @ weights
+            if union is None:
+                total += self.group_scale[g] * exact.astype(np.float64)
+            else:
+                total[:, union] += self.group_scale[g] * exact[:, union].astype(np.float64)
         return total
 
     def column_swaps(self, p: int, columns: np.ndarray | None = None) -> ColumnSwaps:
@@ -300,6 +360,17 @@ class TiedInputs:
         self.values = np.ascontiguousarray(np.stack(engine.metrics).transpose(2, 0, 1))
         self.pair_x = np.array([i for i, _ in engine.pairs], dtype=np.intp)
         self.pair_y = np.array([k for _, k in engine.pairs], dtype=np.intp)
+        # Halved pair incidence (pairs x metrics): one product gives every pair's (m_X + m_Y) / 2 or (m_X - m_Y) / 2
+        # (a gather of each metric's row per pair cost 3x as much).
+        rows, n_metrics = np.arange(self.pair_x.size), len(engine.metrics)
+        self.metric_half_sum = np.zeros((rows.size, n_metrics), dtype=self.dtype)
+        self.metric_half_sum[rows, self.pair_x] = 0.5
+        self.metric_half_difference = self.metric_half_sum.copy()
+        self.metric_half_sum[rows, self.pair_y] += 0.5
+        self.metric_half_difference[rows, self.pair_y] -= 0.5
+        # Scores of X and Y are compared by their ranks among the input's scores of every metric (equal scores,
+        # equal ranks): small integers compare ~7x faster than the float scores of all metric pairs.
+        self.rank_dtype = np.int16 if n_metrics * n < 2**14 else np.int32
         self._tables: dict[tuple[int, int], np.ndarray] = {}
         self._table_entries = 0
 
@@ -309,7 +380,8 @@ class TiedInputs:
         With ``m = tied - W sz T`` per metric and system pair (``T`` its signs), the flips' weights of pair (X, Y)
         are ``W sz (T_1 + T_2) + m_X + m_Y`` and the bits' ``W sz (T_2 - T_1)`` projected on ``a`` minus on
         ``a'``, plus ``m_X - m_Y`` projected on both; the keys' constants ``c_X``, ``c_Y`` are per metric. Returns
-        ``(C, pairs, P + 1)`` and ``(C, pairs, N + 1)`` weights and ``(C,)`` counts.
+        ``(C, pairs, P + 1)`` and ``(C, pairs, N + 1)`` weights (halved: the keys' products), ``(C,)`` counts and
+        whether some pair's tau may be undefined.
         """
         f, s = self.first, self.second
         dtype = self.dtype
@@ -320,32 +392,44 @@ class TiedInputs:
         n0 = compared.sum(axis=1)
         nz = np.count_nonzero(sz, axis=1)
         width = (n0 + 1)[:, None]
-        scaled = sz * width.astype(dtype)  # (C, P)
+        # Every weight is a multiple of 1/2 (the keys are twice the products): exact in ``dtype``.
+        half = (sz * width).astype(dtype)  # (C, P): W sz / 2
+        half *= 0.5
         within = _signs(values[:, :, f], values[:, :, s])  # (C, K, P)
         tied = (within == 0) & compared[:, None, :]
-        per_metric = tied - scaled[:, None, :] * within  # (C, K, P): m
+        per_metric = (tied - (2 * half)[:, None, :] * within).astype(dtype)  # (C, K, P): m
         projected = per_metric @ self.incidence_sum  # (C, K, N)
         # c = W (2 sum sz T + 2 nz) + 2 n0 - 2 (tied pairs): the key of the unswapped column, even.
         constant = (width * (2 * np.einsum("ckp,cp->ck", within, sz, dtype=np.int64) + 2 * nz[:, None])
                     + 2 * n0[:, None] - 2 * tied.sum(axis=2))
-        cross = _signs(values[:, :, None, f], values[:, None, :, s])  # (C, K, K, P): X_a vs Y_a'
+        # T_1 (X_a vs Y_a') and T_2 (Y_a vs X_a') from the ranks; a NaN score (only where the human has none, so
+        # sz = 0 there) ranks last, which changes no weight.
+        c, k, n = values.shape
+        flat = values.reshape(c, k * n)
+        order = np.argsort(flat, axis=1, kind="stable")
+        ordered = np.take_along_axis(flat, order, axis=1)
+        steps = np.zeros((c, k * n), dtype=self.rank_dtype)
+        np.not_equal(ordered[:, 1:], ordered[:, :-1], out=steps[:, 1:])
+        ranks = np.empty_like(steps)
+        np.put_along_axis(ranks, order, np.cumsum(steps, axis=1, dtype=self.rank_dtype), axis=1)
+        ranks = ranks.reshape(c, k, n)
+        on_first, on_second = ranks[:, :, f], ranks[:, :, s]  # (C, K, P)
         px, py = self.pair_x, self.pair_y
-        t1, t2 = cross[:, px, py], cross[:, py, px]  # (C, pairs, P)
-        npairs, n = f.size, z.shape[1]
-        flip_w = np.empty((len(columns), px.size, npairs + 1), dtype=dtype)
-        np.multiply(t1 + t2, scaled[:, None, :], out=flip_w[..., :npairs])
-        flip_w[..., :npairs] += per_metric[:, px]
-        flip_w[..., :npairs] += per_metric[:, py]
-        flip_w[..., npairs] = (constant[:, px] + constant[:, py]) / 2
-        bit_w = np.empty((len(columns), px.size, n + 1), dtype=dtype)
-        np.matmul((t2 - t1) * scaled[:, None, :], self.incidence_difference, out=bit_w[..., :n])
-        bit_w[..., :n] += projected[:, px]
-        bit_w[..., :n] -= projected[:, py]
-        bit_w[..., n] = (constant[:, px] - constant[:, py]) / 2
-        # Twice the keys above; halved, multiples of 1/2 summing to integers (exact below the float32 bound).
-        flip_w *= 0.5
-        bit_w *= 0.5
-        return flip_w, bit_w, n0, nz
+        t1 = np.sign(np.take(on_first, px, axis=1) - np.take(on_second, py, axis=1)).astype(np.int8)
+        t2 = np.sign(np.take(on_first, py, axis=1) - np.take(on_second, px, axis=1)).astype(np.int8)
+        npairs = f.size
+        flip_w = np.empty((c, px.size, npairs + 1), dtype=dtype)
+        np.matmul(self.metric_half_sum, per_metric, out=flip_w[..., :npairs])
+        flip_w[..., :npairs] += np.add(t1, t2) * half[:, None, :]
+        flip_w[..., npairs] = (constant[:, px] + constant[:, py]) / 4
+        bit_w = np.empty((c, px.size, n + 1), dtype=dtype)
+        np.matmul(np.subtract(t2, t1) * half[:, None, :], self.incidence_difference, out=bit_w[..., :n])
+        bit_w[..., :n] += self.metric_half_difference @ projected
+        bit_w[..., n] = (constant[:, px] - constant[:, py]) / 4
+        # tau is undefined only where Xs or Ys ties every compared pair: n_x >= n0 - (X's and Y's tied pairs).
+        ties = tied.sum(axis=2)
+        undefined = (ties[:, px] + ties[:, py]).max(axis=1, initial=0) >= n0
+        return flip_w, bit_w, n0, nz, undefined
 
     def _table(self, n0: int, nz: int) -> np.ndarray | None:
         """The tau of every key ``W (num + nz) + n`` of an input's ``(n0, nz)``, cached; None beyond the budget."""
@@ -386,6 +470,10 @@ class TiedInputs:
         n_pairs = self.pair_x.size
         most = 2 * n_pairs * step
         key_buffer, tau_buffer = np.empty(most, dtype=np.int64), np.empty(most)
+        # The products' features and results too (fresh arrays of this size cost a page fault per use).
+        flip_buffer = np.empty((f.size + 1) * step, dtype=self.dtype)
+        one_buffer = np.empty((self.engine.shape[0] + 1) * step, dtype=self.dtype)
+        g_buffer, h_buffer = np.empty(n_pairs * step, dtype=self.dtype), np.empty(n_pairs * step, dtype=self.dtype)
         # Inputs x systems x resamples: each input's bits contiguous.
         bits = np.ascontiguousarray(bits.transpose(2, 1, 0))
         block = max(1, self.WEIGHTS_BUDGET // (n_pairs * (f.size + bits.shape[1] + 2)))
@@ -393,7 +481,7 @@ class TiedInputs:
             if c % block == 0:
                 report(c / self.columns.size)
                 block_w = self._weights(self.columns[c:c + block])
-            flip_w, bit_w, n0, nz = (w[c % block] for w in block_w)
+            flip_w, bit_w, n0, nz, may_be_undefined = (w[c % block] for w in block_w)
             n0, nz = int(n0), int(nz)
             table = self._table(n0, nz)
             on = self.engine.tied[:, j]
@@ -413,14 +501,14 @@ class TiedInputs:
             for start in range(0, b, step):
                 u = column[:, start:start + step]
                 width = u.shape[1]
-                flips = np.empty((f.size + 1, width), dtype=flip_w.dtype)
+                flips = flip_buffer[:(f.size + 1) * width].reshape(f.size + 1, width)
                 np.not_equal(u[f], u[s], out=flips[:f.size])
                 flips[f.size] = 1
-                ones = np.empty((u.shape[0] + 1, width), dtype=flip_w.dtype)
+                ones = one_buffer[:(u.shape[0] + 1) * width].reshape(u.shape[0] + 1, width)
                 ones[:u.shape[0]] = u
                 ones[u.shape[0]] = 1
-                g = flip_w @ flips  # (k, width)
-                h = bit_w @ ones
+                g = np.matmul(flip_w, flips, out=g_buffer[:k * width].reshape(k, width))
+                h = np.matmul(bit_w, ones, out=h_buffer[:k * width].reshape(k, width))
                 # int32 keys convert faster; a table's keys fit (its size is bounded), the formula's need not.
                 keys = key_buffer.view(np.int32 if table is not None else np.int64)[:2 * k * width].reshape(2, k, width)
                 np.add(g, h, out=keys[0], casting="unsafe")
@@ -433,7 +521,7 @@ class TiedInputs:
                     tau = self._tau_formula(*self._split(keys, n0, nz), nz)
                 value = np.subtract(tau[0], tau[1], out=tau[0])
                 rows = slice(sl.start + start, sl.start + start + width)
-                if np.isnan(value.sum()):
+                if may_be_undefined and np.isnan(value.sum()):
                     # The defined side still counts: the two means may then average different inputs.
                     p, r = np.nonzero(np.isnan(value))
                     tau_x, tau_y = self._tau_formula(*self._split(keys[:, p, r], n0, nz), nz)
@@ -479,12 +567,13 @@ def input_permutation_nulls(
     tied_columns = tied.columns if tied is not None else np.zeros(0, dtype=np.intp)
     union = np.unique(np.concatenate([np.zeros(0, dtype=np.intp), tied_columns, *engine.fallback]))
     keep = union.size and n_resamples * n * union.size <= _KEPT_BITS_BUDGET
-    kept = np.zeros((n_resamples, n, union.size if keep else 0), dtype=bool)
+    # Inputs x systems x resamples, the layout the tie path reads (each input's bits contiguous).
+    kept = np.zeros((union.size if keep else 0, n, n_resamples), dtype=bool)
     sums = np.zeros((n_pairs, n_resamples))
     for sl, mask in masks():
         sums[:, sl] = engine.linear_sums(mask).T
         if keep:
-            kept[sl] = np.broadcast_to(mask, (mask.shape[0], n, m))[:, :, union]
+            kept[:, :, sl] = np.broadcast_to(mask, (mask.shape[0], n, m))[:, :, union].transpose(2, 1, 0)
         report(0.4 * sl.stop / n_resamples)
     position = np.full(m, -1)
     position[union] = np.arange(union.size)
@@ -495,7 +584,7 @@ def input_permutation_nulls(
             step = max(1, _FALLBACK_ELEMENT_BUDGET // (n * n * max(cols.size, 1)))
             for start in range(0, n_resamples, step):
                 sl = slice(start, min(start + step, n_resamples))
-                yield sl, kept[sl][:, :, position[cols]]
+                yield sl, kept[position[cols], :, sl].transpose(2, 1, 0)
     else:
         replay = lambda cols: ((sl, np.broadcast_to(mask, (mask.shape[0], n, m))[:, :, cols])  # noqa: E731
                                for sl, mask in masks())
@@ -505,7 +594,12 @@ def input_permutation_nulls(
         difference = np.zeros((n_pairs, n_resamples))
         undefined: list = []
         # Every resample of an input at once (each input's weights are built once) when its bits were kept.
-        chunks = [(slice(0, n_resamples), kept[:, :, position[tied.columns]])] if keep else replay(tied.columns)
+        if keep:
+            on_tied = position[tied.columns]
+            bits = kept if on_tied.size == union.size else kept[on_tied]  # the union when no pair falls back
+            chunks = [(slice(0, n_resamples), bits.transpose(2, 1, 0))]
+        else:
+            chunks = replay(tied.columns)
         for sl, bits in chunks:
             done = sl.start / n_resamples
             tied.add(sl, bits, difference, undefined,
@@ -538,7 +632,7 @@ def input_permutation_nulls(
                 swapped = np.broadcast_to(mask, (mask.shape[0], n, m))[rows]
                 if engine.coefficient == "kendall" and pair_kernel_fits(n):
                     if p not in pair_swaps:
-                        pair_swaps[p] = _SwappedKendall(engine, p)
+                        pair_swaps[p] = _SwappedKendall(engine, p, next(iter(pair_swaps.values()), None))
                     per_x, per_y = pair_swaps[p](swapped)
                 else:
                     x, y = (engine.metrics[i] for i in engine.pairs[p])
@@ -589,25 +683,44 @@ class _SwappedKendall:
     A system pair (a, a') of a swapped column compares one of ``T_0..T_3`` (X_a vs X_a', X_a vs Y_a',
     Y_a vs X_a', Y_a vs Y_a'), chosen by the two swap bits; selecting the int8 signs (and the compared
     masks) gives ``pair_signs`` of the swapped matrices exactly, without materialising their scores.
+    ``human``: the human's pair signs of a previous instance on the same engine (shared by every pair).
     """
 
-    def __init__(self, engine: InputLinearPermutation, p: int):
-        x, y = (engine.metrics[i].T for i in engine.pairs[p])  # (M, N)
+    def __init__(self, engine: InputLinearPermutation, p: int, human: "_SwappedKendall | None" = None):
+        i, k = engine.pairs[p]
+        x, y = engine.metrics[i].T, engine.metrics[k].T  # (M, N)
         zt = engine.z.T
         n = zt.shape[1]
-        self.first, self.second = np.triu_indices(n, 1)
+        if human is None:
+            self.first, self.second = np.triu_indices(n, 1)
+            self.z_valid = ~np.isnan(zt)
+            self.z_signs = pair_signs(zt, self.first, self.second)
+            self.within: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # per metric: T_0's signs and compared mask
+        else:
+            self.first, self.second, self.z_valid, self.z_signs = human.first, human.second, human.z_valid, human.z_signs
+            self.within = human.within
         f, s = self.first, self.second
-        z_valid = ~np.isnan(zt)
-        z_signs = pair_signs(zt, f, s)
+        z_valid, z_signs = self.z_valid, self.z_signs
         signs, compared = [], []
-        for left, right in ((x, x), (x, y), (y, x), (y, y)):
+        for (a, left), (b, right) in (((i, x), (i, x)), ((i, x), (k, y)), ((k, y), (i, x)), ((k, y), (k, y))):
+            if a == b and a in self.within:
+                signs.append(self.within[a][0])
+                compared.append(self.within[a][1])
+                continue
             both = (~np.isnan(left) & z_valid)[:, f] & (~np.isnan(right) & z_valid)[:, s]
             signs.append(_signs(left[:, f], right[:, s]) * both)
             compared.append(both)
+            if a == b:
+                self.within[a] = signs[-1], both
         self.signs = signs
         # The human's signs on the pairs each swapped column compares: one array when no swap changes them.
         self.z = ([z_signs * compared[0]] if all(np.array_equal(compared[0], c) for c in compared[1:])
                   else [z_signs * c for c in compared])
+        if len(self.z) == 1:
+            # Fixed human signs: their count once, and the numerator as a float32 product (integer sums of at
+            # most P signs: exact), ~2x the speed of kendall_from_signs' int64 reduction.
+            self.z_float = self.z[0].astype(np.float32)
+            self.z_count = np.count_nonzero(self.z[0], axis=-1).astype(np.float64)
 
     @staticmethod
     def _select(tables, on_a, on_b):
@@ -619,14 +732,25 @@ class _SwappedKendall:
         out += t0
         return out
 
+    def _kendall(self, signs: np.ndarray) -> np.ndarray:
+        """``kendall_from_signs(signs, self.z[0])``: the same integer counts and float operations."""
+        numerator = np.einsum("bjp,jp->bj", signs.astype(np.float32), self.z_float).astype(np.float64)
+        counts = np.not_equal(signs, 0).view(np.int8).sum(axis=-1, dtype=np.int32).astype(np.float64)
+        denominator = counts * self.z_count
+        with np.errstate(invalid="ignore", divide="ignore"):
+            tau = numerator / np.sqrt(denominator)
+        return np.where(denominator > 0, np.clip(tau, -1.0, 1.0), np.nan)
+
     def __call__(self, swapped: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(b, M) tau of the swapped X (Y's cell where ``swapped``) and Y, for masks (b, N, M)."""
         bits = np.swapaxes(swapped, 1, 2)
         on_a, on_b = bits[..., self.first], bits[..., self.second]
         out = []
         for tables in (self.signs, self.signs[::-1]):  # Ys takes X's cell where swapped: T_(3-c)
-            z = self.z[0] if len(self.z) == 1 else self._select(self.z if tables is self.signs else self.z[::-1],
-                                                                on_a, on_b)
+            if len(self.z) == 1:
+                out.append(self._kendall(self._select(tables, on_a, on_b)))
+                continue
+            z = self._select(self.z if tables is self.signs else self.z[::-1], on_a, on_b)
             out.append(kendall_from_signs(self._select(tables, on_a, on_b), z))
         return out[0], out[1]
 

@@ -506,10 +506,11 @@ def _screened_pair_seconds(n_resamples: int, n_points: int, human_distinct: int 
 
 # The input-level Kendall tie path (significance.linear.TiedInputs), per resample x input x metric pair: two key
 # look-ups and the weights, and per system pair the dot product giving the keys. Fitted to the CPU seconds of
-# benchmarks/bench_wmt.py --levels (one BLAS thread): WMT22 zh-en (14 systems x 1,875 inputs, 210 pairs) 4.6 s and
-# WMT23 zh-en (15 x 1,177, 496 pairs) 7.2 s for the whole table at 1,000 resamples, estimates 4.6 s and 7.2 s.
-_SECONDS_PER_TIED_ENTRY = 6e-9
-_SECONDS_PER_TIED_PAIR = 3e-11
+# benchmarks/bench_wmt.py --levels (one BLAS thread): WMT22 zh-en (14 systems x 1,875 inputs, 210 pairs) 3.2-3.6 s and
+# WMT23 zh-en (15 x 1,177, 496 pairs) 6.5-7.4 s for the whole table at 1,000 resamples (load 4, docs/speed.md
+# "third pass"), estimates 4.0 s and 6.3 s.
+_SECONDS_PER_TIED_ENTRY = 5e-9
+_SECONDS_PER_TIED_PAIR = 2.5e-11
 # Seconds per input column whose coefficient is computed slice by slice (Kendall beyond the pair kernel's 150
 # systems: scipy's tau-b; pairwise accuracy beyond 300: tau-b and tie counts), per resample, metric or side:
 # 2,000 systems x 20 inputs, PERM-BOTH, 200 resamples took 18 s (Kendall) and 35 s (pairwise accuracy).
