@@ -357,3 +357,33 @@ def test_global_kendall_shared_pass_matches_the_slow_loop(seed):
         x = np.where(np.isnan(human), np.nan, ds.matrix(name))
         np.testing.assert_allclose(result.distribution, _oracle(x, human, "global", "kendall", 40, seed), rtol=0,
                                    atol=1e-12, equal_nan=True)
+
+
+def test_global_kendall_corrects_many_tied_pairs_in_slices(monkeypatch):
+    # A metric tying ~20 pairs per cell with too many distinct values for the (value x human) table: its tied
+    # positions are corrected pair by pair (in slices), not by scipy's tau-b per permutation (WMT23 zh-en's BLEU).
+    from metaeval_core.analyses import chance
+
+    rng = np.random.default_rng(5)
+    n, m = 10, 60
+    human = np.round(rng.normal(0, 1, (n, m)), 2)
+    tied = np.round(2 * human + rng.normal(0, 1, (n, m)))  # ~13 values over 600 cells, ~300 human values
+    ds = Dataset("t", [f"s{i}" for i in range(n)], [f"i{j}" for j in range(m)],
+                 {"h": Measure("h", "human", human), "t": Measure("t", "metric", tied)})
+    kinds = []
+    original = chance._GlobalKendall.__init__
+
+    def record(self, metrics, human_, valids, ordered):
+        original(self, metrics, human_, valids, ordered)
+        kinds.extend(kind for group in self.groups for _, kind, plan, _ in group[6])
+
+    monkeypatch.setattr(chance._GlobalKendall, "__init__", record)
+    monkeypatch.setattr(chance, "_TIED_PAIRS_SLICE", 97)
+    values, counts = np.unique(tied, return_counts=True)
+    per_cell = (counts * (counts - 1) // 2).sum() / tied.size
+    assert 8 < per_cell < chance._MAX_TIED_PAIRS_PER_CELL and values.size * np.unique(human).size > 4 * tied.size
+    result = chance_baselines(ds, ["t"], "h", level="global", coefficient="kendall", n_resamples=40, rng=2,
+                              return_distribution=True, batch=4)
+    assert kinds == ["pairs"]
+    np.testing.assert_allclose(result.rows[0].distribution, _oracle(tied, human, "global", "kendall", 40, 2),
+                               rtol=0, atol=1e-12)
