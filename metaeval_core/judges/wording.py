@@ -49,8 +49,18 @@ def conventions(board) -> str:
     return (f"{STATISTICS.get(board.statistic, board.statistic).capitalize()} of each judge's verdicts against "
             f"{board.reference}, in {ORDERS.get(board.order, board.order)}; ties: "
             f"{TIES.get(board.ties, board.ties)}; {INVALID.get(board.invalid, board.invalid)}. Intervals: "
-            f"{board.confidence_level:.0%} percentile bootstrap over items ({count(board.n_items, 'item')}), "
+            f"{board.confidence_level:.0%} percentile bootstrap over items ({_resampled_items(board)}), "
             f"{board.n_resamples:,} resamples.")
+
+
+def _resampled_items(board) -> str:
+    """The items each resample draws, and, where judges are scored on fewer of them, how many each judge counts."""
+    counts = sorted({r.n_items for r in board.judge_rows() if r.n_items})
+    if counts == [board.n_items] or not counts:
+        return count(board.n_items, "item")
+    span = f"{counts[0]:,}" if len(counts) == 1 else f"{counts[0]:,} to {counts[-1]:,}"
+    return (f"all {count(board.n_items, 'item')} drawn together; each judge is scored on the drawn items it "
+            f"counts, {span} of them")
 
 
 def headline(board, *, mark: Callable[[str], str] = str) -> str:

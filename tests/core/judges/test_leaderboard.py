@@ -97,6 +97,13 @@ def test_judges_on_different_pair_sets_are_named_in_a_warning():
     (warning,) = board.warnings
     assert "j1 on" in warning and "(set0)" in warning and "2 judges on" in warning and "(set0, set1)" in warning
     assert not judge_leaderboard(data, n_resamples=50, rng=0).warnings
+    # The intervals' caption says which items each resample draws and that j1 counts fewer of them.
+    counted = sorted({r.n_items for r in board.judge_rows()})
+    assert len(counted) == 2 and counted[1] == board.n_items
+    assert (f"over items (all {board.n_items} items drawn together; each judge is scored on the drawn items it "
+            f"counts, {counted[0]} to {counted[1]} of them)") in wording.conventions(board)
+    same = judge_leaderboard(data, n_resamples=50, rng=0)
+    assert f"over items ({same.n_items} items), 50 resamples" in wording.conventions(same)
 
 
 def test_headline_names_tied_leaders_once():
