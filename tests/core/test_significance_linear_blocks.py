@@ -146,6 +146,42 @@ def test_wmt_like_nulls_match_the_loop_for_any_chunking(seed):
         np.testing.assert_allclose(nulls[0][p], slow, rtol=0, atol=1e-12, equal_nan=True)
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_tie_path_row_blocks_and_features_give_the_same_nulls_bit_for_bit(seed, monkeypatch):
+    """Rows in tie order, cut to each input's last tie-path pair, split or not, features left out or not: the
+    products are exact integer sums, so every choice gives the same nulls (and the loop's, to rounding)."""
+    mats, z, engine = _engine(seed)
+    tied = TiedInputs(engine)
+    # Tie order: the integer metric (ties on most inputs) first, and the pairs of each first metric together.
+    assert sorted(tied.order) == list(range(len(engine.pairs)))
+    assert tied.pair_x.tolist() == [engine.pairs[p][0] for p in tied.order]
+    assert np.all(np.diff(tied._first_metric) >= 0) and tied.group_starts[0] == 0
+    masks = _draw_swap_masks(np.random.default_rng(seed), "perm-both", 40, *z.shape)
+    run = lambda: input_permutation_nulls(engine, lambda: iter([(slice(0, 40), masks)]), 40)  # noqa: E731
+    default = run()
+    seen = []
+    original = TiedInputs._plan
+
+    def spy(self, *args):
+        plans = original(self, *args)
+        seen.append([(k, [(w.shape, first.size) for _, w, first, _ in blocks]) for k, blocks in plans])
+        return plans
+
+    monkeypatch.setattr(TiedInputs, "_plan", spy)
+    for cost in (-10**9, 10**9):  # always split where a metric's pairs start / never split
+        monkeypatch.setattr(TiedInputs, "SPLIT_COST", cost)
+        np.testing.assert_array_equal(run(), default)
+    always, never = seen
+    assert any(len(blocks) == 2 for _, blocks in always) and all(len(blocks) == 1 for _, blocks in never)
+    # Rows stop at the last tie-path pair; features no row uses are left out.
+    assert all(k <= len(engine.pairs) for k, _ in never)
+    assert any(shape[1] < tied.first.size + 1 for _, blocks in always for shape, _ in blocks)
+    for p in (0, 3, 9):  # integer vs rounded, integer vs continuous, continuous pairs
+        i, k = engine.pairs[p]
+        slow = oracles.permutation_null(mats[i], mats[k], z, "input", "kendall", masks)
+        np.testing.assert_allclose(default[p], slow, rtol=0, atol=1e-12, equal_nan=True)
+
+
 def test_swapped_kendall_shares_the_human_and_counts_like_kendall_from_signs():
     mats, z, engine = _engine(1)
     masks = _draw_swap_masks(np.random.default_rng(2), "perm-both", 25, *z.shape)

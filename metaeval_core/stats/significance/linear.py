@@ -358,8 +358,20 @@ class TiedInputs:
         self.incidence_difference = incidence_first - incidence_second
         # Per input, every metric's scores (inputs x metrics x systems).
         self.values = np.ascontiguousarray(np.stack(engine.metrics).transpose(2, 0, 1))
-        self.pair_x = np.array([i for i, _ in engine.pairs], dtype=np.intp)
-        self.pair_y = np.array([k for _, k in engine.pairs], dtype=np.intp)
+        # Pair rows in the order of their metrics' tie counts: the metrics tying on most inputs first, and each
+        # pair after the pairs of its more often tied metric. An input's tie-path pairs (those with a metric tying
+        # there) then mostly form the first rows, taken as one contiguous block (see ``add``).
+        self.order = self._tie_order(engine, self.values[self.columns])
+        self.pair_x = np.array([engine.pairs[p][0] for p in self.order], dtype=np.intp)
+        self.pair_y = np.array([engine.pairs[p][1] for p in self.order], dtype=np.intp)
+        self.on = engine.tied[self.order][:, self.columns].T  # (inputs, pairs in row order)
+        # Row where each first metric's pairs start: the places where a block of rows may be split.
+        self.group_starts = np.flatnonzero(np.r_[True, self._first_metric[1:] != self._first_metric[:-1]])
+        # Sums over the rows up to each group's end and from each group's start (groups x pairs).
+        ends = np.r_[self.group_starts[1:], self.order.size]
+        row = np.arange(self.order.size)
+        self._up_to_group = (row[None, :] < ends[:, None]).astype(self.dtype)
+        self._from_group = (row[None, :] >= self.group_starts[:, None]).astype(self.dtype)
         # Halved pair incidence (pairs x metrics): one product gives every pair's (m_X + m_Y) / 2 or (m_X - m_Y) / 2
         # (a gather of each metric's row per pair cost 3x as much).
         rows, n_metrics = np.arange(self.pair_x.size), len(engine.metrics)
@@ -373,6 +385,17 @@ class TiedInputs:
         self.rank_dtype = np.int16 if n_metrics * n < 2**14 else np.int32
         self._tables: dict[tuple[int, int], np.ndarray] = {}
         self._table_entries = 0
+
+    def _tie_order(self, engine: InputLinearPermutation, values: np.ndarray) -> np.ndarray:
+        """Engine pair indices in row order; sets ``_first_metric``, each row's metric ranked first."""
+        ordered = np.sort(values, axis=2)
+        tying = (ordered[:, :, 1:] == ordered[:, :, :-1]).any(axis=2).sum(axis=0)  # inputs where a metric ties
+        rank = np.empty(tying.size, dtype=np.intp)
+        rank[np.argsort(-tying, kind="stable")] = np.arange(tying.size)
+        ranked = np.array([sorted((rank[i], rank[k])) for i, k in engine.pairs], dtype=np.intp).reshape(-1, 2)
+        order = np.lexsort((ranked[:, 1], ranked[:, 0]))
+        self._first_metric = ranked[order, 0]
+        return order
 
     def _weights(self, columns: np.ndarray):
         """Per input of ``columns`` (C of them): every pair's products' weights (constants last), ``n0``, ``nz``.
@@ -474,6 +497,8 @@ class TiedInputs:
         flip_buffer = np.empty((f.size + 1) * step, dtype=self.dtype)
         one_buffer = np.empty((self.engine.shape[0] + 1) * step, dtype=self.dtype)
         g_buffer, h_buffer = np.empty(n_pairs * step, dtype=self.dtype), np.empty(n_pairs * step, dtype=self.dtype)
+        # The sums in row order; 0 + the sum is the sum, so they are added to ``difference`` at the end.
+        total = np.zeros((n_pairs, b))
         # Inputs x systems x resamples: each input's bits contiguous.
         bits = np.ascontiguousarray(bits.transpose(2, 1, 0))
         block = max(1, self.WEIGHTS_BUDGET // (n_pairs * (f.size + bits.shape[1] + 2)))
@@ -481,34 +506,25 @@ class TiedInputs:
             if c % block == 0:
                 report(c / self.columns.size)
                 block_w = self._weights(self.columns[c:c + block])
+                plans = self._plan(self.on[c:c + block], *block_w[:4])
             flip_w, bit_w, n0, nz, may_be_undefined = (w[c % block] for w in block_w)
+            k, blocks = plans[c % block]
             n0, nz = int(n0), int(nz)
             table = self._table(n0, nz)
-            on = self.engine.tied[:, j]
-            if 5 * np.count_nonzero(on) >= 4 * n_pairs:
-                # Most pairs: the others get equal keys of tau 0 (adding 0.0 changes no sum), so every row of
-                # ``difference`` takes a plain add instead of a gather and scatter (measured 5x the cost per entry).
-                pairs = np.arange(n_pairs)
-                flip_w[~on] = 0
-                flip_w[~on, -1] = (n0 + 1) * nz + n0
-                bit_w[~on] = 0
-            else:
-                pairs = np.flatnonzero(on)
-                flip_w, bit_w = flip_w[pairs], bit_w[pairs]
-            k = pairs.size
-            every = k == n_pairs
             column = bits[c]  # (N, b)
             for start in range(0, b, step):
                 u = column[:, start:start + step]
                 width = u.shape[1]
-                flips = flip_buffer[:(f.size + 1) * width].reshape(f.size + 1, width)
-                np.not_equal(u[f], u[s], out=flips[:f.size])
-                flips[f.size] = 1
+                g = g_buffer[:k * width].reshape(k, width)
+                for rows, weights, first, second in blocks:
+                    flips = flip_buffer[:(first.size + 1) * width].reshape(first.size + 1, width)
+                    np.not_equal(u[first], u[second], out=flips[:first.size])
+                    flips[first.size] = 1
+                    np.matmul(weights, flips, out=g[rows])
                 ones = one_buffer[:(u.shape[0] + 1) * width].reshape(u.shape[0] + 1, width)
                 ones[:u.shape[0]] = u
                 ones[u.shape[0]] = 1
-                g = np.matmul(flip_w, flips, out=g_buffer[:k * width].reshape(k, width))
-                h = np.matmul(bit_w, ones, out=h_buffer[:k * width].reshape(k, width))
+                h = np.matmul(bit_w[:k], ones, out=h_buffer[:k * width].reshape(k, width))
                 # int32 keys convert faster; a table's keys fit (its size is bounded), the formula's need not.
                 keys = key_buffer.view(np.int32 if table is not None else np.int64)[:2 * k * width].reshape(2, k, width)
                 np.add(g, h, out=keys[0], casting="unsafe")
@@ -520,17 +536,67 @@ class TiedInputs:
                 else:
                     tau = self._tau_formula(*self._split(keys, n0, nz), nz)
                 value = np.subtract(tau[0], tau[1], out=tau[0])
-                rows = slice(sl.start + start, sl.start + start + width)
+                rows = slice(start, start + width)
                 if may_be_undefined and np.isnan(value.sum()):
                     # The defined side still counts: the two means may then average different inputs.
                     p, r = np.nonzero(np.isnan(value))
                     tau_x, tau_y = self._tau_formula(*self._split(keys[:, p, r], n0, nz), nz)
-                    undefined.append((pairs[p], rows.start + r, np.isnan(tau_x), np.isnan(tau_y)))
+                    undefined.append((self.order[p], sl.start + start + r, np.isnan(tau_x), np.isnan(tau_y)))
                     value[p, r] = np.nan_to_num(tau_x) - np.nan_to_num(tau_y)
-                if every:
-                    difference[:, rows] += value
-                else:
-                    difference[pairs, rows] += value
+                total[:k, rows] += value
+        difference[self.order, sl] += total
+
+    # Rows x features of a product that its call costs besides (set-up, features, weights' copy; measured).
+    SPLIT_COST = 1500
+
+    def _plan(self, on: np.ndarray, flip_w: np.ndarray, bit_w: np.ndarray, n0: np.ndarray, nz: np.ndarray) -> list:
+        """Per input of a block: its rows ``k`` (the pairs up to its last tie-path pair) and its products.
+
+        Rows within ``k`` of pairs on the linear path there get the key of tau 0 (adding 0.0 changes no sum).
+        The ``x`` features no row uses are left out; the rows may be split where a metric's pairs start, when two
+        products over fewer features cost less (``SPLIT_COST`` per product). The products are exact integer
+        sums, so which features and rows go together changes no bit. A product is ``(rows, weights, a, a')``:
+        its features are ``x = u_a XOR u_a'`` then the constant.
+        """
+        npairs = self.first.size
+        off = ~on
+        flip_w[off] = 0
+        flip_w[..., npairs][off] = np.broadcast_to(((n0 + 1) * nz + n0)[:, None], off.shape)[off]
+        bit_w[off] = 0
+        k = on.shape[1] - np.argmax(on[:, ::-1], axis=1)  # (inputs,): one past the last tie-path pair
+        # Features each run of groups uses (the constant always): rows up to a group's end, rows from its start.
+        used = (flip_w[..., :npairs] != 0).astype(self.dtype)
+        before = np.ones((on.shape[0], self.group_starts.size, npairs + 1), dtype=bool)
+        after = before.copy()
+        np.greater(np.matmul(self._up_to_group, used), 0, out=before[..., :npairs])
+        np.greater(np.matmul(self._from_group, used), 0, out=after[..., :npairs])
+        n_before, n_after = before.sum(axis=2), after.sum(axis=2)
+        starts = self.group_starts
+        inputs = np.arange(on.shape[0])
+        last = np.searchsorted(starts, k, side="left") - 1  # the group holding row k - 1
+        whole = k * n_before[inputs, last]
+        cut = starts[1:]
+        costs = (cut * n_before[:, :-1] + (k[:, None] - cut) * n_after[:, 1:] + self.SPLIT_COST).astype(float)
+        costs[cut >= k[:, None]] = np.inf
+        best = np.argmin(costs, axis=1) if cut.size else np.zeros(on.shape[0], dtype=np.intp)
+        split = cut.size > 0 and costs[inputs, best] < whole
+        plans = []
+        for c in range(on.shape[0]):
+            rows = int(k[c])
+            if cut.size and split[c]:
+                g = int(best[c]) + 1
+                parts = ((slice(0, starts[g]), before[c, g - 1]), (slice(starts[g], rows), after[c, g]))
+            else:
+                parts = ((slice(0, rows), before[c, last[c]]),)
+            blocks = []
+            for part, mask in parts:
+                features = np.flatnonzero(mask)
+                weights = flip_w[c, part]
+                if features.size <= npairs:
+                    weights = np.ascontiguousarray(weights[:, features])
+                blocks.append((part, weights, self.first[features[:-1]], self.second[features[:-1]]))
+            plans.append((rows, blocks))
+        return plans
 
     @staticmethod
     def _split(keys: np.ndarray, n0: int, nz: int) -> tuple[np.ndarray, np.ndarray]:
