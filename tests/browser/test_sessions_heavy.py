@@ -123,8 +123,8 @@ def test_eight_sessions_on_heavy_datasets_show_no_error(playwright_browser, serv
         for context in contexts:
             context.close()
     total = round(time.monotonic() - started, 1)
-    print(f"\n8 sessions on the heavy datasets: {total} s; pages asked for at {asked} s, each session's last script run "
-          "ended at (s since start):")
+    print(f"\n8 sessions on the heavy datasets: {total} s; pages asked for at {asked} s, each session's last script "
+          "run ended at (s since start):")
     print("\n".join(f"  {seconds:6.1f}  {where}" for where, seconds in times.items()))
     if failures:
         print(f"server log:\n{server.log_tail(60)}")
