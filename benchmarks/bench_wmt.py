@@ -29,7 +29,9 @@ Cases (seconds, wall clock; metaeval's caches cleared first, so each is a cold p
 level's analyses (all-pairs PERM-BOTH Kendall, chance baselines, BOOT-BOTH intervals of every metric; ``--heavy``
 adds the global-level table and chance) on the dataset's judged cells (WMT's systems, gold, primary metrics) and on
 synthetic continuous data of the same shape in the same run (``--real-only``: not), printing the ratios (wall and CPU
-seconds), issue 33's target (``LEVEL_TARGETS``) per case; ``--save`` appends the rows to
+seconds), issue 33's target (``LEVEL_TARGETS``) per case; each case is first called once untimed on both sides with
+``WARM_UP_K`` resamples (the process's one-time costs), then timed ``--repeat`` times per side, alternated, and the row
+holds the medians (and every run's CPU seconds); ``--save`` appends the rows to
 ``benchmarks/results/bench_wmt_levels_<date>.jsonl``. Figures: docs/speed.md.
 
 Prints one JSON line per case (case, metaeval_s, mtme_s, details) and a summary; the target is every whole page
@@ -41,6 +43,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -238,6 +241,8 @@ def run_mtme(args) -> tuple[dict | None, str]:
 
 # -- every level, real data against synthetic data of the same shape ----------------------------------------------
 # Targets of issue 33 (WMT22 zh-en, 21 primary metrics, seconds): whole analyses, not one kernel.
+# Resamples of the untimed warm-up call of each case (--levels).
+WARM_UP_K = 20
 LEVEL_TARGETS = {"compare:input": 10.0, "chance:input": 10.0, "intervals:input": 5.0, "intervals:global": 10.0,
                  "compare:global": 60.0, "chance:global": 20.0}
 
@@ -309,18 +314,30 @@ def levels_main(args) -> None:
     print(json.dumps(meta), flush=True)
     real_cases = _level_cases(real, human, metrics, args.k, args.heavy)
     synthetic_cases = _level_cases(synthetic, human, metrics, args.k, args.heavy)
-    for case in real_cases:
-        if args.only and case not in args.only.split(","):
-            continue
+    chosen = [case for case in real_cases if not args.only or case in args.only.split(",")]
+    # Warm-up, untimed: the first call of the process pays its one-time costs (lazy imports, first allocations,
+    # ~0.2-0.3 s), which would otherwise land on whichever side runs first.
+    warm = (_level_cases(real, human, metrics, WARM_UP_K, args.heavy),
+            _level_cases(synthetic, human, metrics, WARM_UP_K, args.heavy))
+    for case in chosen:
+        for cases in warm[:1] if args.real_only else warm:
+            cases[case]()
+    for case in chosen:
         # CPU seconds too: on the shared machine the load stretches wall seconds (3x at load 12) far more than
         # this process's CPU seconds, which approach the idle machine's wall seconds with one BLAS thread.
-        cpu = time.process_time()
-        real_s, _ = _timed(real_cases[case])
-        cpu, real_cpu = time.process_time(), time.process_time() - cpu
+        # Real and synthetic alternate, ``--repeat`` times each; the row holds the medians.
+        runs = {"real": [], "synthetic": []}
+        for _ in range(args.repeat):
+            for side, cases in (("real", real_cases), ("synthetic", synthetic_cases)):
+                if side == "synthetic" and args.real_only:
+                    continue
+                cpu, start = time.process_time(), time.perf_counter()
+                cases[case]()
+                runs[side].append((time.perf_counter() - start, time.process_time() - cpu))
+        real_s, real_cpu = (statistics.median(v) for v in zip(*runs["real"]))
         synthetic_s = synthetic_cpu = None
-        if not args.real_only:
-            synthetic_s, _ = _timed(synthetic_cases[case])
-            synthetic_cpu = time.process_time() - cpu
+        if runs["synthetic"]:
+            synthetic_s, synthetic_cpu = (statistics.median(v) for v in zip(*runs["synthetic"]))
         target = LEVEL_TARGETS.get(case)
         row = {"case": case, "real_s": round(real_s, 2), "real_cpu_s": round(real_cpu, 2),
                "synthetic_s": None if synthetic_s is None else round(synthetic_s, 2),
@@ -328,6 +345,9 @@ def levels_main(args) -> None:
                "synthetic_cpu_s": None if synthetic_cpu is None else round(synthetic_cpu, 2),
                "ratio_cpu": None if synthetic_cpu is None else round(real_cpu / synthetic_cpu, 2),
                "target_s": target, "meets_target": target is not None and real_s <= target,
+               "repeats": args.repeat, "warmed_up": True,
+               "real_cpu_runs": [round(c, 2) for _, c in runs["real"]],
+               "synthetic_cpu_runs": [round(c, 2) for _, c in runs["synthetic"]],
                "loadavg_after": os.getloadavg()}
         rows.append(row)
         print(json.dumps(row), flush=True)
@@ -351,6 +371,8 @@ def main() -> None:
     parser.add_argument("--real-only", action="store_true", help="--levels: skip the synthetic data of the same shape")
     parser.add_argument("--data", type=Path, default=None)
     parser.add_argument("--k", type=int, default=1000)
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="--levels: timed runs of each side, alternated (the row holds the medians)")
     parser.add_argument("--mtme-python", default=None)
     parser.add_argument("--mtme-path", default=None)
     parser.add_argument("--side", choices=("both", "mtme"), default="both", help=argparse.SUPPRESS)
