@@ -182,6 +182,45 @@ def test_tie_path_row_blocks_and_features_give_the_same_nulls_bit_for_bit(seed, 
         np.testing.assert_allclose(default[p], slow, rtol=0, atol=1e-12, equal_nan=True)
 
 
+def test_uneven_resamples_of_pairs_on_the_tie_path_alone_take_the_two_sides_sums(monkeypatch):
+    """A metric tying on every input (few integer values, MATESE): its pairs are on the tie path alone, and a
+    resample whose Xs ties every pair of an input (tau undefined on one side only) takes its two means from Xs's and
+    Ys's own sums instead of the swapped matrices: the same values to rounding, and the loop's."""
+    rng = np.random.default_rng(3)
+    n, m = 6, 40
+    z = -rng.poisson(1.0, (n, m)).astype(float)
+    z[0] = 1.0  # every input has an untied human pair
+    base = z + rng.normal(0, 0.3, z.shape)
+    few = np.clip(np.round(base), -2, 1)  # four values over six systems: ties on every input
+    few[:, ::5] = 0.0  # no error found in any output (MATESE's 0): Xs unswapped there ties every pair
+    mats = [few, base + rng.normal(0, 1, z.shape), np.round(base + rng.normal(0, 1, z.shape), 1)]
+    pairs = list(itertools.combinations(range(3), 2))
+    engine = InputLinearPermutation([_zscored(x) for x in mats], z, "kendall", pairs)
+    masks = _draw_swap_masks(np.random.default_rng(4), "perm-both", 200, *z.shape)
+    run = lambda: input_permutation_nulls(engine, lambda: iter([(slice(0, 200), masks)]), 200)  # noqa: E731
+    tied = TiedInputs(engine)
+    own = {int(p) for p in tied.order[:tied.own_rows]}
+    assert own == {0, 1}  # the pairs of the metric tying everywhere
+    calls = []
+    monkeypatch.setattr(_SwappedKendall, "__call__", lambda self, swapped, original=_SwappedKendall.__call__:
+                        calls.append(swapped.shape[0]) or original(self, swapped))
+    fast = run()
+    assert not calls  # no recomputation
+    original_init = TiedInputs.__init__
+
+    def without_sides(self, engine):
+        original_init(self, engine)
+        self.own_rows = 0
+
+    monkeypatch.setattr(TiedInputs, "__init__", without_sides)
+    recomputed = run()
+    assert calls  # the uneven resamples were there, and recomputed from the swapped matrices
+    np.testing.assert_allclose(fast, recomputed, rtol=0, atol=1e-14, equal_nan=True)
+    for p, (i, k) in enumerate(pairs):
+        slow = oracles.permutation_null(mats[i], mats[k], z, "input", "kendall", masks)
+        np.testing.assert_allclose(fast[p], slow, rtol=0, atol=1e-12, equal_nan=True)
+
+
 def test_swapped_kendall_shares_the_human_and_counts_like_kendall_from_signs():
     mats, z, engine = _engine(1)
     masks = _draw_swap_masks(np.random.default_rng(2), "perm-both", 25, *z.shape)

@@ -365,6 +365,11 @@ class TiedInputs:
         self.pair_x = np.array([engine.pairs[p][0] for p in self.order], dtype=np.intp)
         self.pair_y = np.array([engine.pairs[p][1] for p in self.order], dtype=np.intp)
         self.on = engine.tied[self.order][:, self.columns].T  # (inputs, pairs in row order)
+        # The first rows whose pairs take every defined input here (none linear, none pair by pair): their Xs's and
+        # Ys's sums are kept apart too, so that a resample defined on different numbers of inputs for Xs and Ys
+        # (tau undefined on one side) needs no recomputation. Their metric ties everywhere, so they come first.
+        alone = (engine.n_stable[self.order] == 0) & np.array([engine.fallback[p].size == 0 for p in self.order])
+        self.own_rows = int(np.argmin(alone)) if not alone.all() else alone.size
         # Row where each first metric's pairs start: the places where a block of rows may be split.
         self.group_starts = np.flatnonzero(np.r_[True, self._first_metric[1:] != self._first_metric[:-1]])
         # Sums over the rows up to each group's end and from each group's start (groups x pairs).
@@ -479,12 +484,14 @@ class TiedInputs:
             return t.astype(np.float64) / np.sqrt(denominator, out=denominator)
 
     def add(self, sl: slice, bits: np.ndarray, difference: np.ndarray, undefined: list,
-            report: Callable[[float], None] = lambda fraction: None) -> None:
+            report: Callable[[float], None] = lambda fraction: None, sides: np.ndarray | None = None) -> None:
         """Add the tied inputs' ``tau(Xs) - tau(Ys)`` of the resamples ``sl`` to ``difference`` (pairs, resamples).
 
         ``bits`` (b, N, len(self.columns)) are their swap bits. Where Xs or Ys ties every pair (tau undefined,
-        rare) nothing is added and ``(pairs, resamples, X undefined, Y undefined)`` is appended to ``undefined``.
-        Each pair's sum runs over the inputs in order, whatever the chunks.
+        rare) nothing is added for that side and ``(pairs, resamples, X undefined, Y undefined)`` is appended to
+        ``undefined``. ``sides`` (2, pairs, resamples), if given, receives the sums of ``tau(Xs)`` and ``tau(Ys)``
+        of the pairs of the first ``own_rows`` rows. Each pair's sum runs over the inputs in order, whatever the
+        chunks.
         """
         f, s = self.first, self.second
         b = bits.shape[0]
@@ -499,6 +506,9 @@ class TiedInputs:
         g_buffer, h_buffer = np.empty(n_pairs * step, dtype=self.dtype), np.empty(n_pairs * step, dtype=self.dtype)
         # The sums in row order; 0 + the sum is the sum, so they are added to ``difference`` at the end.
         total = np.zeros((n_pairs, b))
+        own = self.own_rows if sides is not None else 0
+        own_total = np.zeros((2, own, b))
+        value_buffer = np.empty(n_pairs * step)
         # Inputs x systems x resamples: each input's bits contiguous.
         bits = np.ascontiguousarray(bits.transpose(2, 1, 0))
         block = max(1, self.WEIGHTS_BUDGET // (n_pairs * (f.size + bits.shape[1] + 2)))
@@ -535,16 +545,22 @@ class TiedInputs:
                     tau = np.take(table, keys, out=tau_buffer[:2 * k * width].reshape(2, k, width), mode="clip")
                 else:
                     tau = self._tau_formula(*self._split(keys, n0, nz), nz)
-                value = np.subtract(tau[0], tau[1], out=tau[0])
+                value = np.subtract(tau[0], tau[1], out=value_buffer[:k * width].reshape(k, width))
                 rows = slice(start, start + width)
                 if may_be_undefined and np.isnan(value.sum()):
                     # The defined side still counts: the two means may then average different inputs.
                     p, r = np.nonzero(np.isnan(value))
-                    tau_x, tau_y = self._tau_formula(*self._split(keys[:, p, r], n0, nz), nz)
+                    tau_x, tau_y = tau[0][p, r], tau[1][p, r]
                     undefined.append((self.order[p], sl.start + start + r, np.isnan(tau_x), np.isnan(tau_y)))
-                    value[p, r] = np.nan_to_num(tau_x) - np.nan_to_num(tau_y)
+                    tau[0][p, r], tau[1][p, r] = np.nan_to_num(tau_x), np.nan_to_num(tau_y)
+                    value[p, r] = tau[0][p, r] - tau[1][p, r]
                 total[:k, rows] += value
+                if own:
+                    total_rows = min(own, k)
+                    own_total[:, :total_rows, rows] += tau[:, :total_rows]
         difference[self.order, sl] += total
+        if own:
+            sides[:, self.order[:own], sl] += own_total
 
     # Rows x features of a product that its call costs besides (set-up, features, weights' copy; measured).
     SPLIT_COST = 1500
@@ -623,7 +639,8 @@ def input_permutation_nulls(
     some pair cannot take linearly; the inputs with ties within X or Y then run for every pair at once, input
     by input (:class:`TiedInputs`), and the few left (a score of X equal to one of Y, missing cells) pair by
     pair. A resample whose swapped X and Y are defined on different numbers of inputs (so the two means have
-    no shared divisor) is recomputed from its swapped matrices.
+    no shared divisor) takes the two means from Xs's and Ys's own sums where the pair is on the tie path alone
+    (a metric tying on every input: MATESE), and is otherwise recomputed from its swapped matrices.
     """
     n_pairs = len(engine.pairs)
     n, m = engine.shape
@@ -656,6 +673,8 @@ def input_permutation_nulls(
                                for sl, mask in masks())
     # Sums and counts of the swapped X's then Y's defined per-input values off the linear path.
     side = np.zeros((4, n_pairs, n_resamples))
+    # Xs's and Ys's own sums of the pairs on no other path than the tie path (each input's tau, in input order).
+    own_sides = np.zeros((2, n_pairs, n_resamples)) if tied is not None and tied.own_rows else None
     if tied is not None and tied.columns.size:
         difference = np.zeros((n_pairs, n_resamples))
         undefined: list = []
@@ -669,7 +688,8 @@ def input_permutation_nulls(
         for sl, bits in chunks:
             done = sl.start / n_resamples
             tied.add(sl, bits, difference, undefined,
-                     lambda fraction: report(0.4 + 0.3 * (done + fraction * (sl.stop - sl.start) / n_resamples)))
+                     lambda fraction: report(0.4 + 0.3 * (done + fraction * (sl.stop - sl.start) / n_resamples)),
+                     sides=own_sides)
             report(0.4 + 0.3 * sl.stop / n_resamples)
         side[0] += difference
         on_tied = engine.tied.sum(axis=1)[:, None]
@@ -688,6 +708,15 @@ def input_permutation_nulls(
     # Different numbers of defined inputs in Xs and Ys: no shared divisor, so these resamples are computed
     # from their swapped matrices on every input.
     uneven = side[1] != side[3]
+    if tied is not None and tied.own_rows and uneven.any():
+        # Pairs whose every defined input is on the tie path: their two means from Xs's and Ys's own sums (the same
+        # inputs' tau as the swapped matrices give, summed in input order).
+        own = np.zeros(n_pairs, dtype=bool)
+        own[tied.order[:tied.own_rows]] = True
+        p, r = np.nonzero(uneven & own[:, None])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[p, r] = own_sides[0, p, r] / side[1, p, r] - own_sides[1, p, r] / side[3, p, r]
+        uneven &= ~own[:, None]
     if uneven.any():
         per_input = _per_input_coefficient(engine)
         pair_swaps = {}
