@@ -409,7 +409,7 @@ class TiedInputs:
         are ``W sz (T_1 + T_2) + m_X + m_Y`` and the bits' ``W sz (T_2 - T_1)`` projected on ``a`` minus on
         ``a'``, plus ``m_X - m_Y`` projected on both; the keys' constants ``c_X``, ``c_Y`` are per metric. Returns
         ``(C, pairs, P + 1)`` and ``(C, pairs, N + 1)`` weights (halved: the keys' products), ``(C,)`` counts and
-        whether some pair's tau may be undefined.
+        ``(C, pairs)`` where the pair's tau may be undefined.
         """
         f, s = self.first, self.second
         dtype = self.dtype
@@ -456,7 +456,7 @@ class TiedInputs:
         bit_w[..., n] = (constant[:, px] - constant[:, py]) / 4
         # tau is undefined only where Xs or Ys ties every compared pair: n_x >= n0 - (X's and Y's tied pairs).
         ties = tied.sum(axis=2)
-        undefined = (ties[:, px] + ties[:, py]).max(axis=1, initial=0) >= n0
+        undefined = (ties[:, px] + ties[:, py]) >= n0[:, None]
         return flip_w, bit_w, n0, nz, undefined
 
     def _table(self, n0: int, nz: int) -> np.ndarray | None:
@@ -507,8 +507,7 @@ class TiedInputs:
         # The sums in row order; 0 + the sum is the sum, so they are added to ``difference`` at the end.
         total = np.zeros((n_pairs, b))
         own = self.own_rows if sides is not None else 0
-        own_total = np.zeros((2, own, b))
-        value_buffer = np.empty(n_pairs * step)
+        own_total = np.zeros((own, b))
         # Inputs x systems x resamples: each input's bits contiguous.
         bits = np.ascontiguousarray(bits.transpose(2, 1, 0))
         block = max(1, self.WEIGHTS_BUDGET // (n_pairs * (f.size + bits.shape[1] + 2)))
@@ -516,9 +515,9 @@ class TiedInputs:
             if c % block == 0:
                 report(c / self.columns.size)
                 block_w = self._weights(self.columns[c:c + block])
-                plans = self._plan(self.on[c:c + block], *block_w[:4])
-            flip_w, bit_w, n0, nz, may_be_undefined = (w[c % block] for w in block_w)
-            k, blocks = plans[c % block]
+                plans = self._plan(self.on[c:c + block], *block_w)
+            bit_w, n0, nz = block_w[1][c % block], block_w[2][c % block], block_w[3][c % block]
+            k, blocks, check = plans[c % block]
             n0, nz = int(n0), int(nz)
             table = self._table(n0, nz)
             column = bits[c]  # (N, b)
@@ -545,28 +544,31 @@ class TiedInputs:
                     tau = np.take(table, keys, out=tau_buffer[:2 * k * width].reshape(2, k, width), mode="clip")
                 else:
                     tau = self._tau_formula(*self._split(keys, n0, nz), nz)
-                value = np.subtract(tau[0], tau[1], out=value_buffer[:k * width].reshape(k, width))
                 rows = slice(start, start + width)
-                if may_be_undefined and np.isnan(value.sum()):
-                    # The defined side still counts: the two means may then average different inputs.
-                    p, r = np.nonzero(np.isnan(value))
+                if check and np.isnan(tau[:, :check].sum()):
+                    # The defined side still counts (as 0 here): the two means may then average different inputs.
+                    _, p, r = np.nonzero(np.isnan(tau[:, :check]))
+                    p, r = np.unique(np.stack([p, r]), axis=1)
                     tau_x, tau_y = tau[0][p, r], tau[1][p, r]
                     undefined.append((self.order[p], sl.start + start + r, np.isnan(tau_x), np.isnan(tau_y)))
                     tau[0][p, r], tau[1][p, r] = np.nan_to_num(tau_x), np.nan_to_num(tau_y)
-                    value[p, r] = tau[0][p, r] - tau[1][p, r]
-                total[:k, rows] += value
                 if own:
                     total_rows = min(own, k)
-                    own_total[:, :total_rows, rows] += tau[:, :total_rows]
+                    own_total[:total_rows, rows] += tau[0, :total_rows]
+                total[:k, rows] += np.subtract(tau[0], tau[1], out=tau[0])
         difference[self.order, sl] += total
         if own:
-            sides[:, self.order[:own], sl] += own_total
+            # Ys's sum is Xs's minus the differences' (the same inputs, in the same order).
+            sides[0, self.order[:own], sl] += own_total
+            sides[1, self.order[:own], sl] += own_total - total[:own]
 
     # Rows x features of a product that its call costs besides (set-up, features, weights' copy; measured).
     SPLIT_COST = 1500
 
-    def _plan(self, on: np.ndarray, flip_w: np.ndarray, bit_w: np.ndarray, n0: np.ndarray, nz: np.ndarray) -> list:
-        """Per input of a block: its rows ``k`` (the pairs up to its last tie-path pair) and its products.
+    def _plan(self, on: np.ndarray, flip_w: np.ndarray, bit_w: np.ndarray, n0: np.ndarray, nz: np.ndarray,
+              undefined: np.ndarray) -> list:
+        """Per input of a block: its rows ``k`` (the pairs up to its last tie-path pair), its products and the rows
+        whose tau may be undefined (all before ``check``; 0: none).
 
         Rows within ``k`` of pairs on the linear path there get the key of tau 0 (adding 0.0 changes no sum).
         The ``x`` features no row uses are left out; the rows may be split where a metric's pairs start, when two
@@ -580,6 +582,8 @@ class TiedInputs:
         flip_w[..., npairs][off] = np.broadcast_to(((n0 + 1) * nz + n0)[:, None], off.shape)[off]
         bit_w[off] = 0
         k = on.shape[1] - np.argmax(on[:, ::-1], axis=1)  # (inputs,): one past the last tie-path pair
+        flagged = undefined & on
+        check = np.where(flagged.any(axis=1), on.shape[1] - np.argmax(flagged[:, ::-1], axis=1), 0)
         # Features each run of groups uses (the constant always): rows up to a group's end, rows from its start.
         used = (flip_w[..., :npairs] != 0).astype(self.dtype)
         before = np.ones((on.shape[0], self.group_starts.size, npairs + 1), dtype=bool)
@@ -611,7 +615,7 @@ class TiedInputs:
                 if features.size <= npairs:
                     weights = np.ascontiguousarray(weights[:, features])
                 blocks.append((part, weights, self.first[features[:-1]], self.second[features[:-1]]))
-            plans.append((rows, blocks))
+            plans.append((rows, blocks, int(check[c])))
         return plans
 
     @staticmethod
