@@ -508,9 +508,9 @@ class TiedInputs:
         total = np.zeros((n_pairs, b))
         own = self.own_rows if sides is not None else 0
         own_total = np.zeros((own, b))
-        # Inputs x systems x resamples: each input's bits contiguous.
-        bits = np.ascontiguousarray(bits.transpose(2, 1, 0))
-        block = max(1, self.WEIGHTS_BUDGET // (n_pairs * (f.size + bits.shape[1] + 2)))
+        # Systems x inputs x resamples: each input's bits of a system contiguous (the kept bits' own layout).
+        bits = np.ascontiguousarray(bits.transpose(1, 2, 0))
+        block = max(1, self.WEIGHTS_BUDGET // (n_pairs * (f.size + bits.shape[0] + 2)))
         for c, j in enumerate(self.columns):
             if c % block == 0:
                 report(c / self.columns.size)
@@ -520,7 +520,7 @@ class TiedInputs:
             k, blocks, check = plans[c % block]
             n0, nz = int(n0), int(nz)
             table = self._table(n0, nz)
-            column = bits[c]  # (N, b)
+            column = bits[:, c]  # (N, b)
             for start in range(0, b, step):
                 u = column[:, start:start + step]
                 width = u.shape[1]
@@ -654,13 +654,14 @@ def input_permutation_nulls(
     tied_columns = tied.columns if tied is not None else np.zeros(0, dtype=np.intp)
     union = np.unique(np.concatenate([np.zeros(0, dtype=np.intp), tied_columns, *engine.fallback]))
     keep = union.size and n_resamples * n * union.size <= _KEPT_BITS_BUDGET
-    # Inputs x systems x resamples, the layout the tie path reads (each input's bits contiguous).
-    kept = np.zeros((union.size if keep else 0, n, n_resamples), dtype=bool)
+    # The layout the tie path reads (each input's bits of a system contiguous): systems x inputs x resamples,
+    # filled from the resample-major masks by the cheap (1, 2, 0) transpose.
+    kept = np.zeros((n, union.size if keep else 0, n_resamples), dtype=bool)
     sums = np.zeros((n_pairs, n_resamples))
     for sl, mask in masks():
         sums[:, sl] = engine.linear_sums(mask).T
         if keep:
-            kept[:, :, sl] = np.broadcast_to(mask, (mask.shape[0], n, m))[:, :, union].transpose(2, 1, 0)
+            kept[:, :, sl] = np.take(np.broadcast_to(mask, (mask.shape[0], n, m)), union, axis=2).transpose(1, 2, 0)
         report(0.4 * sl.stop / n_resamples)
     position = np.full(m, -1)
     position[union] = np.arange(union.size)
@@ -671,7 +672,7 @@ def input_permutation_nulls(
             step = max(1, _FALLBACK_ELEMENT_BUDGET // (n * n * max(cols.size, 1)))
             for start in range(0, n_resamples, step):
                 sl = slice(start, min(start + step, n_resamples))
-                yield sl, kept[position[cols], :, sl].transpose(2, 1, 0)
+                yield sl, kept[:, position[cols], sl].transpose(2, 0, 1)
     else:
         replay = lambda cols: ((sl, np.broadcast_to(mask, (mask.shape[0], n, m))[:, :, cols])  # noqa: E731
                                for sl, mask in masks())
@@ -685,8 +686,8 @@ def input_permutation_nulls(
         # Every resample of an input at once (each input's weights are built once) when its bits were kept.
         if keep:
             on_tied = position[tied.columns]
-            bits = kept if on_tied.size == union.size else kept[on_tied]  # the union when no pair falls back
-            chunks = [(slice(0, n_resamples), bits.transpose(2, 1, 0))]
+            bits = kept if on_tied.size == union.size else kept[:, on_tied]  # the union when no pair falls back
+            chunks = [(slice(0, n_resamples), bits.transpose(2, 0, 1))]
         else:
             chunks = replay(tied.columns)
         for sl, bits in chunks:
