@@ -159,19 +159,22 @@ def test_tie_path_row_blocks_and_features_give_the_same_nulls_bit_for_bit(seed, 
     masks = _draw_swap_masks(np.random.default_rng(seed), "perm-both", 40, *z.shape)
     run = lambda: input_permutation_nulls(engine, lambda: iter([(slice(0, 40), masks)]), 40)  # noqa: E731
     default = run()
-    seen = []
+    seen: dict[int, list] = {}
     original = TiedInputs._plan
 
-    def spy(self, *args):
-        plans = original(self, *args)
-        seen.append([(k, [(w.shape, first.size) for _, w, first, _ in blocks]) for k, blocks, _ in plans])
+    def spy(self, on, *args):
+        plans = original(self, on, *args)
+        # Weights are built only for the rows the inputs multiply.
+        assert on.shape[1] == max(k for k, _, _ in plans) and args[0].shape[1] == on.shape[1]
+        seen.setdefault(self.SPLIT_COST, []).extend(
+            (k, [(w.shape, first.size) for _, w, first, _ in blocks]) for k, blocks, _ in plans)
         return plans
 
     monkeypatch.setattr(TiedInputs, "_plan", spy)
     for cost in (-10**9, 10**9):  # always split where a metric's pairs start / never split
         monkeypatch.setattr(TiedInputs, "SPLIT_COST", cost)
         np.testing.assert_array_equal(run(), default)
-    always, never = seen
+    always, never = seen[-10**9], seen[10**9]
     assert any(len(blocks) == 2 for _, blocks in always) and all(len(blocks) == 1 for _, blocks in never)
     # Rows stop at the last tie-path pair; features no row uses are left out.
     assert all(k <= len(engine.pairs) for k, _ in never)

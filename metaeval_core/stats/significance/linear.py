@@ -402,14 +402,15 @@ class TiedInputs:
         self._first_metric = ranked[order, 0]
         return order
 
-    def _weights(self, columns: np.ndarray):
-        """Per input of ``columns`` (C of them): every pair's products' weights (constants last), ``n0``, ``nz``.
+    def _weights(self, columns: np.ndarray, rows: int | None = None):
+        """Per input of ``columns`` (C of them): the first ``rows`` pairs' products' weights (constants last),
+        ``n0``, ``nz`` (every pair when ``rows`` is None).
 
         With ``m = tied - W sz T`` per metric and system pair (``T`` its signs), the flips' weights of pair (X, Y)
         are ``W sz (T_1 + T_2) + m_X + m_Y`` and the bits' ``W sz (T_2 - T_1)`` projected on ``a`` minus on
         ``a'``, plus ``m_X - m_Y`` projected on both; the keys' constants ``c_X``, ``c_Y`` are per metric. Returns
-        ``(C, pairs, P + 1)`` and ``(C, pairs, N + 1)`` weights (halved: the keys' products), ``(C,)`` counts and
-        ``(C, pairs)`` where the pair's tau may be undefined.
+        ``(C, rows, P + 1)`` and ``(C, rows, N + 1)`` weights (halved: the keys' products), ``(C,)`` counts and
+        ``(C, rows)`` where the pair's tau may be undefined.
         """
         f, s = self.first, self.second
         dtype = self.dtype
@@ -442,17 +443,17 @@ class TiedInputs:
         np.put_along_axis(ranks, order, np.cumsum(steps, axis=1, dtype=self.rank_dtype), axis=1)
         ranks = ranks.reshape(c, k, n)
         on_first, on_second = ranks[:, :, f], ranks[:, :, s]  # (C, K, P)
-        px, py = self.pair_x, self.pair_y
+        px, py = self.pair_x[:rows], self.pair_y[:rows]
         t1 = np.sign(np.take(on_first, px, axis=1) - np.take(on_second, py, axis=1)).astype(np.int8)
         t2 = np.sign(np.take(on_first, py, axis=1) - np.take(on_second, px, axis=1)).astype(np.int8)
         npairs = f.size
         flip_w = np.empty((c, px.size, npairs + 1), dtype=dtype)
-        np.matmul(self.metric_half_sum, per_metric, out=flip_w[..., :npairs])
+        np.matmul(self.metric_half_sum[:rows], per_metric, out=flip_w[..., :npairs])
         flip_w[..., :npairs] += np.add(t1, t2) * half[:, None, :]
         flip_w[..., npairs] = (constant[:, px] + constant[:, py]) / 4
         bit_w = np.empty((c, px.size, n + 1), dtype=dtype)
         np.matmul(np.subtract(t2, t1) * half[:, None, :], self.incidence_difference, out=bit_w[..., :n])
-        bit_w[..., :n] += self.metric_half_difference @ projected
+        bit_w[..., :n] += self.metric_half_difference[:rows] @ projected
         bit_w[..., n] = (constant[:, px] - constant[:, py]) / 4
         # tau is undefined only where Xs or Ys ties every compared pair: n_x >= n0 - (X's and Y's tied pairs).
         ties = tied.sum(axis=2)
@@ -514,10 +515,8 @@ class TiedInputs:
         for c, j in enumerate(self.columns):
             if c % block == 0:
                 report(c / self.columns.size)
-                block_w = self._weights(self.columns[c:c + block])
-                plans = self._plan(self.on[c:c + block], *block_w)
-            bit_w, n0, nz = block_w[1][c % block], block_w[2][c % block], block_w[3][c % block]
-            k, blocks, check = plans[c % block]
+                entries = self._block(self.columns[c:c + block], self.on[c:c + block])
+            bit_w, n0, nz, (k, blocks, check) = entries[c % block]
             n0, nz = int(n0), int(nz)
             table = self._table(n0, nz)
             column = bits[:, c]  # (N, b)
@@ -562,6 +561,27 @@ class TiedInputs:
             sides[0, self.order[:own], sl] += own_total
             sides[1, self.order[:own], sl] += own_total - total[:own]
 
+    def _block(self, columns: np.ndarray, on: np.ndarray) -> list:
+        """Per input of a block: ``(bit weights, n0, nz, plan)``. Weights are built only for the rows the inputs
+        multiply: in two groups by their last tie-path row (``k``), each up to its largest ``k``, split where the
+        sum of rows is least (WMT22: MATESE's 39 pairs alone on half the inputs, ~190 on the others)."""
+        k = on.shape[1] - np.argmax(on[:, ::-1], axis=1)
+        ranked = np.sort(k)
+        size = np.arange(1, k.size + 1)
+        # Rows built when the i smallest k form the first group: i * k_(i) + (C - i) * k_max.
+        cost = size * ranked + (k.size - size) * ranked[-1]
+        threshold = ranked[int(np.argmin(cost))]
+        entries: list = [None] * k.size
+        for members in (np.flatnonzero(k <= threshold), np.flatnonzero(k > threshold)):
+            if not members.size:
+                continue
+            rows = int(k[members].max())
+            weights = self._weights(columns[members], rows)
+            plans = self._plan(on[members, :rows], *weights)
+            for i, member in enumerate(members):
+                entries[member] = (weights[1][i], weights[2][i], weights[3][i], plans[i])
+        return entries
+
     # Rows x features of a product that its call costs besides (set-up, features, weights' copy; measured).
     SPLIT_COST = 1500
 
@@ -585,13 +605,15 @@ class TiedInputs:
         flagged = undefined & on
         check = np.where(flagged.any(axis=1), on.shape[1] - np.argmax(flagged[:, ::-1], axis=1), 0)
         # Features each run of groups uses (the constant always): rows up to a group's end, rows from its start.
+        # (Only the first ``on.shape[1]`` rows: the groups starting there.)
+        rows = on.shape[1]
+        starts = self.group_starts[self.group_starts < rows]
         used = (flip_w[..., :npairs] != 0).astype(self.dtype)
-        before = np.ones((on.shape[0], self.group_starts.size, npairs + 1), dtype=bool)
+        before = np.ones((on.shape[0], starts.size, npairs + 1), dtype=bool)
         after = before.copy()
-        np.greater(np.matmul(self._up_to_group, used), 0, out=before[..., :npairs])
-        np.greater(np.matmul(self._from_group, used), 0, out=after[..., :npairs])
+        np.greater(np.matmul(self._up_to_group[:starts.size, :rows], used), 0, out=before[..., :npairs])
+        np.greater(np.matmul(self._from_group[:starts.size, :rows], used), 0, out=after[..., :npairs])
         n_before, n_after = before.sum(axis=2), after.sum(axis=2)
-        starts = self.group_starts
         inputs = np.arange(on.shape[0])
         last = np.searchsorted(starts, k, side="left") - 1  # the group holding row k - 1
         whole = k * n_before[inputs, last]
