@@ -732,8 +732,8 @@ def input_permutation_nulls(
     count = engine.n_stable[:, None] + side[1]
     out = np.full((n_pairs, n_resamples), np.nan)
     np.divide(sums + side[0] - side[2], count, out=out, where=count > 0)
-    # Different numbers of defined inputs in Xs and Ys: no shared divisor, so these resamples are computed
-    # from their swapped matrices on every input.
+    # Different numbers of defined inputs in Xs and Ys: no shared divisor. These resamples take the two sides'
+    # own sums, or else are computed from their swapped matrices on every input.
     uneven = side[1] != side[3]
     if tied is not None and tied.own_rows and uneven.any():
         # Pairs whose every defined input is on the tie path: their two means from Xs's and Ys's own sums (the same
