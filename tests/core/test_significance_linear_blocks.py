@@ -162,10 +162,10 @@ def test_tie_path_row_blocks_and_features_give_the_same_nulls_bit_for_bit(seed, 
     seen: dict[int, list] = {}
     original = TiedInputs._plan
 
-    def spy(self, on, *args):
-        plans = original(self, on, *args)
+    def spy(self, on, rows, flip_w, *args):
+        plans = original(self, on, rows, flip_w, *args)
         # Weights are built only for the rows the inputs multiply.
-        assert on.shape[1] == max(k for k, _, _ in plans) and args[0].shape[1] == on.shape[1]
+        assert on.shape[1] == max(k for k, _, _ in plans) and flip_w.shape[1] == on.shape[1]
         seen.setdefault(self.SPLIT_COST, []).extend(
             (k, [(w.shape, first.size) for _, w, first, _ in blocks]) for k, blocks, _ in plans)
         return plans

@@ -361,7 +361,7 @@ class TiedInputs:
         # Pair rows in the order of their metrics' tie counts: the metrics tying on most inputs first, and each
         # pair after the pairs of its more often tied metric. An input's tie-path pairs (those with a metric tying
         # there) then mostly form the first rows, taken as one contiguous block (see ``add``).
-        self.order = self._tie_order(engine, self.values[self.columns])
+        self.order, self._first_metric = self._tie_order(engine, self.values[self.columns])
         self.pair_x = np.array([engine.pairs[p][0] for p in self.order], dtype=np.intp)
         self.pair_y = np.array([engine.pairs[p][1] for p in self.order], dtype=np.intp)
         self.on = engine.tied[self.order][:, self.columns].T  # (inputs, pairs in row order)
@@ -391,16 +391,16 @@ class TiedInputs:
         self._tables: dict[tuple[int, int], np.ndarray] = {}
         self._table_entries = 0
 
-    def _tie_order(self, engine: InputLinearPermutation, values: np.ndarray) -> np.ndarray:
-        """Engine pair indices in row order; sets ``_first_metric``, each row's metric ranked first."""
+    @staticmethod
+    def _tie_order(engine: InputLinearPermutation, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Engine pair indices in row order, and each row's metric ranked first (by tie count)."""
         ordered = np.sort(values, axis=2)
         tying = (ordered[:, :, 1:] == ordered[:, :, :-1]).any(axis=2).sum(axis=0)  # inputs where a metric ties
         rank = np.empty(tying.size, dtype=np.intp)
         rank[np.argsort(-tying, kind="stable")] = np.arange(tying.size)
         ranked = np.array([sorted((rank[i], rank[k])) for i, k in engine.pairs], dtype=np.intp).reshape(-1, 2)
         order = np.lexsort((ranked[:, 1], ranked[:, 0]))
-        self._first_metric = ranked[order, 0]
-        return order
+        return order, ranked[order, 0]
 
     def _weights(self, columns: np.ndarray, rows: int | None = None):
         """Per input of ``columns`` (C of them): the first ``rows`` pairs' products' weights (constants last),
@@ -565,7 +565,7 @@ class TiedInputs:
         """Per input of a block: ``(bit weights, n0, nz, plan)``. Weights are built only for the rows the inputs
         multiply: in two groups by their last tie-path row (``k``), each up to its largest ``k``, split where the
         sum of rows is least (WMT22: MATESE's 39 pairs alone on half the inputs, ~190 on the others)."""
-        k = on.shape[1] - np.argmax(on[:, ::-1], axis=1)
+        k = on.shape[1] - np.argmax(on[:, ::-1], axis=1)  # (inputs,): one past the last tie-path pair
         ranked = np.sort(k)
         size = np.arange(1, k.size + 1)
         # Rows built when the i smallest k form the first group: i * k_(i) + (C - i) * k_max.
@@ -577,7 +577,7 @@ class TiedInputs:
                 continue
             rows = int(k[members].max())
             weights = self._weights(columns[members], rows)
-            plans = self._plan(on[members, :rows], *weights)
+            plans = self._plan(on[members, :rows], k[members], *weights)
             for i, member in enumerate(members):
                 entries[member] = (weights[1][i], weights[2][i], weights[3][i], plans[i])
         return entries
@@ -585,8 +585,8 @@ class TiedInputs:
     # Rows x features of a product that its call costs besides (set-up, features, weights' copy; measured).
     SPLIT_COST = 1500
 
-    def _plan(self, on: np.ndarray, flip_w: np.ndarray, bit_w: np.ndarray, n0: np.ndarray, nz: np.ndarray,
-              undefined: np.ndarray) -> list:
+    def _plan(self, on: np.ndarray, k: np.ndarray, flip_w: np.ndarray, bit_w: np.ndarray, n0: np.ndarray,
+              nz: np.ndarray, undefined: np.ndarray) -> list:
         """Per input of a block: its rows ``k`` (the pairs up to its last tie-path pair), its products and the rows
         whose tau may be undefined (all before ``check``; 0: none).
 
@@ -601,7 +601,6 @@ class TiedInputs:
         flip_w[off] = 0
         flip_w[..., npairs][off] = np.broadcast_to(((n0 + 1) * nz + n0)[:, None], off.shape)[off]
         bit_w[off] = 0
-        k = on.shape[1] - np.argmax(on[:, ::-1], axis=1)  # (inputs,): one past the last tie-path pair
         flagged = undefined & on
         check = np.where(flagged.any(axis=1), on.shape[1] - np.argmax(flagged[:, ::-1], axis=1), 0)
         # Features each run of groups uses (the constant always): rows up to a group's end, rows from its start.
@@ -624,12 +623,12 @@ class TiedInputs:
         split = cut.size > 0 and costs[inputs, best] < whole
         plans = []
         for c in range(on.shape[0]):
-            rows = int(k[c])
+            used_rows = int(k[c])
             if cut.size and split[c]:
                 g = int(best[c]) + 1
-                parts = ((slice(0, starts[g]), before[c, g - 1]), (slice(starts[g], rows), after[c, g]))
+                parts = ((slice(0, starts[g]), before[c, g - 1]), (slice(starts[g], used_rows), after[c, g]))
             else:
-                parts = ((slice(0, rows), before[c, last[c]]),)
+                parts = ((slice(0, used_rows), before[c, last[c]]),)
             blocks = []
             for part, mask in parts:
                 features = np.flatnonzero(mask)
@@ -637,7 +636,7 @@ class TiedInputs:
                 if features.size <= npairs:
                     weights = np.ascontiguousarray(weights[:, features])
                 blocks.append((part, weights, self.first[features[:-1]], self.second[features[:-1]]))
-            plans.append((rows, blocks, int(check[c])))
+            plans.append((used_rows, blocks, int(check[c])))
         return plans
 
     @staticmethod
