@@ -365,6 +365,10 @@ class TiedInputs:
         self.pair_x = np.array([engine.pairs[p][0] for p in self.order], dtype=np.intp)
         self.pair_y = np.array([engine.pairs[p][1] for p in self.order], dtype=np.intp)
         self.on = engine.tied[self.order][:, self.columns].T  # (inputs, pairs in row order)
+        # Inputs are taken in the order of their rows (one past their last tie-path pair): a block of inputs then
+        # builds weights for about the rows it multiplies. Each pair's sum runs over the inputs in this fixed order.
+        self.rows = self.on.shape[1] - np.argmax(self.on[:, ::-1], axis=1)
+        self.sequence = np.argsort(self.rows, kind="stable")
         # The first rows whose pairs take every defined input here (none linear, none pair by pair): their Xs's and
         # Ys's sums are kept apart too, so that a resample defined on different numbers of inputs for Xs and Ys
         # (tau undefined on one side) needs no recomputation. Their metric ties everywhere, so they come first.
@@ -491,8 +495,8 @@ class TiedInputs:
         ``bits`` (b, N, len(self.columns)) are their swap bits. Where Xs or Ys ties every pair (tau undefined,
         rare) nothing is added for that side and ``(pairs, resamples, X undefined, Y undefined)`` is appended to
         ``undefined``. ``sides`` (2, pairs, resamples), if given, receives the sums of ``tau(Xs)`` and ``tau(Ys)``
-        of the pairs of the first ``own_rows`` rows. Each pair's sum runs over the inputs in order, whatever the
-        chunks.
+        of the pairs of the first ``own_rows`` rows. Each pair's sum runs over the inputs in one fixed order
+        (``sequence``), whatever the chunks.
         """
         f, s = self.first, self.second
         b = bits.shape[0]
@@ -512,11 +516,12 @@ class TiedInputs:
         # Systems x inputs x resamples: each input's bits of a system contiguous (the kept bits' own layout).
         bits = np.ascontiguousarray(bits.transpose(1, 2, 0))
         block = max(1, self.WEIGHTS_BUDGET // (n_pairs * (f.size + bits.shape[0] + 2)))
-        for c, j in enumerate(self.columns):
-            if c % block == 0:
-                report(c / self.columns.size)
-                entries = self._block(self.columns[c:c + block], self.on[c:c + block])
-            bit_w, n0, nz, (k, blocks, check) = entries[c % block]
+        for i, c in enumerate(self.sequence):
+            if i % block == 0:
+                report(i / self.columns.size)
+                members = self.sequence[i:i + block]
+                entries = self._block(self.columns[members], self.on[members])
+            bit_w, n0, nz, (k, blocks, check) = entries[i % block]
             n0, nz = int(n0), int(nz)
             table = self._table(n0, nz)
             column = bits[:, c]  # (N, b)
@@ -699,7 +704,7 @@ def input_permutation_nulls(
                                for sl, mask in masks())
     # Sums and counts of the swapped X's then Y's defined per-input values off the linear path.
     side = np.zeros((4, n_pairs, n_resamples))
-    # Xs's and Ys's own sums of the pairs on no other path than the tie path (each input's tau, in input order).
+    # Xs's and Ys's own sums of the pairs on no other path than the tie path (each input's tau, in a fixed order).
     own_sides = np.zeros((2, n_pairs, n_resamples)) if tied is not None and tied.own_rows else None
     if tied is not None and tied.columns.size:
         difference = np.zeros((n_pairs, n_resamples))
@@ -736,7 +741,7 @@ def input_permutation_nulls(
     uneven = side[1] != side[3]
     if tied is not None and tied.own_rows and uneven.any():
         # Pairs whose every defined input is on the tie path: their two means from Xs's and Ys's own sums (the same
-        # inputs' tau as the swapped matrices give, summed in input order).
+        # inputs' tau as the swapped matrices give, summed in the tie path's fixed order).
         own = np.zeros(n_pairs, dtype=bool)
         own[tied.order[:tied.own_rows]] = True
         p, r = np.nonzero(uneven & own[:, None])
