@@ -271,3 +271,30 @@ def test_swapped_kendall_selects_the_swapped_matrices_signs_exactly(seed):
         np.testing.assert_array_equal(np.concatenate([h[0] for h in halves]), per_x)
         np.testing.assert_array_equal(np.concatenate([h[1] for h in halves]), per_y)
     assert any(len(_SwappedKendall(engine, p).z) == 4 for p in range(len(pairs)))
+
+
+def test_engine_paths_do_not_depend_on_memory_order():
+    # Data frames often hand over Fortran-ordered matrices; the engine works in C order whatever it gets.
+    mats, z = _tie_heavy(5)
+    pairs = [(0, 1), (1, 0), (0, 2), (2, 1), (1, 2)]
+    c_order = InputLinearPermutation([_zscored(x) for x in mats], z, "kendall", pairs)
+    f_order = InputLinearPermutation([np.asfortranarray(_zscored(x)) for x in mats], np.asfortranarray(z), "kendall",
+                                     pairs)
+    np.testing.assert_array_equal(c_order.weights, f_order.weights)
+    np.testing.assert_array_equal(c_order.tied, f_order.tied)
+    np.testing.assert_array_equal(c_order.n_stable, f_order.n_stable)
+    for a, b in zip(c_order.fallback, f_order.fallback):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_a_score_shared_by_x_and_y_sends_a_tied_input_to_the_per_pair_path():
+    # Input 0: X ties two systems; X and Y share no score -> the shared tie path. Input 1: X ties two systems and
+    # X_0 equals Y_2 -> the per-pair path. Input 2: no tie, no shared score -> linear. Input 3: no tie within X or Y
+    # but X_1 equals Y_0 -> the per-pair path.
+    z = np.array([[1.0, 1.0, 1.0, 1.0], [2.0, 2.0, 2.0, 2.0], [3.0, 3.0, 3.0, 3.0]])
+    x = np.array([[0.1, 0.1, 0.1, 0.1], [0.1, 0.5, 0.5, 0.5], [0.9, 0.5, 0.9, 0.9]])
+    y = np.array([[0.2, 0.3, 0.2, 0.5], [0.6, 0.6, 0.6, 0.6], [0.7, 0.1, 0.7, 0.7]])
+    engine = InputLinearPermutation([x, y], z, "kendall", [(0, 1)])
+    np.testing.assert_array_equal(engine.tied[0], [True, False, False, False])
+    np.testing.assert_array_equal(engine.fallback[0], [1, 3])
+    assert engine.n_stable[0] == 1

@@ -38,6 +38,11 @@ def _signs(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return (a > b).astype(np.int8) - (a < b).astype(np.int8)
 
 
+def _compared(valid: np.ndarray) -> np.ndarray:
+    """(N, N, M): the system pairs (a, a'), a != a', both valid on an input, from ``valid`` (N, M)."""
+    return valid[:, None, :] & valid[None, :, :] & ~np.eye(valid.shape[0], dtype=bool)[:, :, None]
+
+
 def _kendall_swap_forms(unswapped: np.ndarray, swapped: np.ndarray, human: np.ndarray):
     """Quadratic forms giving, per input, Kendall's pair counts of a cell-swapped column.
 
@@ -141,13 +146,15 @@ class InputLinearPermutation:
     def __init__(self, zscored: Sequence[np.ndarray], z: np.ndarray, coefficient: str, pairs: Sequence[tuple[int, int]]):
         self.coefficient = coefficient
         self.pairs = list(pairs)
-        self.metrics = [np.asarray(m, dtype=np.float64) for m in zscored]
-        self.z = np.asarray(z, dtype=np.float64)
+        # C order: the (N, N, M) sign arrays below then run along the inputs (a Fortran-ordered matrix, as a data
+        # frame's values often are, gives them inner loops of N and costs 2-4x as much).
+        self.metrics = [np.ascontiguousarray(m, dtype=np.float64) for m in zscored]
+        self.z = np.ascontiguousarray(z, dtype=np.float64)
         n, m = self.z.shape
         self.shape = (n, m)
         vz = ~np.isnan(self.z)
         sz = _signs(self.z[:, None, :], self.z[None, :, :])  # (N, N, M), 0 on NaN and the diagonal
-        compared = vz[:, None, :] & vz[None, :, :] & ~np.eye(n, dtype=bool)[:, :, None]
+        compared = _compared(vz)
         n_valid = vz.sum(axis=0)
         n0 = n_valid * (n_valid - 1) // 2
         untied_z = np.count_nonzero(sz, axis=(0, 1)) // 2
@@ -204,16 +211,34 @@ class InputLinearPermutation:
         # entries (256 MB; ~1,000 systems with a few metrics) tied inputs stay on the per-pair path.
         shared_fits = n * (n - 1) // 2 * (len(self.pairs) + len(self.metrics)) <= _TIED_WEIGHTS_MAX_ENTRIES
         for p, (i, k) in enumerate(self.pairs):
-            s = _signs(self.metrics[i][:, None, :], self.metrics[k][None, :, :])  # X_a vs Y_a'
-            cross = ((s == 0) & compared).any(axis=(0, 1))
+            x, y = self.metrics[i], self.metrics[k]
+            # X vs Y's signs (X_a vs Y_a') only on the inputs where neither X nor Y ties: elsewhere the pair is off the
+            # linear path (on real data, most of the inputs of most pairs).
+            may = defined & ~ties[i] & ~ties[k]
+            whole = bool(may.all())
+            cand = np.flatnonzero(may)
+            # (np.take keeps C order, so the sign arrays still run along the inputs; fancy indexing would not.)
+            xc, yc = (x, y) if whole else (np.take(x, cand, axis=1), np.take(y, cand, axis=1))
+            s = _signs(xc[:, None, :], yc[None, :, :])
+            z_cand = sz if whole else np.take(sz, cand, axis=2)
+            cross = np.zeros(m, dtype=bool)
+            cross[cand] = ((s == 0) & (compared if whole else _compared(np.take(vz, cand, axis=1)))).any(axis=(0, 1))
+            # Elsewhere a score of X equal to one of Y only decides between the tie path and the per-pair path, which
+            # matters where both metrics score every compared system (so no NaN counts as a tie there).
+            decide = np.flatnonzero(~may & ~never & complete[i] & complete[k])
+            if decide.size:
+                equal = np.take(x, decide, axis=1)[:, None, :] == np.take(y, decide, axis=1)[None, :, :]
+                cross[decide] = (equal & _compared(np.take(vz, decide, axis=1))).any(axis=(0, 1))
             unstable = ties[i] | ties[k] | cross | ~defined
             if coefficient == "kendall" and shared_fits:
                 # Ties within X or Y (integer scores, two identical outputs) move the denominators, not the
                 # shape of the problem: those inputs go to the shared per-input product (TiedInputs).
                 self.tied[p] = unstable & ~never & ~cross & complete[i] & complete[k]
-            h_xy = np.einsum("abj,abj->aj", sz, s, dtype=np.int32)
-            h_yx = -np.einsum("abj,baj->aj", sz, s, dtype=np.int32)
-            linear = gains[k] - gains[i] + h_yx - h_xy  # (N, M): coefficient of B_a in num_x - num_y
+            # (Zero off ``cand``, where the pair is not linear and its rows are zeroed below.)
+            h_yx_minus_xy = np.zeros((n, m), dtype=np.int32)
+            h_yx_minus_xy[:, cand] = -(np.einsum("abj,baj->aj", z_cand, s, dtype=np.int32)
+                                       + np.einsum("abj,abj->aj", z_cand, s, dtype=np.int32))
+            linear = gains[k] - gains[i] + h_yx_minus_xy  # (N, M): coefficient of B_a in num_x - num_y
             const = (gains[i] - gains[k]).sum(axis=0) // 2  # num_x - num_y unswapped
             stable = ~unstable[self.virtual_j]
             linear_on[:, p] = stable
