@@ -545,7 +545,7 @@ class TiedInputs:
             if i % block == 0:
                 report(i / self.columns.size)
                 members = self.sequence[i:i + block]
-                entries = self._block(self.columns[members], self.on[members])
+                entries = self._block(self.columns[members], self.on[members], self.rows[members])
             bit_w, n0, nz, (k, blocks, check) = entries[i % block]
             n0, nz = int(n0), int(nz)
             table = self._table(n0, nz)
@@ -591,11 +591,10 @@ class TiedInputs:
             sides[0, self.order[:own], sl] += own_total
             sides[1, self.order[:own], sl] += own_total - total[:own]
 
-    def _block(self, columns: np.ndarray, on: np.ndarray) -> list:
+    def _block(self, columns: np.ndarray, on: np.ndarray, k: np.ndarray) -> list:
         """Per input of a block: ``(bit weights, n0, nz, plan)``. Weights are built only for the rows the inputs
-        multiply: in two groups by their last tie-path row (``k``), each up to its largest ``k``, split where the
-        sum of rows is least (WMT22: MATESE's 39 pairs alone on half the inputs, ~190 on the others)."""
-        k = on.shape[1] - np.argmax(on[:, ::-1], axis=1)  # (inputs,): one past the last tie-path pair
+        multiply: in two groups by ``k`` (one past their last tie-path row), each up to its largest ``k``, split
+        where the sum of rows is least (WMT22: MATESE's 39 pairs alone on half the inputs, ~190 on the others)."""
         ranked = np.sort(k)
         size = np.arange(1, k.size + 1)
         # Rows built when the i smallest k form the first group: i * k_(i) + (C - i) * k_max.
