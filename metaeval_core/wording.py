@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 MAX_DECIMALS = 8
 
@@ -589,6 +589,26 @@ def doubt_sentence(board) -> str:
     return (f"⚠ Rank 1 is not evidence of a good metric here: {'; '.join(parts)}. Rank 1 only means no test "
             "separates the metric from the best; with such an interval it is not shown to beat the others, nor "
             "random scores.")
+
+
+# -- the system pairs behind a judge's ranking agreement (docs/methods.md sec. 19.5) -------------------------------
+def ranking_pairs_sentence(summary: Mapping, kendall: float, *, coefficient: str = "kendall") -> str:
+    """What the system pairs behind a judge's ranking agreement say (``RankingPairs.summary()`` and ``.kendall``).
+
+    Examples
+    --------
+    >>> ranking_pairs_sentence({"judge": "J", "reference": "people", "n_pairs": 10, "n_discordant": 1,
+    ...                         "n_concordant": 9}, 0.8)
+    'J: 1 of 10 system pairs ordered unlike people, 9 alike, 0 tied (Kendall tau-b 0.800 from these pairs).'
+    >>> ranking_pairs_sentence({"judge": "J", "reference": "people", "n_pairs": 3, "n_discordant": 0,
+    ...                         "n_concordant": 2}, 0.5, coefficient="pearson")[-62:]
+    'tied (the Pearson correlation is of the system scores listed).'
+    """
+    n, discordant, concordant = (int(summary[k]) for k in ("n_pairs", "n_discordant", "n_concordant"))
+    made = (f"Kendall tau-b {number(kendall)} from these pairs" if coefficient == "kendall" else
+            "the Pearson correlation is of the system scores listed")
+    return (f"{summary['judge']}: {discordant:,} of {count(n, 'system pair')} ordered unlike {summary['reference']}, "
+            f"{concordant:,} alike, {n - discordant - concordant:,} tied ({made}).")
 
 
 # -- leave one system out (docs/methods.md sec. 10.4) ----------------------------------------------------------------

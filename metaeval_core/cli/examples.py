@@ -1,5 +1,6 @@
 """``metaeval examples``: the items behind a correlation (docs/methods.md sec. 19), and ``metaeval judges --view
-examples``: the items a judge gets wrong or flips.
+examples``: the items a judge gets wrong, flips or decides by length, or the system pairs behind its ranking
+agreement (``--show pairs``).
 
 ``examples`` lists one record per system pair (system level), input (input level) or cell (global level), with the
 texts where the dataset has them (with ``--coefficient soft-pairwise-accuracy`` each pair's SPA p-values and their
@@ -165,17 +166,21 @@ def add_judge_example_args(p: argparse.ArgumentParser) -> None:
     """The options of ``metaeval judges --view examples``."""
     p.add_argument("--judge", default=None, metavar="RATER",
                    help="for --view examples: the judge whose items are listed (default: every judge)")
-    p.add_argument("--show", choices=("wrong", "flips", "longer"), default="wrong",
+    p.add_argument("--show", choices=("wrong", "flips", "longer", "pairs"), default="wrong",
                    help="for --view examples: items the judge gets wrong against --reference (in --order), "
                         "items whose verdict flips between the two presentation orders (as the consistency counts "
-                        "them), or items where it chooses the longer response (in --order: original, swapped or "
-                        "average; as the length preference counts them, in words)")
+                        "them), items where it chooses the longer response (in --order: original, swapped or "
+                        "average; as the length preference counts them, in words), or the system pairs behind its "
+                        "ranking agreement with --reference (--view systems' Kendall; --ranking; the judge's "
+                        "verdicts in --order: original, swapped or average), those it orders unlike --reference "
+                        "first")
     p.add_argument("--top", type=int, default=None, metavar="N",
                    help="for --view examples: only the first N items per judge and pair set")
 
 
 def view_judge_examples(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
-    """``metaeval judges --view examples``: each judge's wrong (or flipped) items per pair set, with texts."""
+    """``metaeval judges --view examples``: each judge's wrong (flipped, longer) items per pair set, with texts, or
+    the system pairs behind its ranking agreement (``--show pairs``)."""
     from metaeval_core.judges.agreement import resolve_reference
     from metaeval_core.judges.examples import judge_examples
 
@@ -188,6 +193,9 @@ def view_judge_examples(args: argparse.Namespace, data, pair_sets: list[str]) ->
     if judge and judge not in data.rater_ids:
         raise cli.CLIError(f"--judge: {data.id!r} has no rater {judge!r}; judges: {', '.join(data.judges)}")
     show = getattr(args, "show", "wrong")
+    if show == "pairs":
+        _view_ranking_pairs(args, data, pair_sets, judges, top)
+        return
     records, blocks = [], []
     for name in pair_sets:
         part = data.select_pair_set(name) if len(data.pair_sets) > 1 else data
@@ -214,3 +222,34 @@ def view_judge_examples(args: argparse.Namespace, data, pair_sets: list[str]) ->
              if r["judge_original"] else r["judge_swapped"], "reference": r["reference"],
              "instruction": _short(r["instruction"], 40), "A": _short(r["output_a"], 30),
              "B": _short(r["output_b"], 30)} for r in rows]))
+
+
+def _view_ranking_pairs(args: argparse.Namespace, data, pair_sets: list[str], judges: list[str],
+                        top: int | None) -> None:
+    """``--show pairs``: per judge, the system pairs its ranking agreement is made of, discordant first."""
+    from metaeval_core.judges.examples import ranking_pairs
+    from metaeval_core.judges.systems import SYSTEM_ORDERS
+    from metaeval_core.wording import ranking_pairs_sentence
+
+    cli = _cli()
+    if args.order not in SYSTEM_ORDERS:
+        raise cli.CLIError(f"--show pairs: --order must be one of {', '.join(SYSTEM_ORDERS)} (the judge's verdicts "
+                           f"the systems are scored from); got {args.order!r}")
+    # The selected pair sets together, as --view systems ranks them: the pairs make its number.
+    data = data.select_pair_sets(pair_sets)
+    if len(data.systems) < 2:
+        raise cli.CLIError(f"--show pairs: dataset {data.id!r} does not name the systems behind its outputs")
+    found = [ranking_pairs(data, j, reference=args.reference, method=args.ranking, order=args.order)
+             for j in judges if j in data.judges_of()]
+    if args.json:
+        cli.emit(args, [{**listed.summary(), "kendall": listed.kendall, **r}
+                        for listed in found for r in listed.to_records(top=top)])
+        return
+    for listed in found:
+        print(f"\n{data.id}, systems scored by {listed.method}, the judge's verdicts in order {listed.order}: "
+              + ranking_pairs_sentence(listed.summary(), listed.kendall))
+        cli.print_table(cli.to_jsonable([
+            {"system_a": r["system_a"], "system_b": r["system_b"], "agreement": r["agreement"],
+             "judge": f"{r['judge_a']:.3f} - {r['judge_b']:.3f}",
+             "reference": f"{r['reference_a']:.3f} - {r['reference_b']:.3f}"}
+            for r in listed.to_records(top=top)]))

@@ -52,17 +52,13 @@ def _load(args: argparse.Namespace):
 def subsets(data, pair_sets: list[str] | None = None, by: str = "pair_set") -> list[tuple[str, Any]]:
     """(name, items) parts: each pair set (of ``pair_sets``, default all), or, with ``by`` an item attribute,
     each of its values among the items of those pair sets."""
-    import numpy as np
-
     chosen = list(pair_sets or data.pair_sets)
     if by == "pair_set":
         return [(name, data.select_pair_set(name)) for name in chosen]
     if by not in data.attributes:
         raise ValueError(f"--by: dataset {data.id!r} has no item attribute {by!r}; attributes: "
                          f"{', '.join(data.attributes) or '(none)'}, or pair_set")
-    if len(chosen) < len(data.pair_sets):
-        data = data.select_items(np.isin(data.pair_set, [data.pair_sets.index(p) for p in chosen]),
-                                 label="sets=" + ",".join(chosen))
+    data = data.select_pair_sets(chosen)
     return [(value, data.select_subset(by, value)) for value in data.subsets(by)]
 
 
@@ -405,9 +401,7 @@ def _view_systems(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
     from metaeval_core.judges import close_pair_agreement, ranking_agreement, system_ranking
 
     cli = _cli()
-    if len(pair_sets) < len(data.pair_sets):
-        data = data.select_items([k for k, p in enumerate(data.pair_set) if data.pair_sets[p] in pair_sets],
-                                 label="sets=" + ",".join(pair_sets))
+    data = data.select_pair_sets(pair_sets)
     if len(data.systems) < 2:
         raise cli.CLIError(f"--view systems: dataset {data.id!r} does not name the systems behind its outputs")
     options = dict(confidence_level=args.confidence_level, n_resamples=args.n_resamples, rng=args.seed)
@@ -634,14 +628,16 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
                         "(for a verdict file; `metaeval describe` reads score files); agreement: every two raters' "
                         "--statistic (people and judges) and the judges' macro precision/recall/F1; alt-test: may each judge "
                         "replace the annotators? (Calderon et al. 2025; --epsilon, --fdr, --min-items); examples: the "
-                        "items each judge gets wrong (--show wrong) or flips between the orders (--show flips), with "
-                        "their texts")
+                        "items each judge gets wrong (--show wrong), flips between the orders (--show flips) or where it "
+                        "chose the longer response (--show longer), with their texts, or the system pairs behind its "
+                        "ranking agreement (--show pairs)")
     p.add_argument("--statistic", choices=STATISTICS, default="accuracy", help="for --view leaderboard")
     p.add_argument("--order", choices=ORDER_MODES, default="original",
                    help="for --view leaderboard and examples: original, swapped, average (of both orders) or both "
-                        "(right in both)")
+                        "(right in both; not for --show pairs)")
     p.add_argument("--ranking", choices=RANKING_METHODS, default="win-rate",
-                   help="for --view systems: win rates or Bradley-Terry with ties (Davidson)")
+                   help="for --view systems and examples --show pairs: win rates or Bradley-Terry with ties "
+                        "(Davidson)")
     p.add_argument("--delta", type=float, default=0.1,
                    help="for --view systems: a close pair's people win rate lies within this of 0.5 (default 0.1)")
     p.add_argument("--epsilon", type=float, default=0.2,
@@ -661,7 +657,7 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--judges", metavar="NAME[,NAME...]",
                    help="for --view alt-test on score data: the measures tested (default: every metric)")
     p.add_argument("--confidence-level", type=float, default=0.95)
-    add_judge_example_args(p)  # --view examples: items wrong or flipped (metaeval_core/cli/examples.py)
+    add_judge_example_args(p)  # --view examples: items or system pairs (metaeval_core/cli/examples.py)
     # Not cli.add_resampling_args: its help says 10 while a 0.95 percentile interval needs 40 (the check refuses
     # fewer); the judges' help states the rule the check applies.
     p.add_argument("--n-resamples", type=cli.resample_count, default=1000,

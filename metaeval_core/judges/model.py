@@ -301,6 +301,17 @@ class PairwiseData:
             raise DatasetError(f"dataset {self.id!r} has no pair set {name!r}; pair sets: {', '.join(self.pair_sets)}")
         return self.select_items(self.pair_set == self.pair_sets.index(name), label=f"set={name}")
 
+    def select_pair_sets(self, names: Sequence[str]) -> "PairwiseData":
+        """The items of some pair sets together (the dataset itself when ``names`` are all of them)."""
+        for name in names:
+            if name not in self.pair_sets:
+                raise DatasetError(f"dataset {self.id!r} has no pair set {name!r}; pair sets: "
+                                   f"{', '.join(self.pair_sets)}")
+        if set(names) >= set(self.pair_sets):
+            return self
+        return self.select_items(np.isin(self.pair_set, [self.pair_sets.index(p) for p in names]),
+                                 label="sets=" + ",".join(names))
+
     def select_subset(self, attribute: str, value: str) -> "PairwiseData":
         """The items whose ``attribute`` is ``value`` (e.g. ``('system_pair', 'llama-7b vs opt-7b')``)."""
         if attribute not in self.attributes:

@@ -8,6 +8,7 @@ import streamlit as st
 
 from metaeval_core._paths import shell_command
 from metaeval_core.judges import INVALID_CONVENTIONS, ORDER_MODES, STATISTICS, TIE_CONVENTIONS, PairwiseData
+from metaeval_core.wording import ranking_pairs_sentence
 
 from metaeval_ui import exports, state
 from metaeval_ui.errors import EXPECTED, escape_markdown, guard, message_of
@@ -351,11 +352,7 @@ def ranking_pairs_panel(data: PairwiseData, pair_set: str, judges: list[str], *,
         if found is None:
             return
         summary, records, tau = found
-        made = (f"Kendall tau-b {tau:.3f} from these pairs" if coefficient == "kendall" else
-                "the Pearson correlation is of the system scores listed in these pairs")
-        st.caption(escape_markdown(
-            f"{judge}: {summary['n_discordant']} of {summary['n_pairs']} system pairs ordered unlike "
-            f"{summary['reference']} ({summary['n_concordant']} alike, the rest tied; {made})."))
+        st.caption(escape_markdown(ranking_pairs_sentence(summary, tau, coefficient=coefficient)))
         frame = pd.DataFrame.from_records(records)
         st.dataframe(frame, hide_index=True, width="stretch", height=min(420, 38 + 35 * len(frame)))
         name = exports.file_name("examples", data.id, judge, "system-pairs")

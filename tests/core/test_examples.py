@@ -449,6 +449,33 @@ def test_cli_judges_view_examples(cli, data_dir):
     assert code == 2 and "nobody" in err
 
 
+
+def test_cli_judges_view_examples_system_pairs(cli, data_dir):
+    from metaeval_core.judges import load_pairwise, ranking_agreement
+
+    data = load_pairwise("pandalm", data_dir=data_dir)
+    judge = data.judges[0]
+    code, records, _ = cli("judges", "--dataset", "pandalm", "--data-dir", str(data_dir), "--view", "examples",
+                           "--judge", judge, "--show", "pairs", "--ranking", "davidson")
+    assert code == 0
+    s = len(data.systems)
+    assert len(records) == s * (s - 1) // 2 and {r["judge"] for r in records} == {judge}
+    agreement = ranking_agreement(data, judges=[judge], method="davidson", n_resamples=40, rng=0)[0]
+    assert records[0]["kendall"] == pytest.approx(agreement.estimate, abs=1e-12)  # --view systems' number
+    kinds = [r["agreement"] for r in records]
+    assert kinds == sorted(kinds, key=["discordant", "tied", "concordant"].index)
+    assert sum(k == "discordant" for k in kinds) == records[0]["n_discordant"]
+    code, out, _ = cli("judges", "--dataset", "pandalm", "--data-dir", str(data_dir), "--view", "examples",
+                       "--show", "pairs", "--top", "2", as_json=False)
+    assert code == 0 and out.count("system pairs ordered unlike") == len(data.judges)
+    assert "Kendall tau-b" in out and "systems scored by win-rate" in out
+    code, _, err = cli("judges", "--dataset", "pandalm", "--data-dir", str(data_dir), "--view", "examples",
+                       "--show", "pairs", "--order", "both")
+    assert code == 2 and "--order must be one of original, swapped, average" in err
+    code, _, err = cli("judges", "--dataset", "llmbar", "--data-dir", str(data_dir), "--view", "examples",
+                       "--show", "pairs")
+    assert code == 2 and "does not name the systems" in err
+
 # -- uploads with texts ---------------------------------------------------------------------------------------------
 LONG_WITH_TEXTS = """system,input,measure,score,text,source,reference
 A,d1,human,3,the cat sat,le chat,the cat sat down

@@ -59,6 +59,12 @@ def test_selections_keep_items_aligned():
         data.select_items([0, 0, 1])
     with pytest.raises(DatasetError, match="no pair set"):
         data.select_pair_set("nope")
+    two = data.select_pair_sets(["set2", "set0"])  # the items in their own order, whatever the names' order
+    keep = np.flatnonzero(data.pair_set != 1)
+    assert two.items == tuple(data.items[k] for k in keep) and two.pair_sets == ("set0", "set2")
+    assert two.version != data.version and data.select_pair_sets(data.pair_sets) is data
+    with pytest.raises(DatasetError, match="no pair set 'nope'"):
+        data.select_pair_sets(["set0", "nope"])
     with pytest.raises(DatasetError, match="no rater"):
         data.rater_index("nobody")
     assert data.humans == ("h1", "h2", "h3") and data.judges == ("j1", "j2", "j3")
