@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from metaeval_core.cli.options import COEFFICIENTS, LEVELS, MAX_RESAMPLES, MIN_RESAMPLES, POOLS
+from metaeval_core.cli.options import COEFFICIENTS, LEVELS, MAX_RESAMPLES, MIN_RESAMPLES, POOLS, SYSTEM_ORDERS
 from metaeval_core.cli.output import (  # noqa: F401 - one import for a command module
     emit, fit_to_terminal, print_conventions, print_table, say, to_jsonable,
 )
@@ -330,3 +330,11 @@ def check_resampling_args(parser: argparse.ArgumentParser, args: argparse.Namesp
     if k < needed:
         parser.error(f"argument --n-resamples: a {level:.4g} interval needs at least {needed} resamples "
                      f"(ceil(2 / (1 - level)): one in each tail); got {k}")
+
+
+def system_order(args: argparse.Namespace, what: str) -> str:
+    """``--order`` where the judges' verdicts score systems (``what``: the view, for the message): never 'both'."""
+    if args.order not in SYSTEM_ORDERS:
+        raise CLIError(f"{what}: --order must be one of {', '.join(SYSTEM_ORDERS)} (the judges' verdicts the systems "
+                       f"are scored from); got {args.order!r}")
+    return args.order

@@ -228,18 +228,15 @@ def _view_ranking_pairs(args: argparse.Namespace, data, pair_sets: list[str], ju
                         top: int | None) -> None:
     """``--show pairs``: per judge, the system pairs its ranking agreement is made of, discordant first."""
     from metaeval_core.judges.examples import ranking_pairs
-    from metaeval_core.judges.systems import SYSTEM_ORDERS
     from metaeval_core.wording import ranking_pairs_sentence
 
     cli = _cli()
-    if args.order not in SYSTEM_ORDERS:
-        raise cli.CLIError(f"--show pairs: --order must be one of {', '.join(SYSTEM_ORDERS)} (the judge's verdicts "
-                           f"the systems are scored from); got {args.order!r}")
+    order = cli.system_order(args, "--show pairs")
     # The selected pair sets together, as --view systems ranks them: the pairs make its number.
     data = data.select_pair_sets(pair_sets)
     if len(data.systems) < 2:
         raise cli.CLIError(f"--show pairs: dataset {data.id!r} does not name the systems behind its outputs")
-    found = [ranking_pairs(data, j, reference=args.reference, method=args.ranking, order=args.order)
+    found = [ranking_pairs(data, j, reference=args.reference, method=args.ranking, order=order)
              for j in judges if j in data.judges_of()]
     if args.json:
         cli.emit(args, [{**listed.summary(), "kendall": listed.kendall, **r}

@@ -401,18 +401,21 @@ def _view_systems(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
     from metaeval_core.judges import close_pair_agreement, ranking_agreement, system_ranking
 
     cli = _cli()
+    order = cli.system_order(args, "--view systems")
     data = data.select_pair_sets(pair_sets)
     if len(data.systems) < 2:
         raise cli.CLIError(f"--view systems: dataset {data.id!r} does not name the systems behind its outputs")
     options = dict(confidence_level=args.confidence_level, n_resamples=args.n_resamples, rng=args.seed)
     method = args.ranking
+    # The reference's ranking from its verdicts as given; the judges' in --order (as the Systems page reads them).
     people = system_ranking(data, args.reference, method=method, **options)
     judges = list(data.judges_of())
-    tau = ranking_agreement(data, judges=judges, reference=args.reference, method=method, **options)
+    tau = ranking_agreement(data, judges=judges, reference=args.reference, method=method, order=order, **options)
     pearson = ranking_agreement(data, judges=judges, reference=args.reference, method=method,
-                                coefficient="pearson", **options)
-    close = close_pair_agreement(data, judges=judges, reference=args.reference, delta=args.delta, **options)
-    records = [{"dataset": data.id, "judge": t.judge, "reference": t.reference, "method": method,
+                                coefficient="pearson", order=order, **options)
+    close = close_pair_agreement(data, judges=judges, reference=args.reference, delta=args.delta, order=order,
+                                 **options)
+    records = [{"dataset": data.id, "judge": t.judge, "reference": t.reference, "method": method, "order": order,
                 "kendall": t.estimate, "kendall_low": t.low, "kendall_high": t.high, "pearson": p.estimate,
                 "pearson_low": p.low, "pearson_high": p.high, "close_pairs": c.estimate, "close_pairs_low": c.low,
                 "close_pairs_high": c.high, "n_close": c.n_close, "delta": c.delta, "all_pairs": c.all_pairs,
@@ -425,8 +428,8 @@ def _view_systems(args: argparse.Namespace, data, pair_sets: list[str]) -> None:
          + ("" if method == "win-rate" else f" (Davidson's tie parameter nu = {people.nu:.3f})")
          + ("" if people.converged else "; the fit has no finite maximum (a system only ever wins, or never "
             "wins nor ties): its strengths are unbounded, the order still holds"),
-         _interval_note(args, f"; scores x 100 for win rates; close pairs: the people's head-to-head win rate within "
-                              f"{args.delta:g} of 50%"))
+         _interval_note(args, f"; scores x 100 for win rates; the judges' verdicts in order {order}; close pairs: the "
+                              f"people's head-to-head win rate within {args.delta:g} of 50%"))
     cli.print_table([{"rank": r["rank"], "system": r["system"], "score": _fmt(r["score"], r["low"], r["high"])
                       if method == "win-rate" else f"{_num(r['score'], 3)} [{_num(r['low'], 2)},{_num(r['high'], 2)}]",
                       "wins": r["wins"], "losses": r["losses"], "ties": r["ties"]} for r in people.to_records()],
@@ -634,7 +637,8 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--statistic", choices=STATISTICS, default="accuracy", help="for --view leaderboard")
     p.add_argument("--order", choices=ORDER_MODES, default="original",
                    help="for --view leaderboard and examples: original, swapped, average (of both orders) or both "
-                        "(right in both; not for --show pairs)")
+                        "(right in both); for --view systems and --show pairs, the judges' verdicts the systems are "
+                        "scored from (not both)")
     p.add_argument("--ranking", choices=RANKING_METHODS, default="win-rate",
                    help="for --view systems and examples --show pairs: win rates or Bradley-Terry with ties "
                         "(Davidson)")

@@ -28,6 +28,8 @@ ORDER_MODES: tuple[str, ...] = ("original", "swapped", "average", "both")
 TIE_CONVENTIONS: tuple[str, ...] = ("three-class", "drop-reference-ties", "drop-any-tie")
 INVALID_CONVENTIONS: tuple[str, ...] = ("wrong", "drop", "tie", "as-verdict")
 RANKING_METHODS: tuple[str, ...] = ("win-rate", "davidson")
+# The orders a judge's verdicts score systems in (metaeval_core.judges.systems.SYSTEM_ORDERS).
+SYSTEM_ORDERS: tuple[str, ...] = ("original", "swapped", "average")
 
 # Unambiguous other spellings a user types (the papers' words, short names) -> the option's value.
 ALIASES: dict[str, dict[str, str]] = {

@@ -83,6 +83,20 @@ def order_slots(mode: str) -> tuple[int, ...]:
     return (ORDERS.index(mode),) if mode in ORDERS else (0, 1)
 
 
+def judges_in_order(data, judges, mode: str, *, every_slot: bool = True) -> list[str]:
+    """The judges with verdicts in the orders ``mode`` reads (in each of them, or in one when ``every_slot`` is
+    False); a ValueError naming the orders the judges were run in when none has."""
+    slots = order_slots(mode)
+    seen = all if every_slot else any
+    found = [j for j in judges if seen((data.verdicts[:, data.rater_index(j), s] != MISSING).any() for s in slots)]
+    if judges and not found:
+        given = sorted({o for j in judges for o in data.orders_of(j)}, key=ORDERS.index)
+        needed = (" and " if every_slot else " or ").join(ORDERS[s] for s in slots)
+        raise ValueError(f"order={mode!r} needs verdicts in {needed} order; the judges of {data.id!r} gave verdicts "
+                         f"in the {' and '.join(given)} order only")
+    return found
+
+
 def accuracy_columns(judge: np.ndarray, reference: np.ndarray, mode: str, conv: VerdictCounting) -> np.ndarray:
     """Per-item (counted, correct) for accuracy; ``judge`` (..., n, J, 2) codes, ``reference`` (n, J).
 

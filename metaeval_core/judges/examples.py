@@ -248,6 +248,7 @@ def ranking_pairs(
     sy._check_system_args(data, method, order, no_majority)
     names, pairs = sy._systems(data)
     data.rater_index(judge)
+    kern.judges_in_order(data, [judge], order, every_slot=False)
     ref, what = sy._rater_verdicts(data, reference, order, no_majority)
     own, _ = sy._rater_verdicts(data, judge, order, no_majority)
     columns = pairs.columns([pairs.outcomes(ref), pairs.outcomes(own)])

@@ -22,7 +22,7 @@ from metaeval_core.judges.agreement import (
 )
 from metaeval_core.judges.biases import Estimate
 from metaeval_core.judges.compare import JudgeComparison, compare_judges
-from metaeval_core.judges.model import MISSING, ORDERS, NoMajority, PairwiseData
+from metaeval_core.judges.model import NoMajority, PairwiseData
 from metaeval_core.stats.significance import Alternative, Correction, Family, correct_pvalues
 
 RowKind = Literal["judge", "chance", "annotator", "human-ceiling"]
@@ -212,13 +212,7 @@ def judge_leaderboard(
     resampling = dict(n_resamples=n_resamples, rng=seed, batch=batch)
     table = judge_agreement(data, judges=judges, confidence_level=confidence_level, **options, **resampling)
     names = list(table.judges)
-    slots = kern.order_slots(order)
-    in_order = [j for j in names
-                if all((data.verdicts[:, data.rater_index(j), s] != MISSING).any() for s in slots)]
-    if not in_order:
-        seen = sorted({o for j in names for o in data.orders_of(j)}, key=ORDERS.index)
-        raise ValueError(f"order={order!r} needs verdicts in {' and '.join(ORDERS[s] for s in slots)} order; the "
-                         f"judges of {data.id!r} gave verdicts in the {' and '.join(seen)} order only")
+    in_order = kern.judges_in_order(data, names, order)
     warnings = []
     left_out = [j for j in names if j not in in_order]
     if left_out:

@@ -476,6 +476,7 @@ def ranking_agreement(
     level, k, batch = kern.check_resampling(confidence_level, n_resamples, batch)
     systems, pairs = _systems(data)
     names = _judges(data, judges)
+    kern.judges_in_order(data, names, order, every_slot=False)  # a judge without verdicts in it: undefined
     ref, what = _rater_verdicts(data, reference, order, no_majority)
     s = len(systems)
     _price("the ranking agreement", method, pairs, data.n_items, 1 + len(names), k, coefficient=coefficient)
@@ -574,6 +575,8 @@ def close_pair_agreement(
     level, k, batch = kern.check_resampling(confidence_level, n_resamples, batch)
     systems, pairs = _systems(data)
     names = _judges(data, judges)
+    # A judge without verdicts in the order has no head-to-head rate: undefined, not "agrees on no pair".
+    in_order = kern.judges_in_order(data, names, order, every_slot=False)
     _price("the close-pair agreement", "win-rate", pairs, data.n_items, 1 + len(names), k)
     ref, what = _rater_verdicts(data, reference, order, no_majority)
     per_rater = [pairs.outcomes(ref)] + [pairs.outcomes(_rater_verdicts(data, j, order, no_majority)[0])
@@ -605,10 +608,13 @@ def close_pair_agreement(
                        "judge_rate": kern.num(rates[p]), "items": int(ref_items[p]),
                        "close": bool(close[p]), "agree": bool(same[p])}
                       for p, (u, v) in enumerate(zip(pairs.u.tolist(), pairs.v.tolist())) if np.isfinite(ref_rate[p]))
+        defined = name in in_order
+        nan = float("nan")
         results.append(ClosePairs(judge=name, reference=what, delta=float(delta), order=order,
-                                  estimate=float(boot.estimate[j]), low=float(boot.low[j]), high=float(boot.high[j]),
-                                  n_close=int(close.sum()),
-                                  all_pairs=float(same[decided].mean()) if decided.any() else float("nan"),
+                                  estimate=float(boot.estimate[j]) if defined else nan,
+                                  low=float(boot.low[j]) if defined else nan,
+                                  high=float(boot.high[j]) if defined else nan, n_close=int(close.sum()),
+                                  all_pairs=float(same[decided].mean()) if decided.any() and defined else nan,
                                   n_pairs=int(decided.sum()), pairs=rows, confidence_level=level, n_resamples=k))
     return tuple(results)
 

@@ -37,7 +37,7 @@ def test_light_choices_equal_the_core_constants():
     from metaeval_core._checks import MAX_RESAMPLES, MIN_RESAMPLES
     from metaeval_core.data.dataset import POOLS
     from metaeval_core.judges._kernel import INVALID_CONVENTIONS, ORDER_MODES, STATISTICS, TIE_CONVENTIONS
-    from metaeval_core.judges.systems import RANKING_METHODS
+    from metaeval_core.judges.systems import RANKING_METHODS, SYSTEM_ORDERS
     from metaeval_core.stats.coefficients import COEFFICIENTS, POINT_COEFFICIENTS
     from metaeval_core.stats.correlation import LEVELS
     from metaeval_core.stats.resampling import CI_METHODS
@@ -47,7 +47,7 @@ def test_light_choices_equal_the_core_constants():
     assert (options.MIN_RESAMPLES, options.MAX_RESAMPLES) == (MIN_RESAMPLES, MAX_RESAMPLES)
     assert options.STATISTICS == STATISTICS and options.ORDER_MODES == ORDER_MODES
     assert options.TIE_CONVENTIONS == TIE_CONVENTIONS and options.INVALID_CONVENTIONS == INVALID_CONVENTIONS
-    assert options.RANKING_METHODS == RANKING_METHODS
+    assert options.RANKING_METHODS == RANKING_METHODS and options.SYSTEM_ORDERS == SYSTEM_ORDERS
     for values in options.ALIASES.values():
         assert set(values.values()) <= {*LEVELS, *COEFFICIENTS}
 

@@ -103,6 +103,21 @@ def test_leaderboard_view_has_judges_annotators_and_the_ceiling(capsys, verdict_
     assert {r["statistic"] for r in records} == {"kappa"} and records[0]["order"] == "average"
 
 
+def test_systems_view_scores_the_judges_in_the_order_asked(capsys, verdict_file):
+    payloads = {}
+    for order in ("original", "swapped"):
+        code, out, err = run(capsys, "judges", "--dataset", str(verdict_file), "--view", "systems", "--json",
+                             "--n-resamples", "50", "--order", order)
+        assert code == 0, err
+        payloads[order] = json.loads(out)["judges"]
+        assert {r["order"] for r in payloads[order]} == {order}
+    assert [r["kendall"] for r in payloads["original"]] != [r["kendall"] for r in payloads["swapped"]]
+    code, out, _ = run(capsys, "judges", "--dataset", str(verdict_file), "--view", "systems", "--n-resamples", "50",
+                       "--order", "swapped")
+    assert "the judges' verdicts in order swapped" in out
+    code, _, err = run(capsys, "judges", "--dataset", str(verdict_file), "--view", "systems", "--order", "both")
+    assert code == 2 and "--order must be one of original, swapped, average" in err
+
 def test_views_that_need_what_a_dataset_lacks_say_so(capsys, tmp_path):
     path = tmp_path / "v.csv"
     path.write_text("item,system_a,system_b,rater,verdict\ni1,,,human,A\ni1,,,j,B\ni2,,,human,B\ni2,,,j,B\n")

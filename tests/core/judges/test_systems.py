@@ -142,6 +142,34 @@ def test_systems_need_system_ids():
         system_ranking(replace(data, system_a=("",) * data.n_items, system_b=("",) * data.n_items))
 
 
+
+def test_a_judge_without_verdicts_in_the_order_is_undefined_and_none_is_refused():
+    from dataclasses import replace
+
+    from metaeval_core.judges import MISSING
+    from metaeval_core.judges.examples import ranking_pairs
+
+    data = random_data(34, n=200)
+    verdicts = data.verdicts.copy()
+    verdicts[:, 3, 1] = MISSING  # j1 was run in the original order only
+    partial = replace(data, verdicts=verdicts)
+    close = close_pair_agreement(partial, delta=0.3, order="swapped", n_resamples=40, rng=0)
+    assert [c.judge for c in close] == ["j1", "j2", "j3"]
+    assert np.isnan([close[0].estimate, close[0].low, close[0].high, close[0].all_pairs]).all()  # not "0 agree"
+    assert np.isfinite([close[1].estimate, close[1].all_pairs]).all()
+    tau = ranking_agreement(partial, order="swapped", n_resamples=40, rng=0)
+    assert np.isnan(tau[0].estimate) and np.isfinite(tau[1].estimate)
+    # an order no judge was run in: the reason, as the leaderboard gives it
+    verdicts[:, 3:, 1] = MISSING
+    original_only = replace(data, verdicts=verdicts)
+    for call in (lambda: close_pair_agreement(original_only, order="swapped", n_resamples=40, rng=0),
+                 lambda: ranking_agreement(original_only, order="swapped", n_resamples=40, rng=0),
+                 lambda: ranking_pairs(original_only, "j2", order="swapped")):
+        with pytest.raises(ValueError, match="order='swapped' needs verdicts in swapped order; .* original order only"):
+            call()
+    # 'average' reads the orders there are (here the original one alone)
+    assert ranking_pairs(original_only, "j2", order="average").records == ranking_pairs(original_only, "j2").records
+
 @pytest.mark.realdata
 def test_pandalm_system_rankings(data_dir):
     data = loaded(data_dir, "pandalm")
