@@ -90,8 +90,10 @@ class PairCounter:
         # NaN ranks last and equal to itself: harmless, such points carry weight 0.
         xrank, zrank = _dense_rank(x), _dense_rank(z)
         # The recursion halves rank ranges of one coordinate: log2 of its distinct values levels (a human
-        # score has a few hundred at most, a metric's is nearly continuous), so recurse over the coarser one.
-        self.coarse_is_x = int(xrank.max(initial=0)) <= int(zrank.max(initial=0))
+        # score has a few hundred at most, a metric's is nearly continuous), so recurse over the coarser one. The
+        # callers' z is the coordinate their counters share (the human, against every metric): it stays coarse
+        # up to one extra level, so that what depends on the coarse ranks alone is computed once for all of them.
+        self.coarse_is_x = 2 * (int(xrank.max(initial=0)) + 1) <= int(zrank.max(initial=0)) + 1
         coarse, fine = (xrank, zrank) if self.coarse_is_x else (zrank, xrank)
         order = np.lexsort((fine, coarse))
         self.order = order
@@ -101,6 +103,8 @@ class PairCounter:
         self.fine_ties = _Runs.of(fine)
         self.both_ties = _Runs.of(coarse * (int(fine.max(initial=0)) + 1) + fine)
         self.coarse_starts = _run_starts(coarse)  # per coarse rank (0..K-1, all present) its run in this order
+        # The packed plan (built on first use) reads every level's upper points, these in this order.
+        self._sorted = (coarse, fine)
         self.levels = []
         positions = np.arange(n)
         half = 1
@@ -297,7 +301,7 @@ class PairCounter:
         below = np.zeros(b, dtype=np.int64)
         if self.n == 0 or not self.levels:
             return below
-        if packed is not None and self._offsets is not None:
+        if packed is not None:
             return self._below_packed(packed, w, rank_totals, prepared)
         cum = np.empty((b, self.n + 1), dtype=acc)
         for lower, right, stop, start, half in self._gathers:
@@ -341,9 +345,8 @@ class PairCounter:
         b = w.shape[0]
 
         def surplus():
-            # Exact in float64: integers below 2 ** 53.
             out = np.zeros((packed.words * packed.lanes, plan.n_coarse), dtype=np.int64)
-            out[:b] = np.rint(rank_totals.astype(np.float64) @ plan.surplus.T).astype(np.int64)
+            out[:b] = plan.surplus(rank_totals)
             return np.negative(packed.pack(out))
 
         # A function of the coarse ranks' totals alone: shared by the counters of the same coarse ranks.
@@ -378,30 +381,39 @@ class _PackedPlan:
     (the levels of its rank's 1 bits), the running sum at its ``stop``. The points are grouped by their number of
     slots: ``groups`` holds per group the (slots, points) index array, so that a point's sum is a plain sum over
     the rows; ``order`` is the points' order after grouping, by coarse rank within a group (a function of the coarse
-    ranks alone). ``surplus``
-    (K, K): per coarse rank, the weight of each coarse rank its slots counted and must not (earlier levels, earlier
-    blocks).
+    ranks alone). :meth:`surplus` gives per coarse rank the weight its slots counted and must not (earlier levels,
+    earlier blocks).
+
+    Every upper point has its slot, even with nothing below it in its block (the unpacked recursion on nearly
+    continuous ranks drops those): the correction is per coarse rank, so all points of a rank read the same levels.
     """
 
     def __init__(self, counter: "PairCounter"):
         n, k = counter.n, counter.coarse_starts.size
         self.n_coarse = k
         rank = counter._coarse_rank
-        ranks = np.arange(k)
-        surplus = counter._offsets.copy()
-        earlier_lower = np.zeros(k)  # the lower halves of the levels so far, as 0/1 per coarse rank
+        coarse, fine = counter._sorted
+        positions = np.arange(n)
+        radix = int(fine.max(initial=0)) + 2
+        self.halves = []
         targets = np.full((len(counter._gathers), n), -1, dtype=np.intp)
         start = k
         lowers = []
-        for level, (lower, right, stop, _, half) in enumerate(counter._gathers):
-            upper = (ranks % (2 * half)) >= half
-            surplus += upper[:, None] * earlier_lower[None, :]
-            earlier_lower = earlier_lower + ~upper
-            targets[level, right] = start + stop
-            lowers.append(lower)
+        half = 1
+        for level in range(targets.shape[0]):
+            block = coarse // (2 * half)
+            upper = (coarse % (2 * half)) >= half
+            lower = positions[~upper]
+            keys = block[lower] * radix + fine[lower]
+            sort = np.argsort(keys, kind="stable")
+            right = positions[upper]
+            stop = np.searchsorted(keys[sort], block[right] * radix + fine[right], side="left")
+            targets[level, counter.order[right]] = start + stop
+            lowers.append(counter.order[lower[sort]])
             start += lower.size
-        self.surplus = surplus
-        self.lower = np.concatenate(lowers)
+            self.halves.append(half)
+            half *= 2
+        self.lower = np.concatenate(lowers) if lowers else np.zeros(0, dtype=np.intp)
         uppers = (targets >= 0).sum(axis=0)
         self.groups, members = [], []
         for count in range(targets.shape[0] + 1):
@@ -416,6 +428,29 @@ class _PackedPlan:
             self.groups.append(np.vstack([rank[points][None, :], slots]))
             members.append(points)
         self.order = np.concatenate(members)
+
+    def surplus(self, rank_totals: np.ndarray) -> np.ndarray:
+        """(b, K) int64: per coarse rank, the weight its slots counted beyond its block's lower half.
+
+        At a level where rank r is upper, its slot's running sum holds every lower point of the earlier levels and
+        the lower halves of the earlier blocks of this level: per level a running total and a prefix sum over the
+        blocks, O(K) per level, exact integers. The ranks are padded to a power of two, so that a level's blocks
+        and halves are a reshape (views, no index arrays).
+        """
+        t = np.asarray(rank_totals, dtype=np.int64)
+        b, k = t.shape
+        size = 1 << max(k - 1, 0).bit_length()
+        padded = np.zeros((b, size), dtype=np.int64)
+        padded[:, :k] = t
+        out = np.zeros((b, size), dtype=np.int64)
+        earlier = np.zeros((b, 1, 1), dtype=np.int64)  # the lower points of the earlier levels
+        for half in self.halves:
+            blocks = padded.reshape(b, size // (2 * half), 2, half)
+            per_block = blocks[:, :, 0, :].sum(axis=2)
+            before = np.cumsum(per_block, axis=1) - per_block  # the lower halves of the earlier blocks
+            out.reshape(b, size // (2 * half), 2, half)[:, :, 1, :] += earlier + before[:, :, None]
+            earlier += per_block.sum(axis=1)[:, None, None]
+        return out[:, :k]
 
 
 class PreparedWeights:

@@ -246,6 +246,48 @@ def test_packed_counts_equal_the_unpacked_path_with_ties_nan_and_any_batch(seed,
                                    equal_nan=True)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_packed_counts_on_nearly_continuous_coordinates_equal_the_unpacked_path_and_the_pair_matrix(seed,
+                                                                                                   monkeypatch):
+    # Hundreds of distinct values in both coordinates (more than 512 coarse ranks, more than n / 16: no per-block
+    # offsets, the unpacked recursion gathers each point's block start): the packed recursion, whose corrections
+    # are per coarse rank, counts the same pairs, at any batch.
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(600, 900))
+    z = np.round(rng.normal(size=n), 3)
+    x = z + rng.normal(0, 1, n) if seed % 2 else rng.permutation(n).astype(float)
+    z[rng.random(n) < 0.03] = np.nan
+    valid = ~np.isnan(z)
+    weights = rng.poisson(1.0, (7, n)) * valid
+    counter = PairCounter(x, z)
+    assert counter.coarse_starts.size > 512 and not counter.block_offsets and counter._offsets is None
+    packed = counter.counts(weights)
+    _assert_same_counts(packed, _unpacked(counter, weights, monkeypatch))
+    for rows in (slice(0, 1), slice(1, 7)):
+        _assert_same_counts(counter.counts(weights[rows]), _unpacked(counter, weights[rows], monkeypatch))
+    for r in (0, 6):
+        got = tuple(int(getattr(packed, f)[r]) for f in _FIELDS)
+        assert got == _pair_matrix_counts(x, np.where(valid, z, 0), weights[r])
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 5, 8, 13, 64, 100, 513])
+def test_packed_corrections_equal_their_quadratic_definition(k):
+    # Per coarse rank r, the weight of rank q its slots counted and must not: at every level where r is in an upper
+    # half, every rank lower at an earlier level, and the lower halves of the earlier blocks of this level.
+    from metaeval_core.stats.paircounts import _PackedPlan
+
+    plan = _PackedPlan.__new__(_PackedPlan)
+    plan.n_coarse, plan.halves = k, [1 << e for e in range(max(k - 1, 0).bit_length())]
+    ranks = np.arange(k)
+    matrix = np.zeros((k, k), dtype=np.int64)
+    earlier_lower = np.zeros(k, dtype=np.int64)
+    for half in plan.halves:
+        block, upper = ranks // (2 * half), (ranks % (2 * half)) >= half
+        matrix += upper[:, None] * (earlier_lower[None, :] + (~upper[None, :] & (block[None, :] < block[:, None])))
+        earlier_lower += ~upper
+    totals = np.random.default_rng(k).integers(0, 50, (3, k))
+    np.testing.assert_array_equal(plan.surplus(totals), totals @ matrix.T)
+
 def test_prepared_weights_shared_by_several_counters_equal_each_counters_own_counts(monkeypatch):
     # Metrics against one human on the same cells share the prepared batch (its packed words and the human ranks'
     # totals and corrections); a constant metric and a metric coarser than the human (its own coarse ranks) too.
