@@ -103,9 +103,9 @@ class PairCounter:
         self.fine_ties = _Runs.of(fine)
         self.both_ties = _Runs.of(coarse * (int(fine.max(initial=0)) + 1) + fine)
         self.coarse_starts = _run_starts(coarse)  # per coarse rank (0..K-1, all present) its run in this order
-        # The packed plan (built on first use) reads every level's upper points, these in this order.
-        self._sorted = (coarse, fine)
         self.levels = []
+        # Every level's upper points and their stops, none dropped: the packed plan's slots (built on first use).
+        uppers = []
         positions = np.arange(n)
         half = 1
         radix = int(fine.max(initial=0)) + 2
@@ -124,6 +124,7 @@ class PairCounter:
             # per block (from the coarse ranks' totals) rather than gathered per point.
             right = positions[upper]
             stop = np.searchsorted(keys[sort], block[right] * radix + fine[right], side="left")
+            uppers.append((right, stop))
             if self.block_offsets:
                 self.levels.append((lower[sort], right, stop, None, half))
             else:
@@ -136,6 +137,7 @@ class PairCounter:
         # Every gather of ``counts`` reads the weights in the caller's order: no per-call reordering pass.
         self._gathers = [(order[lower], order[right], stop, start, half)
                          for lower, right, stop, start, half in self.levels]
+        self._uppers = [(order[right], stop) for right, stop in uppers]
         self._fine_members = order[self.fine_ties.members]
         self._both_members = order[self.both_ties.members]
         self._fine_ends, self._both_ends = (_run_ends(runs.starts, runs.members.size)
@@ -392,27 +394,15 @@ class _PackedPlan:
         n, k = counter.n, counter.coarse_starts.size
         self.n_coarse = k
         rank = counter._coarse_rank
-        coarse, fine = counter._sorted
-        positions = np.arange(n)
-        radix = int(fine.max(initial=0)) + 2
         self.halves = []
         targets = np.full((len(counter._gathers), n), -1, dtype=np.intp)
         start = k
         lowers = []
-        half = 1
-        for level in range(targets.shape[0]):
-            block = coarse // (2 * half)
-            upper = (coarse % (2 * half)) >= half
-            lower = positions[~upper]
-            keys = block[lower] * radix + fine[lower]
-            sort = np.argsort(keys, kind="stable")
-            right = positions[upper]
-            stop = np.searchsorted(keys[sort], block[right] * radix + fine[right], side="left")
-            targets[level, counter.order[right]] = start + stop
-            lowers.append(counter.order[lower[sort]])
+        for level, ((lower, *_, half), (right, stop)) in enumerate(zip(counter._gathers, counter._uppers)):
+            targets[level, right] = start + stop
+            lowers.append(lower)
             start += lower.size
             self.halves.append(half)
-            half *= 2
         self.lower = np.concatenate(lowers) if lowers else np.zeros(0, dtype=np.intp)
         uppers = (targets >= 0).sum(axis=0)
         self.groups, members = [], []
