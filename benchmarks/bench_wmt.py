@@ -25,9 +25,10 @@ Cases (seconds, wall clock; metaeval's caches cleared first, so each is a cold p
   item-wise acc23, system pairwise accuracy; metaeval: ``correlate`` per task and metric; mt-metrics-eval:
   tasks.TaskSet.Run with k=0, then AverageCorrs, which scores all primary metrics).
 
-``--levels [--dataset wmt22-zhen] [--lp ..] [--heavy] [--only CASES] [--real-only] [--save]`` times instead every
-level's analyses (all-pairs PERM-BOTH Kendall, chance baselines, BOOT-BOTH intervals of every metric; ``--heavy``
-adds the global-level table and chance) on the dataset's judged cells (WMT's systems, gold, primary metrics) and on
+``--levels [--dataset wmt22-zhen] [--lp ..] [--human NAME] [--heavy] [--only CASES] [--real-only] [--save]`` times
+instead every level's analyses (all-pairs PERM-BOTH Kendall, chance baselines, BOOT-BOTH intervals of every metric;
+``--heavy`` adds the global-level table and chance) on the dataset's judged cells (WMT's systems, the gold or
+``--human``, primary metrics) and on
 synthetic continuous data of the same shape in the same run (``--real-only``: not), printing the ratios (wall and CPU
 seconds), issue 33's target (``LEVEL_TARGETS``) per case; each case is first called once untimed on both sides with
 ``WARM_UP_K`` resamples (the process's one-time costs), then timed ``--repeat`` times per side, alternated, and the row
@@ -247,10 +248,10 @@ LEVEL_TARGETS = {"compare:input": 10.0, "chance:input": 10.0, "intervals:input":
                  "compare:global": 60.0, "chance:global": 20.0}
 
 
-def _same_shape_datasets(dataset_id: str, lp: str | None, seed: int = 0):
-    """The dataset's judged cells (WMT's systems, gold, primary metrics; systems every metric scores) and synthetic
-    data of the same shape (continuous scores: no ties, no missing cell), both as plain Datasets, so that both go
-    through the same code."""
+def _same_shape_datasets(dataset_id: str, lp: str | None, seed: int = 0, human: str | None = None):
+    """The dataset's judged cells (WMT's systems, the gold or ``human``, primary metrics; systems every metric scores)
+    and synthetic data of the same shape (continuous scores: no ties, no missing cell), both as plain Datasets, so
+    that both go through the same code."""
     import numpy as np
 
     from metaeval_core.data.dataset import Dataset, Measure
@@ -258,7 +259,7 @@ def _same_shape_datasets(dataset_id: str, lp: str | None, seed: int = 0):
     from metaeval_core.stats.correlation import correlation_inputs
 
     ds = load_dataset(dataset_id, lp=lp).with_default_systems()
-    human, metrics = ds.conventions.gold, list(ds.conventions.primary_metrics)
+    human, metrics = human or ds.conventions.gold, list(ds.conventions.primary_metrics)
     subset = ds.scored_by([human, *metrics])
     z = correlation_inputs(subset, human, human, level="input", pool="judged")[1]
     real = {human: Measure(human, "human", z)}
@@ -305,9 +306,9 @@ def levels_main(args) -> None:
     """``--levels``: every level's analyses on the real data and on synthetic data of the same shape, one run."""
     from datetime import date
 
-    real, synthetic, human, metrics = _same_shape_datasets(args.dataset, args.lp)
+    real, synthetic, human, metrics = _same_shape_datasets(args.dataset, args.lp, human=args.human)
     n, m = real.matrix(human).shape
-    meta = {"case": "_meta", "dataset": args.dataset, "lp": args.lp, "systems": n, "inputs": m,
+    meta = {"case": "_meta", "dataset": args.dataset, "lp": args.lp, "human": human, "systems": n, "inputs": m,
             "metrics": len(metrics), "k": args.k, "cores": os.cpu_count(), "loadavg": os.getloadavg(),
             "openblas_threads": os.environ.get("OPENBLAS_NUM_THREADS")}
     rows = [meta]
@@ -365,6 +366,9 @@ def main() -> None:
                         help="every level on the real data and on synthetic data of the same shape (ratios)")
     parser.add_argument("--dataset", default="wmt22-zhen", help="--levels: a built-in WMT dataset id")
     parser.add_argument("--lp", default=None, help="--levels: the language pair of a multi-pair dataset (wmt23)")
+    parser.add_argument("--human", default=None,
+                        help="--levels: a human measure other than the dataset's gold (WMT22 zh-en: wmt-appraise-z, "
+                             "DA z-scores; WMT23: da-sqm)")
     parser.add_argument("--heavy", action="store_true", help="--levels: also global-level compare and chance")
     parser.add_argument("--only", default=None, help="--levels: comma-separated cases")
     parser.add_argument("--save", action="store_true", help="--levels: append the rows to benchmarks/results/")
