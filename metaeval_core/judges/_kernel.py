@@ -85,14 +85,15 @@ def order_slots(mode: str) -> tuple[int, ...]:
 
 def judges_in_order(data, judges, mode: str, *, every_slot: bool = True) -> list[str]:
     """The judges with verdicts in the orders ``mode`` reads (in each of them, or in one when ``every_slot`` is
-    False); a ValueError naming the orders the judges were run in when none has."""
+    False); a ValueError naming the orders the judges (or the one judge asked) were run in when none has."""
     slots = order_slots(mode)
     seen = all if every_slot else any
     found = [j for j in judges if seen((data.verdicts[:, data.rater_index(j), s] != MISSING).any() for s in slots)]
     if judges and not found:
         given = sorted({o for j in judges for o in data.orders_of(j)}, key=ORDERS.index)
         needed = (" and " if every_slot else " or ").join(ORDERS[s] for s in slots)
-        raise ValueError(f"order={mode!r} needs verdicts in {needed} order; the judges of {data.id!r} gave verdicts "
+        who = f"judge {judges[0]!r}" if len(judges) == 1 else f"the judges of {data.id!r}"
+        raise ValueError(f"order={mode!r} needs verdicts in {needed} order; {who} gave verdicts "
                          f"in the {' and '.join(given)} order only")
     return found
 

@@ -167,6 +167,8 @@ def test_a_judge_without_verdicts_in_the_order_is_undefined_and_none_is_refused(
                  lambda: ranking_pairs(original_only, "j2", order="swapped")):
         with pytest.raises(ValueError, match="order='swapped' needs verdicts in swapped order; .* original order only"):
             call()
+    with pytest.raises(ValueError, match="swapped order; judge 'j1' gave verdicts in the original order only"):
+        ranking_pairs(partial, "j1", order="swapped")  # one judge asked: named
     # 'average' reads the orders there are (here the original one alone)
     assert ranking_pairs(original_only, "j2", order="average").records == ranking_pairs(original_only, "j2").records
 
