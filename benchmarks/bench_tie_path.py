@@ -25,7 +25,6 @@ target is out of reach of numpy".
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import sys
 from pathlib import Path
@@ -43,19 +42,18 @@ BLOCK = 50
 def _engine(dataset_id: str, lp: str | None):
     from bench_wmt import _same_shape_datasets
 
-    from metaeval_core.stats.significance.linear import InputLinearPermutation, TiedInputs
-    from metaeval_core.stats.significance.tables import _zscore_params
+    from metaeval_core.stats.significance.linear import TiedInputs
+    from metaeval_core.stats.significance.tables import _input_engine
 
     real, _, human, metrics = _same_shape_datasets(dataset_id, lp)
-    stack = [real.matrix(name) for name in metrics]
-    zscored = [(x - mu) / sd for x, (mu, sd) in ((x, _zscore_params(x)) for x in stack)]
-    pairs = list(itertools.combinations(range(len(metrics)), 2))
-    engine = InputLinearPermutation(zscored, real.matrix(human), "kendall", pairs)
+    engine = _input_engine([real.matrix(name) for name in metrics], real.matrix(human), "kendall")
     return real, human, metrics, TiedInputs(engine)
 
 
 def anatomy(tied) -> dict:
     """Counts of the tie path's work on the engine's own weights (see the module docstring)."""
+    from metaeval_core.stats.significance.linear import _signs
+
     f, s = tied.first, tied.second
     classes = np.zeros(3, dtype=np.int64)
     rows_with_cross = cross_nonzero = 0
@@ -66,7 +64,7 @@ def anatomy(tied) -> dict:
         values = tied.values[columns]  # (C, K, N)
         z = tied.engine.z[:, columns].T
         compared = ~(np.isnan(z[:, f]) | np.isnan(z[:, s]))
-        sz = np.sign(np.nan_to_num(z[:, f] - z[:, s]))
+        sz = _signs(z[:, f], z[:, s])
         ties = (values[:, :, f] == values[:, :, s]) & compared[:, None, :]  # (C, K, P)
         for c in range(columns.size):
             on = np.flatnonzero(tied.on[members[c]])
