@@ -105,6 +105,7 @@ class PairCounter:
         self.coarse_starts = _run_starts(coarse)  # per coarse rank (0..K-1, all present) its run in this order
         self.levels = []
         # Every level's upper points and their stops, none dropped: the packed plan's slots (built on first use).
+        # With per-block offsets the levels drop none: they are the levels' own.
         uppers = []
         positions = np.arange(n)
         half = 1
@@ -124,10 +125,10 @@ class PairCounter:
             # per block (from the coarse ranks' totals) rather than gathered per point.
             right = positions[upper]
             stop = np.searchsorted(keys[sort], block[right] * radix + fine[right], side="left")
-            uppers.append((right, stop))
             if self.block_offsets:
                 self.levels.append((lower[sort], right, stop, None, half))
             else:
+                uppers.append((right, stop))
                 # Nearly continuous coarse ranks: per-block totals would cost a pass of their own per level;
                 # gather each upper point's block start instead, and drop the points with nothing below.
                 start = np.searchsorted(keys[sort], block[right] * radix, side="left")
@@ -137,7 +138,8 @@ class PairCounter:
         # Every gather of ``counts`` reads the weights in the caller's order: no per-call reordering pass.
         self._gathers = [(order[lower], order[right], stop, start, half)
                          for lower, right, stop, start, half in self.levels]
-        self._uppers = [(order[right], stop) for right, stop in uppers]
+        self._uppers = ([(right, stop) for _, right, stop, _, _ in self._gathers] if self.block_offsets
+                        else [(order[right], stop) for right, stop in uppers])
         self._fine_members = order[self.fine_ties.members]
         self._both_members = order[self.both_ties.members]
         self._fine_ends, self._both_ends = (_run_ends(runs.starts, runs.members.size)
